@@ -1,0 +1,43 @@
+// Bundles every entry point with esbuild. Usage: node scripts/build.mjs [--production] [--watch] [--only name[,name]]
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const production = args.includes('--production');
+const watch = args.includes('--watch');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
+
+const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] };
+/** name -> esbuild options. Each bundle stands alone so heavy parts load only when used. */
+const bundles = {
+  extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+  cli: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },
+  webview: {
+    platform: 'browser', format: 'iife', target: 'es2022',
+    entryPoints: { probe: 'webview/probe/main.ts' }, outdir: 'dist/webview',
+    loader: { '.css': 'text' },
+  },
+};
+
+function copyAssets() {
+  const codicons = join(root, 'node_modules/@vscode/codicons/dist');
+  const out = join(root, 'dist/webview/codicons');
+  mkdirSync(out, { recursive: true });
+  cpSync(join(codicons, 'codicon.css'), join(out, 'codicon.css'));
+  cpSync(join(codicons, 'codicon.ttf'), join(out, 'codicon.ttf'));
+}
+
+const selected = Object.entries(bundles).filter(([name]) => !only || only.has(name));
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
+if (watch) {
+  for (const [, options] of selected) (await esbuild.context({ ...common, ...options })).watch();
+  console.log('watching', selected.map(([n]) => n).join(', '));
+} else {
+  await Promise.all(selected.map(([, options]) => esbuild.build({ ...common, ...options })));
+  if (!only || only.has('webview')) copyAssets();
+}

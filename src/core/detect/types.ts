@@ -1,0 +1,65 @@
+/** Verdict vocabulary shared by the detector, the probe runner, the panel and the CLI. */
+
+export type VerdictKind = 'ok' | 'degenerate' | 'nan';
+
+/** Why a verdict was reached. One code per signal family, so UIs and tests can key on it. */
+export type ReasonCode =
+  | 'nan-marker' // matched_stop / native matched == "NaN happened"
+  | 'nan-logprob' // NaN, +-Infinity or null logprob for a sampled token
+  | 'token0-run' // a run of the vocabulary's token 0 ("!" in byte-level BPE vocabularies)
+  | 'char-flood' // one character repeated far past anything prose or code does
+  | 'short-loop' // the tail repeats a short period back to back (Holtzman's tail rule)
+  | 'long-loop' // a sentence- or paragraph-long period repeats back to back
+  | 'compression' // the tail window compresses far better than text does
+  | 'seq-rep' // seq-rep-n over the tail window is far above healthy decoding
+  | 'token-salad' // script mixing, U+FFFD, byte-level BPE artefacts
+  | 'empty' // empty or whitespace-only answer
+  | 'length-repetition' // finish_reason "length" while the tail repeats
+  | 'tool-calls-missing'; // finish_reason "tool_calls" but no tool call came
+
+export interface Reason {
+  code: ReasonCode;
+  /** The verdict this reason alone supports. */
+  kind: Exclude<VerdictKind, 'ok'>;
+  /** One sentence a user can act on. */
+  message: string;
+  /** UTF-16 offset into the answer's content where the trouble starts. */
+  offset: number;
+}
+
+export interface Verdict {
+  kind: VerdictKind;
+  reasons: Reason[];
+  /** Earliest offset among the reasons; null when the verdict is ok. */
+  onset: number | null;
+}
+
+export interface TokenInfo {
+  id?: number;
+  /** Parsed with NaN/Infinity literals kept, so NaN and +-Infinity arrive as numbers. */
+  logprob?: number | null;
+  text?: string;
+}
+
+export interface StreamDelta {
+  text?: string;
+  reasoning?: string;
+  tokens?: TokenInfo[];
+}
+
+export interface FinishInfo {
+  finishReason?: string | null;
+  /** OpenAI layer: matched_stop; native: meta_info.finish_reason.matched. */
+  matchedStop?: string | number | null;
+  /** Number of tool calls the answer carried (only read when finishReason is tool_calls). */
+  toolCallCount?: number;
+}
+
+export interface DetectorOptions {
+  /** Text of token id 0 from the server's tokenizer, when known. Defaults to "!". */
+  token0Text?: string;
+  /** Id of the token that all-NaN argmax lands on. Defaults to 0. */
+  token0Id?: number;
+}
+
+export const OK_VERDICT: Verdict = Object.freeze({ kind: 'ok', reasons: [], onset: null }) as Verdict;
