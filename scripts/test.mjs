@@ -1,30 +1,48 @@
-// `npm test`: every tier in order. A tier fails the run; all tiers still run so one red
-// tier does not hide another. Tiers: unit (plain Node), integration (real HTTP, sshd),
-// webview (headless Chromium), e2e (the packaged .vsix in code-server).
+// `npm test`: every tier in order, then one closing line "N passed, N failed".
+// All tiers run even when one fails, so one red tier does not hide another.
+// Tiers: unit (plain Node), integration (real HTTP, sshd), webview (headless Chromium),
+// e2e (the packaged .vsix in code-server). `npm test -- unit webview` runs only those.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-const tiers = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'webview', 'e2e'];
+const requested = process.argv.slice(2);
+const tiers = requested.length ? requested : ['unit', 'integration', 'webview', 'e2e'];
+const tallyFile = join(mkdtempSync(join(tmpdir(), 'id-tally-')), 'tally.jsonl');
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 
-if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
-let failed = [];
+const failedTiers = [];
+let extraFailures = 0;
+if (run('node', ['scripts/build.mjs']) !== 0) {
+  console.error('build failed');
+  process.exit(1);
+}
 for (const tier of tiers) {
   if (!existsSync(`test/${tier}`)) continue;
   if (tier === 'e2e') {
-    if (run('node', ['scripts/build.mjs', '--production']) !== 0 || run('npx', ['vsce', 'package', '--no-dependencies', '--out', 'dist/inference-doctor.vsix']) !== 0) {
-      failed.push('e2e (package)');
+    const packaged = run('npm', ['run', '--silent', 'package']) === 0;
+    if (!packaged || run('bash', ['scripts/install-code-server.sh']) !== 0) {
+      failedTiers.push('e2e (setup)');
+      extraFailures++;
       continue;
     }
-    if (run('bash', ['scripts/install-code-server.sh']) !== 0) { failed.push('e2e (code-server install)'); continue; }
   }
   console.log(`\n=== ${tier} tests ===`);
   const status = run('npx', ['mocha', '--node-option', 'import=tsx', '--timeout', tier === 'e2e' ? '300000' : '60000',
-    '--reporter', 'spec', `test/${tier}/**/*.test.ts`]);
-  if (status !== 0) failed.push(tier);
+    '--reporter', './scripts/mocha-tally.cjs', `test/${tier}/**/*.test.ts`], { MOCHA_TALLY_FILE: tallyFile });
+  if (status !== 0) failedTiers.push(tier);
 }
-if (failed.length) {
-  console.error(`\nFailed tiers: ${failed.join(', ')}`);
-  process.exit(1);
+
+let passed = 0, failed = extraFailures, skipped = 0;
+if (existsSync(tallyFile)) {
+  for (const line of readFileSync(tallyFile, 'utf8').split('\n').filter(Boolean)) {
+    const t = JSON.parse(line);
+    passed += t.passes; failed += t.failures; skipped += t.pending;
+  }
 }
+if (failedTiers.length && failed === 0) failed = failedTiers.length; // a tier that crashed before reporting
+if (failedTiers.length) console.error(`\nFailed tiers: ${failedTiers.join(', ')}`);
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failedTiers.length ? 1 : 0);

@@ -1,0 +1,93 @@
+import * as vscode from 'vscode';
+import type { ServerStatus } from '../core/servers';
+import type { ServerTarget } from '../core/probe/types';
+import type { ServerStore } from './serverStore';
+
+/** What a health check needs from the network; injected so the monitor stays testable. */
+export type ServerChecker = (target: ServerTarget, options: { checkGenerate: boolean; signal: AbortSignal }) => Promise<ServerStatus>;
+
+/**
+ * Keeps the last known status of every server. Checks run on demand (view refresh, add, edit)
+ * and on a timer from settings; at most one check per server runs at a time.
+ */
+export class HealthMonitor implements vscode.Disposable {
+  private readonly statuses = new Map<string, ServerStatus>();
+  private readonly running = new Map<string, AbortController>();
+  private readonly changed = new vscode.EventEmitter<string>();
+  readonly onDidChange = this.changed.event;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly store: ServerStore, private readonly check: ServerChecker) {
+    this.subscriptions.push(
+      store.onDidChange(() => this.forgetRemoved()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('inferenceDoctor.health')) this.schedule();
+      }),
+    );
+  }
+
+  status(id: string): ServerStatus {
+    return this.statuses.get(id) ?? { health: 'unknown' };
+  }
+
+  /** Starts periodic checks (first one soon, not during activation). */
+  start(): void {
+    this.schedule();
+  }
+
+  async refresh(id?: string): Promise<void> {
+    const ids = id ? [id] : this.store.list().map((s) => s.id);
+    await Promise.all(ids.map((serverId) => this.checkOne(serverId)));
+  }
+
+  private async checkOne(id: string): Promise<void> {
+    this.running.get(id)?.abort();
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    const previous = this.status(id);
+    this.set(id, { ...previous, health: 'checking' });
+    try {
+      const target = await this.store.target(id);
+      const checkGenerate = vscode.workspace.getConfiguration('inferenceDoctor.health').get<boolean>('checkGenerate', true);
+      const status = await this.check(target, { checkGenerate, signal: controller.signal });
+      if (!controller.signal.aborted) this.set(id, { ...status, checkedAt: Date.now() });
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        this.set(id, { ...previous, health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
+      }
+    } finally {
+      if (this.running.get(id) === controller) this.running.delete(id);
+    }
+  }
+
+  private set(id: string, status: ServerStatus): void {
+    this.statuses.set(id, status);
+    this.changed.fire(id);
+  }
+
+  private forgetRemoved(): void {
+    const live = new Set(this.store.list().map((s) => s.id));
+    for (const id of [...this.statuses.keys()]) {
+      if (!live.has(id)) {
+        this.statuses.delete(id);
+        this.running.get(id)?.abort();
+      }
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const seconds = vscode.workspace.getConfiguration('inferenceDoctor.health').get<number>('intervalSeconds', 30);
+    setTimeout(() => void this.refresh(), 500);
+    if (seconds > 0) this.timer = setInterval(() => void this.refresh(), seconds * 1000);
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const controller of this.running.values()) controller.abort();
+    this.subscriptions.forEach((d) => d.dispose());
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,118 @@
+import * as vscode from 'vscode';
+import { normaliseBaseUrl } from '../core/servers';
+import { HealthMonitor } from './healthMonitor';
+import { ServerStore } from './serverStore';
+import { ServersView } from './serversView';
+import { pickServer } from './pickServer';
+import { checkServer } from './checkServer';
+import { ServerInfoDocuments } from './serverInfoDocuments';
+
+export interface ServersFeature {
+  store: ServerStore;
+  health: HealthMonitor;
+}
+
+export function registerServers(context: vscode.ExtensionContext): ServersFeature {
+  const store = new ServerStore(context.globalState, context.secrets);
+  const health = new HealthMonitor(store, checkServer);
+  const view = new ServersView(store, health);
+  const infoDocs = new ServerInfoDocuments(store);
+  const treeView = vscode.window.createTreeView('inferenceDoctor.servers', { treeDataProvider: view, showCollapseAll: true });
+  // Health checks start when the view is first shown, not at activation.
+  const startChecks = treeView.onDidChangeVisibility((e) => {
+    if (e.visible) {
+      health.start();
+      startChecks.dispose();
+    }
+  });
+  if (treeView.visible) health.start();
+
+  context.subscriptions.push(
+    store, health, view, treeView, startChecks,
+    vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs),
+    vscode.commands.registerCommand('inferenceDoctor.addServer', () => addServer(store, health)),
+    vscode.commands.registerCommand('inferenceDoctor.editServer', (arg: unknown) => editServer(store, health, arg)),
+    vscode.commands.registerCommand('inferenceDoctor.removeServer', (arg: unknown) => removeServer(store, arg)),
+    vscode.commands.registerCommand('inferenceDoctor.setApiKey', (arg: unknown) => setApiKey(store, health, arg)),
+    vscode.commands.registerCommand('inferenceDoctor.refreshServers', () => health.refresh()),
+    vscode.commands.registerCommand('inferenceDoctor.showServerInfo', async (arg: unknown) => {
+      const server = await pickServer(store, arg, 'Show /server_info of which server?');
+      if (server) await infoDocs.open(server);
+    }),
+  );
+  return { store, health };
+}
+
+function validateUrl(value: string): string | undefined {
+  if (!value.trim()) return 'Enter the server URL, for example http://127.0.0.1:30000';
+  try {
+    normaliseBaseUrl(value);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function addServer(store: ServerStore, health: HealthMonitor): Promise<void> {
+  const url = await vscode.window.showInputBox({
+    title: 'Add Server (1/3): URL',
+    prompt: 'Base URL of an SGLang or other OpenAI-compatible server',
+    placeHolder: 'http://127.0.0.1:30000',
+    ignoreFocusOut: true,
+    validateInput: validateUrl,
+  });
+  if (url === undefined) return;
+  const baseUrl = normaliseBaseUrl(url);
+  const label = await vscode.window.showInputBox({
+    title: 'Add Server (2/3): name',
+    prompt: 'A name for the Servers view',
+    value: new URL(baseUrl).host,
+    ignoreFocusOut: true,
+  });
+  if (label === undefined) return;
+  const apiKey = await vscode.window.showInputBox({
+    title: 'Add Server (3/3): API key',
+    prompt: 'The --api-key the server was started with; leave empty if none. Kept in VS Code secret storage.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (apiKey === undefined) return;
+  const server = await store.add({ label, baseUrl, apiKey });
+  void health.refresh(server.id);
+}
+
+async function editServer(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
+  const server = await pickServer(store, arg, 'Edit which server?');
+  if (!server) return;
+  const url = await vscode.window.showInputBox({ title: `Edit ${server.label}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
+  if (url === undefined) return;
+  const label = await vscode.window.showInputBox({ title: `Edit ${server.label}: name`, value: server.label, ignoreFocusOut: true });
+  if (label === undefined) return;
+  await store.update(server.id, { baseUrl: url, label });
+  void health.refresh(server.id);
+}
+
+async function removeServer(store: ServerStore, arg: unknown): Promise<void> {
+  const server = await pickServer(store, arg, 'Remove which server?');
+  if (!server) return;
+  const remove = 'Remove';
+  const answer = await vscode.window.showWarningMessage(
+    `Remove ${server.label} (${server.baseUrl})? Its saved API key is deleted too; probe history stays.`,
+    { modal: true }, remove,
+  );
+  if (answer === remove) await store.remove(server.id);
+}
+
+async function setApiKey(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
+  const server = await pickServer(store, arg, 'Set the API key of which server?');
+  if (!server) return;
+  const apiKey = await vscode.window.showInputBox({
+    title: `API key for ${server.label}`,
+    prompt: 'Leave empty to remove the saved key.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (apiKey === undefined) return;
+  await store.setApiKey(server.id, apiKey || undefined);
+  void health.refresh(server.id);
+}

@@ -1,0 +1,95 @@
+import * as vscode from 'vscode';
+import type { HealthState, ServerConfig, ServerStatus } from '../core/servers';
+import type { ServerStore } from './serverStore';
+import type { HealthMonitor } from './healthMonitor';
+
+/** A row in the Servers view: a server, or one fact about it. */
+export type ServersNode =
+  | { kind: 'server'; server: ServerConfig }
+  | { kind: 'detail'; serverId: string; label: string; description?: string; icon: string; tooltip?: string };
+
+const HEALTH_ICON: Record<HealthState, [string, string | undefined]> = {
+  unknown: ['circle-outline', undefined],
+  checking: ['loading~spin', undefined],
+  healthy: ['circle-filled', 'testing.iconPassed'],
+  unhealthy: ['circle-filled', 'testing.iconFailed'],
+  unreachable: ['circle-slash', 'testing.iconFailed'],
+};
+
+export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<ServersNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly store: ServerStore, private readonly health: HealthMonitor) {
+    this.subscriptions = [
+      store.onDidChange(() => this.changed.fire(undefined)),
+      health.onDidChange(() => this.changed.fire(undefined)),
+    ];
+  }
+
+  getTreeItem(node: ServersNode): vscode.TreeItem {
+    if (node.kind === 'detail') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.description = node.description;
+      item.iconPath = new vscode.ThemeIcon(node.icon);
+      item.tooltip = node.tooltip;
+      item.contextValue = 'serverDetail';
+      return item;
+    }
+    const { server } = node;
+    const status = this.health.status(server.id);
+    const item = new vscode.TreeItem(server.label, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = server.id;
+    item.description = status.models?.[0] ?? server.baseUrl;
+    const [icon, color] = HEALTH_ICON[status.health];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    item.tooltip = new vscode.MarkdownString(
+      [`**${escapeMd(server.label)}**`, '', `\`${server.baseUrl}\``, '', `Health: ${status.health}`,
+        status.lastError ? `\n\n${escapeMd(status.lastError)}` : ''].join('\n'),
+    );
+    item.contextValue = 'server';
+    item.command = { command: 'inferenceDoctor.openProbePanel', title: 'Open Probe Panel', arguments: [node] };
+    return item;
+  }
+
+  getChildren(node?: ServersNode): ServersNode[] {
+    if (!node) return this.store.list().map((server) => ({ kind: 'server', server }));
+    if (node.kind !== 'server') return [];
+    return detailsOf(node.server, this.health.status(node.server.id));
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  dispose(): void {
+    this.subscriptions.forEach((d) => d.dispose());
+    this.changed.dispose();
+  }
+}
+
+function detailsOf(server: ServerConfig, status: ServerStatus): ServersNode[] {
+  const serverId = server.id;
+  const rows: ServersNode[] = [
+    { kind: 'detail', serverId, label: 'URL', description: server.baseUrl, icon: 'link' },
+    { kind: 'detail', serverId, label: '/health', description: status.health, icon: 'pulse' },
+  ];
+  if (status.generateHealth) {
+    rows.push({
+      kind: 'detail', serverId, label: '/health_generate', description: status.generateHealth, icon: 'beaker',
+      tooltip: 'A one-token generation. A server that answers NaN can still pass it: run a probe.',
+    });
+  }
+  for (const model of status.models ?? []) rows.push({ kind: 'detail', serverId, label: 'Model', description: model, icon: 'symbol-class' });
+  if (status.version) rows.push({ kind: 'detail', serverId, label: 'Version', description: status.version, icon: 'versions' });
+  for (const [field, value] of Object.entries(status.backends ?? {})) {
+    rows.push({ kind: 'detail', serverId, label: field, description: value, icon: 'settings-gear' });
+  }
+  if (status.lastError) rows.push({ kind: 'detail', serverId, label: 'Last error', description: status.lastError, icon: 'warning', tooltip: status.lastError });
+  return rows;
+}
+
+function escapeMd(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}
