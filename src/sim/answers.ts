@@ -1,0 +1,232 @@
+/**
+ * Answer texts and the token plans the simulator streams. All text here was written for this
+ * project; healthy answers are meant to read like an instruction-tuned model's output.
+ */
+import type { Behaviour, ModelBehaviour } from './scenario';
+
+/** End-of-sequence token id reported as matched_stop for a natural stop (Qwen's <|im_end|>). */
+export const EOS_TOKEN_ID = 151645;
+
+const GREETING = `Hello! I'm doing well, thank you for asking. I'm a language model running on this server, and I'm ready to help.
+
+You can ask me to explain a concept, draft an email, review a piece of code, or work through a problem step by step. What would you like to start with?`;
+
+const PRIME = `Here is a straightforward way to check whether a number is prime in Python:
+
+\`\`\`python
+def is_prime(n: int) -> bool:
+    """Return True if n is a prime number, False otherwise."""
+    if n < 2:
+        return False
+    if n in (2, 3):
+        return True
+    if n % 2 == 0 or n % 3 == 0:
+        return False
+    # Every prime above 3 has the form 6k - 1 or 6k + 1.
+    i = 5
+    while i * i <= n:
+        if n % i == 0 or n % (i + 2) == 0:
+            return False
+        i += 6
+    return True
+
+
+print([x for x in range(30) if is_prime(x)])
+\`\`\`
+
+How it works:
+
+- Numbers below 2 are not prime, and 2 and 3 are handled directly.
+- Any multiple of 2 or 3 is rejected early.
+- The loop only tests divisors up to the square root of \`n\`, stepping through candidates of the form 6k ± 1, so it runs in O(√n) time.
+
+Running the last line prints \`[2, 3, 5, 7, 11, 13, 17, 19, 23, 29]\`.`;
+
+const COUNTING = `Sure, here are the numbers from 1 to 20:
+
+1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20.
+
+That's twenty numbers in total. Let me know if you'd like them in a different format, such as one per line or written out as words.`;
+
+const KV_CACHE = `A KV cache stores the key and value tensors that the attention layers compute for tokens the model has already processed. Without it, generating each new token would mean recomputing attention inputs for the whole prefix, so the cost of a long answer would grow roughly with the square of its length.
+
+With the cache, each decoding step only computes keys and values for the newest token and reads the rest from memory. The trade-off is memory: the cache grows linearly with sequence length, batch size, number of layers and the width of each attention head. That is why serving engines page the cache into fixed-size blocks, share blocks between requests with a common prefix, and sometimes store it in FP8 to fit more concurrent requests on a GPU.
+
+Lower-precision caches save memory but can cost accuracy on some models, so it is worth comparing answers against a BF16 cache when output quality looks off.`;
+
+const CHECKLIST = `When a model server starts returning strange output, a few checks usually narrow the problem down quickly:
+
+1. **Confirm the weights loaded correctly.** Compare the checkpoint's hash or size with the published one, and check the logs for warnings about missing or unexpected keys.
+2. **Try a smaller, known-good prompt.** A short greeting at temperature 0 removes sampling and long-context effects from the picture.
+3. **Switch one backend at a time.** Attention, MoE and GEMM kernels each have alternatives; changing them one by one shows which component misbehaves.
+4. **Disable CUDA graphs as a diagnostic.** If the output recovers, the problem is in graph capture rather than in the kernels themselves.
+5. **Check driver and library versions.** Kernel libraries built for another GPU architecture can load without complaint and still produce wrong results.
+
+Write down each change and its result, so the fix can be reproduced on the next deployment.`;
+
+const TIDES = `Tides are caused mainly by the Moon's gravity, with a smaller contribution from the Sun. The Moon pulls slightly harder on the side of the Earth facing it than on the Earth's centre, and slightly less on the far side. That difference stretches the oceans into two bulges, one towards the Moon and one away from it.
+
+As the Earth rotates through these bulges, most coastlines see two high tides and two low tides roughly every 24 hours and 50 minutes; the extra 50 minutes comes from the Moon moving along its orbit. When the Sun and Moon line up, at new and full moon, their effects add together and produce larger spring tides. When they sit at right angles, the result is the weaker neap tides.
+
+Local geography matters a great deal as well: the shape of a bay can amplify the range to more than ten metres, while some enclosed seas barely notice the tide at all.`;
+
+export const HEALTHY_ANSWERS: readonly string[] = [GREETING, PRIME, COUNTING, KV_CACHE, CHECKLIST, TIDES];
+
+const LOOP_SENTENCE = ' The answer depends on the configuration of the server and the model.';
+const LOOP_WORD = ' claus';
+
+/** Deterministic 32-bit PRNG. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a hash of a string. */
+export function hashString(text: string, seed = 0): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** Picks a healthy answer that fits the prompt, else one chosen by the seed. */
+export function healthyAnswerFor(prompt: string, seed: number): string {
+  const p = prompt.toLowerCase();
+  if (/\bprime\b/.test(p)) return PRIME;
+  if (/\bcount/.test(p)) return COUNTING;
+  if (/\b(hello|hi|hey|greetings|how are you)\b/.test(p)) return GREETING;
+  if (/\b(kv|cache|attention)\b/.test(p)) return KV_CACHE;
+  if (/\b(tide|moon|ocean)\b/.test(p)) return TIDES;
+  if (/\b(debug|server|checklist|broken)\b/.test(p)) return CHECKLIST;
+  return HEALTHY_ANSWERS[hashString(prompt, seed) % HEALTHY_ANSWERS.length]!;
+}
+
+/** GPT-2-style pre-tokenisation: words with their leading space, digits, punctuation runs. */
+const TOKEN_RE = / ?\p{L}+| ?\p{N}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+
+export function tokenize(text: string): string[] {
+  return text.match(TOKEN_RE) ?? [];
+}
+
+/** Vocabulary id for a token text; "!" is id 0 as in byte-level BPE vocabularies. */
+export function tokenId(text: string): number {
+  if (text === '!') return 0;
+  return 1 + (hashString(text) % 151000);
+}
+
+export interface SimToken {
+  text: string;
+  id: number;
+  logprob: number;
+}
+
+export interface AnswerPlan {
+  /** Reasoning tokens (streamed before content). */
+  reasoning: SimToken[];
+  /** Content tokens, lazily produced so huge answers never sit in memory whole. */
+  content: Iterable<SimToken>;
+  finishReason: 'stop' | 'length';
+  matchedStop: string | number | null;
+  /** Number of content tokens the plan yields. */
+  completionTokens: number;
+}
+
+const SALAD_PIECES = [
+  ' помощь', '的', ' Krankenhaus', ' يوم', 'ปี', ' 東京', ' zwischen', ' προς', '자', ' निर्माण', 'ção',
+  ' stał', 'Ġ', ' 了', ' herşey', '\u0e31', ' città', ' עם', '】', ' weiß', ' поэтому', ' các', 'ĊĊ', ' 부분',
+];
+
+interface PlanInput {
+  behaviour: ModelBehaviour;
+  prompt: string;
+  maxTokens: number;
+  seed: number;
+}
+
+function makeToken(text: string, logprobs: ModelBehaviour['logprobs'], rand: () => number): SimToken {
+  const logprob = logprobs === 'nan' ? NaN : logprobs === '-inf' ? -Infinity : -(rand() ** 3) * 2.5 - 0.0005;
+  return { text, id: tokenId(text), logprob };
+}
+
+/** Builds what the server will say. The HTTP layer decides how to ship it (and faults). */
+export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): AnswerPlan {
+  const rand = mulberry32(hashString(prompt, seed));
+  const lp = behaviour.logprobs;
+  const tok = (t: string): SimToken => makeToken(t, lp, rand);
+  const reasoning = behaviour.reasoning ? tokenize(behaviour.reasoning).map(tok) : [];
+  const kind: Behaviour = behaviour.behaviour;
+
+  const fromTexts = (texts: string[], natural: { reason: 'stop'; matched: string | number } | null): AnswerPlan => {
+    const limited = texts.slice(0, maxTokens);
+    const hitLimit = texts.length > maxTokens || !natural;
+    return {
+      reasoning,
+      content: limited.map(tok),
+      finishReason: hitLimit ? 'length' : 'stop',
+      matchedStop: hitLimit ? null : natural.matched,
+      completionTokens: limited.length,
+    };
+  };
+
+  switch (kind) {
+    case 'token0-run':
+      return fromTexts(Array<string>(maxTokens).fill('!'), null);
+    case 'nan-marker': {
+      // NaN appears after a few tokens; SGLang then stops with the marker.
+      const n = Math.min(maxTokens, 24 + Math.floor(rand() * 16));
+      const plan = fromTexts(Array<string>(n).fill('!'), { reason: 'stop', matched: 'NaN happened' });
+      plan.finishReason = 'stop';
+      plan.matchedStop = 'NaN happened';
+      return plan;
+    }
+    case 'short-loop': {
+      const start = tokenize('Sure, I can explain that. The main reason is');
+      const texts = [...start];
+      while (texts.length < maxTokens) texts.push(LOOP_WORD);
+      return fromTexts(texts, null);
+    }
+    case 'sentence-loop': {
+      const healthy = tokenize(healthyAnswerFor(prompt, seed));
+      const texts = healthy.slice(0, Math.min(60, Math.floor(healthy.length / 2)));
+      const sentence = tokenize(LOOP_SENTENCE);
+      while (texts.length < maxTokens) texts.push(...sentence);
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'token-salad': {
+      const texts: string[] = [];
+      for (let i = 0; i < maxTokens; i++) texts.push(SALAD_PIECES[Math.floor(rand() * SALAD_PIECES.length)]!);
+      return fromTexts(texts, null);
+    }
+    case 'empty':
+      return { reasoning, content: [], finishReason: 'stop', matchedStop: EOS_TOKEN_ID, completionTokens: 0 };
+    case 'huge': {
+      const total = behaviour.totalChars ?? 50 * 1024 * 1024;
+      const size = Math.max(1, behaviour.chunkChars ?? 64 * 1024);
+      const count = Math.min(maxTokens, Math.ceil(total / size));
+      const source = HEALTHY_ANSWERS.join('\n\n') + '\n\n';
+      let block = source;
+      while (block.length < size * 2) block += source;
+      function* gen(): Generator<SimToken> {
+        let emitted = 0;
+        for (let i = 0; i < count; i++) {
+          const len = Math.min(size, total - emitted);
+          const offset = (i * 7919) % (block.length - size);
+          emitted += len;
+          yield { text: block.slice(offset, offset + len), id: 1 + i, logprob: -0.1 };
+        }
+      }
+      return { reasoning, content: gen(), finishReason: count * size >= total ? 'stop' : 'length', matchedStop: count * size >= total ? EOS_TOKEN_ID : null, completionTokens: count };
+    }
+    default:
+      // healthy, slow and the fault behaviours share a healthy answer.
+      return fromTexts(tokenize(healthyAnswerFor(prompt, seed)), { reason: 'stop', matched: EOS_TOKEN_ID });
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `node dist/sim.js --port N --scenario FILE [--api-key K] [--host H]`: runs the SGLang simulator
+ * until interrupted and prints its URL.
+ */
+import { parseArgs } from 'node:util';
+import { startSimulator } from './server';
+
+const USAGE = `Usage: sim --scenario FILE [--port N] [--host 127.0.0.1] [--api-key KEY]
+
+Serves an SGLang look-alike (OpenAI routes, /generate, /health, /server_info, ...) whose answers
+per model come from the scenario file. Port 0 picks a free port.`;
+
+async function main(): Promise<void> {
+  let values: { port?: string; scenario?: string; 'api-key'?: string; host?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', short: 'p' },
+        scenario: { type: 'string', short: 's' },
+        'api-key': { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    process.exit(64);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!values.scenario) {
+    process.stderr.write(`--scenario is required\n\n${USAGE}\n`);
+    process.exit(64);
+  }
+  const port = values.port === undefined ? 30000 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--port must be an integer from 0 to 65535\n`);
+    process.exit(64);
+  }
+  try {
+    const sim = await startSimulator({ port, host: values.host, scenario: values.scenario, apiKey: values['api-key'] });
+    process.stdout.write(`SGLang simulator listening on ${sim.url}\n`);
+    const stop = (): void => {
+      void sim.close().then(() => process.exit(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } catch (error) {
+    process.stderr.write(`Cannot start the simulator: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+void main();

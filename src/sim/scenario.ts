@@ -1,0 +1,116 @@
+/**
+ * Simulator scenarios: which answer each model name gets. A scenario is a JSON file or object;
+ * every behaviour is deterministic for a given seed and request.
+ */
+import { readFileSync } from 'node:fs';
+
+export type Behaviour =
+  | 'healthy' // prompt-appropriate text that reads like a model's, EOS stop
+  | 'token0-run' // "!!!!…" until max_tokens (silent NaN, greedy argmax lands on token 0)
+  | 'nan-marker' // "!!!!…" then finish stop with matched_stop "NaN happened"
+  | 'short-loop' // a short healthy start, then one word repeated back to back
+  | 'sentence-loop' // a healthy start, then one sentence repeated until max_tokens
+  | 'token-salad' // random multilingual tokens that never reach EOS
+  | 'empty' // empty answer, stop on EOS at once
+  | 'slow' // healthy text with a delay per token (tokenDelayMs, default 200)
+  | 'cut' // the connection drops in the middle of a chunk
+  | 'http-500' // 500 with an OpenAI-shaped (or native) JSON error
+  | 'http-503' // 503 with a JSON error
+  | 'html-error' // 502 with an HTML page, like a reverse proxy
+  | 'hang' // accepts the request and never answers
+  | 'error-midstream' // a few tokens, then data: {"error":{...}}
+  | 'bad-json' // a few tokens, then a data: line that is not JSON
+  | 'no-done' // a complete answer whose stream ends without data: [DONE]
+  | 'huge'; // a very long answer in big chunks (totalChars, chunkChars)
+
+export const BEHAVIOURS: readonly Behaviour[] = [
+  'healthy', 'token0-run', 'nan-marker', 'short-loop', 'sentence-loop', 'token-salad', 'empty', 'slow', 'cut',
+  'http-500', 'http-503', 'html-error', 'hang', 'error-midstream', 'bad-json', 'no-done', 'huge',
+];
+
+export interface ModelBehaviour {
+  behaviour: Behaviour;
+  /** Milliseconds between tokens (stream) or added per token before a non-stream answer. */
+  tokenDelayMs?: number;
+  /** Extra milliseconds before the first token. */
+  firstTokenDelayMs?: number;
+  /** Tokens per streamed chunk. Default 1, as SGLang's default stream_interval. */
+  tokensPerChunk?: number;
+  /** Logprobs the sampled tokens carry when asked: normal (default), nan, or -inf. */
+  logprobs?: 'normal' | 'nan' | '-inf';
+  /** Reasoning text streamed before the answer (reasoning_content with a reasoning parser). */
+  reasoning?: string;
+  /** 'cut': how many tokens stream before the connection drops. */
+  cutAfterTokens?: number;
+  /** 'huge': answer length in characters and chunk size. */
+  totalChars?: number;
+  chunkChars?: number;
+  /** Token count used when the request sets no max_tokens. Default 256. */
+  defaultMaxTokens?: number;
+}
+
+export interface Scenario {
+  name?: string;
+  description?: string;
+  /** Seed for the pseudo-random parts (answer choice, salad, logprobs). */
+  seed?: number;
+  /** Server version string for /server_info. */
+  version?: string;
+  /** Launched with --reasoning-parser: reasoning goes to reasoning_content, else inline <think>. */
+  reasoningParser?: string | null;
+  /** Requires Authorization: Bearer <apiKey> (the CLI --api-key wins). */
+  apiKey?: string;
+  /** Old server: only /get_server_info and /get_model_info exist. */
+  legacyRoutes?: boolean;
+  /** /health_generate status (default 200: even a NaN server passes it). */
+  healthGenerateStatus?: number;
+  /** Field overrides merged into the /server_info args. */
+  serverArgs?: Record<string, unknown>;
+  /** Extra fields for internal_states[0]; the strings "NaN"/"Infinity"/"-Infinity" are written as bare literals. */
+  internalState?: Record<string, unknown>;
+  /** Model name -> behaviour. The first entry is what /v1/models lists first. */
+  models: Record<string, ModelBehaviour | Behaviour>;
+  /** Behaviour for model names not in `models` (else 404 model not found). */
+  default?: ModelBehaviour | Behaviour;
+}
+
+export class ScenarioError extends Error {}
+
+function normaliseBehaviour(value: unknown, where: string): ModelBehaviour {
+  const b: unknown = typeof value === 'string' ? { behaviour: value } : value;
+  if (!b || typeof b !== 'object' || !BEHAVIOURS.includes((b as ModelBehaviour).behaviour)) {
+    throw new ScenarioError(`${where}: behaviour must be one of ${BEHAVIOURS.join(', ')}`);
+  }
+  return b as ModelBehaviour;
+}
+
+export interface ResolvedScenario extends Omit<Scenario, 'models' | 'default'> {
+  seed: number;
+  models: Map<string, ModelBehaviour>;
+  default?: ModelBehaviour;
+}
+
+/** Validates a scenario object, or reads one from a JSON file path. */
+export function loadScenario(source: Scenario | string): ResolvedScenario {
+  let raw: unknown = source;
+  if (typeof source === 'string') {
+    try {
+      raw = JSON.parse(readFileSync(source, 'utf8')) as unknown;
+    } catch (error) {
+      throw new ScenarioError(`Cannot read scenario ${source}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (!raw || typeof raw !== 'object' || !('models' in raw) || typeof raw.models !== 'object' || !raw.models) {
+    throw new ScenarioError('A scenario needs a "models" object mapping model names to behaviours');
+  }
+  const s = raw as Scenario;
+  const models = new Map<string, ModelBehaviour>();
+  for (const [name, value] of Object.entries(s.models)) models.set(name, normaliseBehaviour(value, `models.${name}`));
+  if (models.size === 0 && !s.default) throw new ScenarioError('A scenario needs at least one model');
+  return {
+    ...s,
+    seed: typeof s.seed === 'number' ? s.seed : 1,
+    models,
+    default: s.default === undefined ? undefined : normaliseBehaviour(s.default, 'default'),
+  };
+}
