@@ -1,0 +1,201 @@
+/**
+ * Flag catalog of SGLang's server_args.py, any era: inline add_argument calls (v0.3-v0.4),
+ * *_CHOICES lists with add_*_choices hooks (2025), dataclass fields with Arg/NS/A (main).
+ *
+ *   const catalog = await buildCatalog(source);            // parse + extract
+ *   const next = updateCatalog(catalog, { range, text });   // incremental, reuses the tree
+ *   familyOf(entry);                                        // 'attention' | 'moe' | 'gemm' | ...
+ *   catalogToJson(catalog) / catalogFromJson(json);         // cache and CLI form
+ */
+import type { Parser, Tree } from 'web-tree-sitter';
+import { extractCatalog } from './extract';
+import { loadPythonParser, type PythonParserOptions } from './parser';
+import type { CatalogEdit, CatalogPosition, FlagCatalog } from './types';
+
+export * from './types';
+export { familyOf, FLAG_FAMILIES } from './family';
+export { loadPythonParser, loadPythonLanguage, defaultPythonWasmPath, defaultTreeSitterWasmPath } from './parser';
+export type { PythonParserOptions } from './parser';
+
+export interface BuildOptions extends PythonParserOptions {
+  /** Give up parsing after this many milliseconds (partial/empty catalog + diagnostic). Default 2000. */
+  timeoutMs?: number;
+  /** Keep the syntax tree for updateCatalog (default true). Trees live in WASM memory; see disposeCatalog. */
+  keepTree?: boolean;
+  /** Refuse inputs larger than this many UTF-16 code units (default 64 Mi). */
+  maxLength?: number;
+}
+
+interface Retained {
+  tree: Tree;
+  source: string;
+  parser: Parser;
+  memo: Map<string, unknown>;
+  opts: BuildOptions;
+}
+
+const retained = new WeakMap<FlagCatalog, Retained>();
+const registry = new FinalizationRegistry<Tree>((tree) => {
+  try { tree.delete(); } catch { /* already gone */ }
+});
+
+let sharedParser: Promise<Parser> | undefined;
+let sharedKey = '';
+
+function parserFor(opts: PythonParserOptions): Promise<Parser> {
+  const key = `${opts.wasmPath ?? ''}|${opts.treeSitterWasmPath ?? ''}`;
+  if (!sharedParser || key !== sharedKey) {
+    sharedKey = key;
+    sharedParser = loadPythonParser(opts).catch((error: unknown) => {
+      sharedParser = undefined;
+      throw error;
+    });
+  }
+  return sharedParser;
+}
+
+function emptyCatalog(message: string): FlagCatalog {
+  return { entries: [], choiceLists: [], era: 'unknown', diagnostics: [{ message, line: 1, severity: 'error' }] };
+}
+
+function parseBounded(parser: Parser, source: string, old: Tree | null, timeoutMs: number): Tree | null {
+  const deadline = performance.now() + timeoutMs;
+  try {
+    return parser.parse(source, old, { progressCallback: () => performance.now() > deadline });
+  } catch {
+    return null;
+  } finally {
+    parser.reset();
+  }
+}
+
+function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, unknown>, opts: BuildOptions): FlagCatalog {
+  let catalog: FlagCatalog;
+  try {
+    catalog = extractCatalog(tree, parser.language!, { memo });
+  } catch (error) {
+    catalog = emptyCatalog(`Catalog extraction failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (opts.keepTree === false) {
+    tree.delete();
+  } else {
+    retained.set(catalog, { tree, source, parser, memo, opts });
+    registry.register(catalog, tree, catalog);
+  }
+  return catalog;
+}
+
+/** Parse `source` (a server_args.py of any era) and extract its flag catalog. Never throws on bad input. */
+export async function buildCatalog(source: string, opts: BuildOptions = {}): Promise<FlagCatalog> {
+  const parser = await parserFor(opts);
+  return buildCatalogWith(parser, source, opts);
+}
+
+/** Synchronous variant once a parser is loaded (loadPythonParser). */
+export function buildCatalogWith(parser: Parser, source: string, opts: BuildOptions = {}): FlagCatalog {
+  if (source.length > (opts.maxLength ?? 64 * 1024 * 1024)) return emptyCatalog('File too large for the flag catalog');
+  const tree = parseBounded(parser, source, null, opts.timeoutMs ?? 2000);
+  if (!tree) return emptyCatalog('Parsing timed out or failed; no catalog');
+  return finish(parser, tree, source, new Map(), opts);
+}
+
+function offsetAt(source: string, lineStarts: number[], pos: CatalogPosition): number {
+  const line = Math.max(0, Math.min(pos.line, lineStarts.length - 1));
+  const start = lineStarts[line]!;
+  const end = line + 1 < lineStarts.length ? lineStarts[line + 1]! : source.length;
+  return Math.min(start + Math.max(0, pos.character), end);
+}
+
+function lineStartsOf(source: string): number[] {
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function pointAfter(start: { row: number; column: number }, text: string): { row: number; column: number } {
+  const nl = text.lastIndexOf('\n');
+  if (nl < 0) return { row: start.row, column: start.column + text.length };
+  let rows = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) rows++;
+  return { row: start.row + rows, column: text.length - nl - 1 };
+}
+
+/**
+ * Apply LSP-style edits to the source behind `prev` and re-extract, reusing the previous tree
+ * (tree.edit + incremental reparse) and the per-definition memo. `prev` hands its tree over and
+ * cannot be updated again. Falls back to a full parse when `prev` retained nothing and
+ * `fallbackSource` (the previous text) is given.
+ */
+export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit[]): FlagCatalog {
+  const state = retained.get(prev);
+  if (!state) throw new Error('updateCatalog: this catalog kept no syntax tree (built with keepTree: false, or already updated)');
+  retained.delete(prev);
+  registry.unregister(prev);
+  const { parser, memo, opts } = state;
+  let { tree, source } = state;
+  for (const e of Array.isArray(edit) ? edit : [edit]) {
+    const starts = lineStartsOf(source);
+    const startIndex = offsetAt(source, starts, e.range.start);
+    const oldEndIndex = Math.max(startIndex, offsetAt(source, starts, e.range.end));
+    const startPosition = { row: e.range.start.line, column: startIndex - starts[Math.min(e.range.start.line, starts.length - 1)]! };
+    const endLine = Math.min(e.range.end.line, starts.length - 1);
+    const oldEndPosition = { row: endLine, column: oldEndIndex - starts[endLine]! };
+    source = source.slice(0, startIndex) + e.text + source.slice(oldEndIndex);
+    tree.edit({
+      startIndex, oldEndIndex, newEndIndex: startIndex + e.text.length,
+      startPosition, oldEndPosition, newEndPosition: pointAfter(startPosition, e.text),
+    });
+  }
+  const next = parseBounded(parser, source, tree, opts.timeoutMs ?? 2000);
+  tree.delete();
+  if (!next) return emptyCatalog('Parsing timed out or failed; no catalog');
+  if (memo.size > 20_000) memo.clear();
+  return finish(parser, next, source, memo, opts);
+}
+
+/** The source text a catalog was built from, when it kept its tree. */
+export function catalogSource(catalog: FlagCatalog): string | undefined {
+  return retained.get(catalog)?.source;
+}
+
+/** Free the WASM syntax tree a catalog keeps for updateCatalog. */
+export function disposeCatalog(catalog: FlagCatalog): void {
+  const state = retained.get(catalog);
+  if (!state) return;
+  retained.delete(catalog);
+  registry.unregister(catalog);
+  state.tree.delete();
+}
+
+export const CATALOG_JSON_VERSION = 1;
+
+export interface CatalogJson extends FlagCatalog {
+  version: number;
+  counts: { flags: number; withChoices: number; dynamicChoices: number; deprecated: number };
+}
+
+/** Plain JSON form (CLI --json and on-disk cache). */
+export function catalogToJson(catalog: FlagCatalog): CatalogJson {
+  const entries = catalog.entries.map((e) => ({ ...e }));
+  return {
+    version: CATALOG_JSON_VERSION,
+    era: catalog.era,
+    counts: {
+      flags: entries.length,
+      withChoices: entries.filter((e) => e.choices || e.choicesExpr).length,
+      dynamicChoices: entries.filter((e) => e.dynamicChoices).length,
+      deprecated: entries.filter((e) => e.deprecated).length,
+    },
+    entries,
+    choiceLists: catalog.choiceLists.map((l) => ({ ...l })),
+    diagnostics: catalog.diagnostics.map((d) => ({ ...d })),
+  };
+}
+
+/** Re-open a cached catalog (no tree: updateCatalog needs a fresh buildCatalog). */
+export function catalogFromJson(json: unknown): FlagCatalog | undefined {
+  if (!json || typeof json !== 'object') return undefined;
+  const j = json as Partial<CatalogJson>;
+  if (j.version !== CATALOG_JSON_VERSION || !Array.isArray(j.entries) || !Array.isArray(j.choiceLists)) return undefined;
+  return { entries: j.entries, choiceLists: j.choiceLists, era: j.era ?? 'unknown', diagnostics: j.diagnostics ?? [] };
+}
