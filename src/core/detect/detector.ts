@@ -1,0 +1,223 @@
+/**
+ * Streaming NaN / degenerate-output detector. See channel.ts for the per-character machinery;
+ * this file adds token-level evidence (ids, logprobs), finish-time rules and the verdict.
+ */
+import { Channel } from './channel';
+import { LIMITS } from './limits';
+import type {
+  DetectorOptions,
+  FinishInfo,
+  Reason,
+  ReasonCode,
+  StreamDelta,
+  TokenInfo,
+  Verdict,
+  VerdictKind,
+} from './types';
+import { OK_VERDICT } from './types';
+
+export interface Detector {
+  push(delta: StreamDelta): Verdict;
+  finish(info: FinishInfo): Verdict;
+  readonly verdict: Verdict;
+  readonly charsSeen: number;
+}
+
+/** The kind each reason code supports on its own. */
+export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>>> = Object.freeze({
+  'nan-marker': 'nan',
+  'nan-logprob': 'nan',
+  'token0-run': 'nan',
+  'char-flood': 'degenerate',
+  'short-loop': 'degenerate',
+  'long-loop': 'degenerate',
+  compression: 'degenerate',
+  'seq-rep': 'degenerate',
+  'token-salad': 'degenerate',
+  empty: 'degenerate',
+  'length-repetition': 'degenerate',
+  'tool-calls-missing': 'degenerate',
+});
+
+const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
+  'nan-marker': 'the server reported "NaN happened": the logits were NaN, usually a quantized GEMM, MoE or attention backend that is broken on this GPU',
+  'nan-logprob': 'a sampled token has a NaN, infinite or missing logprob: the logits were not finite, check the GEMM/MoE/attention backend and KV-cache dtype',
+  'token0-run': 'argmax over all-NaN logits picks token 0, so NaN logits look like this: try another fp4/fp8 GEMM, MoE or attention backend, or a bf16 KV cache',
+  'char-flood': 'no text repeats one character this long: suspect broken logits (backend, KV-cache dtype, CUDA graphs)',
+  'short-loop': 'the model is stuck in a short loop: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
+  'long-loop': 'the model repeats whole sentences back to back: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
+  compression: 'the tail is far more repetitive than text: the model is looping',
+  'seq-rep': 'almost every n-gram in the tail repeats an earlier one: the model is looping',
+  'token-salad': 'the output is random multilingual token salad, what sanitized NaN logits (uniform sampling) or a broken kernel produce',
+  empty: 'the answer is empty: a broken FP4 GEMM can give all-zero activations; check the GEMM backend',
+  'length-repetition': 'the answer ran to max_tokens while repeating itself instead of stopping',
+  'tool-calls-missing': 'finish_reason is tool_calls but no tool call came: a stop on "NaN happened" becomes tool_calls and loses its marker',
+});
+
+class StreamingDetector implements Detector {
+  private readonly content: Channel;
+  private reasoningCh: Channel | null = null;
+  private readonly reasons: Reason[] = [];
+  private readonly codes = new Set<ReasonCode>();
+  private cached: Verdict = OK_VERDICT;
+  private readonly token0Text: string;
+  private readonly token0Id: number;
+  private t0IdRun = 0;
+  private t0IdStart = 0;
+  private tokensSeen = 0;
+  private readonly lpRing = new Float64Array(LIMITS.saladLogprobTokens);
+  private lpCount = 0;
+  private lpSum = 0;
+  private finished = false;
+
+  constructor(opts: DetectorOptions = {}) {
+    this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
+    this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
+    this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
+  }
+
+  get verdict(): Verdict {
+    return this.cached;
+  }
+
+  get charsSeen(): number {
+    return this.content.pos + (this.reasoningCh ? this.reasoningCh.pos : 0);
+  }
+
+  private reasoning(): Channel {
+    if (!this.reasoningCh) {
+      this.reasoningCh = new Channel((code, offset, detail) =>
+        this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`), this.token0Text);
+    }
+    return this.reasoningCh;
+  }
+
+  private add(code: ReasonCode, offset: number, detail: string): void {
+    if (this.codes.has(code)) return;
+    this.codes.add(code);
+    const kind = REASON_KIND[code];
+    this.reasons.push({ code, kind, message: `${capitalise(detail)}; ${ADVICE[code]}.`, offset });
+    let onset = Infinity;
+    let worst: VerdictKind = 'degenerate';
+    for (const r of this.reasons) {
+      if (r.offset < onset) onset = r.offset;
+      if (r.kind === 'nan') worst = 'nan';
+    }
+    this.cached = { kind: worst, reasons: this.reasons.slice(), onset };
+  }
+
+  push(delta: StreamDelta): Verdict {
+    if (!delta || typeof delta !== 'object') return this.cached;
+    const start = this.content.pos;
+    const text = delta.text;
+    if (typeof text === 'string' && text.length) this.content.feed(text);
+    const reasoning = delta.reasoning;
+    if (typeof reasoning === 'string' && reasoning.length) this.reasoning().feed(reasoning);
+    const tokens = delta.tokens;
+    if (Array.isArray(tokens) && tokens.length) this.tokens(tokens, start, this.content.pos - start);
+    return this.cached;
+  }
+
+  /**
+   * Token evidence. Offsets come from the tokens' texts when every token has one; otherwise they
+   * are spread evenly over the delta's text (an estimate).
+   */
+  private tokens(tokens: readonly TokenInfo[], deltaStart: number, deltaLen: number): void {
+    const n = tokens.length;
+    const exact = tokens.every((t) => t && typeof t === 'object' && typeof t.text === 'string');
+    let offset = deltaStart;
+    for (let i = 0; i < n; i++) {
+      const t = tokens[i];
+      if (!exact) offset = deltaStart + Math.floor((deltaLen * i) / n);
+      if (!t || typeof t !== 'object') continue;
+      this.tokensSeen++;
+      if ('logprob' in t) {
+        const lp = t.logprob;
+        if (lp === null || typeof lp !== 'number' || !Number.isFinite(lp)) {
+          const shown = lp === null ? 'null' : typeof lp === 'number' ? String(lp) : typeof lp;
+          this.add('nan-logprob', offset, `token ${this.tokensSeen} has logprob ${shown}`);
+        } else {
+          this.logprob(lp, offset);
+        }
+      }
+      if (typeof t.id === 'number') {
+        if (t.id === this.token0Id) {
+          if (this.t0IdRun === 0) this.t0IdStart = offset;
+          if (++this.t0IdRun === LIMITS.token0IdRun) {
+            this.add('token0-run', this.t0IdStart, `${this.t0IdRun} consecutive sampled tokens have id ${this.token0Id}`);
+          }
+        } else {
+          this.t0IdRun = 0;
+        }
+      }
+      if (exact) offset += t.text!.length;
+    }
+  }
+
+  private logprob(lp: number, offset: number): void {
+    const k = this.lpRing.length;
+    const slot = this.lpCount % k;
+    if (this.lpCount >= k) this.lpSum -= this.lpRing[slot]!;
+    this.lpRing[slot] = lp;
+    this.lpSum += lp;
+    this.lpCount++;
+    if (this.lpCount >= k && this.lpSum / k < LIMITS.saladLogprob) {
+      this.add('token-salad', offset,
+        `the last ${k} tokens average logprob ${(this.lpSum / k).toFixed(1)}, what sampling from a uniform distribution gives`);
+    }
+  }
+
+  finish(info: FinishInfo): Verdict {
+    if (this.finished) return this.cached;
+    this.finished = true;
+    const fi: FinishInfo = info && typeof info === 'object' ? info : {};
+    const end = this.content.pos;
+    const matched = fi.matchedStop;
+    if (typeof matched === 'string' && /nan happened/i.test(matched)) {
+      this.add('nan-marker', end, `the request stopped on matched_stop ${JSON.stringify(matched)}`);
+    }
+    const reason = typeof fi.finishReason === 'string' ? fi.finishReason : null;
+    const toolCalls = typeof fi.toolCallCount === 'number' && fi.toolCallCount > 0 ? fi.toolCallCount : 0;
+    if (reason === 'tool_calls' && toolCalls === 0) {
+      this.add('tool-calls-missing', end, 'finish_reason is "tool_calls" with no tool call');
+    }
+    const reasoningEmpty = !this.reasoningCh || !this.reasoningCh.nonWhitespace;
+    if (!this.content.nonWhitespace && reasoningEmpty && toolCalls === 0 && !this.codes.has('nan-marker')) {
+      this.add('empty', 0, end === 0 ? 'the answer is empty' : `the answer is ${end} whitespace characters`);
+    }
+    for (const ch of [this.content, this.reasoningCh]) {
+      if (!ch) continue;
+      ch.checkCompression();
+    }
+    if (reason === 'length') {
+      const loop = this.content.tailLoop(LIMITS.lengthLoopPeriods, LIMITS.lengthLoopChars);
+      if (loop) {
+        this.add('length-repetition', loop.start,
+          `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`);
+      } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') ||
+        this.content.has('token0-run')) {
+        const first = this.reasons.find((r) => r.code !== 'nan-marker');
+        this.add('length-repetition', first ? first.offset : end, 'finish_reason is "length" after the output started repeating');
+      }
+    }
+    return this.cached;
+  }
+}
+
+function capitalise(s: string): string {
+  return s.length ? s[0]!.toUpperCase() + s.slice(1) : s;
+}
+
+/** A fresh streaming detector. */
+export function createDetector(opts?: DetectorOptions): Detector {
+  return new StreamingDetector(opts);
+}
+
+/** One-shot detection, built on the streaming detector. */
+export function detect(text: string, finish?: FinishInfo, tokens?: TokenInfo[], opts?: DetectorOptions): Verdict {
+  const d = createDetector(opts);
+  const delta: StreamDelta = { text: typeof text === 'string' ? text : '' };
+  if (Array.isArray(tokens)) delta.tokens = tokens;
+  d.push(delta);
+  return d.finish(finish ?? {});
+}

@@ -1,0 +1,67 @@
+/**
+ * Thresholds of the degenerate-output detector, in one place so tests, the bench and the docs can
+ * quote them. Offsets and lengths are UTF-16 code units.
+ *
+ * How they were chosen: each is set from what the failure looks like (a NaN server emits token 0
+ * until max_tokens; a looping model repeats one period until max_tokens) and then checked against
+ * real files (Python sources, licences, man pages, Markdown, JSON, logs) so healthy text keeps a
+ * wide margin. See test/corpus/build-corpus.ts for the corpus.
+ */
+export const LIMITS = Object.freeze({
+  /** Consecutive copies of token 0's text ("!") that make a token0-run. */
+  token0TextRun: 24,
+  /** Consecutive sampled token ids equal to token0Id that make a token0-run. */
+  token0IdRun: 16,
+
+  /** Same character repeated: printable characters. */
+  floodPrintable: 160,
+  /** Same character repeated: spaces (deep indentation stays far below this). */
+  floodSpace: 256,
+  /** Same character repeated: newlines, tabs, carriage returns and other whitespace. */
+  floodOtherWhitespace: 64,
+
+  /** Character n-gram length used for match finding and seq-rep. */
+  ngram: 8,
+  /** Longest loop period looked for, and the ring buffer that holds the tail. */
+  maxPeriod: 4000,
+  ringSize: 8192,
+  /** Periods shorter than this are "short" loops. */
+  shortPeriod: 24,
+  /** Short loop made of words: at least this many periods and this many characters. */
+  shortLoopPeriods: 4,
+  shortLoopChars: 48,
+  /** Short loop whose period is one line ("        pass\n"): code and tables repeat lines more. */
+  shortLinePeriods: 6,
+  shortLineChars: 64,
+  /** Long loop (sentence, paragraph): periods needed. */
+  longLoopPeriods: 3,
+  /** Long loop of one short line (period < 80 chars containing a newline). */
+  longLinePeriods: 4,
+  /** Loops of punctuation/digits only ("0, ", "|---", "\x00"): data legitimately does this. */
+  structuralLoopChars: 512,
+  structuralShortPeriods: 16,
+  structuralLongPeriods: 4,
+
+  /** finish_reason "length": the tail repeating this many periods is enough. */
+  lengthLoopPeriods: 2,
+  lengthLoopChars: 64,
+
+  /** seq-rep over the tail window: share of character n-grams already seen in the window. */
+  seqRepWindow: 1024,
+  seqRep: 0.93,
+
+  /** Compression ratio (bytes / zlib bytes) of the tail window. Whisper uses 2.4 on whole texts. */
+  compressionWindow: 1024,
+  compressionMinChars: 512,
+  compression: 4.5,
+  /** Streaming: the compression check runs once every this many characters (power of two). */
+  compressionEvery: 16384,
+
+  /** Token salad: this many salad events (script clash inside a word, U+FFFD, BPE artefact) ... */
+  saladEvents: 6,
+  /** ... within this many characters. */
+  saladSpan: 200,
+  /** Mean logprob over this many tokens below saladLogprob looks like a uniform distribution. */
+  saladLogprobTokens: 16,
+  saladLogprob: -8,
+});

@@ -1,0 +1,189 @@
+/**
+ * `inference-doctor detect FILE.jsonl`: one record in, one verdict line out.
+ *
+ * Input: {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?, "tool_calls"?}.
+ * logprobs may be an array of numbers/null, OpenAI's {content: [{token, logprob}]}, the legacy
+ * completions {tokens: [...], token_logprobs: [...]}, or SGLang's native [[logprob, id, text?]].
+ */
+import { detect } from './detector';
+import type { FinishInfo, ReasonCode, TokenInfo, VerdictKind } from './types';
+
+export interface DetectRecordOk {
+  id: unknown;
+  verdict: VerdictKind;
+  reasons: ReasonCode[];
+}
+
+export interface DetectRecordError {
+  id: unknown;
+  error: string;
+}
+
+export type DetectRecordResult = DetectRecordOk | DetectRecordError;
+
+const NAN_TAG = '\u0000idoc:NaN';
+const POS_INF_TAG = '\u0000idoc:+Inf';
+const NEG_INF_TAG = '\u0000idoc:-Inf';
+
+/**
+ * JSON.parse that also accepts the bare NaN, Infinity and -Infinity literals Python's json module
+ * writes (SGLang's logprobs), keeping them as numbers. Throws SyntaxError like JSON.parse.
+ */
+export function parseJsonLenient(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (first) {
+    if (!/NaN|Infinity/.test(text)) throw first;
+  }
+  let out = '';
+  let last = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+      continue;
+    }
+    let tag: string | null = null;
+    let len = 0;
+    if (text.startsWith('NaN', i)) [tag, len] = [NAN_TAG, 3];
+    else if (text.startsWith('-Infinity', i)) [tag, len] = [NEG_INF_TAG, 9];
+    else if (text.startsWith('+Infinity', i)) [tag, len] = [POS_INF_TAG, 9];
+    else if (text.startsWith('Infinity', i)) [tag, len] = [POS_INF_TAG, 8];
+    if (tag) {
+      out += text.slice(last, i) + JSON.stringify(tag);
+      i += len - 1;
+      last = i + 1;
+    }
+  }
+  out += text.slice(last);
+  return JSON.parse(out, (_key, value: unknown) => {
+    if (value === NAN_TAG) return NaN;
+    if (value === POS_INF_TAG) return Infinity;
+    if (value === NEG_INF_TAG) return -Infinity;
+    return value;
+  }) as unknown;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A logprob value as a number, NaN/Infinity strings included; null stays null; undefined = bad. */
+function logprobValue(v: unknown): number | null | undefined {
+  if (v === null) return null;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (/^nan$/i.test(t)) return NaN;
+    if (/^[+]?inf(inity)?$/i.test(t)) return Infinity;
+    if (/^-inf(inity)?$/i.test(t)) return -Infinity;
+    const n = Number(t);
+    return t !== '' && !Number.isNaN(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** Normalise the accepted logprobs shapes into TokenInfo[]; a string is an error message. */
+export function tokensFromLogprobs(lp: unknown): TokenInfo[] | string {
+  if (lp === null || lp === undefined) return [];
+  if (Array.isArray(lp)) {
+    const out: TokenInfo[] = [];
+    for (let i = 0; i < lp.length; i++) {
+      const item: unknown = lp[i];
+      if (Array.isArray(item)) {
+        // SGLang native: [logprob, token_id, token_text?]
+        const value = logprobValue(item[0]);
+        if (value === undefined) return `logprobs[${i}][0] is not a number`;
+        const t: TokenInfo = { logprob: value };
+        if (typeof item[1] === 'number') t.id = item[1];
+        if (typeof item[2] === 'string') t.text = item[2];
+        out.push(t);
+      } else if (isRecord(item)) {
+        const value = logprobValue(item.logprob);
+        if (value === undefined) return `logprobs[${i}].logprob is not a number`;
+        const t: TokenInfo = { logprob: value };
+        if (typeof item.token === 'string') t.text = item.token;
+        if (typeof item.id === 'number') t.id = item.id;
+        out.push(t);
+      } else {
+        const value = logprobValue(item);
+        if (value === undefined) return `logprobs[${i}] is ${JSON.stringify(item) ?? typeof item}, not a number or null`;
+        out.push({ logprob: value });
+      }
+    }
+    return out;
+  }
+  if (isRecord(lp)) {
+    if ('content' in lp) {
+      if (lp.content === null) return [];
+      if (!Array.isArray(lp.content)) return 'logprobs.content is not an array';
+      return tokensFromLogprobs(lp.content);
+    }
+    if (Array.isArray(lp.token_logprobs)) {
+      const values = tokensFromLogprobs(lp.token_logprobs);
+      if (typeof values === 'string') return values.replace(/^logprobs/, 'logprobs.token_logprobs');
+      const texts: unknown = lp.tokens;
+      if (Array.isArray(texts) && texts.length === values.length && texts.every((t) => typeof t === 'string')) {
+        values.forEach((v, i) => (v.text = texts[i] as string));
+      }
+      return values;
+    }
+    return 'logprobs is an object without "content" or "token_logprobs"';
+  }
+  return `logprobs is a ${typeof lp}, expected an array or {content: [...]}`;
+}
+
+/**
+ * Verdict for one JSONL record. Never throws: a malformed record yields {id, error}.
+ * A string argument is parsed first (Python's NaN/Infinity literals accepted).
+ */
+export function detectRecord(record: unknown): DetectRecordResult {
+  try {
+    let rec = record;
+    if (typeof rec === 'string') {
+      try {
+        rec = parseJsonLenient(rec);
+      } catch (e) {
+        return { id: null, error: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    }
+    if (!isRecord(rec)) {
+      return { id: null, error: `a record must be a JSON object, got ${rec === null ? 'null' : Array.isArray(rec) ? 'an array' : typeof rec}` };
+    }
+    const id = rec.id ?? null;
+    const text = rec.text;
+    if (typeof text !== 'string') {
+      return { id, error: `"text" must be a string, got ${text === undefined ? 'nothing' : text === null ? 'null' : typeof text}` };
+    }
+    const finish: FinishInfo = {};
+    const fr = rec.finish_reason;
+    if (fr !== undefined && fr !== null && typeof fr !== 'string') {
+      return { id, error: `"finish_reason" must be a string or null, got ${typeof fr}` };
+    }
+    if (typeof fr === 'string') finish.finishReason = fr;
+    const ms = rec.matched_stop;
+    if (ms !== undefined && ms !== null && typeof ms !== 'string' && typeof ms !== 'number') {
+      return { id, error: `"matched_stop" must be a string, a number or null, got ${typeof ms}` };
+    }
+    if (ms !== undefined) finish.matchedStop = ms;
+    const tc = rec.tool_calls;
+    if (Array.isArray(tc)) finish.toolCallCount = tc.length;
+    else if (typeof tc === 'number' && Number.isFinite(tc)) finish.toolCallCount = tc;
+    const tokens = tokensFromLogprobs(rec.logprobs);
+    if (typeof tokens === 'string') return { id, error: tokens };
+    const opts: { token0Text?: string; token0Id?: number } = {};
+    if (typeof rec.token0_text === 'string') opts.token0Text = rec.token0_text;
+    if (typeof rec.token0_id === 'number') opts.token0Id = rec.token0_id;
+    const v = detect(text, finish, tokens, opts);
+    return { id, verdict: v.kind, reasons: v.reasons.map((r) => r.code) };
+  } catch (e) {
+    const id = isRecord(record) ? (record.id ?? null) : null;
+    return { id, error: `internal error: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
