@@ -1,0 +1,84 @@
+/**
+ * The Quick Health Probe: three short prompts sent together to one server. A broken kernel
+ * usually shows on at least one of them within a few hundred tokens.
+ */
+import type { VerdictKind } from '../detect/types';
+import { runProbe, type RunProbeOptions } from './runner';
+import type { Endpoint, ProbeResult, ServerTarget } from './types';
+
+export interface QuickPrompt {
+  id: string;
+  label: string;
+  prompt: string;
+}
+
+export const QUICK_PROMPTS: readonly QuickPrompt[] = [
+  { id: 'greeting', label: 'Greeting', prompt: 'Hello! How are you today?' },
+  { id: 'code', label: 'Code', prompt: 'Write a function that checks whether a number is prime, in Python.' },
+  { id: 'counting', label: 'Counting', prompt: 'Count from 1 to 20.' },
+];
+
+export interface QuickProbeParams {
+  model?: string;
+  maxTokens?: number;
+  endpoint?: Endpoint;
+  stream?: boolean;
+  timeoutMs?: number;
+  earlyStop?: boolean;
+}
+
+export interface QuickProbeItem extends QuickPrompt {
+  result: ProbeResult;
+}
+
+export interface QuickProbeSummary {
+  /** Worst verdict over the prompts (nan > degenerate > ok). */
+  verdict: VerdictKind;
+  /** Prompts whose request failed (the verdict then only covers what arrived). */
+  errors: number;
+  /** One line for a status bar or a notification. */
+  message: string;
+}
+
+export interface QuickProbeResult {
+  items: QuickProbeItem[];
+  summary: QuickProbeSummary;
+}
+
+const RANK: Record<VerdictKind, number> = { ok: 0, degenerate: 1, nan: 2 };
+
+export function worstVerdict(kinds: VerdictKind[]): VerdictKind {
+  return kinds.reduce<VerdictKind>((worst, k) => (RANK[k] > RANK[worst] ? k : worst), 'ok');
+}
+
+export async function runQuickProbe(target: ServerTarget, params: QuickProbeParams = {}, opts: Omit<RunProbeOptions, 'onEvent'> = {}): Promise<QuickProbeResult> {
+  const results = await Promise.all(
+    QUICK_PROMPTS.map((p) =>
+      runProbe(
+        target,
+        {
+          endpoint: params.endpoint ?? 'chat',
+          prompt: p.prompt,
+          stream: params.stream ?? true,
+          temperature: 0,
+          maxTokens: params.maxTokens ?? 256,
+          earlyStop: params.earlyStop ?? true,
+          ...(params.model ? { model: params.model } : {}),
+          ...(params.timeoutMs ? { timeoutMs: params.timeoutMs } : {}),
+        },
+        opts,
+      ),
+    ),
+  );
+  const items = QUICK_PROMPTS.map((p, i) => ({ ...p, result: results[i]! }));
+  const verdict = worstVerdict(items.map((i) => i.result.verdict.kind));
+  const failed = items.filter((i) => i.result.status === 'error');
+  const bad = items.filter((i) => i.result.verdict.kind !== 'ok').map((i) => i.label.toLowerCase());
+  let message: string;
+  if (verdict === 'nan') message = `NaN: the server produced NaN output (${bad.join(', ')}).`;
+  else if (verdict === 'degenerate') message = `Degenerate output on ${bad.join(', ')}.`;
+  else if (failed.length === items.length) message = `All probes failed: ${failed[0]!.result.error?.message ?? 'error'}`;
+  else if (failed.length) message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0]!.result.error?.message ?? 'error'}`;
+  else message = 'All three probes look healthy.';
+  return { items, summary: { verdict, errors: failed.length, message } };
+}
