@@ -1,0 +1,227 @@
+/**
+ * Turns word lists (from a shell command line or an explicit argv list) into launch commands:
+ * finds the `python -m sglang.launch_server` / `sglang serve` entry, the env prefix, and splits the
+ * arguments into flags and values.
+ */
+import { LineIndex, type Word, mapIndex, srcOfWord } from './source';
+import { tokenizeShell } from './shell';
+import type { EnvAssignment, EnvSource, FindOptions, LanguageHint, LaunchArg, LaunchCommand, LaunchToken } from './types';
+
+export interface Ctx {
+  text: string;
+  lines: LineIndex;
+  opts: FindOptions;
+  out: LaunchCommand[];
+  max: number;
+}
+
+export interface Site {
+  host: LanguageHint;
+  form: 'shell' | 'argv';
+  /** Env assignments in force for this site (exports, ENV, Environment=, …). */
+  env?: EnvAssignment[];
+}
+
+const PYTHON = /^python(?:\d+(?:\.\d+)*)?[mw]?(?:\.exe)?$/;
+const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const MODULE = 'sglang.launch_server';
+
+function basename(v: string): string {
+  const k = Math.max(v.lastIndexOf('/'), v.lastIndexOf('\\'));
+  return k >= 0 ? v.slice(k + 1) : v;
+}
+
+export function tokenOf(ctx: Ctx, w: Word): LaunchToken {
+  const t: LaunchToken = { text: ctx.text.slice(w.start, w.end), value: w.value, range: ctx.lines.range(w.start, w.end) };
+  if (w.dynamic) t.dynamic = true;
+  return t;
+}
+
+/** Offset of decoded char k of w in the original text. */
+function at(w: Word, k: number): number {
+  return w.runs.length ? mapIndex(w.runs, k) : w.start;
+}
+
+export function envOf(ctx: Ctx, w: Word, source: EnvSource): EnvAssignment {
+  const eq = w.value.indexOf('=');
+  const eqAt = at(w, eq);
+  const valStart = eq + 1 < w.value.length ? at(w, eq + 1) : eqAt + 1;
+  const e: EnvAssignment = {
+    name: w.value.slice(0, eq),
+    value: w.value.slice(eq + 1),
+    range: ctx.lines.range(w.start, w.end),
+    nameRange: ctx.lines.range(w.start, eqAt),
+    valueRange: ctx.lines.range(Math.min(valStart, w.end), w.end),
+    source,
+  };
+  if (w.dynamic) e.dynamic = true;
+  return e;
+}
+
+interface Entry {
+  kind: 'launch_server' | 'serve';
+  exe: number;
+  last: number;
+}
+
+function findEntry(ws: Word[]): Entry | null {
+  for (let i = 0; i < ws.length; i++) {
+    const w = ws[i];
+    if (w.op) continue;
+    const b = basename(w.value);
+    if (PYTHON.test(b) || w.value === 'sys.executable') {
+      let j = i + 1;
+      let skipped = 0;
+      while (j < ws.length && !ws[j].op && ws[j].value.startsWith('-') && !ws[j].value.startsWith('-m') && skipped < 4) {
+        j++;
+        skipped++;
+      }
+      const m = ws[j];
+      if (!m || m.op) continue;
+      if (m.value === '-m' && ws[j + 1] && !ws[j + 1].op && ws[j + 1].value === MODULE) return { kind: 'launch_server', exe: i, last: j + 1 };
+      if (m.value === `-m${MODULE}`) return { kind: 'launch_server', exe: i, last: j };
+    } else if (b === 'sglang' && ws[i + 1] && !ws[i + 1].op && ws[i + 1].value === 'serve') {
+      return { kind: 'serve', exe: i, last: i + 1 };
+    }
+  }
+  return null;
+}
+
+function isFlag(v: string): boolean {
+  if (v.length < 2 || v[0] !== '-') return false;
+  if (v === '--') return false;
+  const c = v[1];
+  if (c === '-') return v.length > 2;
+  return /[A-Za-z]/.test(c);
+}
+
+/** Splits a simple command's words into commands at shell operators. */
+function simpleCommands(ws: Word[]): Word[][] {
+  const out: Word[][] = [];
+  let cur: Word[] = [];
+  for (const w of ws) {
+    if (w.op && w.op !== 'redir') {
+      if (cur.length) out.push(cur);
+      cur = [];
+    } else cur.push(w);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
+ * Analyses words of one site. `depth` bounds recursion into `sh -c '…'` style nested scripts.
+ * Returns the number of commands found.
+ */
+export function analyzeWords(ctx: Ctx, ws: Word[], site: Site, depth = 0): number {
+  let found = 0;
+  const exported: EnvAssignment[] = [];
+  for (const cmd of simpleCommands(ws)) {
+    if (ctx.out.length >= ctx.max) break;
+    const first = cmd[0]?.value;
+    if (site.form === 'shell' && (first === 'export' || first === 'declare')) {
+      for (const w of cmd.slice(1)) if (!w.op && ASSIGN.test(w.value)) exported.push(envOf(ctx, w, 'export'));
+      continue;
+    }
+    const entry = findEntry(cmd);
+    if (!entry) {
+      if (depth < 3 && first !== 'echo' && first !== 'printf') found += nested(ctx, cmd, site, depth);
+      continue;
+    }
+    ctx.out.push(build(ctx, cmd, entry, site, exported));
+    found++;
+  }
+  return found;
+}
+
+/** Re-scans a word holding a command line; words of a dynamic (f-string, `$…`) parent stay dynamic. */
+export function tokenizeNested(w: Word): Word[] {
+  const inner = tokenizeShell(srcOfWord(w));
+  if (w.dynamic) for (const iw of inner) if (/[{$]/.test(iw.value)) iw.dynamic = true;
+  return inner;
+}
+
+/** Looks inside string words that hold a whole command (`bash -c "…"`, a YAML/Python string). */
+function nested(ctx: Ctx, cmd: Word[], site: Site, depth: number): number {
+  let found = 0;
+  for (let i = 0; i < cmd.length; i++) {
+    const w = cmd[i];
+    if (w.op || w.value.length < 10 || w.runs.length === 0) continue;
+    const afterC = i > 0 && cmd[i - 1].value === '-c';
+    if (!afterC && !(w.value.includes(MODULE) || w.value.includes('sglang serve'))) continue;
+    if (!/\s/.test(w.value)) continue;
+    // assignments in front of the wrapper (`A=1 bash -c "…"`) reach the inner command
+    const env = [...(site.env ?? [])];
+    for (let k = 0; k < i && !cmd[k].op && ASSIGN.test(cmd[k].value); k++) env.push(envOf(ctx, cmd[k], 'prefix'));
+    found += analyzeWords(ctx, tokenizeNested(w), { ...site, form: 'shell', env }, depth + 1);
+  }
+  return found;
+}
+
+function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAssignment[]): LaunchCommand {
+  const env: EnvAssignment[] = [...(site.env ?? []), ...exported];
+  let rangeStart = cmd[entry.exe].start;
+  for (let i = 0; i < entry.exe; i++) {
+    const w = cmd[i];
+    if (!w.op && ASSIGN.test(w.value)) {
+      env.push(envOf(ctx, w, 'prefix'));
+      if (w.start < rangeStart) rangeStart = w.start;
+    }
+  }
+  const args: LaunchArg[] = [];
+  const arity = ctx.opts.flagArity;
+  let owner = -1; // index in args of the flag taking values
+  let budget: number = Infinity;
+  let end = cmd[entry.last].end;
+  for (let i = entry.last + 1; i < cmd.length; i++) {
+    const w = cmd[i];
+    if (w.op === 'redir') {
+      if (w.needsTarget) i++;
+      continue;
+    }
+    const tok = tokenOf(ctx, w);
+    end = Math.max(end, w.end);
+    if (isFlag(w.value) && !/^-\d/.test(w.value)) {
+      const eq = w.value.startsWith('--') ? w.value.indexOf('=') : -1;
+      const name = eq > 0 ? w.value.slice(0, eq) : w.value;
+      const arg: LaunchArg = { ...tok, kind: 'flag', name, values: [] };
+      if (eq > 0) {
+        const eqAt = at(w, eq);
+        arg.nameRange = ctx.lines.range(w.start, eqAt);
+        arg.inline = true;
+        const vStart = eqAt + 1;
+        const v: LaunchToken = { text: ctx.text.slice(vStart, w.end), value: w.value.slice(eq + 1), range: ctx.lines.range(vStart, w.end) };
+        if (w.dynamic) v.dynamic = true;
+        arg.values!.push(v);
+        owner = -1;
+      } else {
+        arg.nameRange = tok.range;
+        const a = arity?.(name);
+        budget = a === 0 ? 0 : a === 1 ? 1 : Infinity;
+        owner = budget > 0 ? args.length : -1;
+      }
+      args.push(arg);
+      continue;
+    }
+    if (owner >= 0 && budget > 0) {
+      args.push({ ...tok, kind: 'value', flagIndex: owner });
+      args[owner].values!.push(tok);
+      budget--;
+      if (budget === 0) owner = -1;
+    } else {
+      args.push({ ...tok, kind: 'positional' });
+    }
+  }
+  const exe = cmd[entry.exe];
+  const lastEntry = cmd[entry.last];
+  return {
+    entry: entry.kind,
+    range: ctx.lines.range(rangeStart, end),
+    entryRange: ctx.lines.range(exe.start, lastEntry.end),
+    executable: tokenOf(ctx, exe),
+    env,
+    args,
+    host: site.host,
+    form: site.form,
+  };
+}
