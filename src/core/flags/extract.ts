@@ -14,6 +14,7 @@ import type {
 } from './types';
 
 const MAX_DIAGNOSTICS = 50;
+const ZERO_ARG_ACTIONS = new Set(['store_true', 'store_false', 'store_const', 'append_const', 'count', 'BooleanOptionalAction']);
 const MUTATORS = new Set(['extend', 'append', 'add', 'update', 'insert', '__iadd__']);
 
 interface ConstInfo {
@@ -489,6 +490,7 @@ class Extractor {
   }
 
   private finishAction(entry: FlagEntry): void {
+    if (entry.nargs === undefined && ZERO_ARG_ACTIONS.has(entry.action ?? '')) entry.nargs = 0;
     if (entry.action === 'BooleanOptionalAction') {
       entry.negations = [entry.flag, ...entry.aliases].filter((s) => s.startsWith('--')).map((s) => `--no-${s.slice(2)}`);
     }

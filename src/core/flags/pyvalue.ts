@@ -305,6 +305,14 @@ function builtin(name: string, args: PyVal[]): Evaluated {
     case 'int': return typeof a === 'number' ? Math.trunc(a) : typeof a === 'string' && /^\s*-?\d+\s*$/.test(a) ? parseInt(a, 10) : UNRESOLVED;
     case 'float': return typeof a === 'number' ? a : typeof a === 'string' && a.trim() !== '' && Number.isFinite(Number(a)) ? Number(a) : UNRESOLVED;
     case 'bool': return a === undefined ? false : truthy(a);
+    case 'range': {
+      if (!args.every((x) => typeof x === 'number' && Number.isInteger(x)) || !args.length || args.length > 3) return UNRESOLVED;
+      const [start, stop, step] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
+      if (step === 0 || Math.abs((stop - start) / step) > MAX_ITEMS) return UNRESOLVED;
+      const out: number[] = [];
+      for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
+      return out;
+    }
     case 'min': case 'max': {
       const it = args.length === 1 && a !== undefined ? iterate(a) : args;
       if (!it || !it.length || !it.every((x) => typeof x === 'number')) return UNRESOLVED;
