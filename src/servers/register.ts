@@ -83,7 +83,7 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
 
 async function editServer(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
   const server = await pickServer(store, arg, 'Edit which server?');
-  if (!server) return;
+  if (!server || (await explainSettingsServer(store, server.id))) return;
   const url = await vscode.window.showInputBox({ title: `Edit ${server.label}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
   if (url === undefined) return;
   const label = await vscode.window.showInputBox({ title: `Edit ${server.label}: name`, value: server.label, ignoreFocusOut: true });
@@ -94,7 +94,7 @@ async function editServer(store: ServerStore, health: HealthMonitor, arg: unknow
 
 async function removeServer(store: ServerStore, arg: unknown): Promise<void> {
   const server = await pickServer(store, arg, 'Remove which server?');
-  if (!server) return;
+  if (!server || (await explainSettingsServer(store, server.id))) return;
   const remove = 'Remove';
   const answer = await vscode.window.showWarningMessage(
     `Remove ${server.label} (${server.baseUrl})? Its saved API key is deleted too; probe history stays.`,
@@ -115,4 +115,13 @@ async function setApiKey(store: ServerStore, health: HealthMonitor, arg: unknown
   if (apiKey === undefined) return;
   await store.setApiKey(server.id, apiKey || undefined);
   void health.refresh(server.id);
+}
+
+/** Servers from settings are edited in settings; says so and offers to open them. */
+async function explainSettingsServer(store: ServerStore, id: string): Promise<boolean> {
+  if (!store.isFromSettings(id)) return false;
+  const open = 'Open Settings';
+  const answer = await vscode.window.showInformationMessage('This server is defined in the "inferenceDoctor.servers" setting. Change it there.', open);
+  if (answer === open) await vscode.commands.executeCommand('workbench.action.openSettings', 'inferenceDoctor.servers');
+  return true;
 }

@@ -3,6 +3,8 @@ import { normaliseBaseUrl, type ServerConfig } from '../core/servers';
 import type { ServerTarget } from '../core/probe/types';
 
 const SERVERS_KEY = 'inferenceDoctor.servers';
+const SETTINGS_KEY = 'inferenceDoctor.servers';
+const SETTINGS_ID_PREFIX = 'settings:';
 const secretKey = (id: string) => `inferenceDoctor.apiKey.${id}`;
 
 /**
@@ -13,11 +15,44 @@ export class ServerStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly state: vscode.Memento, private readonly secrets: vscode.SecretStorage) {}
+  private readonly configWatcher: vscode.Disposable;
 
+  constructor(private readonly state: vscode.Memento, private readonly secrets: vscode.SecretStorage) {
+    this.configWatcher = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS_KEY)) this.changed.fire();
+    });
+  }
+
+  /** Servers from settings (shareable in a workspace, read-only here) and those added in the view. */
   list(): ServerConfig[] {
+    return [...this.fromSettings(), ...this.stored()];
+  }
+
+  isFromSettings(id: string): boolean {
+    return id.startsWith(SETTINGS_ID_PREFIX);
+  }
+
+  private stored(): ServerConfig[] {
     const stored = this.state.get<unknown>(SERVERS_KEY);
     return Array.isArray(stored) ? stored.filter(isServerConfig) : [];
+  }
+
+  private fromSettings(): ServerConfig[] {
+    const entries = vscode.workspace.getConfiguration().get<unknown>(SETTINGS_KEY);
+    if (!Array.isArray(entries)) return [];
+    const servers: ServerConfig[] = [];
+    for (const entry of entries as unknown[]) {
+      if (typeof entry !== 'object' || entry === null) continue;
+      const { url, name } = entry as { url?: unknown; name?: unknown };
+      if (typeof url !== 'string') continue;
+      try {
+        const baseUrl = normaliseBaseUrl(url);
+        servers.push({ id: `${SETTINGS_ID_PREFIX}${baseUrl}`, label: typeof name === 'string' && name ? name : new URL(baseUrl).host, baseUrl });
+      } catch {
+        // An invalid URL in settings is shown by the settings editor's schema; skip it here.
+      }
+    }
+    return servers;
   }
 
   get(id: string): ServerConfig | undefined {
@@ -33,13 +68,14 @@ export class ServerStore implements vscode.Disposable {
       ...(input.hostId ? { hostId: input.hostId } : {}),
     };
     if (input.apiKey) await this.secrets.store(secretKey(server.id), input.apiKey);
-    await this.state.update(SERVERS_KEY, [...this.list(), server]);
+    await this.state.update(SERVERS_KEY, [...this.stored(), server]);
     this.changed.fire();
     return server;
   }
 
   async update(id: string, patch: { label?: string; baseUrl?: string }): Promise<void> {
-    const servers = this.list().map((server) =>
+    this.assertEditable(id);
+    const servers = this.stored().map((server) =>
       server.id === id
         ? { ...server, ...(patch.label ? { label: patch.label } : {}), ...(patch.baseUrl ? { baseUrl: normaliseBaseUrl(patch.baseUrl) } : {}) }
         : server,
@@ -49,7 +85,8 @@ export class ServerStore implements vscode.Disposable {
   }
 
   async remove(id: string): Promise<void> {
-    await this.state.update(SERVERS_KEY, this.list().filter((server) => server.id !== id));
+    this.assertEditable(id);
+    await this.state.update(SERVERS_KEY, this.stored().filter((server) => server.id !== id));
     await this.secrets.delete(secretKey(id));
     this.changed.fire();
   }
@@ -67,7 +104,14 @@ export class ServerStore implements vscode.Disposable {
     return apiKey ? { baseUrl: server.baseUrl, apiKey } : { baseUrl: server.baseUrl };
   }
 
+  private assertEditable(id: string): void {
+    if (this.isFromSettings(id)) {
+      throw new Error(`This server comes from the "${SETTINGS_KEY}" setting: change it in your settings.`);
+    }
+  }
+
   dispose(): void {
+    this.configWatcher.dispose();
     this.changed.dispose();
   }
 }
