@@ -277,9 +277,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const write = async (text: string): Promise<void> => {
       if (closed) return;
-      if (!res.write(text)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!res.write(text)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
     };
-    const event = (obj: unknown): string => `data: ${stringifyPyJson(obj)}\n\n`;
+    // Non-finite floats only occur in logprobs; skip the slower Python-style writer otherwise.
+    const event = r.logprobs ? (obj: unknown): string => `data: ${stringifyPyJson(obj)}\n\n` : (obj: unknown): string => `data: ${JSON.stringify(obj)}\n\n`;
+    let sinceYield = 0;
     const tokenDelay = b.tokenDelayMs ?? (b.behaviour === 'slow' ? 200 : 0);
     const perChunk = Math.max(1, b.tokensPerChunk ?? 1);
     const cutAt = b.behaviour === 'cut' ? (b.cutAfterTokens ?? 8) : b.behaviour === 'error-midstream' || b.behaviour === 'bad-json' ? 5 : -1;
@@ -359,6 +371,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       if (pending.length >= perChunk) {
         if (!(await flush())) return;
         if (tokenDelay > 0) await sleep(tokenDelay * perChunk);
+        else if (++sinceYield >= 16) {
+          // Like a real server, let the event loop breathe (and notice a client that left).
+          sinceYield = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
     }
     if (!(await flush())) return;
@@ -436,8 +453,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
         await handleGeneration(req, res, route);
         return;
       }
-      if (method !== 'GET') throw new HttpError(405, 'Method Not Allowed', 'MethodNotAllowed');
       const legacy = !!scenario.legacyRoutes;
+      const known = ['/v1/models', '/get_model_info', '/get_server_info', ...(legacy ? [] : ['/model_info', '/server_info'])];
+      if (!known.includes(path)) {
+        sendJson(res, 404, { detail: 'Not Found' });
+        return;
+      }
+      if (method !== 'GET') throw new HttpError(405, 'Method Not Allowed', 'MethodNotAllowed');
       if (path === '/v1/models') {
         sendJson(res, 200, {
           object: 'list',

@@ -11,11 +11,19 @@ export class TailBuffer {
 
   append(text: string): void {
     if (!text) return;
+    this.total += text.length;
+    if (text.length >= this.limit) {
+      // One piece fills the window on its own: everything kept so far goes.
+      this.dropped += this.length;
+      this.parts = [text];
+      this.length = text.length;
+      this.compact();
+      return;
+    }
     this.parts.push(text);
     this.length += text.length;
-    this.total += text.length;
-    // Compact at twice the limit so the cost stays linear in the input.
-    if (this.length > this.limit * 2) this.compact();
+    // Compact at four times the limit so copying stays a fraction of the input.
+    if (this.length > this.limit * 4) this.compact();
   }
 
   private compact(): void {
@@ -25,6 +33,8 @@ export class TailBuffer {
       // Do not start the kept text with the low half of a surrogate pair.
       const c = joined.charCodeAt(cut);
       if (c >= 0xdc00 && c <= 0xdfff) cut++;
+      // The slice may share the joined string's storage; that is at most 4x the limit and is
+      // released at the next compaction, so memory stays bounded.
       joined = joined.slice(cut);
       this.dropped += cut;
     }
