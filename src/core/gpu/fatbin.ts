@@ -1,0 +1,479 @@
+/**
+ * CUDA fat binary reader: which GPU architectures a shared library carries code for.
+ *
+ * A CUDA `.so` keeps its device code in ELF sections named `.nv_fatbin` (or `__nv_relfatbin` in
+ * relocatable objects). Each section holds one or more fatbin containers laid end to end:
+ *
+ *   container header (16 bytes): u32 magic 0xBA55ED50, u16 version (1), u16 header size (16),
+ *                                u64 size of the entries that follow
+ *   entry header (>= 64 bytes):  u16 kind (1 PTX, 2 ELF cubin), u16 version, u32 header size,
+ *                                u64 payload size (padded), u32 compressed size, u32 (unused here),
+ *                                u16 code version minor, u16 major, u32 arch (80, 90, 120, ...),
+ *                                u32 name offset, u32 name size, u64 flags, u64, u64 uncompressed size
+ *   payload                      right after the entry header; next entry follows the payload.
+ *
+ * Flag bits used here: 0x100000 arch-specific target (`sm_90a`), 0x200000 family target
+ * (`sm_100f`), 0x2000 / 0x8000 payload compressed (LZ4 / Zstandard). Payloads are never
+ * decompressed: the headers alone say which targets exist.
+ *
+ * The parser never trusts a size: every read is bounds-checked, every entry advances by at least
+ * 64 bytes and the number of entries is capped, so hostile input ends in a FatbinError.
+ */
+import { FatbinError, Reader, SHT_NOBITS, fmtOff, isElf, readElfSections } from './elf';
+import type { HostLike } from './hostLike';
+
+export { FatbinError } from './elf';
+export type { FatbinErrorCode } from './elf';
+
+export const FATBIN_MAGIC = 0xba55ed50;
+export const FATBIN_SECTIONS = ['.nv_fatbin', '__nv_relfatbin'] as const;
+export const FLAG_ARCH_SPECIFIC = 0x100000;
+export const FLAG_FAMILY_SPECIFIC = 0x200000;
+export const FLAG_COMPRESSED_LZ4 = 0x2000;
+export const FLAG_COMPRESSED_ZSTD = 0x8000;
+
+const MIN_ENTRY_HEADER = 64;
+const MAX_ENTRY_HEADER = 4096;
+const DEFAULT_MAX_ENTRIES = 200_000;
+
+export type TargetVariant = '' | 'a' | 'f';
+
+/** One compilation target: SASS (`sm_120`, runs as is) or PTX (`compute_90`, JIT-compiled by the driver). */
+export interface CudaTarget {
+  kind: 'sass' | 'ptx';
+  /** major*10+minor: 80, 90, 100, 120, ... */
+  arch: number;
+  /** 'a' = arch-specific (runs only on exactly this arch), 'f' = family-specific. */
+  variant: TargetVariant;
+  name: string;
+}
+
+export interface FatbinEntryInfo {
+  /** Offset of the entry header inside the bytes given to the reader. */
+  offset: number;
+  kind: 'elf' | 'ptx' | 'other';
+  kindCode: number;
+  headerSize: number;
+  payloadSize: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  compression: 'none' | 'lz4' | 'zstd';
+  codeVersion: { major: number; minor: number };
+  arch: number;
+  variant: TargetVariant;
+  /** Low 32 bits of the entry flags. */
+  flags: number;
+  target?: CudaTarget;
+}
+
+export interface FatbinContainer {
+  offset: number;
+  /** Section it was found in, or '' for a raw fatbin file or a scan. */
+  section: string;
+  version: number;
+  headerSize: number;
+  fatSize: number;
+  entries: FatbinEntryInfo[];
+}
+
+export interface FatbinReport {
+  format: 'elf' | 'fatbin';
+  /** Fatbin sections found in the ELF section table. */
+  sections: { name: string; offset: number; size: number }[];
+  containers: FatbinContainer[];
+  /** Unique targets, SASS first, then by arch. */
+  targets: CudaTarget[];
+  sass: string[];
+  ptx: string[];
+  hasFatbin: boolean;
+  /** False when the data was cut short or a damaged part was skipped (lenient mode). */
+  complete: boolean;
+  /** How the containers were located. */
+  located: 'sections' | 'scan' | 'raw';
+  issues: string[];
+}
+
+export interface FatbinReadOptions {
+  /** Record damage in `issues` and keep what was readable, instead of throwing. Default false. */
+  lenient?: boolean;
+  /** When the ELF section table is missing or damaged (e.g. only a prefix was read), scan for container magic. Default false. */
+  scan?: boolean;
+  maxEntries?: number;
+}
+
+export function targetName(kind: CudaTarget['kind'], arch: number, variant: TargetVariant): string {
+  return `${kind === 'sass' ? 'sm' : 'compute'}_${arch}${variant}`;
+}
+
+export function makeTarget(kind: CudaTarget['kind'], arch: number, variant: TargetVariant = ''): CudaTarget {
+  return { kind, arch, variant, name: targetName(kind, arch, variant) };
+}
+
+/** `sm_90a` → SASS 90 'a'; `compute_120` → PTX 120; also accepts `sm90`, `SM_120F`. */
+export function parseTargetName(s: string): CudaTarget | undefined {
+  const m = /^(sm|compute)_?(\d{2,3})([af]?)$/i.exec(s.trim());
+  if (!m) return undefined;
+  return makeTarget(m[1].toLowerCase() === 'sm' ? 'sass' : 'ptx', Number(m[2]), m[3].toLowerCase() as TargetVariant);
+}
+
+export function compareTargets(a: CudaTarget, b: CudaTarget): number {
+  if (a.kind !== b.kind) return a.kind === 'sass' ? -1 : 1;
+  if (a.arch !== b.arch) return a.arch - b.arch;
+  return a.variant.localeCompare(b.variant);
+}
+
+export function uniqueTargets(ts: Iterable<CudaTarget>): CudaTarget[] {
+  const m = new Map<string, CudaTarget>();
+  for (const t of ts) if (!m.has(t.name)) m.set(t.name, t);
+  return [...m.values()].sort(compareTargets);
+}
+
+interface Ctx {
+  r: Reader;
+  lenient: boolean;
+  maxEntries: number;
+  entryCount: number;
+  issues: string[];
+  complete: boolean;
+}
+
+/** In lenient mode note the problem and return false; in strict mode throw. */
+function problem(ctx: Ctx, err: FatbinError): false {
+  if (!ctx.lenient) throw err;
+  ctx.issues.push(err.message);
+  ctx.complete = false;
+  return false;
+}
+
+function parseEntry(ctx: Ctx, p: number): FatbinEntryInfo {
+  const { r } = ctx;
+  const kindCode = r.u16(p, 'fatbin entry kind');
+  const headerSize = r.u32(p + 4, 'fatbin entry header size');
+  if (headerSize < MIN_ENTRY_HEADER || headerSize > MAX_ENTRY_HEADER) {
+    throw new FatbinError('malformed', `fatbin entry at ${fmtOff(p)} has header size ${headerSize} (expected ${MIN_ENTRY_HEADER}..${MAX_ENTRY_HEADER})`);
+  }
+  r.need(p, headerSize, 'fatbin entry header');
+  const payloadSize = r.u64(p + 8, 'fatbin entry payload size');
+  const compressedSize = r.u32(p + 16, 'fatbin entry compressed size');
+  const minor = r.u16(p + 24, 'fatbin entry version minor');
+  const major = r.u16(p + 26, 'fatbin entry version major');
+  const arch = r.u32(p + 28, 'fatbin entry arch');
+  const flags = r.u64parts(p + 40, 'fatbin entry flags').lo;
+  const uncompressed = r.u64parts(p + 56, 'fatbin entry uncompressed size');
+  const uncompressedSize = uncompressed.hi === 0 ? uncompressed.lo : -1;
+  const kind = kindCode === 1 ? 'ptx' : kindCode === 2 || kindCode === 0x10 ? 'elf' : 'other';
+  const variant: TargetVariant = flags & FLAG_ARCH_SPECIFIC ? 'a' : flags & FLAG_FAMILY_SPECIFIC ? 'f' : '';
+  const compression = flags & FLAG_COMPRESSED_ZSTD ? 'zstd' : flags & FLAG_COMPRESSED_LZ4 ? 'lz4' : 'none';
+  const e: FatbinEntryInfo = {
+    offset: p, kind, kindCode, headerSize, payloadSize, compressedSize, uncompressedSize, compression,
+    codeVersion: { major, minor }, arch, variant, flags,
+  };
+  if (kind !== 'other') {
+    if (arch >= 10 && arch <= 999) e.target = makeTarget(kind === 'elf' ? 'sass' : 'ptx', arch, variant);
+    else problem(ctx, new FatbinError('malformed', `fatbin entry at ${fmtOff(p)} names an implausible arch ${arch}`));
+  }
+  return e;
+}
+
+/**
+ * Parse one container at `start`; entries may not go past `limit`. Returns the container and the
+ * offset just after it. Throws in strict mode; in lenient mode returns what was readable.
+ */
+function parseContainer(ctx: Ctx, start: number, limit: number, section: string): { c: FatbinContainer; end: number } {
+  const { r } = ctx;
+  r.need(start, 16, 'fatbin container header');
+  const magic = r.u32(start, 'fatbin magic');
+  if (magic !== FATBIN_MAGIC) throw new FatbinError('malformed', `expected fatbin magic 0xba55ed50 at ${fmtOff(start)}, found 0x${magic.toString(16)}`);
+  const version = r.u16(start + 4, 'fatbin version');
+  const headerSize = r.u16(start + 6, 'fatbin header size');
+  const fatSize = r.u64(start + 8, 'fatbin size');
+  if (headerSize < 16) throw new FatbinError('malformed', `fatbin container at ${fmtOff(start)} has header size ${headerSize} (at least 16)`);
+  const c: FatbinContainer = { offset: start, section, version, headerSize, fatSize, entries: [] };
+  let end = start + headerSize + fatSize;
+  if (end > limit) {
+    problem(ctx, new FatbinError('truncated', `fatbin container at ${fmtOff(start)} claims ${fatSize} bytes of entries but only ${Math.max(0, limit - start - headerSize)} remain`));
+    end = limit;
+  }
+  let p = start + headerSize;
+  while (p < end) {
+    if (end - p < MIN_ENTRY_HEADER) {
+      problem(ctx, new FatbinError('truncated', `fatbin container at ${fmtOff(start)}: ${end - p} stray bytes at ${fmtOff(p)} are too few for an entry header`));
+      break;
+    }
+    let e: FatbinEntryInfo;
+    try {
+      e = parseEntry(ctx, p);
+    } catch (err) {
+      if (err instanceof FatbinError) { problem(ctx, err); break; }
+      throw err;
+    }
+    if (++ctx.entryCount > ctx.maxEntries) throw new FatbinError('too-large', `more than ${ctx.maxEntries} fatbin entries; giving up`);
+    const next = p + e.headerSize + e.payloadSize;
+    if (next > end) {
+      // The header itself is intact: keep its target, but the container is damaged or cut.
+      c.entries.push(e);
+      problem(ctx, new FatbinError('truncated', `fatbin entry at ${fmtOff(p)} (${e.target?.name ?? `kind ${e.kindCode}`}) has a ${e.payloadSize}-byte payload running past its container end ${fmtOff(end)}`));
+      break;
+    }
+    c.entries.push(e);
+    p = next;
+  }
+  return { c, end };
+}
+
+function newCtx(bytes: Uint8Array, opts: FatbinReadOptions): Ctx {
+  return { r: new Reader(bytes), lenient: !!opts.lenient, maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES, entryCount: 0, issues: [], complete: true };
+}
+
+/** Walk consecutive containers in [start, limit), skipping zero padding between them. */
+function parseRegion(ctx: Ctx, start: number, limit: number, section: string, out: FatbinContainer[]): void {
+  const b = ctx.r.bytes;
+  let p = start;
+  while (p < limit) {
+    while (p < limit && b[p] === 0) p++;
+    if (p >= limit) break;
+    if (limit - p < 16 || ctx.r.u32(p, 'fatbin magic') !== FATBIN_MAGIC) {
+      problem(ctx, new FatbinError('malformed', `${section || 'fatbin data'}: unexpected bytes at ${fmtOff(p)} where a fatbin container should start`));
+      return;
+    }
+    let res: { c: FatbinContainer; end: number };
+    try {
+      res = parseContainer(ctx, p, limit, section);
+    } catch (err) {
+      if (err instanceof FatbinError && err.code !== 'too-large') { problem(ctx, err); return; }
+      throw err;
+    }
+    out.push(res.c);
+    if (res.end <= p) return; // cannot happen (header >= 16), but never loop in place
+    p = res.end;
+  }
+}
+
+/** Look for containers anywhere in the bytes (used when the section table is not available). */
+function scanForContainers(ctx: Ctx, out: FatbinContainer[]): void {
+  const b = ctx.r.bytes;
+  let from = 0;
+  while (from + 16 <= b.length) {
+    const i = b.indexOf(0x50, from);
+    if (i < 0 || i + 16 > b.length) break;
+    if (b[i + 1] !== 0xed || b[i + 2] !== 0x55 || b[i + 3] !== 0xba || (i & 3) !== 0
+      || ctx.r.u16(i + 4, 'fatbin version') !== 1 || ctx.r.u16(i + 6, 'fatbin header size') !== 16) {
+      from = i + 1;
+      continue;
+    }
+    // A candidate: parse it leniently in a private context so a false positive costs nothing.
+    const sub: Ctx = { ...ctx, lenient: true, issues: [], complete: true };
+    let res: { c: FatbinContainer; end: number };
+    try {
+      res = parseContainer(sub, i, b.length, '');
+    } catch (err) {
+      if (err instanceof FatbinError && err.code === 'too-large') throw err;
+      from = i + 1;
+      continue;
+    }
+    ctx.entryCount = sub.entryCount;
+    const plausible = res.c.entries.length > 0 && res.c.entries.every((e) => e.kind !== 'other');
+    if (!plausible) { from = i + 1; continue; }
+    out.push(res.c);
+    if (!sub.complete) { ctx.complete = false; ctx.issues.push(...sub.issues); }
+    from = Math.max(i + 16, res.end);
+  }
+}
+
+function finish(format: FatbinReport['format'], located: FatbinReport['located'], sections: FatbinReport['sections'], containers: FatbinContainer[], ctx: Ctx): FatbinReport {
+  const targets = uniqueTargets(containers.flatMap((c) => c.entries.flatMap((e) => (e.target ? [e.target] : []))));
+  return {
+    format, located, sections, containers, targets,
+    sass: targets.filter((t) => t.kind === 'sass').map((t) => t.name),
+    ptx: targets.filter((t) => t.kind === 'ptx').map((t) => t.name),
+    hasFatbin: containers.length > 0,
+    complete: ctx.complete,
+    issues: ctx.issues,
+  };
+}
+
+function readInner(bytes: Uint8Array, opts: FatbinReadOptions): FatbinReport {
+  const ctx = newCtx(bytes, opts);
+  const containers: FatbinContainer[] = [];
+  if (bytes.length >= 4 && new Reader(bytes).u32(0, 'magic') === FATBIN_MAGIC) {
+    parseRegion(ctx, 0, bytes.length, '', containers);
+    return finish('fatbin', 'raw', [], containers, ctx);
+  }
+  if (!isElf(bytes)) throw new FatbinError('not-elf', 'not an ELF shared object or fatbin file (no \\x7fELF or 0xba55ed50 magic)');
+  let sectionsAll;
+  try {
+    sectionsAll = readElfSections(bytes).sections;
+  } catch (err) {
+    if (opts.scan && err instanceof FatbinError && err.code !== 'unsupported') {
+      ctx.complete = false;
+      ctx.issues.push(`ELF section table unreadable (${err.message}); scanned the bytes for fatbin containers instead, so the list may be incomplete`);
+      scanForContainers(ctx, containers);
+      return finish('elf', 'scan', [], containers, ctx);
+    }
+    throw err;
+  }
+  const sections = sectionsAll
+    .filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0)
+    .map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
+  for (const s of sections) {
+    let limit = s.offset + s.size;
+    if (limit > bytes.length) {
+      problem(ctx, new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${bytes.length} bytes)`));
+      limit = bytes.length;
+    }
+    parseRegion(ctx, s.offset, limit, s.name, containers);
+  }
+  return finish('elf', 'sections', sections, containers, ctx);
+}
+
+/**
+ * Read the CUDA targets of an ELF shared object (or a raw `.fatbin`). Throws only FatbinError.
+ * A file without fatbin sections is not an error: `hasFatbin` is false.
+ */
+export function readFatbinTargets(bytes: Uint8Array, opts: FatbinReadOptions = {}): FatbinReport {
+  try {
+    return readInner(bytes, opts);
+  } catch (err) {
+    if (err instanceof FatbinError) throw err;
+    // Safety net: a bug here must not take the caller down with a RangeError.
+    throw new FatbinError('malformed', `internal error while reading fatbin: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export type FatbinResult = { ok: true; report: FatbinReport } | { ok: false; error: FatbinError };
+
+export function tryReadFatbinTargets(bytes: Uint8Array, opts: FatbinReadOptions = {}): FatbinResult {
+  try {
+    return { ok: true, report: readFatbinTargets(bytes, opts) };
+  } catch (err) {
+    return { ok: false, error: err as FatbinError };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuobjdump
+
+/**
+ * Parse `cuobjdump --list-elf` / `--list-ptx` output: lines like
+ * `ELF file    1: common_ops.1.sm_90a.cubin` and `PTX file    1: common_ops.1.sm_90.ptx`.
+ */
+export function parseCuobjdumpList(text: string): { targets: CudaTarget[]; noDeviceCode: boolean } {
+  const found: CudaTarget[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(ELF|PTX) file\s+\d+:\s*(\S+)\s*$/.exec(line);
+    if (!m) continue;
+    const a = /(?:^|[._])sm_(\d{2,3})([af]?)(?:\.[^.]*)?$/.exec(m[2]);
+    if (!a) continue;
+    found.push(makeTarget(m[1] === 'ELF' ? 'sass' : 'ptx', Number(a[1]), a[2] as TargetVariant));
+  }
+  return { targets: uniqueTargets(found), noDeviceCode: /does not contain device code/i.test(text) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a library on a host
+
+export interface LibraryTargets {
+  path: string;
+  size?: number;
+  /** How the targets were obtained; undefined when nothing worked (see error). */
+  source?: 'builtin' | 'cuobjdump';
+  targets: CudaTarget[];
+  sass: string[];
+  ptx: string[];
+  hasFatbin: boolean;
+  complete: boolean;
+  issues: string[];
+  error?: string;
+}
+
+export interface LibraryReadOptions {
+  /** Read at most this many bytes of the file. Default 256 MiB. */
+  maxBytes?: number;
+  /**
+   * 'auto' (default): the built-in reader when the file fits in maxBytes, else cuobjdump on the
+   * host when it is installed, else the built-in reader on a prefix (possibly incomplete).
+   * 'never': built-in only. 'prefer': cuobjdump first, built-in when it is missing or fails.
+   */
+  cuobjdump?: 'auto' | 'never' | 'prefer';
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export const DEFAULT_LIBRARY_MAX_BYTES = 256 * 1024 * 1024;
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function viaCuobjdump(host: HostLike, path: string, opts: LibraryReadOptions): Promise<{ targets: CudaTarget[]; hasFatbin: boolean }> {
+  let res;
+  try {
+    res = await host.exec(['cuobjdump', '--list-elf', '--list-ptx', path], {
+      timeoutMs: opts.timeoutMs ?? 120_000, maxOutputBytes: 8 * 1024 * 1024, signal: opts.signal,
+    });
+  } catch (err) {
+    throw new FatbinError('tool', `cuobjdump could not run: ${errText(err)}`);
+  }
+  const parsed = parseCuobjdumpList(`${res.stdout}\n${res.stderr}`);
+  if (parsed.noDeviceCode) return { targets: [], hasFatbin: false };
+  if (res.code !== 0 && parsed.targets.length === 0) {
+    const first = (res.stderr || res.stdout).trim().split('\n')[0] ?? '';
+    throw new FatbinError('tool', `cuobjdump exited with ${res.code ?? 'a signal'}${first ? `: ${first}` : ''}`);
+  }
+  if (parsed.targets.length === 0) throw new FatbinError('tool', 'cuobjdump listed no ELF or PTX files');
+  return { targets: parsed.targets, hasFatbin: true };
+}
+
+/** Targets of one library on a host. Never throws: failures end up in `error`. */
+export async function readLibraryTargets(host: HostLike, path: string, opts: LibraryReadOptions = {}): Promise<LibraryTargets> {
+  const maxBytes = Math.max(64, opts.maxBytes ?? DEFAULT_LIBRARY_MAX_BYTES);
+  const mode = opts.cuobjdump ?? 'auto';
+  const out: LibraryTargets = { path, targets: [], sass: [], ptx: [], hasFatbin: false, complete: false, issues: [] };
+  const setTargets = (ts: CudaTarget[]): void => {
+    out.targets = ts;
+    out.sass = ts.filter((t) => t.kind === 'sass').map((t) => t.name);
+    out.ptx = ts.filter((t) => t.kind === 'ptx').map((t) => t.name);
+  };
+  try {
+    const st = await host.stat(path);
+    out.size = st.size;
+  } catch { /* size unknown: read up to maxBytes */ }
+
+  const tryTool = async (): Promise<boolean> => {
+    try {
+      const r = await viaCuobjdump(host, path, opts);
+      setTargets(r.targets);
+      out.hasFatbin = r.hasFatbin;
+      out.complete = true;
+      out.source = 'cuobjdump';
+      return true;
+    } catch (err) {
+      out.issues.push(errText(err));
+      return false;
+    }
+  };
+
+  if (mode === 'prefer' && await tryTool()) return out;
+  if (mode === 'auto' && out.size !== undefined && out.size > maxBytes && await tryTool()) return out;
+
+  let bytes: Uint8Array;
+  try {
+    bytes = await host.readFile(path, { maxBytes, signal: opts.signal });
+  } catch (err) {
+    out.error = `could not read ${path}: ${errText(err)}`;
+    return out;
+  }
+  const cut = (out.size !== undefined && bytes.length < out.size) || (out.size === undefined && bytes.length >= maxBytes);
+  const res = tryReadFatbinTargets(bytes, { lenient: true, scan: true });
+  if (!res.ok) {
+    out.error = `${path}: ${res.error.message}`;
+    return out;
+  }
+  setTargets(res.report.targets);
+  out.hasFatbin = res.report.hasFatbin;
+  out.complete = res.report.complete && !cut;
+  out.source = 'builtin';
+  if (cut) out.issues.push(`read only the first ${bytes.length} of ${out.size ?? 'unknown'} bytes; the target list may be incomplete`);
+  out.issues.push(...res.report.issues);
+  return out;
+}

@@ -1,0 +1,9 @@
+/**
+ * The part of a Host that GPU inspection and environment discovery use. Any `Host` from
+ * src/core/hosts is one; tests pass small fakes.
+ */
+import type { Host } from '../hosts/types';
+
+export type HostLike = Pick<Host, 'exec' | 'readFile' | 'readDir' | 'stat'> & { readonly label?: string };
+
+export type HostExecResult = Awaited<ReturnType<Host['exec']>>;
