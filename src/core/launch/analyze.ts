@@ -50,7 +50,7 @@ export function envOf(ctx: Ctx, w: Word, source: EnvSource): EnvAssignment {
     name: w.value.slice(0, eq),
     value: w.value.slice(eq + 1),
     range: ctx.lines.range(w.start, w.end),
-    nameRange: ctx.lines.range(w.start, eqAt),
+    nameRange: ctx.lines.range(at(w, 0), eqAt),
     valueRange: ctx.lines.range(Math.min(valStart, w.end), w.end),
     source,
   };
@@ -187,7 +187,7 @@ function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAss
       const arg: LaunchArg = { ...tok, kind: 'flag', name, values: [] };
       if (eq > 0) {
         const eqAt = at(w, eq);
-        arg.nameRange = ctx.lines.range(w.start, eqAt);
+        arg.nameRange = ctx.lines.range(at(w, 0), eqAt);
         arg.inline = true;
         const vStart = eqAt + 1;
         const v: LaunchToken = { text: ctx.text.slice(vStart, w.end), value: w.value.slice(eq + 1), range: ctx.lines.range(vStart, w.end) };
