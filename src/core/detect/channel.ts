@@ -55,8 +55,12 @@ function firstLoopAlarm(p: number): number {
 }
 
 export interface UnitShape {
+  /** Carries words: enough letters that a run of it is prose, not data or punctuation. */
   wordy: boolean;
+  /** Contains a newline: made of lines, as code, tables and config are. */
   line: boolean;
+  /** Contains a list separator (, ; |): enumerations repeat identical items legitimately. */
+  list: boolean;
 }
 
 function isHexDigit(c: number): boolean {
@@ -96,6 +100,7 @@ export class Channel {
   private repAlarm = REP_NEED;
 
   private prevScript = 0;
+  private afterBackslash = false;
   private prevChar = 0;
   private readonly saladRing = new Float64Array(LIMITS.saladEvents);
   private saladCount = 0;
@@ -135,6 +140,7 @@ export class Channel {
     let loopAlarm = this.loopAlarm;
     let repCount = this.repCount;
     let prevScript = this.prevScript;
+    let afterBackslash = this.afterBackslash;
     const t0Multi = this.t0Multi;
 
     for (let i = 0; i < len; i++) {
@@ -198,12 +204,20 @@ export class Channel {
 
       // 3. Token salad: script clashes inside words, U+FFFD, byte-level BPE artefacts.
       if (c < 128) {
-        const sc = ASCII_SCRIPT[c]!;
+        let sc = ASCII_SCRIPT[c]!;
+        // Letters right after a backslash are an escape (roff "\fI", C "\n"), not part of a word.
+        if (sc !== 0) {
+          if (afterBackslash) sc = 0;
+        } else {
+          afterBackslash = c === 92;
+        }
+        if (c > 32 && c !== 0x7f && !this.nonWhitespace) this.nonWhitespace = true;
         if (sc !== prevScript) {
           if (sc !== 0 && prevScript > 1 && incompatibleScripts(prevScript, sc)) this.onSalad(pos, 'script');
           prevScript = sc;
         }
       } else {
+        afterBackslash = false;
         if (!this.nonWhitespace && !isWhitespace(c)) this.nonWhitespace = true;
         const sc = scriptOf(c);
         if (sc !== SCRIPT_INHERIT && sc !== prevScript) {
@@ -215,7 +229,6 @@ export class Channel {
         else if (c === 0x122 && this.prevChar === 0xe2) this.onSalad(pos, 'bpe');
       }
       this.prevChar = c;
-      if (c > 32 && !this.nonWhitespace) this.nonWhitespace = c !== 0x7f;
 
       pos++;
       if ((pos & COMP_MASK) === 0) {
@@ -234,6 +247,7 @@ export class Channel {
     this.loopAlarm = loopAlarm;
     this.repCount = repCount;
     this.prevScript = prevScript;
+    this.afterBackslash = afterBackslash;
   }
 
   /** Length of the run of positions ending at pos that equal the character `p` earlier. */
@@ -291,32 +305,43 @@ export class Channel {
     let letters = 0;
     let nonSpace = 0;
     let hexOnly = true;
-    let line = false;
+    let digits = 0;
+    let newlines = 0;
+    let list = false;
     for (let k = 0; k < p; k++) {
       const c = this.ring[(pos - k) & RMASK]!;
-      if (c === 10) line = true;
+      if (c === 10) newlines++;
+      else if (c === 44 || c === 59 || c === 124) list = true;
       if (isWhitespace(c)) continue;
       nonSpace++;
       if (!isHexDigit(c)) hexOnly = false;
+      else if (c <= 57) digits++;
       if (isLetterUnit(c)) letters++;
     }
-    const wordy = letters >= 2 && 2 * letters >= nonSpace && !(hexOnly && p <= 16);
-    return { wordy, line };
+    // Hex data ("00ff", "0x1f") is not words; "abc" and "def" are.
+    const hexData = hexOnly && digits > 0;
+    const wordy = (letters >= 2 && 2 * letters >= nonSpace && !(hexData && p <= 16)) ||
+      (p >= LIMITS.shortPeriod && letters >= 8);
+    const line = newlines > 0;
+    return { wordy, line, list };
   }
 
   /** Loop length (one period included) a period-p unit of this shape needs to count. */
   static loopNeed(p: number, shape: UnitShape): number {
     if (p < 2) return INF;
     if (!shape.wordy) {
-      const periods = p < LIMITS.shortPeriod ? LIMITS.structuralShortPeriods : LIMITS.structuralLongPeriods;
-      return Math.max(LIMITS.structuralLoopChars, periods * p);
+      if (p >= LIMITS.shortPeriod) return Math.max(LIMITS.structuralLoopChars, LIMITS.structuralLongPeriods * p);
+      // Holtzman et al.: anything repeated more than 50 times back to back is a loop.
+      const holtzman = Math.max(LIMITS.holtzmanPeriods * p, LIMITS.holtzmanChars);
+      return Math.min(holtzman, Math.max(LIMITS.structuralLoopChars, LIMITS.structuralShortPeriods * p));
     }
     if (p < LIMITS.shortPeriod) {
+      if (shape.list) return Math.max(LIMITS.shortListPeriods * p, LIMITS.shortListChars);
       return shape.line
         ? Math.max(LIMITS.shortLinePeriods * p, LIMITS.shortLineChars)
         : Math.max(LIMITS.shortLoopPeriods * p, LIMITS.shortLoopChars);
     }
-    if (shape.line && p < 80) return LIMITS.longLinePeriods * p;
+    if (shape.line && p < LIMITS.longLineMax) return LIMITS.longLinePeriods * p;
     return LIMITS.longLoopPeriods * p;
   }
 
@@ -389,14 +414,18 @@ export class Channel {
     }
   }
 
-  /** Current tail loop, for the finish-time "length" rule: period and loop start, or null. */
-  tailLoop(minPeriods: number, minChars: number): { period: number; start: number } | null {
+  /**
+   * Current tail loop for the finish-time "length" rule, with laxer needs than the streaming
+   * rules (the model already failed to stop): period and loop start, or null.
+   */
+  tailLoop(): { period: number; start: number } | null {
     const p = this.lag;
     if (p < 2) return null;
     const total = this.matchRun + p;
-    const end = this.pos - 1;
-    const shape = this.unitShape(p, end);
-    const need = shape.wordy ? Math.max(minPeriods * p, minChars) : Math.max(LIMITS.structuralShortPeriods * p, 2 * minChars);
+    let need: number;
+    if (p >= LIMITS.shortPeriod) need = Math.max(LIMITS.lengthLoopPeriods * p, LIMITS.lengthLoopChars);
+    else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(LIMITS.lengthShortPeriods * p, LIMITS.shortLoopChars);
+    else need = Math.max(LIMITS.structuralShortPeriods * p, 2 * LIMITS.lengthLoopChars);
     return total >= need ? { period: p, start: this.pos - total } : null;
   }
 

@@ -190,7 +190,7 @@ class StreamingDetector implements Detector {
       ch.checkCompression();
     }
     if (reason === 'length') {
-      const loop = this.content.tailLoop(LIMITS.lengthLoopPeriods, LIMITS.lengthLoopChars);
+      const loop = this.content.tailLoop();
       if (loop) {
         this.add('length-repetition', loop.start,
           `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`);

@@ -30,30 +30,39 @@ export const LIMITS = Object.freeze({
   /** Short loop made of words: at least this many periods and this many characters. */
   shortLoopPeriods: 4,
   shortLoopChars: 48,
+  /** Short loop of list items ("ltree, ", "int, ", "| x "): signatures and tables repeat items. */
+  shortListPeriods: 8,
+  shortListChars: 64,
   /** Short loop whose period is one line ("        pass\n"): code and tables repeat lines more. */
   shortLinePeriods: 6,
   shortLineChars: 64,
   /** Long loop (sentence, paragraph): periods needed. */
   longLoopPeriods: 3,
-  /** Long loop of one short line (period < 80 chars containing a newline). */
+  /** Long loop of line-structured text shorter than longLineMax (a code or config block). */
   longLinePeriods: 4,
+  longLineMax: 80,
   /** Loops of punctuation/digits only ("0, ", "|---", "\x00"): data legitimately does this. */
-  structuralLoopChars: 512,
+  structuralLoopChars: 256,
   structuralShortPeriods: 16,
   structuralLongPeriods: 4,
+  /** Holtzman et al.'s "more than 50 times" for any period, with a floor in characters. */
+  holtzmanPeriods: 50,
+  holtzmanChars: 128,
 
-  /** finish_reason "length": the tail repeating this many periods is enough. */
+  /** finish_reason "length": a tail loop of period >= shortPeriod needs this many periods and chars ... */
   lengthLoopPeriods: 2,
   lengthLoopChars: 64,
+  /** ... and a short-period tail loop made of words this many periods (shortLoopChars still apply). */
+  lengthShortPeriods: 3,
 
   /** seq-rep over the tail window: share of character n-grams already seen in the window. */
   seqRepWindow: 1024,
-  seqRep: 0.93,
+  seqRep: 0.98,
 
   /** Compression ratio (bytes / zlib bytes) of the tail window. Whisper uses 2.4 on whole texts. */
   compressionWindow: 1024,
   compressionMinChars: 512,
-  compression: 4.5,
+  compression: 8,
   /** Streaming: the compression check runs once every this many characters (power of two). */
   compressionEvery: 16384,
 
