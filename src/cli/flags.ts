@@ -25,7 +25,7 @@ export async function flagsCommand(argv: string[]): Promise<number> {
   let json = false;
   let family: FlagFamily | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
+    const a = argv[i];
     if (a === '--json') json = true;
     else if (a === '--family') {
       const f = argv[++i] as FlagFamily | undefined;

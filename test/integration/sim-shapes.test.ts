@@ -248,7 +248,12 @@ describe('simulator response shapes (raw HTTP)', function () {
     const res = await fetch(`${all.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(chat('cut', { stream: true })) });
     let text = '';
     await assert.rejects(async () => {
-      for await (const c of res.body!) text += Buffer.from(c).toString();
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString();
+      }
     });
     assert.ok(!text.endsWith('\n\n'), 'ends inside an event');
     assert.ok(!text.includes('[DONE]'));

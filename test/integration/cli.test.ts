@@ -1,0 +1,171 @@
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunningSimulator } from '../../src/sim/server';
+import { SimPool, scenarioPath } from './helpers';
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], input?: string, timeoutMs = 20_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, INFERENCE_DOCTOR_API_KEY: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`cli ${args.join(' ')} timed out`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+describe('inference-doctor CLI (dist/cli.js)', function () {
+  this.timeout(60_000);
+  const pool = new SimPool();
+  let all: RunningSimulator;
+  let nan: RunningSimulator;
+  let keyed: RunningSimulator;
+
+  before(async function () {
+    this.timeout(120_000);
+    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
+    assert.equal(build.status, 0, build.stderr);
+    all = await pool.start(scenarioPath('all'));
+    nan = await pool.start(scenarioPath('nan'));
+    keyed = await pool.start(scenarioPath('healthy'), 'k3y');
+  });
+  after(() => pool.closeAll());
+
+  it('probe: healthy answer, exit 0, model taken from /v1/models', async () => {
+    const r = await cli(['probe', all.url, '--prompt', 'Count from 1 to 20', '--max-tokens', '300']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /19, 20/);
+    assert.match(r.stdout, /verdict: OK/);
+    assert.match(r.stdout, /model healthy/);
+  });
+
+  it('probe: degenerate exits 1', async () => {
+    const r = await cli(['probe', all.url, '--model', 'sentence-loop', '--max-tokens', '200']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /verdict: DEGENERATE/);
+  });
+
+  it('probe: nan exits 2 (no --model: first model of the NaN server)', async () => {
+    const r = await cli(['probe', nan.url]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stdout, /verdict: NAN/);
+    assert.match(r.stdout, /matched_stop "NaN happened"/);
+  });
+
+  it('probe: server error exits 3 with the message on stderr', async () => {
+    const r = await cli(['probe', all.url, '--model', 'http-503', '--no-stream']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /error \(http\).*503/);
+  });
+
+  it('probe: unreachable exits 3', async () => {
+    const r = await cli(['probe', 'http://127.0.0.1:9', '--model', 'x', '--timeout', '2']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /Cannot reach/);
+  });
+
+  it('probe: hang with --timeout exits 3', async () => {
+    const r = await cli(['probe', all.url, '--model', 'hang', '--timeout', '0.3']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /timeout/);
+  });
+
+  it('probe: API key from --api-key; missing key exits 3 with advice', async () => {
+    const missing = await cli(['probe', keyed.url]);
+    assert.equal(missing.code, 3);
+    assert.match(missing.stderr, /API key/);
+    const ok = await cli(['probe', keyed.url, '--api-key', 'k3y', '--prompt', 'hello']);
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+
+  it('probe --json prints one JSON document with the result', async () => {
+    for (const endpoint of ['chat', 'completions', 'generate']) {
+      const r = await cli(['probe', nan.url, '--json', '--endpoint', endpoint, '--logprobs']);
+      assert.equal(r.code, 2);
+      const doc = JSON.parse(r.stdout);
+      assert.equal(doc.endpoint, endpoint);
+      assert.equal(doc.exitCode, 2);
+      assert.equal(doc.result.verdict.kind, 'nan');
+      assert.equal(doc.result.matchedStop, 'NaN happened');
+    }
+  });
+
+  it('probe: bad usage exits 64', async () => {
+    assert.equal((await cli(['probe'])).code, 64);
+    assert.equal((await cli(['probe', all.url, '--endpoint', 'grpc'])).code, 64);
+    assert.equal((await cli(['probe', all.url, '--max-tokens', 'lots'])).code, 64);
+    assert.equal((await cli(['probe', all.url, '--frobnicate'])).code, 64);
+  });
+
+  it('--help, no command and unknown commands', async () => {
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /probe/);
+    assert.match(help.stdout, /detect/);
+    assert.equal((await cli([])).code, 64);
+    const unknown = await cli(['frobnicate']);
+    assert.equal(unknown.code, 64);
+    assert.match(unknown.stderr, /Unknown command: frobnicate/);
+    const probeHelp = await cli(['probe', '--help']);
+    assert.equal(probeHelp.code, 0);
+    assert.match(probeHelp.stdout, /--max-tokens/);
+  });
+
+  it('detect FILE.jsonl: one line out per record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idoc-cli-'));
+    const file = join(dir, 'answers.jsonl');
+    writeFileSync(
+      file,
+      [
+        '{"id":"a","text":"Paris is the capital of France. It sits on the Seine.","finish_reason":"stop"}',
+        `{"id":"b","text":"${'!'.repeat(64)}","finish_reason":"length"}`,
+        '{"id":"c","text":"!!!!","finish_reason":"stop","matched_stop":"NaN happened","logprobs":[NaN,-Infinity]}',
+        '',
+        'this is not json',
+      ].join('\n'),
+    );
+    const r = await cli(['detect', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 4);
+    assert.deepEqual(lines[0], { id: 'a', verdict: 'ok', reasons: [] });
+    assert.equal(lines[1].verdict, 'nan');
+    assert.equal(lines[2].verdict, 'nan');
+    assert.ok(lines[2].reasons.includes('nan-marker'));
+    assert.equal(lines[3].id, null);
+    assert.ok(lines[3].error);
+  });
+
+  it('detect - reads standard input', async () => {
+    const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
+    assert.equal(r.code, 0);
+    assert.deepEqual(JSON.parse(r.stdout), { id: 7, verdict: 'ok', reasons: [] });
+  });
+
+  it('detect: missing file and missing argument', async () => {
+    const missing = await cli(['detect', '/nonexistent/file.jsonl']);
+    assert.equal(missing.code, 66);
+    assert.match(missing.stderr, /Cannot read/);
+    assert.equal((await cli(['detect'])).code, 64);
+  });
+});
