@@ -42,6 +42,8 @@ export type HostToWebview =
   | { type: 'models'; serverId: string; models: string[]; error?: string }
   | { type: 'runStarted'; runId: string; pane: Pane; serverLabel: string; params: ProbeParams }
   | { type: 'runEvent'; runId: string; event: ProbeEvent }
+  /** Several events of one run in arrival order; the host batches deltas and chunks this way. */
+  | { type: 'runEvents'; runId: string; events: ProbeEvent[] }
   | { type: 'runFinished'; runId: string; result: ProbeResult; historyId?: string }
   | { type: 'history'; entries: HistorySummary[] }
   | { type: 'showEntry'; pane: Pane; entry: HistoryEntry }
@@ -57,12 +59,56 @@ export type WebviewToHost =
   | { type: 'deleteEntry'; historyId: string }
   | { type: 'addServer' };
 
-/** Narrowing helper for the host: webview messages are untrusted input. */
+const ENDPOINTS: readonly string[] = ['chat', 'completions', 'generate'];
+const PANES: readonly string[] = ['main', 'compare'];
+/** Longest prompt or system prompt the host accepts from the webview (UTF-16 units). */
+export const MAX_PROMPT_CHARS = 1_000_000;
+
+const isStr = (v: unknown, max = 256): v is string => typeof v === 'string' && v.length <= max;
+const isOptNum = (v: unknown): boolean => v === undefined || (typeof v === 'number' && Number.isFinite(v));
+const isOptBool = (v: unknown): boolean => v === undefined || typeof v === 'boolean';
+
+/** Checks every field of ProbeParams a run request may carry. */
+export function isProbeParams(value: unknown): value is ProbeParams {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  return (
+    typeof p.endpoint === 'string' && ENDPOINTS.includes(p.endpoint) &&
+    isStr(p.prompt, MAX_PROMPT_CHARS) &&
+    (p.model === undefined || isStr(p.model, 1024)) &&
+    (p.systemPrompt === undefined || isStr(p.systemPrompt, MAX_PROMPT_CHARS)) &&
+    isOptNum(p.temperature) && isOptNum(p.topP) && isOptNum(p.maxTokens) && isOptNum(p.seed) &&
+    isOptNum(p.timeoutMs) && typeof p.stream === 'boolean' && isOptBool(p.logprobs) && isOptBool(p.earlyStop)
+  );
+}
+
+/** Every webview message type; a new WebviewToHost variant fails to compile until listed here. */
+const WEBVIEW_MESSAGE_TYPE_SET: Record<WebviewToHost['type'], true> = {
+  ready: true, listModels: true, run: true, stop: true, rerun: true, openEntry: true, deleteEntry: true, addServer: true,
+};
+export const WEBVIEW_MESSAGE_TYPES = Object.keys(WEBVIEW_MESSAGE_TYPE_SET) as WebviewToHost['type'][];
+
+/** Narrowing helper for the host: webview messages are untrusted input. Checks every field. */
 export function isWebviewMessage(value: unknown): value is WebviewToHost {
   if (typeof value !== 'object' || value === null) return false;
-  const type = (value as { type?: unknown }).type;
-  return (
-    type === 'ready' || type === 'listModels' || type === 'run' || type === 'stop' || type === 'rerun' ||
-    type === 'openEntry' || type === 'deleteEntry' || type === 'addServer'
-  );
+  const m = value as Record<string, unknown>;
+  const pane = (v: unknown) => typeof v === 'string' && PANES.includes(v);
+  switch (m.type) {
+    case 'ready':
+    case 'addServer':
+      return true;
+    case 'listModels':
+      return isStr(m.serverId);
+    case 'run':
+      return isStr(m.serverId) && pane(m.pane) && isProbeParams(m.params);
+    case 'stop':
+      return isStr(m.runId);
+    case 'rerun':
+    case 'openEntry':
+      return isStr(m.historyId) && pane(m.pane);
+    case 'deleteEntry':
+      return isStr(m.historyId);
+    default:
+      return false;
+  }
 }

@@ -1,0 +1,167 @@
+/**
+ * Serves the probe webview outside VS Code: the HTML comes from the same probeHtml() the panel
+ * uses, plus a nonce'd stub of acquireVsCodeApi that records posted messages and state.
+ * Host messages are sent from the test with window.postMessage.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { probeHtml } from '../../src/probe/htmlTemplate';
+
+export const ROOT = join(__dirname, '..', '..');
+export const DIST_WEBVIEW = join(ROOT, 'dist', 'webview');
+
+export function buildWebview(): void {
+  execFileSync('node', ['scripts/build.mjs', '--only', 'webview'], { cwd: ROOT, stdio: 'inherit', timeout: 60_000 });
+}
+
+/** A dark theme's worth of VS Code variables, so screenshots look like the editor. */
+const THEME_CSS = `:root {
+  --vscode-font-family: system-ui, 'Segoe UI', Ubuntu, sans-serif; --vscode-font-size: 13px;
+  --vscode-editor-font-family: 'DejaVu Sans Mono', monospace; --vscode-editor-font-size: 12px;
+  --vscode-foreground: #cccccc; --vscode-editor-background: #1f1f1f; --vscode-descriptionForeground: #9d9d9d;
+  --vscode-panel-border: #2b2b2b; --vscode-widget-border: #313131; --vscode-focusBorder: #0078d4;
+  --vscode-input-background: #313131; --vscode-input-foreground: #cccccc; --vscode-input-border: #3c3c3c;
+  --vscode-button-background: #0078d4; --vscode-button-foreground: #ffffff; --vscode-button-hoverBackground: #026ec1;
+  --vscode-button-secondaryBackground: #313131; --vscode-button-secondaryForeground: #cccccc;
+  --vscode-dropdown-background: #313131; --vscode-dropdown-border: #3c3c3c; --vscode-dropdown-foreground: #cccccc;
+  --vscode-checkbox-background: #313131; --vscode-checkbox-border: #3c3c3c;
+  --vscode-textCodeBlock-background: #2b2b2b; --vscode-sideBar-background: #181818;
+  --vscode-testing-iconPassed: #73c991; --vscode-editorWarning-foreground: #cca700; --vscode-errorForeground: #f85149;
+  --vscode-editor-findMatchHighlightBackground: #9e6a0366; --vscode-list-hoverBackground: #2a2d2e;
+  --vscode-inputValidation-errorBackground: #5a1d1d; --vscode-inputValidation-errorBorder: #be1100;
+  --vscode-icon-foreground: #cccccc; --vscode-toolbar-hoverBackground: #5a5d5e50;
+}`;
+
+const STUB = `
+window.__posted = [];
+// A test restores a panel by setting __restoreState in an init script.
+window.__state = window.__restoreState;
+window.__violations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
+});
+window.acquireVsCodeApi = () => ({
+  postMessage: (m) => { window.__posted.push(JSON.parse(JSON.stringify(m))); },
+  getState: () => window.__state,
+  setState: (s) => { window.__state = JSON.parse(JSON.stringify(s)); },
+});
+`;
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript', '.css': 'text/css', '.ttf': 'font/ttf', '.map': 'application/json',
+};
+
+export interface Harness {
+  origin: string;
+  server: Server;
+  /** Last nonce rendered, for assertions. */
+  lastNonce(): string;
+  close(): Promise<void>;
+}
+
+/** Serves `/` (the shipped page) and `/nocsp` (same page without the CSP meta, to test the DOM code alone). */
+export async function startHarness(): Promise<Harness> {
+  let nonce = '';
+  let origin = '';
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', origin);
+      if (url.pathname === '/' || url.pathname === '/nocsp') {
+        nonce = randomBytes(18).toString('base64');
+        let html = probeHtml({
+          cspSource: origin,
+          nonce,
+          scriptUri: `${origin}/webview/probe.js`,
+          codiconsUri: `${origin}/webview/codicons/codicon.css`,
+        });
+        const stub = `<link rel="stylesheet" href="${origin}/theme.css">\n<script nonce="${nonce}">${STUB}</script>\n`;
+        html = html.replace('<title>', `${stub}<title>`);
+        if (url.pathname === '/nocsp') html = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '');
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(html);
+        return;
+      }
+      if (url.pathname === '/favicon.ico') {
+        res.writeHead(204).end();
+        return;
+      }
+      if (url.pathname === '/theme.css') {
+        res.writeHead(200, { 'content-type': 'text/css' });
+        res.end(THEME_CSS);
+        return;
+      }
+      if (url.pathname.startsWith('/webview/')) {
+        const file = normalize(join(DIST_WEBVIEW, decodeURIComponent(url.pathname.slice('/webview/'.length))));
+        if (!file.startsWith(DIST_WEBVIEW + sep)) {
+          res.writeHead(403).end();
+          return;
+        }
+        try {
+          const body = await fs.readFile(file);
+          res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+          res.end(body);
+        } catch {
+          res.writeHead(404).end();
+        }
+        return;
+      }
+      res.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    server,
+    lastNonce: () => nonce,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    timeout: 60_000,
+  });
+}
+
+/** Page-side problems worth failing on. */
+export interface PageWatch {
+  consoleErrors: string[];
+  dialogs: string[];
+  pageErrors: string[];
+  requests: string[];
+}
+
+export function watchPage(page: Page): PageWatch {
+  const watch: PageWatch = { consoleErrors: [], dialogs: [], pageErrors: [], requests: [] };
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') watch.consoleErrors.push(`${msg.type()}: ${msg.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    watch.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss().catch(() => undefined);
+  });
+  page.on('pageerror', (error) => watch.pageErrors.push(error.message));
+  page.on('request', (request) => watch.requests.push(request.url()));
+  return watch;
+}
+
+/**
+ * tsx compiles test files with esbuild's keepNames, which wraps functions in `__name(...)`;
+ * functions handed to page.evaluate carry that call into the page, so define it there.
+ */
+export async function preparePage(page: Page): Promise<void> {
+  await page.addInitScript('window.__name = (fn) => fn;');
+}
+
+/** Sends one host message to the webview. */
+export async function sendToWebview(page: Page, message: unknown): Promise<void> {
+  await page.evaluate((m) => window.postMessage(m, '*'), message);
+}
