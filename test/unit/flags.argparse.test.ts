@@ -91,7 +91,7 @@ describe('flag catalog vs argparse (ground truth from CPython)', function () {
         console.log('      python3 not found: skipping the argparse comparison');
         this.skip();
       }
-      const actions = dump(exe!, file);
+      const actions = dump(exe, file);
       const catalog: FlagCatalog = await buildCatalog(readFileSync(join(FIXTURES, file), 'utf8'), { keepTree: false });
       assert.equal(catalog.era, era);
       assert.ok(actions.length >= minFlags, `fixture has ${actions.length} flags`);

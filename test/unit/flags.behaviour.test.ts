@@ -174,9 +174,9 @@ describe('flag catalog: traps of server_args.py', function () {
   it('ranges are 0-based and cover the definition', () => {
     const src = read('dataclass_main.py').split('\n');
     const e = entry(main, '--fp4-gemm-backend');
-    assert.match(src[e.range.start.line]!.slice(e.range.start.character), /^fp4_gemm_runner_backend: A\[/);
+    assert.match(src[e.range.start.line].slice(e.range.start.character), /^fp4_gemm_runner_backend: A\[/);
     assert.equal(e.line, e.range.start.line + 1);
-    assert.match(src[e.range.end.line]!.slice(0, e.range.end.character), /\] = "auto"$/);
+    assert.match(src[e.range.end.line].slice(0, e.range.end.character), /\] = "auto"$/);
   });
 
   it('partial files and syntax errors give a partial catalog plus diagnostics', async () => {
@@ -193,7 +193,7 @@ describe('flag catalog: traps of server_args.py', function () {
     const first = await buildCatalog(src);
     const lines = src.split('\n');
     const row = lines.findIndex((l) => l.includes('"flashinfer_cudnn",'));
-    const col = lines[row]!.indexOf('flashinfer_cudnn');
+    const col = lines[row].indexOf('flashinfer_cudnn');
     const next = updateCatalog(first, {
       range: { start: { line: row, character: col }, end: { line: row, character: col + 'flashinfer_cudnn'.length } },
       text: 'flashinfer_cudnn_v2',

@@ -24,7 +24,7 @@ function mutate(src: string, r: () => number): string {
   switch (Math.floor(r() * 6)) {
     case 0: return src.slice(0, at());
     case 1: { let s = src; for (let i = 0; i < 1 + r() * 20; i++) { const p = Math.floor(r() * s.length); s = s.slice(0, p) + String.fromCharCode(Math.floor(r() * 256)) + s.slice(p); } return s; }
-    case 2: { let s = src; for (let i = 0; i < 1 + r() * 10; i++) { const p = Math.floor(r() * s.length); s = s.slice(0, p) + JUNK[Math.floor(r() * JUNK.length)]! + s.slice(p); } return s; }
+    case 2: { let s = src; for (let i = 0; i < 1 + r() * 10; i++) { const p = Math.floor(r() * s.length); s = s.slice(0, p) + JUNK[Math.floor(r() * JUNK.length)] + s.slice(p); } return s; }
     case 3: { const a = at(); const b = at(); return src.slice(0, Math.min(a, b)) + src.slice(Math.max(a, b)); }
     case 4: { const p = at(); return src.slice(0, p) + src.slice(p, p + 2000) + src.slice(p); }
     default: { const p = at(); return src.slice(0, p) + (r() < 0.5 ? '"' : '(') + src.slice(p); }
@@ -41,7 +41,7 @@ describe('flag catalog fuzz', function () {
     let worst = 0;
     const start = performance.now();
     for (let i = 0; i < 1000; i++) {
-      const src = mutate(bases[i % bases.length]!, r);
+      const src = mutate(bases[i % bases.length], r);
       const t0 = performance.now();
       const c = buildCatalogWith(parser, src, { keepTree: false });
       const dt = performance.now() - t0;

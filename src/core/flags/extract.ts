@@ -114,7 +114,7 @@ class Extractor {
             const alias = n.childForFieldName('alias');
             if (alias) this.imported.add(alias.text);
           } else if (n.type === 'dotted_name' && n !== stmt.childForFieldName('module_name')) {
-            this.imported.add(n.text.split('.')[0]!);
+            this.imported.add(n.text.split('.')[0]);
           }
         }
         break;
@@ -278,7 +278,7 @@ class Extractor {
     const out: { value: ChoiceValue; replacement?: string }[] = [];
     const kids = list.namedChildren.filter((x): x is Node => !!x);
     for (let i = 0; i < kids.length; i++) {
-      const item = kids[i]!;
+      const item = kids[i];
       if (item.type === 'comment') continue;
       const next = kids[i + 1];
       if (next?.type !== 'comment' || next.startPosition.row !== item.endPosition.row) continue;
@@ -286,7 +286,7 @@ class Extractor {
       const v = evaluate(item, this.ctx);
       if (v === UNRESOLVED || (typeof v === 'object' && v !== null)) continue;
       const m = /(?:alias (?:for|of)|use|replaced by|renamed to)\s+["'`]?([\w.-]+)/i.exec(next.text);
-      out.push(m ? { value: v, replacement: m[1]! } : { value: v });
+      out.push(m ? { value: v, replacement: m[1] } : { value: v });
     }
     return out;
   }
@@ -529,14 +529,14 @@ class Extractor {
     }
     if (!names.length) return undefined;
     const optionStrings = names.filter((n) => n.startsWith('-'));
-    const flag = names[0]!;
+    const flag = names[0];
     const destNode = kw.get('dest');
     const destVal = destNode ? evaluate(destNode, this.ctx) : UNRESOLVED;
     let field: string;
     if (typeof destVal === 'string') field = destVal;
     else if (!optionStrings.length) field = flag;
     else {
-      const long = optionStrings.find((s) => s.startsWith('--')) ?? optionStrings[0]!;
+      const long = optionStrings.find((s) => s.startsWith('--')) ?? optionStrings[0];
       field = long.replace(/^-+/, '').replace(/-/g, '_');
     }
     const entry: FlagEntry = {
@@ -555,7 +555,7 @@ class Extractor {
       else {
         const dotted = dottedName(defaultNode);
         const owner = dotted?.split('.');
-        const f = owner && owner.length === 2 ? this.classes.get(owner[0]!)?.byName.get(owner[1]!) : undefined;
+        const f = owner && owner.length === 2 ? this.classes.get(owner[0])?.byName.get(owner[1]) : undefined;
         entry.defaultExpr = f?.right ? f.right.text : defaultNode.text;
       }
     } else this.implicitActionDefault(entry);
@@ -592,7 +592,8 @@ class Extractor {
     const entries: FlagEntry[] = [];
     const groupVars: { name: string; title: string; at: number }[] = [];
     const expanded = new Set<string>();
-    const envSig = memo ? this.envSignature() : '';
+    const envSig = memo ? this.envSignature(false) : '';
+    const argSig = memo ? this.envSignature(true) : '';
     const expand = (cls: ClassInfo, only: Set<string> | undefined): void => {
       if (expanded.has(cls.name)) return;
       expanded.add(cls.name);
@@ -642,11 +643,11 @@ class Extractor {
       let group: string | undefined;
       if (obj?.type === 'identifier') {
         for (let i = groupVars.length - 1; i >= 0; i--) {
-          const g = groupVars[i]!;
+          const g = groupVars[i];
           if (g.name === obj.text && g.at < c.startIndex) { group = g.title; break; }
         }
       }
-      const e = this.memoized(memo, envSig + (group ?? ''), c, () => this.argumentEntry(c, group));
+      const e = this.memoized(memo, argSig + (group ?? ''), c, () => this.argumentEntry(c, group));
       if (e) entries.push(e);
     }
     if (!sawDataclassCall) {
@@ -674,7 +675,7 @@ class Extractor {
   }
 
   /** What a memoized definition depends on besides its own text: module constants and class defaults. */
-  private envSignature(): string {
+  private envSignature(withClassDefaults: boolean): string {
     let h = 0x811c9dc5;
     const mix = (s: string): void => {
       for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
@@ -686,7 +687,7 @@ class Extractor {
       mix(JSON.stringify(c.value === UNRESOLVED ? null : toJson(c.value)));
     }
     for (const [k, v] of this.hooks) { mix(k); mix([...v].join(',')); }
-    for (const cls of this.classes.values()) {
+    for (const cls of withClassDefaults ? this.classes.values() : []) {
       mix(cls.name);
       for (const f of cls.fields) { mix(f.name); mix(f.right?.text ?? ''); }
     }
@@ -786,7 +787,7 @@ function genericParts(node: Node | undefined): { name: string; params: Node[] } 
     const name = value ? dottedName(value) : undefined;
     if (!name) return undefined;
     const subs = n.childrenForFieldName('subscript').filter((c): c is Node => !!c);
-    const params = subs.length === 1 && subs[0]!.type === 'tuple' ? subs[0]!.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') : subs;
+    const params = subs.length === 1 && subs[0].type === 'tuple' ? subs[0].namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') : subs;
     return { name, params };
   }
   return undefined;
@@ -795,15 +796,15 @@ function genericParts(node: Node | undefined): { name: string; params: Node[] } 
 function unwrapOptional(node: Node): { type: Node; optional: boolean } {
   const n = unwrapTypeNode(node);
   const g = genericParts(n);
-  if (g && (g.name === 'Optional' || g.name === 'typing.Optional') && g.params.length === 1) return { type: g.params[0]!, optional: true };
+  if (g && (g.name === 'Optional' || g.name === 'typing.Optional') && g.params.length === 1) return { type: g.params[0], optional: true };
   if (g && (g.name === 'Union' || g.name === 'typing.Union')) {
     const rest = g.params.filter((p) => p.type !== 'none' && p.text !== 'None');
-    if (rest.length === 1 && rest.length < g.params.length) return { type: rest[0]!, optional: true };
+    if (rest.length === 1 && rest.length < g.params.length) return { type: rest[0], optional: true };
   }
   if (n.type === 'binary_operator' || n.type === 'union_type') {
     const parts = n.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map(unwrapTypeNode);
     const rest = parts.filter((p) => p.type !== 'none' && p.text !== 'None');
-    if (rest.length === 1 && parts.length === 2) return { type: rest[0]!, optional: true };
+    if (rest.length === 1 && parts.length === 2) return { type: rest[0], optional: true };
   }
   return { type: n, optional: false };
 }

@@ -101,8 +101,8 @@ export function buildCatalogWith(parser: Parser, source: string, opts: BuildOpti
 
 function offsetAt(source: string, lineStarts: number[], pos: CatalogPosition): number {
   const line = Math.max(0, Math.min(pos.line, lineStarts.length - 1));
-  const start = lineStarts[line]!;
-  const end = line + 1 < lineStarts.length ? lineStarts[line + 1]! : source.length;
+  const start = lineStarts[line];
+  const end = line + 1 < lineStarts.length ? lineStarts[line + 1] : source.length;
   return Math.min(start + Math.max(0, pos.character), end);
 }
 
@@ -132,14 +132,15 @@ export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit
   retained.delete(prev);
   registry.unregister(prev);
   const { parser, memo, opts } = state;
-  let { tree, source } = state;
+  const { tree } = state;
+  let { source } = state;
   for (const e of Array.isArray(edit) ? edit : [edit]) {
     const starts = lineStartsOf(source);
     const startIndex = offsetAt(source, starts, e.range.start);
     const oldEndIndex = Math.max(startIndex, offsetAt(source, starts, e.range.end));
-    const startPosition = { row: e.range.start.line, column: startIndex - starts[Math.min(e.range.start.line, starts.length - 1)]! };
+    const startPosition = { row: e.range.start.line, column: startIndex - starts[Math.min(e.range.start.line, starts.length - 1)] };
     const endLine = Math.min(e.range.end.line, starts.length - 1);
-    const oldEndPosition = { row: endLine, column: oldEndIndex - starts[endLine]! };
+    const oldEndPosition = { row: endLine, column: oldEndIndex - starts[endLine] };
     source = source.slice(0, startIndex) + e.text + source.slice(oldEndIndex);
     tree.edit({
       startIndex, oldEndIndex, newEndIndex: startIndex + e.text.length,

@@ -173,7 +173,7 @@ export function toJson(v: PyVal): unknown {
   if (v instanceof PySet) return v.items.map(toJson);
   if (v instanceof PyDict) {
     const out: Record<string, unknown> = {};
-    for (const [k, val] of v.entries) out[String(k)] = toJson(val);
+    for (const [k, val] of v.entries) out[typeof k === 'string' ? k : JSON.stringify(toJson(k))] = toJson(val);
     return out;
   }
   return v;
@@ -212,7 +212,7 @@ function binary(op: string, a: PyVal, b: PyVal): Evaluated {
   if (op === '+' && Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
   if (op === '*' && Array.isArray(a) && typeof b === 'number') {
     if (a.length * b > MAX_ITEMS) return UNRESOLVED;
-    return Array.from({ length: Math.max(0, b) }, () => a).flat() as PyVal[];
+    return Array.from<PyVal[]>({ length: Math.max(0, b) }).fill(a).flat();
   }
   if (op === '*' && typeof a === 'string' && typeof b === 'number') return b > 0 && a.length * b < 1e6 ? a.repeat(b) : '';
   if (a instanceof PySet && b instanceof PySet) {
@@ -235,7 +235,7 @@ function compare(op: string, a: PyVal, b: PyVal): boolean | undefined {
     default: break;
   }
   if ((typeof a === 'number' || typeof a === 'string') && typeof a === typeof b) {
-    const x = a as number | string;
+    const x = a;
     const y = b as number | string;
     switch (op) {
       case '<': return x < y;
@@ -254,7 +254,7 @@ function callMethod(obj: PyVal, method: string, args: PyVal[]): Evaluated {
     if (method === 'values' && !args.length) return obj.entries.map(([, v]) => v);
     if (method === 'items' && !args.length) return obj.entries.map(([k, v]) => [k, v]);
     if (method === 'get' && args.length >= 1) {
-      const hit = obj.entries.find(([k]) => pyEquals(k, args[0]!));
+      const hit = obj.entries.find(([k]) => pyEquals(k, args[0]));
       return hit ? hit[1] : (args[1] ?? null);
     }
     if (method === 'copy') return new PyDict([...obj.entries]);
@@ -296,8 +296,8 @@ function builtin(name: string, args: PyVal[]): Evaluated {
     case 'sorted': {
       const it = a === undefined ? undefined : iterate(a);
       if (!it) return UNRESOLVED;
-      if (it.every((x) => typeof x === 'string')) return [...(it as string[])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-      if (it.every((x) => typeof x === 'number')) return [...(it as number[])].sort((x, y) => x - y);
+      if (it.every((x) => typeof x === 'string')) return [...(it)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      if (it.every((x) => typeof x === 'number')) return [...(it)].sort((x, y) => x - y);
       return UNRESOLVED;
     }
     case 'len': { const it = a === undefined ? undefined : iterate(a); return it ? it.length : UNRESOLVED; }
@@ -316,7 +316,7 @@ function builtin(name: string, args: PyVal[]): Evaluated {
     case 'min': case 'max': {
       const it = args.length === 1 && a !== undefined ? iterate(a) : args;
       if (!it || !it.length || !it.every((x) => typeof x === 'number')) return UNRESOLVED;
-      return name === 'min' ? Math.min(...(it as number[])) : Math.max(...(it as number[]));
+      return name === 'min' ? Math.min(...(it)) : Math.max(...(it));
     }
     default: return UNRESOLVED;
   }
@@ -349,7 +349,7 @@ function bindTarget(target: Node, value: PyVal, bindings: Map<string, PyVal>): b
     const parts = target.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
     const items = Array.isArray(value) ? value : undefined;
     if (!items || items.length !== parts.length) return false;
-    return parts.every((p, i) => bindTarget(p, items[i]!, bindings));
+    return parts.every((p, i) => bindTarget(p, items[i], bindings));
   }
   return false;
 }
@@ -369,7 +369,7 @@ function comprehension(node: Node, ctx: EvalContext, depth: number): Evaluated {
       out.push(v);
       return true;
     }
-    const clause = clauses[i]!;
+    const clause = clauses[i];
     if (clause.type === 'if_clause') {
       const cond = clause.namedChildren[0];
       if (!cond) return false;
@@ -496,12 +496,12 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
         else ops.push(k.type);
       }
       if (operands.length !== ops.length + 1) return UNRESOLVED;
-      prev = evaluate(operands[0]!, ctx, depth + 1);
+      prev = evaluate(operands[0], ctx, depth + 1);
       if (prev === UNRESOLVED) return UNRESOLVED;
       for (i = 0; i < ops.length; i++) {
-        const next = evaluate(operands[i + 1]!, ctx, depth + 1);
+        const next = evaluate(operands[i + 1], ctx, depth + 1);
         if (next === UNRESOLVED) return UNRESOLVED;
-        const r = compare(ops[i]!, prev, next);
+        const r = compare(ops[i], prev, next);
         if (r === undefined) return UNRESOLVED;
         if (!r) return false;
         prev = next;
@@ -511,9 +511,9 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
     case 'conditional_expression': {
       const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
       if (parts.length !== 3) return UNRESOLVED;
-      const cond = evaluate(parts[1]!, ctx, depth + 1);
+      const cond = evaluate(parts[1], ctx, depth + 1);
       if (cond === UNRESOLVED) return UNRESOLVED;
-      return evaluate(truthy(cond) ? parts[0]! : parts[2]!, ctx, depth + 1);
+      return evaluate(truthy(cond) ? parts[0] : parts[2], ctx, depth + 1);
     }
     case 'list': case 'tuple': case 'expression_list': return elements(node, ctx, depth) ?? UNRESOLVED;
     case 'set': { const e = elements(node, ctx, depth); return e ? setOf(e) : UNRESOLVED; }
@@ -551,7 +551,7 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
       if (!valueNode || subs.length !== 1) return UNRESOLVED;
       const base = evaluate(valueNode, ctx, depth + 1);
       if (base === UNRESOLVED) return UNRESOLVED;
-      const sub = subs[0]!;
+      const sub = subs[0];
       if (sub.type === 'slice') return UNRESOLVED;
       const key = evaluate(sub, ctx, depth + 1);
       if (key === UNRESOLVED) return UNRESOLVED;

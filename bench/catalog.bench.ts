@@ -1,0 +1,118 @@
+/**
+ * Flag catalog: build (tree-sitter parse + extraction) of an 11,000-line main-era server_args.py
+ * beside CPython's ast.parse of the same file, incremental update after a one-line edit, and
+ * re-open from the JSON cache.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  buildCatalogWith, catalogFromJson, catalogToJson, disposeCatalog, loadPythonParser, updateCatalog, type FlagCatalog,
+} from '../src/core/flags';
+
+const FIXTURES = join(__dirname, '..', 'test', 'fixtures', 'server_args');
+const TARGET_LINES = 11_000;
+
+/** Grow the main-era fixture to ~11k lines by repeating its field block under fresh names. */
+export function generateMainEra(): string {
+  const src = readFileSync(join(FIXTURES, 'dataclass_main.py'), 'utf8');
+  const start = src.indexOf('    # ---------------------------------------------------------------- model');
+  const end = src.indexOf('\n    @staticmethod');
+  const head = src.slice(0, start);
+  const block = src.slice(start, end);
+  const tail = src.slice(end);
+  const parts = [head];
+  let lines = head.split('\n').length + tail.split('\n').length;
+  const blockLines = block.split('\n').length;
+  for (let copy = 0; lines < TARGET_LINES; copy++) {
+    const suffix = copy === 0 ? '' : `_r${copy}`;
+    let b = block.replace(/^    ([a-z][a-z0-9_]*):/gm, `    $1${suffix}:`);
+    if (copy) b = b.replace(/aliases=\[[^\]]*\]/g, 'aliases=[]').replace(/cli_name="--([a-z0-9-]+)"/g, `cli_name="--$1-r${copy}"`);
+    parts.push(b);
+    lines += blockLines;
+  }
+  parts.push(tail);
+  return parts.join('');
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const source = generateMainEra();
+  const parser = await loadPythonParser();
+  // Warm-up (JIT, WASM tiering).
+  for (let i = 0; i < 3; i++) buildCatalogWith(parser, source, { keepTree: false });
+  const builds: number[] = [];
+  let catalog: FlagCatalog | undefined;
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const c = buildCatalogWith(parser, source, { keepTree: i === 6 });
+    builds.push(performance.now() - t0);
+    catalog = c;
+  }
+  const parseOnly: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    parser.parse(source)?.delete();
+    parseOnly.push(performance.now() - t0);
+  }
+
+  // CPython ast.parse of the same text, timed inside Python.
+  let astMs: number | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'flags-bench-'));
+  try {
+    const file = join(dir, 'server_args.py');
+    writeFileSync(file, source);
+    const r = spawnSync('python3', [join(FIXTURES, 'dump_parser.py'), '--time-ast', file, '7'], { encoding: 'utf8' });
+    if (r.status === 0) astMs = (JSON.parse(r.stdout) as { ast_parse_ms: number }).ast_parse_ms;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // Incremental: a one-line edit of a default, repeated at different places.
+  const lines = source.split('\n');
+  const rows = lines.map((l, i) => (/^    \] = "auto"$/.test(l) ? i : -1)).filter((i) => i >= 0);
+  const updates: number[] = [];
+  let current = catalog!;
+  for (let k = 0; k < 40; k++) {
+    const row = rows[(k * 7) % rows.length];
+    const text = k % 2 ? '"auto"' : '"none"';
+    const col = lines[row].indexOf('"');
+    const t0 = performance.now();
+    current = updateCatalog(current, { range: { start: { line: row, character: col }, end: { line: row, character: col + 6 } }, text });
+    updates.push(performance.now() - t0);
+    lines[row] = lines[row].slice(0, col) + text + lines[row].slice(col + 6);
+  }
+  const entries = current.entries.length;
+  disposeCatalog(current);
+
+  // Re-open from cache.
+  const cacheText = JSON.stringify(catalogToJson(catalog!));
+  const opens: number[] = [];
+  const saves: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    let t0 = performance.now();
+    JSON.stringify(catalogToJson(catalog!));
+    saves.push(performance.now() - t0);
+    t0 = performance.now();
+    catalogFromJson(JSON.parse(cacheText));
+    opens.push(performance.now() - t0);
+  }
+
+  const buildMs = median(builds);
+  return {
+    file: { lines: source.split('\n').length, chars: source.length, flags: entries },
+    buildMs: Number(buildMs.toFixed(2)),
+    treeSitterParseOnlyMs: Number(median(parseOnly).toFixed(2)),
+    extractionMs: Number((buildMs - median(parseOnly)).toFixed(2)),
+    cpythonAstParseMs: astMs === undefined ? null : Number(astMs.toFixed(2)),
+    buildVsAstParse: astMs === undefined ? null : Number((buildMs / astMs).toFixed(3)),
+    goalBuildVsAstParse: 0.5,
+    incrementalUpdateMs: { median: Number(median(updates).toFixed(2)), max: Number(Math.max(...updates).toFixed(2)), goal: 5 },
+    cache: { bytes: cacheText.length, saveMs: Number(median(saves).toFixed(2)), openMs: Number(median(opens).toFixed(2)) },
+  };
+}
