@@ -33,6 +33,7 @@ describe('fatbin reader', function () {
   const exact: [string, string[], string[], number][] = [
     ['sm80_sm90a_ptx90.so', ['sm_80', 'sm_90a'], ['compute_90'], 2],
     ['sm100a_sm120_ptx120.so', ['sm_100a', 'sm_120'], ['compute_120'], 1],
+    ['sm90a_sm100a.so', ['sm_90a', 'sm_100a'], [], 1],
     ['ptx80_only.so', [], ['compute_80'], 1],
     ['family_sm100f_sm120a.so', ['sm_100f', 'sm_120a'], ['compute_120f'], 1],
     ['relfatbin_sm86.so', ['sm_86'], [], 1],

@@ -1,0 +1,181 @@
+/**
+ * Running SGLang servers: `ps -eo pid,args`, systemd units whose ExecStart runs the server, and
+ * listening TCP sockets from `ss -ltnp`. Pure parsers plus small guarded gatherers.
+ */
+
+export const DEFAULT_SGLANG_PORT = 30000;
+export const DEFAULT_SGLANG_HOST = '127.0.0.1';
+
+export interface ProcessRow { pid: number; args: string }
+
+export interface SglangCommand {
+  kind: 'launch_server' | 'serve';
+  argv: string[];
+  /** The Python interpreter when the command line names one (argv[0] like /venv/bin/python3). */
+  interpreter?: string;
+  /** A console script such as /venv/bin/sglang whose shebang names the interpreter. */
+  script?: string;
+  port: number;
+  portIsDefault: boolean;
+  host: string;
+  modelPath?: string;
+}
+
+export interface SglangServer extends SglangCommand {
+  source: 'process' | 'systemd';
+  pid?: number;
+  unit?: string;
+  /** Ports this process listens on (from ss), when known. */
+  listening?: number[];
+}
+
+export interface ListeningSocket { address: string; port: number; pids: number[]; processes: string[] }
+
+/** `ps -eo pid,args` → rows (header and junk skipped). */
+export function parsePs(text: string): ProcessRow[] {
+  const rows: ProcessRow[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(\d+)\s+(.+?)\s*$/.exec(line);
+    if (m) rows.push({ pid: Number(m[1]), args: m[2] });
+  }
+  return rows;
+}
+
+/** Split a unit-file style command line: whitespace, single and double quotes, backslash escapes. */
+export function splitCommandLine(s: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let has = false;
+  let q: '"' | "'" | null = null;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (q) {
+      if (c === q) q = null;
+      else if (c === '\\' && q === '"' && i + 1 < s.length) cur += s[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") { q = c; has = true; }
+    else if (c === '\\' && i + 1 < s.length) { cur += s[++i]; has = true; }
+    else if (/\s/.test(c)) { if (has || cur) out.push(cur); cur = ''; has = false; }
+    else cur += c;
+  }
+  if (has || cur) out.push(cur);
+  return out;
+}
+
+const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
+const PYTHON_NAME = /^python(\d+(\.\d+)?)?$/;
+
+function flagValue(argv: string[], names: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    for (const n of names) {
+      if (a === n && i + 1 < argv.length) return argv[i + 1];
+      if (a.startsWith(`${n}=`)) return a.slice(n.length + 1);
+    }
+  }
+  return undefined;
+}
+
+/** Recognise `python -m sglang.launch_server ...`, `.../sglang/launch_server.py ...` and `sglang serve ...`. */
+export function parseSglangCommand(argv: string[]): SglangCommand | undefined {
+  let kind: SglangCommand['kind'] | undefined;
+  let scriptAt = -1;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === 'sglang.launch_server' && argv[i - 1] === '-m') { kind = 'launch_server'; break; }
+    if (a === '-msglang.launch_server') { kind = 'launch_server'; break; }
+    if (/(^|\/)sglang\/launch_server\.py$/.test(a)) { kind = 'launch_server'; break; }
+    if (base(a) === 'sglang' && argv[i + 1] === 'serve') { kind = 'serve'; scriptAt = i; break; }
+  }
+  if (!kind) return undefined;
+  const portText = flagValue(argv, ['--port']);
+  const port = portText !== undefined && /^\d{1,5}$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : undefined;
+  const cmd: SglangCommand = {
+    kind, argv,
+    port: port ?? DEFAULT_SGLANG_PORT,
+    portIsDefault: port === undefined,
+    host: flagValue(argv, ['--host']) ?? DEFAULT_SGLANG_HOST,
+  };
+  const model = flagValue(argv, ['--model-path', '--model']);
+  if (model) cmd.modelPath = model;
+  // argv[0] may be `env`, `numactl ...`: take the first word that looks like a Python interpreter.
+  const py = argv.find((a, i) => PYTHON_NAME.test(base(a)) && (scriptAt < 0 || i < scriptAt));
+  if (py) cmd.interpreter = py;
+  else if (scriptAt >= 0 && argv[scriptAt].startsWith('/')) cmd.script = argv[scriptAt];
+  return cmd;
+}
+
+/** `ss -ltnp` → listening sockets with owning pids (pids need privileges; may be empty). */
+export function parseSs(text: string): ListeningSocket[] {
+  const out: ListeningSocket[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const cols = line.trim().split(/\s+/);
+    if (cols.length < 4 || !/^LISTEN$/i.test(cols[0])) continue;
+    const local = cols.find((c, i) => i >= 3 && /:(\d+)$/.test(c));
+    if (!local) continue;
+    const m = /^(.*):(\d+)$/.exec(local);
+    if (!m) continue;
+    const pids = [...line.matchAll(/pid=(\d+)/g)].map((x) => Number(x[1]));
+    const processes = [...line.matchAll(/\("([^"]*)"/g)].map((x) => x[1]);
+    out.push({ address: m[1], port: Number(m[2]), pids: [...new Set(pids)], processes: [...new Set(processes)] });
+  }
+  return out;
+}
+
+/** `systemctl list-units --type=service --no-legend --plain` → unit names. */
+export function parseUnitList(text: string): string[] {
+  const units: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const first = line.replace(/^[\s●*×]+/u, '').split(/\s+/)[0];
+    if (first && /^[\w@.:\\-]+\.service$/.test(first)) units.push(first);
+  }
+  return [...new Set(units)];
+}
+
+export interface UnitExec { unit: string; file: string; execStart: string }
+
+/**
+ * `systemctl cat A B ...` prints each unit file (and drop-ins) after a `# /path/to/file` line.
+ * Returns every ExecStart= command, continuation lines joined.
+ */
+export function parseSystemctlCat(text: string): UnitExec[] {
+  const out: UnitExec[] = [];
+  let file = '';
+  let unit = '';
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const h = /^# (\/\S+)\s*$/.exec(line);
+    if (h) {
+      file = h[1];
+      const m = /\/([^/]+\.service)(?:\.d\/[^/]+)?$/.exec(file);
+      unit = m ? m[1] : base(file);
+      continue;
+    }
+    const m = /^\s*ExecStart\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    let cmd = m[1];
+    while (cmd.endsWith('\\') && i + 1 < lines.length) cmd = `${cmd.slice(0, -1)} ${lines[++i].trim()}`;
+    cmd = cmd.replace(/^[-@+!:|]+/, '').trim();
+    if (cmd) out.push({ unit, file, execStart: cmd });
+  }
+  return out;
+}
+
+/**
+ * Parse a whole command line, also looking inside `sh -c "…"` / `bash -lc '…'` wrappers, which
+ * systemd units and containers often use to activate a venv first.
+ */
+export function parseSglangCommandLine(line: string): SglangCommand | undefined {
+  const argv = splitCommandLine(line);
+  const direct = parseSglangCommand(argv);
+  if (direct) return direct;
+  for (const a of argv) {
+    if (!/\s/.test(a) || !a.includes('sglang')) continue;
+    for (const part of a.split(/&&|\|\||;/)) {
+      const inner = parseSglangCommand(splitCommandLine(part.replace(/^\s*exec\s+/, '')));
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,432 @@
+/**
+ * Environment discovery: GPUs, CUDA versions, running SGLang servers, Python environments with
+ * their inference packages, and the GPU architectures compiled into sgl-kernel / FlashInfer.
+ * Everything is guarded: a missing tool becomes a note, never an exception.
+ */
+import { readLibraryTargets, uniqueTargets, type CudaTarget, type LibraryTargets } from '../gpu/fatbin';
+import {
+  NVIDIA_SMI_QUERY, archOf, ccText, compareVersions, compatibility, minCudaFor, parseComputeCap,
+  parseNvccVersion, parseNvidiaSmiBanner, parseNvidiaSmiQuery, type CompatLevel, type ComputeCap, type GpuInfo,
+} from '../gpu/gpus';
+import type { HostLike } from '../gpu/hostLike';
+import { DEFAULT_ROOTS, findInterpreters, type EnvRoots } from './interpreters';
+import {
+  parsePs, parseSglangCommandLine, parseSs, parseSystemctlCat, parseUnitList,
+  type ListeningSocket, type SglangServer,
+} from './processes';
+import { PROBE_SCRIPT, parseProbeOutput, type PythonProbe } from './probeScript';
+import { mapLimit, runGuarded, type RunOptions } from './run';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface EnvWarning {
+  severity: Severity;
+  code: 'arch-missing' | 'arch-ptx-only' | 'cuda-too-old' | 'torch-no-cuda' | 'kernel-missing' | 'probe-failed' | 'library-unreadable' | 'no-gpu';
+  message: string;
+  interpreter?: string;
+  library?: string;
+}
+
+export interface LibraryReport extends LibraryTargets {
+  package: 'sgl_kernel' | 'flashinfer';
+}
+
+export interface PackageVerdict {
+  package: 'sgl-kernel' | 'flashinfer' | 'torch';
+  gpuArch: string;
+  level: CompatLevel;
+  message: string;
+}
+
+export interface InterpreterReport {
+  path: string;
+  sources: string[];
+  probe?: PythonProbe;
+  error?: string;
+  libraries: LibraryReport[];
+  verdicts: PackageVerdict[];
+}
+
+export interface EnvReport {
+  host: string;
+  generatedAt: string;
+  gpus: GpuInfo[];
+  /** Highest CUDA version the driver supports (nvidia-smi banner). */
+  driverCudaVersion?: string;
+  driverVersion?: string;
+  nvccVersion?: string;
+  servers: SglangServer[];
+  listening: ListeningSocket[];
+  interpreters: InterpreterReport[];
+  warnings: EnvWarning[];
+  /** Tools that were missing or failed; normal on many machines. */
+  notes: string[];
+}
+
+export interface DiscoverOptions {
+  /** Interpreters to always probe (e.g. a configured path). */
+  pythonPaths?: string[];
+  home?: string;
+  roots?: EnvRoots;
+  /** Probe at most this many interpreters (configured and servers' first). Default 12. */
+  maxInterpreters?: number;
+  /** Analyse at most this many `.so` files per package. Default 16. */
+  maxLibrariesPerPackage?: number;
+  libraryMaxBytes?: number;
+  cuobjdump?: 'auto' | 'never' | 'prefer';
+  /** Import torch in the probe: 'auto' when sglang or vllm is installed. */
+  torch?: 'auto' | 'yes' | 'no';
+  probeTimeoutMs?: number;
+  /** Extra environment for every command (tests set PATH / PYTHONPATH). */
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+const LIB_LABEL = { sgl_kernel: 'sgl-kernel', flashinfer: 'flashinfer' } as const;
+
+async function gatherGpus(host: HostLike, run: RunOptions, notes: string[]): Promise<Pick<EnvReport, 'gpus' | 'driverCudaVersion' | 'driverVersion'>> {
+  const [q, banner] = await Promise.all([runGuarded(host, NVIDIA_SMI_QUERY, run), runGuarded(host, ['nvidia-smi'], run)]);
+  const out: Pick<EnvReport, 'gpus' | 'driverCudaVersion' | 'driverVersion'> = { gpus: [] };
+  if (q.missing) { notes.push('nvidia-smi is not installed or not on PATH'); return out; }
+  let parsed = parseNvidiaSmiQuery(q.stdout);
+  if (!q.ok && parsed.gpus.length === 0) {
+    // Old drivers do not know the compute_cap field: ask without it.
+    const q2 = await runGuarded(host, ['nvidia-smi', '--query-gpu=name,driver_version,memory.total', '--format=csv,noheader,nounits'], run);
+    parsed = parseNvidiaSmiQuery(q2.stdout.split(/\r?\n/).map((l) => {
+      const p = l.split(',');
+      return p.length >= 3 ? [p.slice(0, p.length - 2).join(','), '[N/A]', ...p.slice(-2)].join(',') : l;
+    }).join('\n'));
+    if (parsed.gpus.length === 0) notes.push(`nvidia-smi failed: ${q.error ?? q2.error ?? 'no output'}`);
+  }
+  out.gpus = parsed.gpus;
+  const b = parseNvidiaSmiBanner(banner.stdout);
+  if (b.cudaVersion) out.driverCudaVersion = b.cudaVersion;
+  if (b.driverVersion) out.driverVersion = b.driverVersion;
+  else if (parsed.gpus[0]?.driverVersion) out.driverVersion = parsed.gpus[0].driverVersion;
+  return out;
+}
+
+async function gatherNvcc(host: HostLike, run: RunOptions): Promise<string | undefined> {
+  for (const nvcc of ['nvcc', '/usr/local/cuda/bin/nvcc']) {
+    const r = await runGuarded(host, [nvcc, '--version'], run);
+    const v = parseNvccVersion(r.stdout);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): Promise<{ servers: SglangServer[]; listening: ListeningSocket[] }> {
+  const [ps, ss, units] = await Promise.all([
+    runGuarded(host, ['ps', '-eo', 'pid,args'], run),
+    runGuarded(host, ['ss', '-ltnp'], run),
+    runGuarded(host, ['systemctl', 'list-units', '--type=service', '--no-legend', '--plain'], run),
+  ]);
+  const servers: SglangServer[] = [];
+  if (!ps.ok) notes.push(`ps failed: ${ps.error ?? 'no output'}`);
+  for (const row of parsePs(ps.stdout)) {
+    if (!/sglang/.test(row.args)) continue;
+    // ps shows arguments joined by spaces, without quoting: quotes and backslashes are literal.
+    const cmd = parseSglangCommandLine(row.args.replace(/[\\'"]/g, (c) => `\\${c}`));
+    if (cmd) servers.push({ ...cmd, source: 'process', pid: row.pid });
+  }
+  const listening = ss.ok ? parseSs(ss.stdout) : [];
+  if (!ss.ok) notes.push(ss.missing ? '`ss` is not available; listening ports unknown' : `ss failed: ${ss.error ?? ''}`);
+  for (const s of servers) {
+    const ports = listening.filter((l) => s.pid !== undefined && l.pids.includes(s.pid)).map((l) => l.port);
+    if (ports.length) s.listening = [...new Set(ports)].sort((a, b) => a - b);
+  }
+  if (units.missing) notes.push('systemctl is not available (no systemd); units were not checked');
+  else if (units.ok) {
+    const names = parseUnitList(units.stdout);
+    for (let i = 0; i < names.length; i += 40) {
+      const cat = await runGuarded(host, ['systemctl', 'cat', '--', ...names.slice(i, i + 40)], run);
+      for (const u of parseSystemctlCat(cat.stdout)) {
+        const cmd = parseSglangCommandLine(u.execStart);
+        if (cmd) servers.push({ ...cmd, source: 'systemd', unit: u.unit });
+      }
+    }
+  }
+  return { servers, listening };
+}
+
+/** The interpreter behind a server process: from argv, /proc/PID/exe, or a console script's shebang. */
+async function serverInterpreter(host: HostLike, s: SglangServer, run: RunOptions): Promise<string | undefined> {
+  if (s.interpreter?.startsWith('/')) return s.interpreter;
+  if (s.pid !== undefined && s.interpreter) {
+    // A bare `python3` from an activated venv or conda env: the process environment says which.
+    try {
+      const env = new TextDecoder().decode(await host.readFile(`/proc/${s.pid}/environ`, { maxBytes: 256 * 1024 }));
+      for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
+        const v = env.split('\0').find((e) => e.startsWith(`${key}=`))?.slice(key.length + 1);
+        if (v?.startsWith('/')) {
+          const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
+          try { await host.stat(cand); return cand; } catch { /* not there */ }
+        }
+      }
+    } catch { /* not readable (other user) */ }
+    const r = await runGuarded(host, ['readlink', `/proc/${s.pid}/exe`], run);
+    const p = r.stdout.trim();
+    if (r.ok && p.startsWith('/')) return p;
+  }
+  if (s.script) {
+    try {
+      const head = new TextDecoder().decode(await host.readFile(s.script, { maxBytes: 512 }));
+      const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);
+      if (m) return m[1].endsWith('/env') && m[2] ? undefined : m[1];
+    } catch { /* unreadable script */ }
+  }
+  return undefined;
+}
+
+async function probeInterpreter(host: HostLike, python: string, opts: DiscoverOptions): Promise<{ probe?: PythonProbe; error?: string }> {
+  const r = await runGuarded(host, [python, '-c', PROBE_SCRIPT, `--torch=${opts.torch ?? 'auto'}`], {
+    timeoutMs: opts.probeTimeoutMs ?? 90_000, maxOutputBytes: 4 * 1024 * 1024, env: opts.env, signal: opts.signal,
+  });
+  try {
+    return { probe: parseProbeOutput(r.stdout) };
+  } catch (err) {
+    const why = r.error ?? (err instanceof Error ? err.message : String(err));
+    return { error: `${python}: ${why}` };
+  }
+}
+
+/** Distinct GPU capabilities: nvidia-smi first, torch's device list when nvidia-smi gave none. */
+function gpuCaps(report: Pick<EnvReport, 'gpus' | 'interpreters'>): ComputeCap[] {
+  const caps = new Map<string, ComputeCap>();
+  for (const g of report.gpus) if (g.computeCap) caps.set(ccText(g.computeCap), g.computeCap);
+  if (caps.size === 0) {
+    for (const i of report.interpreters) {
+      for (const d of i.probe?.packages.torch.devices ?? []) {
+        const cc = parseComputeCap(d.capability);
+        if (cc) caps.set(ccText(cc), cc);
+      }
+    }
+  }
+  return [...caps.values()];
+}
+
+function usedBy(report: EnvReport, python: string): string {
+  const ports = report.servers.filter((s) => s.interpreter === python).map((s) => (s.unit ? `unit ${s.unit}` : `port ${s.port}`));
+  return ports.length ? ` (used by the server on ${ports.join(', ')})` : '';
+}
+
+function computeWarnings(report: EnvReport): void {
+  const w = report.warnings;
+  const caps = gpuCaps(report);
+  if (report.gpus.length === 0 && caps.length === 0) {
+    w.push({ severity: 'info', code: 'no-gpu', message: 'No NVIDIA GPU found (nvidia-smi missing or failed, and torch saw none); architecture checks were skipped' });
+  }
+  for (const cc of caps) {
+    const need = minCudaFor(cc);
+    if (need && report.driverCudaVersion && compareVersions(report.driverCudaVersion, need) < 0) {
+      w.push({ severity: 'error', code: 'cuda-too-old', message: `The driver supports CUDA ${report.driverCudaVersion}, but ${archOf(cc)} GPUs need CUDA ≥ ${need}; update the NVIDIA driver` });
+    }
+    if (need && report.nvccVersion && compareVersions(report.nvccVersion, need) < 0) {
+      w.push({ severity: 'warning', code: 'cuda-too-old', message: `nvcc is CUDA ${report.nvccVersion}; JIT-compiled kernels (FlashInfer, DeepGEMM) for ${archOf(cc)} need CUDA ≥ ${need}` });
+    }
+  }
+  for (const it of report.interpreters) {
+    if (it.error) {
+      w.push({ severity: 'warning', code: 'probe-failed', message: `Could not inspect ${it.path}: ${it.error}`, interpreter: it.path });
+      continue;
+    }
+    const p = it.probe;
+    if (!p) continue;
+    const where = `${it.path}${usedBy(report, it.path)}`;
+    const pk = p.packages;
+    if (pk.sglang.found && !pk.sgl_kernel.found) {
+      w.push({ severity: 'warning', code: 'kernel-missing', message: `sglang ${pk.sglang.version ?? ''} is installed in ${where} but sgl-kernel is not`, interpreter: it.path });
+    }
+    const torch = pk.torch;
+    if (torch.imported && caps.length) {
+      if (torch.cudaVersion == null) {
+        w.push({ severity: 'error', code: 'torch-no-cuda', message: `torch ${torch.version ?? ''} in ${where} is a CPU-only build`, interpreter: it.path });
+      } else {
+        for (const cc of caps) {
+          const need = minCudaFor(cc);
+          if (need && compareVersions(torch.cudaVersion, need) < 0) {
+            w.push({ severity: 'error', code: 'cuda-too-old', message: `torch ${torch.version ?? ''} in ${where} is built for CUDA ${torch.cudaVersion}; ${archOf(cc)} needs CUDA ≥ ${need} (install a cu128 or newer build)`, interpreter: it.path, library: 'torch' });
+          }
+        }
+        if (torch.cudaAvailable === false) {
+          w.push({ severity: 'warning', code: 'torch-no-cuda', message: `torch in ${where} reports CUDA as unavailable${torch.cudaError ? ` (${torch.cudaError})` : ''}`, interpreter: it.path });
+        }
+      }
+    }
+    for (const v of it.verdicts) {
+      if (v.level === 'none') {
+        w.push({ severity: v.package === 'flashinfer' ? 'warning' : 'error', code: 'arch-missing', message: `${v.message} — in ${where}`, interpreter: it.path, library: v.package });
+      } else if (v.level === 'ptx-jit') {
+        w.push({ severity: 'warning', code: 'arch-ptx-only', message: `${v.message} — in ${where}`, interpreter: it.path, library: v.package });
+      }
+    }
+    for (const l of it.libraries) {
+      if (l.error) w.push({ severity: 'info', code: 'library-unreadable', message: `Could not read GPU targets of ${l.path}: ${l.error}`, interpreter: it.path, library: l.package });
+      else if (!l.complete && l.hasFatbin) w.push({ severity: 'info', code: 'library-unreadable', message: `GPU target list of ${l.path} may be incomplete: ${l.issues[0] ?? ''}`, interpreter: it.path, library: l.package });
+    }
+  }
+  const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+  w.sort((a, b) => rank[a.severity] - rank[b.severity]);
+}
+
+function verdictsFor(it: InterpreterReport, caps: ComputeCap[]): PackageVerdict[] {
+  const out: PackageVerdict[] = [];
+  for (const cc of caps) {
+    for (const pkg of ['sgl_kernel', 'flashinfer'] as const) {
+      const libs = it.libraries.filter((l) => l.package === pkg && !l.error);
+      const targets = uniqueTargets(libs.flatMap((l) => l.targets));
+      if (libs.length === 0 || targets.length === 0) continue; // nothing compiled in (pure-Python or JIT-only package)
+      const c = compatibility(targets, cc, LIB_LABEL[pkg]);
+      out.push({ package: LIB_LABEL[pkg], gpuArch: c.gpuArch, level: c.level, message: c.message });
+    }
+    const arch = it.probe?.packages.torch.archList;
+    if (arch && arch.length) {
+      const c = compatibility(arch, cc, 'torch');
+      out.push({ package: 'torch', gpuArch: c.gpuArch, level: c.level, message: c.message });
+    }
+  }
+  return out;
+}
+
+export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): Promise<EnvReport> {
+  const run: RunOptions = { env: opts.env, signal: opts.signal };
+  const notes: string[] = [];
+  const homeP = opts.home !== undefined ? Promise.resolve(opts.home) : runGuarded(host, ['printenv', 'HOME'], run).then((r) => r.stdout.trim() || undefined);
+  const [gpu, nvccVersion, srv, home] = await Promise.all([
+    gatherGpus(host, run, notes), gatherNvcc(host, run), gatherServers(host, run, notes), homeP,
+  ]);
+  const report: EnvReport = {
+    host: host.label ?? 'host',
+    generatedAt: (opts.now?.() ?? new Date()).toISOString(),
+    ...gpu,
+    ...(nvccVersion ? { nvccVersion } : {}),
+    servers: srv.servers,
+    listening: srv.listening,
+    interpreters: [],
+    warnings: [],
+    notes,
+  };
+
+  const fromServers: { path: string; source: string }[] = [];
+  for (const s of report.servers) {
+    const py = await serverInterpreter(host, s, run);
+    if (py) {
+      s.interpreter = py;
+      fromServers.push({ path: py, source: s.unit ? `systemd ${s.unit}` : `server pid ${s.pid ?? '?'}` });
+    }
+  }
+  const found = await findInterpreters(host, { configured: opts.pythonPaths, fromServers, home, roots: opts.roots ?? DEFAULT_ROOTS, run });
+  notes.push(...found.notes);
+  const max = opts.maxInterpreters ?? 12;
+  if (found.candidates.length > max) notes.push(`${found.candidates.length} Python interpreters found; inspected the first ${max}`);
+  const candidates = found.candidates.slice(0, max);
+
+  const libCache = new Map<string, Promise<LibraryTargets>>();
+  const readLib = (path: string): Promise<LibraryTargets> => {
+    let p = libCache.get(path);
+    if (!p) {
+      p = readLibraryTargets(host, path, { maxBytes: opts.libraryMaxBytes, cuobjdump: opts.cuobjdump, signal: opts.signal });
+      libCache.set(path, p);
+    }
+    return p;
+  };
+
+  report.interpreters = await mapLimit(candidates, 4, async (c): Promise<InterpreterReport> => {
+    const it: InterpreterReport = { path: c.path, sources: c.sources, libraries: [], verdicts: [] };
+    const r = await probeInterpreter(host, c.path, opts);
+    if (r.error) { it.error = r.error; return it; }
+    it.probe = r.probe;
+    for (const pkg of ['sgl_kernel', 'flashinfer'] as const) {
+      const libs = (r.probe?.packages[pkg].libraries ?? []).slice(0, opts.maxLibrariesPerPackage ?? 16);
+      for (const l of libs) it.libraries.push({ ...(await readLib(l.path)), package: pkg });
+    }
+    return it;
+  });
+
+  const caps = gpuCaps(report);
+  for (const it of report.interpreters) it.verdicts = verdictsFor(it, caps);
+  computeWarnings(report);
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text rendering
+
+function targetsText(ts: CudaTarget[]): string {
+  const sass = ts.filter((t) => t.kind === 'sass').map((t) => t.name);
+  const ptx = ts.filter((t) => t.kind === 'ptx').map((t) => t.name);
+  return [sass.length ? sass.join(' ') : 'no SASS', ptx.length ? `PTX ${ptx.join(' ')}` : ''].filter(Boolean).join(' | ');
+}
+
+const MARK: Record<Severity, string> = { error: 'ERROR', warning: 'WARN ', info: 'info ' };
+
+export function formatEnvReport(r: EnvReport): string {
+  const L: string[] = [];
+  L.push(`Inference Doctor environment report: ${r.host} (${r.generatedAt})`, '');
+  L.push('GPUs');
+  if (r.gpus.length === 0) L.push('  none found');
+  for (const g of r.gpus) {
+    const cc = g.computeCap ? `${archOf(g.computeCap)} (compute ${ccText(g.computeCap)})` : 'compute capability unknown';
+    const mem = g.memoryMiB !== undefined ? `, ${g.memoryMiB} MiB` : '';
+    L.push(`  [${g.index}] ${g.name}: ${cc}${mem}`);
+  }
+  const cuda = [
+    r.driverVersion ? `driver ${r.driverVersion}` : '',
+    r.driverCudaVersion ? `driver supports CUDA ${r.driverCudaVersion}` : '',
+    r.nvccVersion ? `nvcc ${r.nvccVersion}` : 'nvcc not found',
+  ].filter(Boolean).join(', ');
+  L.push(`  ${cuda}`, '');
+
+  L.push('SGLang servers');
+  if (r.servers.length === 0) L.push('  none running');
+  for (const s of r.servers) {
+    const who = s.source === 'systemd' ? `systemd ${s.unit ?? ''}` : `pid ${s.pid ?? '?'}`;
+    const listen = s.listening?.length ? `listening on ${s.listening.join(', ')}` : s.source === 'process' ? 'not seen listening' : '';
+    L.push(`  ${who}: ${s.kind === 'serve' ? 'sglang serve' : 'launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`);
+    if (s.modelPath) L.push(`      model ${s.modelPath}`);
+    if (s.interpreter) L.push(`      python ${s.interpreter}`);
+  }
+  L.push('');
+
+  L.push('Python environments');
+  if (r.interpreters.length === 0) L.push('  none found');
+  for (const it of r.interpreters) {
+    L.push(`  ${it.path}  [${it.sources.join(', ')}]`);
+    if (it.error || !it.probe) { L.push(`      could not inspect: ${it.error ?? 'unknown error'}`); continue; }
+    const p = it.probe;
+    L.push(`      Python ${p.python.version}`);
+    for (const [key, label] of [['sglang', 'sglang'], ['sgl_kernel', 'sgl-kernel'], ['flashinfer', 'flashinfer'], ['torch', 'torch'], ['triton', 'triton'], ['transformers', 'transformers'], ['vllm', 'vllm']] as const) {
+      const pkg = p.packages[key];
+      if (!pkg.found) { if (key === 'sglang' || key === 'sgl_kernel' || key === 'torch') L.push(`      ${label.padEnd(13)}not installed`); continue; }
+      let extra = '';
+      if (key === 'torch') {
+        const t = p.packages.torch;
+        if (t.imported) {
+          extra = `  CUDA ${t.cudaVersion ?? 'none (CPU build)'}, ${t.cudaAvailable ? 'GPU available' : 'no GPU visible'}`;
+          if (t.archList?.length) extra += `, built for ${t.archList.join(' ')}`;
+        } else if (t.importError) extra = `  import failed: ${t.importError}`;
+      }
+      L.push(`      ${label.padEnd(13)}${pkg.version ?? '(version unknown)'}  ${pkg.path ?? ''}${extra}`);
+      if (key === 'sgl_kernel' || key === 'flashinfer') {
+        for (const l of it.libraries.filter((x) => x.package === key)) {
+          const name = l.path.startsWith(`${pkg.path ?? ''}/`) ? l.path.slice((pkg.path ?? '').length + 1) : l.path;
+          const what = l.error ? `unreadable: ${l.error}` : l.hasFatbin ? targetsText(l.targets) + (l.complete ? '' : ' (may be incomplete)') : 'no CUDA code';
+          L.push(`          ${name}: ${what}`);
+        }
+      }
+      if (key === 'flashinfer' && p.caches.flashinfer) L.push(`          JIT cache ${p.caches.flashinfer.path}${p.caches.flashinfer.exists ? '' : ' (absent)'}`);
+    }
+    for (const v of it.verdicts) L.push(`      → ${v.message}`);
+  }
+  L.push('');
+
+  L.push('Findings');
+  if (r.warnings.length === 0) L.push('  nothing wrong found');
+  for (const w of r.warnings) L.push(`  ${MARK[w.severity]} ${w.message}`);
+  if (r.notes.length) {
+    L.push('', 'Notes');
+    for (const n of r.notes) L.push(`  - ${n}`);
+  }
+  return `${L.join('\n')}\n`;
+}
