@@ -16,6 +16,7 @@ const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vs
 const bundles = {
   extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   cli: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  server: { ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' },
   sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },
   webview: {
     platform: 'browser', format: 'iife', target: 'es2022',
@@ -25,6 +26,11 @@ const bundles = {
 };
 
 function copyAssets() {
+  // tree-sitter runtime + Python grammar, loaded on first use by the catalog (never bundled).
+  const wasm = join(root, 'dist/wasm');
+  mkdirSync(wasm, { recursive: true });
+  cpSync(join(root, 'node_modules/web-tree-sitter/tree-sitter.wasm'), join(wasm, 'tree-sitter.wasm'));
+  cpSync(join(root, 'node_modules/tree-sitter-python/tree-sitter-python.wasm'), join(wasm, 'tree-sitter-python.wasm'));
   const codicons = join(root, 'node_modules/@vscode/codicons/dist');
   const out = join(root, 'dist/webview/codicons');
   mkdirSync(out, { recursive: true });
@@ -39,5 +45,5 @@ if (watch) {
   console.log('watching', selected.map(([n]) => n).join(', '));
 } else {
   await Promise.all(selected.map(([, options]) => esbuild.build({ ...common, ...options })));
-  if (!only || only.has('webview')) copyAssets();
+  copyAssets();
 }
