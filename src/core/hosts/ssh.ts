@@ -184,7 +184,8 @@ export class SshHost implements Host {
         return await this.openChain(signal);
       } catch (e) {
         const err = e instanceof HostError ? e : connectError(e, this.target);
-        if (!RETRYABLE.has(err.kind) || i >= attempts) throw err;
+        const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+        if (!RETRYABLE.has(err.kind) || code === 'ENOTFOUND' || i >= attempts) throw err;
         this.callbacks.log?.(`${this.label}: ${err.message} — retrying in ${delay} ms (attempt ${i + 1}/${attempts})`);
         await sleep(delay, signal);
         delay = Math.min(delay * 2, 4000);
@@ -288,7 +289,7 @@ export class SshHost implements Host {
 
   private async verifyHostKey(hop: SshTarget, key: Buffer): Promise<void> {
     const files = [...(this.options.knownHostsFiles ?? hop.userKnownHostsFiles)];
-    if (this.options.trustStoreFile) files.push(this.options.trustStoreFile);
+    if (this.options.trustStoreFile && !files.includes(this.options.trustStoreFile)) files.push(this.options.trustStoreFile);
     const known = await loadKnownHosts(files);
     for (const n of known.notes) this.callbacks.log?.(n);
     const verdict = checkHostKey(known.entries, hop.hostName, hop.port, key);
