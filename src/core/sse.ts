@@ -3,6 +3,7 @@
  * (mid-line, mid-UTF-8 sequence); the decoder reassembles them and reports each `data:` payload,
  * the `[DONE]` sentinel, and an event that the stream cut off before its blank line.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 export type SseItem =
@@ -24,7 +25,9 @@ const DONE = '[DONE]';
 
 export class SseDecoder {
   private readonly parser: EventSourceParser;
-  private readonly utf8 = new TextDecoder('utf-8');
+  // StringDecoder keeps a split multi-byte sequence for the next chunk, like TextDecoder with
+  // stream: true, and is markedly cheaper per call on the small chunks token streams produce.
+  private readonly utf8 = new StringDecoder('utf8');
   private flushing = false;
   private stopped = false;
   private ended = false;
@@ -57,7 +60,7 @@ export class SseDecoder {
   /** Feeds raw bytes (or already-decoded text). */
   push(chunk: Uint8Array | string): void {
     if (this.stopped || this.ended) return;
-    const text = typeof chunk === 'string' ? chunk : this.utf8.decode(chunk, { stream: true });
+    const text = typeof chunk === 'string' ? chunk : this.utf8.write(chunk);
     if (text.length) this.parser.feed(text);
   }
 
@@ -66,7 +69,7 @@ export class SseDecoder {
     if (this.ended) return;
     this.ended = true;
     if (this.stopped) return;
-    const rest = this.utf8.decode();
+    const rest = this.utf8.end();
     if (rest.length) this.parser.feed(rest);
     // Terminating the pending line and the event dispatches whatever was cut off.
     this.flushing = true;

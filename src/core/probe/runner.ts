@@ -102,6 +102,9 @@ class Answer {
   nativeMode: 'unknown' | 'cumulative' | 'incremental' = 'unknown';
   nativeLength = 0;
   nativeTokensSeen = 0;
+  private pendingText = '';
+  private pendingReasoning = '';
+  private pendingTokens: TokenInfo[] | null = null;
 
   constructor(
     limit: number,
@@ -127,10 +130,25 @@ class Answer {
     if (this.emit && (hasText || hasReasoning)) {
       this.emit({ type: 'delta', ...(hasText ? { content: text } : {}), ...(hasReasoning ? { reasoning } : {}), at: this.now() });
     }
+    // The detector gets one batch per network read (see flush): same verdicts, fewer calls.
+    if (hasText) this.pendingText = this.pendingText ? this.pendingText + text : text;
+    if (hasReasoning) this.pendingReasoning = this.pendingReasoning ? this.pendingReasoning + reasoning : reasoning;
+    if (tokens?.length) {
+      if (this.pendingTokens) for (const t of tokens) this.pendingTokens.push(t);
+      else this.pendingTokens = tokens.slice();
+    }
+  }
+
+  /** Hands what arrived since the last flush to the detector; may trigger the early stop. */
+  flush(): void {
+    if (!this.pendingText && !this.pendingReasoning && !this.pendingTokens) return;
     const delta: { text?: string; reasoning?: string; tokens?: TokenInfo[] } = {};
-    if (hasText) delta.text = text;
-    if (hasReasoning) delta.reasoning = reasoning;
-    if (tokens?.length) delta.tokens = tokens;
+    if (this.pendingText) delta.text = this.pendingText;
+    if (this.pendingReasoning) delta.reasoning = this.pendingReasoning;
+    if (this.pendingTokens) delta.tokens = this.pendingTokens;
+    this.pendingText = '';
+    this.pendingReasoning = '';
+    this.pendingTokens = null;
     this.setVerdict(this.detector.push(delta));
     if (this.earlyStop && this.verdict.kind !== 'ok') this.onDegenerate();
   }
@@ -143,6 +161,7 @@ class Answer {
 
   /** Final verdict: with finish info when the server sent it. */
   conclude(): Verdict {
+    this.flush();
     if (this.finished) {
       this.setVerdict(
         this.detector.finish({
@@ -265,6 +284,15 @@ function applyPayload(endpoint: Endpoint, obj: Json, answer: Answer, stream: boo
   return null;
 }
 
+/** JSON.parse first (no result wrapper on the hot path), Python literals only when that fails. */
+function parseChunk(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return tryParsePyJson(text);
+  }
+}
+
 function looksLikeAnswer(endpoint: Endpoint, obj: Json): boolean {
   if (endpoint === 'generate') return 'text' in obj || 'meta_info' in obj;
   return Array.isArray(obj.choices);
@@ -374,7 +402,7 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
         }
         answer.chunkCount++;
         if (emit) emit({ type: 'chunk', raw: item.data, at: now() });
-        const parsed = tryParsePyJson(item.data);
+        const parsed = parseChunk(item.data);
         if (!parsed.ok || !isObj(parsed.value)) {
           const snippet = item.data.slice(0, 200);
           error = item.type === 'truncated'
@@ -400,6 +428,7 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
           }
           lastActivity = performance.now();
           decoder.push(value);
+          answer.flush();
           if (stop || why) break;
         }
       } catch (e) {
