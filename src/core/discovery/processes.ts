@@ -172,9 +172,15 @@ export function parseSglangCommandLine(line: string): SglangCommand | undefined 
   if (direct) return direct;
   for (const a of argv) {
     if (!/\s/.test(a) || !a.includes('sglang')) continue;
+    let venv: string | undefined;
     for (const part of a.split(/&&|\|\||;/)) {
+      const act = /^\s*(?:source|\.)\s+(\/\S+)\/bin\/activate\s*$/.exec(part);
+      if (act) venv = act[1];
       const inner = parseSglangCommand(splitCommandLine(part.replace(/^\s*exec\s+/, '')));
-      if (inner) return inner;
+      if (inner) {
+        if (venv && inner.interpreter && !inner.interpreter.includes('/')) inner.interpreter = `${venv}/bin/${inner.interpreter}`;
+        return inner;
+      }
     }
   }
   return undefined;

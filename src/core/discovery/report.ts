@@ -313,6 +313,12 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
     const py = await serverInterpreter(host, s, run);
     if (py) {
       s.interpreter = py;
+      try {
+        await host.stat(py);
+      } catch {
+        notes.push(`${s.unit ? `systemd ${s.unit}` : `server pid ${s.pid ?? '?'}`} runs ${py}, which does not exist on this host`);
+        continue;
+      }
       fromServers.push({ path: py, source: s.unit ? `systemd ${s.unit}` : `server pid ${s.pid ?? '?'}` });
     }
   }

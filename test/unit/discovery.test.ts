@@ -1,0 +1,269 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HostLike } from '../../src/core/gpu/hostLike';
+import {
+  discoverEnv, findInterpreters, formatEnvReport, parseProbeOutput, parsePs, parseSglangCommandLine, parseSs,
+  parseSystemctlCat, parseUnitList, PROBE_MARKER, type EnvReport,
+} from '../../src/core/discovery';
+import { envCommand } from '../../src/cli/env';
+
+const FIXTURES = join(__dirname, '..', 'fixtures');
+
+/** A tiny local host for these tests only: spawn without a shell, fs for files. */
+class TestHost implements HostLike {
+  readonly label = 'test host';
+  constructor(private readonly baseEnv: Record<string, string> = {}) {}
+  exec(argv: string[], opts: Parameters<HostLike['exec']>[1] = {}): ReturnType<HostLike['exec']> {
+    return new Promise((resolve, reject) => {
+      const env = { ...process.env, ...this.baseEnv, ...(opts.env ?? {}) };
+      const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20000);
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.on('error', (e) => { clearTimeout(timer); reject(Object.assign(new Error(`Program ${argv[0]} was not found: ${e.message}`), { kind: 'not-found' })); });
+      child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr, truncated: false }); });
+    });
+  }
+  async readFile(path: string, opts?: { maxBytes?: number }): Promise<Uint8Array> {
+    const h = await fs.open(path, 'r');
+    try {
+      const size = (await h.stat()).size;
+      const n = Math.min(size, opts?.maxBytes ?? size);
+      const buf = Buffer.alloc(n);
+      await h.read(buf, 0, n, 0);
+      return new Uint8Array(buf);
+    } finally {
+      await h.close();
+    }
+  }
+  async readDir(path: string): ReturnType<HostLike['readDir']> {
+    const es = await fs.readdir(path, { withFileTypes: true });
+    return es.map((e) => ({ name: e.name, type: e.isSymbolicLink() ? 'symlink' : e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other' }));
+  }
+  async stat(path: string): ReturnType<HostLike['stat']> {
+    const s = await fs.stat(path);
+    return { type: s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other', size: s.size, mtimeMs: s.mtimeMs };
+  }
+}
+
+/** A host where no tool exists and no file can be read. */
+const emptyHost: HostLike = {
+  exec: (argv) => Promise.reject(Object.assign(new Error(`Program "${argv[0]}" was not found`), { kind: 'not-found' })),
+  readFile: () => Promise.reject(new Error('no such file')),
+  readDir: () => Promise.reject(new Error('no such directory')),
+  stat: () => Promise.reject(new Error('no such file')),
+};
+
+function realPython(): string | undefined {
+  try {
+    return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10000 }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('discovery parsers', () => {
+  it('ps rows and SGLang command lines', () => {
+    const rows = parsePs('    PID COMMAND\n   12 /usr/bin/python3 -m sglang.launch_server --port=31000 --model /m\n 77 bash\n');
+    assert.deepEqual(rows.map((r) => r.pid), [12, 77]);
+    const a = parseSglangCommandLine(rows[0].args)!;
+    assert.deepEqual([a.kind, a.port, a.portIsDefault, a.host, a.modelPath, a.interpreter], ['launch_server', 31000, false, '127.0.0.1', '/m', '/usr/bin/python3']);
+    const b = parseSglangCommandLine('/venv/bin/python3 /venv/bin/sglang serve --model-path Qwen/Qwen3-8B')!;
+    assert.deepEqual([b.kind, b.port, b.portIsDefault, b.interpreter], ['serve', 30000, true, '/venv/bin/python3']);
+    const c = parseSglangCommandLine('/venv/bin/sglang serve --port 9 --host ::')!;
+    assert.deepEqual([c.script, c.interpreter, c.host], ['/venv/bin/sglang', undefined, '::']);
+    const d = parseSglangCommandLine(`/bin/bash -lc 'source /opt/venv/bin/activate && exec python -m sglang.launch_server --port 30001'`)!;
+    assert.deepEqual([d.port, d.interpreter], [30001, '/opt/venv/bin/python']);
+    assert.equal(parseSglangCommandLine('python -m sglang.bench_serving --port 1'), undefined);
+    assert.equal(parseSglangCommandLine('grep sglang.launch_server'), undefined);
+    assert.equal(parseSglangCommandLine('python -m sglang.launch_server --port 99999')!.port, 30000);
+  });
+
+  it('ss -ltnp', () => {
+    const s = parseSs([
+      'State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process',
+      'LISTEN 0 2048 0.0.0.0:30000 0.0.0.0:* users:(("python3",pid=4242,fd=27),("python3",pid=4243,fd=27))',
+      'LISTEN 0 128 [::]:22 [::]:*',
+      'ESTAB 0 0 10.0.0.1:22 10.0.0.2:5555',
+      'garbage',
+    ].join('\n'));
+    assert.deepEqual(s, [
+      { address: '0.0.0.0', port: 30000, pids: [4242, 4243], processes: ['python3'] },
+      { address: '[::]', port: 22, pids: [], processes: [] },
+    ]);
+  });
+
+  it('systemctl list-units and cat', () => {
+    assert.deepEqual(parseUnitList('● a.service loaded failed failed A\nb@1.service loaded active running B\n  x.socket loaded\n'), ['a.service', 'b@1.service']);
+    const units = parseSystemctlCat([
+      '# /etc/systemd/system/sg.service', '[Service]', 'ExecStartPre=/bin/true', 'ExecStart=-/opt/v/bin/python -m sglang.launch_server \\', '   --port 30002',
+      '', '# /etc/systemd/system/sg.service.d/override.conf', '[Service]', 'ExecStart=', 'ExecStart=/usr/bin/python3 -m sglang.launch_server --port 30003',
+    ].join('\n'));
+    assert.deepEqual(units.map((u) => [u.unit, u.execStart]), [
+      ['sg.service', '/opt/v/bin/python -m sglang.launch_server  --port 30002'],
+      ['sg.service', '/usr/bin/python3 -m sglang.launch_server --port 30003'],
+    ]);
+  });
+
+  it('probe output validation never trusts the JSON', () => {
+    assert.throws(() => parseProbeOutput('Traceback ...'), /printed no report/);
+    assert.throws(() => parseProbeOutput(`${PROBE_MARKER}{not json`), /invalid JSON/);
+    assert.throws(() => parseProbeOutput(`${PROBE_MARKER}[1,2]`), /unexpected shape/);
+    const p = parseProbeOutput(`noise\n${PROBE_MARKER}${JSON.stringify({
+      python: { version: '3.12.1', executable: '/x', prefix: '/' },
+      packages: { sglang: { found: true, version: 7, path: '/s' }, sgl_kernel: { found: true, libraries: [{ path: '/a.so', size: 'big' }, 5] }, torch: { found: true, imported: true, cuda_version: null, devices: [{ capability: [12, 0], name: 'G' }, { capability: 'x' }] } },
+      caches: { triton: { path: '/t', exists: 1 } },
+      errors: ['e', 3],
+    })}\n`);
+    assert.equal(p.packages.sglang.version, undefined);
+    assert.deepEqual(p.packages.sgl_kernel.libraries, [{ path: '/a.so', size: null }]);
+    assert.equal(p.packages.torch.cudaVersion, null);
+    assert.deepEqual(p.packages.torch.devices, [{ index: 0, name: 'G', capability: [12, 0] }]);
+    assert.equal(p.packages.vllm.found, false);
+    assert.deepEqual(p.caches, { triton: { path: '/t', exists: false } });
+    assert.deepEqual(p.errors, ['e']);
+  });
+});
+
+describe('discovery on a fake host', function () {
+  this.timeout(60000);
+  let root: string;
+  let python: string | undefined;
+  let host: TestHost;
+  let env: Record<string, string>;
+  let roots: { envsDirs: string[]; envDirs: string[]; projectDirs: string[] };
+
+  before(async () => {
+    python = realPython();
+    root = await fs.mkdtemp(join(tmpdir(), 'idoc-discovery-'));
+    await fs.cp(join(FIXTURES, 'fake-install'), join(root, 'fake'), { recursive: true });
+    const sp = join(root, 'fake', 'site-packages');
+    const elf = (n: string): string => join(FIXTURES, 'elf', n);
+    await fs.copyFile(elf('sm90a_sm100a.so'), join(sp, 'sgl_kernel', 'common_ops.abi3.so'));
+    await fs.copyFile(elf('no_fatbin.so'), join(sp, 'sgl_kernel', 'cpu_ops.so'));
+    await fs.copyFile(elf('sm100a_sm120_ptx120.so'), join(sp, 'flashinfer', 'data', 'libflashinfer_kernels.so'));
+    for (const f of await fs.readdir(join(root, 'fake', 'bin'))) await fs.chmod(join(root, 'fake', 'bin', f), 0o755);
+    // A conda env and a project venv whose interpreter is the real python3 (symlinked).
+    await fs.mkdir(join(root, 'opt', 'conda', 'envs', 'sglang', 'bin'), { recursive: true });
+    await fs.mkdir(join(root, 'workspace', 'proj', '.venv', 'bin'), { recursive: true });
+    await fs.mkdir(join(root, 'workspace', 'empty'), { recursive: true });
+    if (python) {
+      await fs.symlink(python, join(root, 'opt', 'conda', 'envs', 'sglang', 'bin', 'python3'));
+      await fs.symlink(python, join(root, 'workspace', 'proj', '.venv', 'bin', 'python'));
+    }
+    env = {
+      PATH: `${join(root, 'fake', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      PYTHONPATH: sp,
+      FAKE_PYTHON: python ?? '/nonexistent/python3',
+      PYTHONDONTWRITEBYTECODE: '1',
+      HOME: join(root, 'home'),
+    };
+    host = new TestHost(env);
+    roots = { envsDirs: [join(root, 'opt', 'conda', 'envs')], envDirs: [join(root, 'no-such-env')], projectDirs: [join(root, 'workspace')] };
+  });
+
+  after(async () => {
+    if (root) await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('finds interpreters via which, conda envs and project venvs (readDir, no globs)', async function () {
+    if (!python) this.skip();
+    const r = await findInterpreters(host, { configured: ['/custom/python'], roots, run: { env } });
+    assert.deepEqual(r.candidates.map((c) => [c.path, c.sources]), [
+      ['/custom/python', ['configured']],
+      [python, ['PATH']],
+      [join(root, 'opt', 'conda', 'envs', 'sglang', 'bin', 'python3'), ['conda env']],
+      [join(root, 'workspace', 'proj', '.venv', 'bin', 'python'), ['project venv']],
+    ]);
+  });
+
+  let report: EnvReport;
+  it('reports that sgl-kernel lacks sm_120 on the RTX PRO 6000', async function () {
+    if (!python) this.skip();
+    report = await discoverEnv(host, { env, roots, home: join(root, 'home'), torch: 'auto', cuobjdump: 'never', now: () => new Date(0) });
+
+    assert.equal(report.gpus.length, 1);
+    assert.equal(report.gpus[0].name, 'NVIDIA RTX PRO 6000 Blackwell Workstation Edition');
+    assert.deepEqual(report.gpus[0].computeCap, { major: 12, minor: 0 });
+    assert.equal(report.driverCudaVersion, '12.9');
+
+    const proc = report.servers.find((s) => s.source === 'process')!;
+    assert.deepEqual([proc.pid, proc.port, proc.host, proc.modelPath, proc.interpreter, proc.listening], [4242, 30000, '0.0.0.0', '/models/Qwen3.5-397B-A17B-NVFP4', python, [30000]]);
+    const unit = report.servers.find((s) => s.source === 'systemd')!;
+    assert.deepEqual([unit.unit, unit.port, unit.modelPath, unit.interpreter], ['sglang-b.service', 30001, '/models/small', '/opt/venv/bin/python']);
+    assert.ok(report.notes.some((n) => n === 'systemd sglang-b.service runs /opt/venv/bin/python, which does not exist on this host'), report.notes.join('\n'));
+
+    const main = report.interpreters.find((i) => i.path === python)!;
+    assert.deepEqual(main.sources, ['server pid 4242', 'PATH']);
+    const pk = main.probe!.packages;
+    assert.equal(pk.sglang.version, '0.5.2');
+    assert.equal(pk.sgl_kernel.version, '0.3.9.post2');
+    assert.equal(pk.flashinfer.version, '0.4.1');
+    assert.equal(pk.torch.version, '2.7.1+cu126');
+    assert.equal(pk.torch.cudaVersion, '12.6');
+
+    const libs = Object.fromEntries(main.libraries.map((l) => [l.path.slice(l.path.lastIndexOf('/') + 1), [l.sass, l.ptx, l.hasFatbin]]));
+    assert.deepEqual(libs, {
+      'common_ops.abi3.so': [['sm_90a', 'sm_100a'], [], true],
+      'cpu_ops.so': [[], [], false],
+      'libflashinfer_kernels.so': [['sm_100a', 'sm_120'], ['compute_120'], true],
+    });
+    // The stand-in torch is built for sm_80/86/90 without PTX: no sm_120 code either.
+    assert.deepEqual(main.verdicts.map((v) => [v.package, v.level]), [['sgl-kernel', 'none'], ['flashinfer', 'native'], ['torch', 'none']]);
+
+    const missing = report.warnings.filter((w) => w.code === 'arch-missing' && w.interpreter === python);
+    assert.equal(missing.length, 2, JSON.stringify(report.warnings, null, 1)); // sgl-kernel and torch
+    assert.match(missing.find((w) => w.library === 'sgl-kernel')!.message, /^sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back .*built for sm_90a, sm_100a.* in .*\(used by the server on port 30000\)/);
+    assert.ok(report.warnings.some((w) => w.code === 'cuda-too-old' && /CUDA 12\.6; sm_120 needs CUDA ≥ 12\.8/.test(w.message)));
+    assert.ok(report.warnings.some((w) => w.code === 'torch-no-cuda' && w.severity === 'warning'));
+    assert.equal(report.warnings[0].severity, 'error');
+    assert.equal(report.interpreters.length, 3);
+  });
+
+  it('renders the report as text', function () {
+    if (!report) this.skip();
+    const text = formatEnvReport(report);
+    for (const s of [
+      '[0] NVIDIA RTX PRO 6000 Blackwell Workstation Edition: sm_120 (compute 12.0), 97887 MiB',
+      'driver supports CUDA 12.9',
+      'pid 4242: launch_server on 0.0.0.0:30000, listening on 30000',
+      'systemd sglang-b.service: launch_server on 127.0.0.1:30001',
+      'sgl-kernel   0.3.9.post2',
+      'common_ops.abi3.so: sm_90a sm_100a',
+      'cpu_ops.so: no CUDA code',
+      'data/libflashinfer_kernels.so: sm_100a sm_120 | PTX compute_120',
+      'ERROR sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back',
+    ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
+  });
+
+  it('env command prints text or JSON and exits 1 on error findings', async function () {
+    if (!python) this.skip();
+    // The command cannot set roots: it runs with the default roots, the stubbed PATH and a fake HOME.
+    let out = '';
+    const code = await envCommand(['--json', '--no-torch'], host, { out: (s) => { out += s; } });
+    const parsed = JSON.parse(out) as EnvReport;
+    assert.equal(code, 1);
+    assert.equal(parsed.gpus[0].computeCap?.major, 12);
+    assert.ok(parsed.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)));
+    let err = '';
+    assert.equal(await envCommand(['--bogus'], host, { err: (s) => { err += s; } }), 2);
+    assert.match(err, /Unknown option "--bogus"/);
+    let help = '';
+    assert.equal(await envCommand(['--help'], host, { out: (s) => { help += s; } }), 0);
+    assert.match(help, /Usage: inference-doctor env/);
+  });
+
+  it('a host without any tools gives a report with notes, not an exception', async () => {
+    const r = await discoverEnv(emptyHost, { home: '/nonexistent', now: () => new Date(0) });
+    assert.deepEqual([r.gpus, r.servers, r.interpreters], [[], [], []]);
+    assert.ok(r.notes.some((n) => /nvidia-smi is not installed/.test(n)));
+    assert.ok(r.notes.some((n) => /systemctl is not available/.test(n)));
+    assert.deepEqual(r.warnings.map((w) => w.code), ['no-gpu']);
+    assert.match(formatEnvReport(r), /GPUs\n {2}none found/);
+  });
+});
