@@ -140,7 +140,10 @@ export function httpError(status: number, statusText: string, body: string, cont
 }
 
 /** Reads at most `limit` bytes of a body as text (the rest is discarded). */
-export async function readTextLimited(response: Response, limit = 64 * 1024): Promise<string> {
+export async function readTextLimited(
+  response: { body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null },
+  limit = 64 * 1024,
+): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -149,7 +152,7 @@ export async function readTextLimited(response: Response, limit = 64 * 1024): Pr
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done || !value) break;
       size += value.byteLength;
       text += decoder.decode(value, { stream: true });
       if (size >= limit) {

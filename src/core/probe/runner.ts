@@ -9,6 +9,7 @@ import { tryParsePyJson } from '../pyjson';
 import { SseDecoder, type SseItem } from '../sse';
 import { authHeaders, connectionError, httpError, joinUrl, readTextLimited } from './http';
 import { TailBuffer } from './tail';
+import { post, type LightResponse } from './transport';
 import type { Endpoint, ProbeError, ProbeEvent, ProbeParams, ProbeResult, ProbeStatus, ServerTarget } from './types';
 
 export interface RunProbeOptions {
@@ -357,14 +358,14 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
   try {
     if (why) throw new Error('aborted before start');
     emit?.({ type: 'request', url, body, at: now() });
-    let response: Response;
+    let response: LightResponse;
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: params.stream ? 'text/event-stream' : 'application/json', ...authHeaders(target) },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      });
+      response = await post(
+        url,
+        { 'content-type': 'application/json', accept: params.stream ? 'text/event-stream' : 'application/json', ...authHeaders(target) },
+        JSON.stringify(body),
+        controller.signal,
+      );
     } catch (e) {
       if (!why) error = connectionError(e, url);
       throw e;

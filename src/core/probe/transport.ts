@@ -1,0 +1,78 @@
+/**
+ * A small POST over node:http/https with a fetch-like surface (status, headers.get, a body
+ * reader). The probe runner uses it instead of fetch: Node's own streams cost far less CPU per
+ * chunk than WHATWG streams, which matters when 64 token streams run at once.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+export interface BodyReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): Promise<void>;
+}
+
+export interface LightResponse {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: { get(name: string): string | null };
+  body: { getReader(): BodyReader } | null;
+}
+
+const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+
+function readerOf(res: IncomingMessage): BodyReader {
+  const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return {
+    async read() {
+      const r = await it.next();
+      return r.done ? { done: true } : { done: false, value: r.value };
+    },
+    cancel() {
+      res.destroy();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** POSTs `body`; resolves once the status line and headers arrive. Rejects like fetch on network errors. */
+export function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<LightResponse> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch (error) {
+      reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const https = target.protocol === 'https:';
+    const payload = Buffer.from(body);
+    const req = (https ? httpsRequest : httpRequest)(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(payload.length) },
+        agent: https ? httpsAgent : httpAgent,
+        signal,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        resolve({
+          status,
+          statusText: res.statusMessage ?? '',
+          ok: status >= 200 && status < 300,
+          headers: {
+            get(name: string) {
+              const v = res.headers[name.toLowerCase()];
+              return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+            },
+          },
+          body: { getReader: () => readerOf(res) },
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
