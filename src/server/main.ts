@@ -1,17 +1,10 @@
 /**
- * Inference Doctor language server entry point (bundled to dist/server.js).
- * Run standalone with `node dist/server.js --stdio`.
+ * Inference Doctor language server entry point (bundled to dist/server.js). Standalone use from
+ * any editor: `node dist/server.js --stdio` (also `--node-ipc` or `--socket=PORT`).
  */
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from "vscode-languageserver/node";
-import { TextDocument } from "vscode-languageserver-textdocument";
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import { startServer } from './server';
 
 const connection = createConnection(ProposedFeatures.all);
-const documents = new TextDocuments(TextDocument);
-
-connection.onInitialize(() => ({
-  capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental },
-  serverInfo: { name: "inference-doctor" },
-}));
-
-documents.listen(connection);
-connection.listen();
+// dist/server.js sits next to dist/wasm/ (tree-sitter runtime + Python grammar).
+startServer(connection, __dirname);

@@ -1,0 +1,364 @@
+/**
+ * Pure analysis of one document: its SGLang launch commands, diagnostics with their quick fixes,
+ * known-bad rule matches. No connection, no I/O: the server caches the result per document version
+ * and answers hover/completion/code actions from it; benchmarks call it in process.
+ */
+import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
+import type { FlagEntry } from '../core/flags';
+import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
+import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
+import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
+import { arityOf, choiceText, closestChoices, fieldFromFlag, type CatalogIndex } from './catalogIndex';
+
+export interface Fix { title: string; edits: TextEdit[]; preferred?: boolean }
+export interface FixData { fixes: Fix[] }
+
+export interface RuleEnv {
+  rules: KnownBadRule[];
+  computeCapability?: number;
+  versions?: Record<string, string>;
+  /** Off: no known-bad diagnostics (hover still lists them). */
+  diagnostics?: boolean;
+}
+
+export interface ResolvedFlag {
+  arg: LaunchArg;
+  /** Index of the arg in cmd.args. */
+  index: number;
+  entry?: FlagEntry;
+  abbreviationOf?: string;
+  field: string;
+}
+
+export interface AnalyzedCommand {
+  cmd: LaunchCommand;
+  flags: ResolvedFlag[];
+  fields: Record<string, unknown>;
+  env: Record<string, string>;
+  matches: RuleMatchResult[];
+}
+
+export interface Analysis {
+  commands: AnalyzedCommand[];
+  diagnostics: Diagnostic[];
+}
+
+/** Which launch-command syntax a document holds, from its language id and file name. */
+export function languageHintFor(languageId: string, uri: string): LanguageHint | undefined {
+  const path = uri.toLowerCase().split(/[?#]/)[0];
+  if (/\.(service|socket|timer|mount|target|path)$/.test(path)) return 'systemd';
+  switch (languageId) {
+    case 'shellscript': case 'bash': case 'sh': case 'zsh': return 'shellscript';
+    case 'ini': case 'systemd': case 'systemd-unit-file': return 'systemd';
+    case 'yaml': case 'dockercompose': case 'docker-compose': return 'yaml';
+    case 'dockerfile': return 'dockerfile';
+    case 'python': return 'python';
+    case 'markdown': return 'markdown';
+    case 'plaintext': return 'plaintext';
+    default:
+      if (/(^|\/)dockerfile[^/]*$|\.dockerfile$/.test(path)) return 'dockerfile';
+      if (/\.ya?ml$/.test(path)) return 'yaml';
+      if (/\.(sh|bash|zsh)$/.test(path)) return 'shellscript';
+      if (/\.py$/.test(path)) return 'python';
+      if (/\.md$/.test(path)) return 'markdown';
+      return undefined;
+  }
+}
+
+/** Flag → field map taken from the rules themselves, for checks without a catalog. */
+export function ruleFlagFields(rules: KnownBadRule[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const r of rules) {
+    for (const f of [r.fix, ...(r.alternatives ?? [])]) {
+      for (const s of f.set ?? []) for (const o of [s.flag, ...(s.flagAliases ?? [])]) m.set(o, s.field);
+      for (const s of f.remove ?? []) m.set(s.flag, s.field);
+    }
+  }
+  return m;
+}
+
+const ruleFieldCache = new WeakMap<KnownBadRule[], { flags: Map<string, string>; fields: Set<string> }>();
+function ruleInfo(rules: KnownBadRule[]): { flags: Map<string, string>; fields: Set<string> } {
+  let v = ruleFieldCache.get(rules);
+  if (!v) {
+    const fields = new Set<string>();
+    for (const r of rules) for (const k of Object.keys(r.match.fields ?? {})) fields.add(k);
+    v = { flags: ruleFlagFields(rules), fields };
+    ruleFieldCache.set(rules, v);
+  }
+  return v;
+}
+
+function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, message: string, fixes: Fix[] = []): Diagnostic {
+  const d: Diagnostic = { range, severity, code, source: DIAGNOSTIC_SOURCE, message };
+  if (fixes.length) d.data = { fixes } satisfies FixData;
+  return d;
+}
+
+function argRange(cmd: LaunchCommand, f: ResolvedFlag): Range {
+  const vs = f.arg.values ?? [];
+  const end = vs.length && !f.arg.inline ? vs[vs.length - 1].range.end : f.arg.range.end;
+  void cmd;
+  return { start: f.arg.range.start, end };
+}
+
+function quoteOf(tok: LaunchToken | undefined): string {
+  const c = tok?.text[0];
+  return c === '"' || c === "'" ? c : '';
+}
+
+function shellWord(v: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Text for a replacement value in the style of the token it replaces. */
+function formatValue(v: string, like: LaunchToken | undefined, form: LaunchCommand['form']): string {
+  const q = quoteOf(like);
+  if (q) return `${q}${v}${q}`;
+  return form === 'shell' ? shellWord(v) : v;
+}
+
+function lastArgEnd(cmd: LaunchCommand): Range['end'] {
+  return cmd.args.length ? cmd.args[cmd.args.length - 1].range.end : cmd.entryRange.end;
+}
+
+/** Separator between list items of an argv-form command (`, ` or a YAML `\n  - `). */
+function argvSeparator(cmd: LaunchCommand, text: string, offsetOf: (p: Range['start']) => number): string {
+  for (let i = cmd.args.length - 1; i > 0; i--) {
+    const between = text.slice(offsetOf(cmd.args[i - 1].range.end), offsetOf(cmd.args[i].range.start));
+    if (!between.includes('#') && between.length < 200) return between;
+  }
+  return ', ';
+}
+
+/** Edits appending `--flag [value]` at the end of the command. */
+function appendEdits(cmd: LaunchCommand, flag: string, value: string | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit {
+  const end = lastArgEnd(cmd);
+  if (cmd.form === 'shell') {
+    return { range: { start: end, end }, newText: ` ${flag}${value === undefined ? '' : ` ${shellWord(value)}`}` };
+  }
+  const sep = argvSeparator(cmd, text, offsetOf);
+  const q = quoteOf(cmd.args[cmd.args.length - 1] ?? cmd.executable);
+  const item = (s: string): string => `${q}${s}${q}`;
+  return { range: { start: end, end }, newText: `${sep}${item(flag)}${value === undefined ? '' : `${sep}${item(value)}`}` };
+}
+
+/** Removes a flag and its values, with the separator before it. */
+function removeEdit(cmd: LaunchCommand, f: ResolvedFlag): TextEdit {
+  const prevEnd = f.index > 0 ? cmd.args[f.index - 1].range.end : cmd.entryRange.end;
+  return { range: { start: prevEnd, end: argRange(cmd, f).end }, newText: '' };
+}
+
+function renameEdit(f: ResolvedFlag, to: string): TextEdit {
+  return { range: f.arg.nameRange ?? f.arg.range, newText: to };
+}
+
+export function lineOffsets(text: string): (p: Range['start']) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (p) => Math.min(text.length, (starts[Math.min(p.line, starts.length - 1)] ?? 0) + p.character);
+}
+
+function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit[] {
+  const { cmd } = ac;
+  const edits: TextEdit[] = [];
+  const findLast = (field: string, names: string[]): ResolvedFlag | undefined => {
+    let hit: ResolvedFlag | undefined;
+    for (const f of ac.flags) if (f.field === field || names.includes(f.arg.name ?? '')) hit = f;
+    return hit;
+  };
+  for (const s of fix.set ?? []) {
+    const existing = findLast(s.field, [s.flag, ...(s.flagAliases ?? [])]);
+    const flagName = index?.byField.get(s.field)?.flag ?? s.flag;
+    if (s.value === true) {
+      if (!existing) edits.push(appendEdits(cmd, flagName, undefined, text, offsetOf));
+      continue;
+    }
+    if (s.value === false) {
+      if (existing) edits.push(removeEdit(cmd, existing));
+      continue;
+    }
+    const v = s.value === null ? 'None' : String(s.value);
+    if (existing) {
+      const vs = existing.arg.values ?? [];
+      if (vs.length) edits.push({ range: vs[0].range, newText: formatValue(v, vs[0], cmd.form) });
+      else {
+        const end = existing.arg.range.end;
+        edits.push({ range: { start: end, end }, newText: cmd.form === 'shell' ? ` ${shellWord(v)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(v, existing.arg, cmd.form)}` });
+      }
+    } else edits.push(appendEdits(cmd, flagName, v, text, offsetOf));
+  }
+  for (const r of fix.remove ?? []) {
+    const existing = findLast(r.field, [r.flag]);
+    if (existing) edits.push(removeEdit(cmd, existing));
+  }
+  return edits;
+}
+
+function toValue(f: ResolvedFlag): unknown {
+  const vs = f.arg.values ?? [];
+  if (vs.some((v) => v.dynamic)) return undefined;
+  if (vs.length === 0) {
+    if (f.entry?.negations.includes(f.arg.name ?? '')) return false;
+    if (f.entry?.action === 'store_false') return false;
+    return true;
+  }
+  return vs.length === 1 ? vs[0].value : vs.map((v) => v.value);
+}
+
+/** Resolve the flags of one command and evaluate the rules against it. */
+export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefined, env: RuleEnv): AnalyzedCommand {
+  const info = ruleInfo(env.rules);
+  const flags: ResolvedFlag[] = [];
+  cmd.args.forEach((arg, i) => {
+    if (arg.kind !== 'flag' || !arg.name) return;
+    const r = index?.resolve(arg.name);
+    const field = r?.entry.field ?? info.flags.get(arg.name) ?? fieldFromFlag(arg.name);
+    flags.push({ arg, index: i, entry: r?.entry, abbreviationOf: r?.abbreviationOf, field });
+  });
+  const fields: Record<string, unknown> = {};
+  for (const k of info.fields) fields[k] = null;
+  for (const f of flags) {
+    const v = toValue(f);
+    if (v === undefined) delete fields[f.field];
+    else fields[f.field] = v;
+  }
+  const envRec: Record<string, string> = {};
+  for (const e of cmd.env) if (!e.dynamic) envRec[e.name] = e.value;
+  const ac: AnalyzedCommand = { cmd, flags, fields, env: envRec, matches: [] };
+  if (env.rules.length) {
+    ac.matches = matchRules(env.rules, {
+      fields, env: envRec, engine: 'sglang',
+      ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
+      ...(env.versions ? { versions: env.versions } : {}),
+    }).filter((m) => m.unknown.every((u) => u.kind === 'gpu' || u.kind === 'version'));
+  }
+  return ac;
+}
+
+function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnostic[]): void {
+  const { cmd } = ac;
+  const seen = new Map<FlagEntry | string, ResolvedFlag[]>();
+  for (const f of ac.flags) {
+    const name = f.arg.name!;
+    const nameRange = f.arg.nameRange ?? f.arg.range;
+    const key: FlagEntry | string = f.entry ?? name;
+    if (!seen.has(key)) seen.set(key, []);
+    seen.get(key)!.push(f);
+    if (!f.entry) {
+      if (/^-\d/.test(name) || name === '--') continue;
+      const renamed = index.byField.get(fieldFromFlag(name));
+      if (renamed && renamed.flag !== name && !renamed.deprecated) {
+        out.push(diag(nameRange, DiagnosticSeverity.Error, 'renamed-flag',
+          `${name} was renamed to ${renamed.flag} in this catalog (${index.meta.label}); this SGLang rejects the old name.`,
+          [{ title: `Rename to ${renamed.flag}`, edits: [renameEdit(f, renamed.flag)], preferred: true }]));
+        continue;
+      }
+      const suggestions = index.suggest(name);
+      const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '';
+      out.push(diag(nameRange, DiagnosticSeverity.Error, 'unknown-flag', `Unknown flag ${name} (catalog: ${index.meta.label}).${hint}`,
+        suggestions.map((s, i) => ({ title: `Change to ${s}`, edits: [renameEdit(f, s)], preferred: i === 0 }))));
+      continue;
+    }
+    const e = f.entry;
+    if (e.deprecated) {
+      const repl = e.replacement && /^--?[A-Za-z]/.test(e.replacement) ? e.replacement.split(/\s+/)[0] : undefined;
+      out.push(diag(nameRange, DiagnosticSeverity.Warning, 'deprecated-flag',
+        `${name} is deprecated${e.replacement ? `; use ${e.replacement}` : ''}.${e.help ? ` ${firstSentence(e.help)}` : ''}`,
+        repl && repl !== name ? [{ title: `Rename to ${repl}`, edits: [renameEdit(f, repl)], preferred: true }] : []));
+    }
+    const values = f.arg.values ?? [];
+    if (!e.choices?.length) continue;
+    const allowed = new Set(e.choices.map(choiceText));
+    for (const v of values) {
+      if (v.dynamic || v.value === '') continue;
+      const dep = e.deprecatedChoices?.find((d) => choiceText(d.value) === v.value);
+      if (dep) {
+        out.push(diag(v.range, DiagnosticSeverity.Warning, 'deprecated-choice',
+          `${JSON.stringify(v.value)} is a deprecated value of ${e.flag}${dep.replacement ? `; use ${JSON.stringify(dep.replacement)}` : ''}.`,
+          dep.replacement ? [{ title: `Replace with ${dep.replacement}`, edits: [{ range: v.range, newText: formatValue(dep.replacement, v, cmd.form) }], preferred: true }] : []));
+        continue;
+      }
+      if (allowed.has(v.value)) continue;
+      const ranked = closestChoices(v.value, e.choices);
+      const severity = e.dynamicChoices ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error;
+      const tail = e.dynamicChoices ? ' (this list can grow at run time; check the installed server)' : '';
+      out.push(diag(v.range, severity, 'invalid-choice',
+        `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from ${ranked.map(choiceText).join(', ')}${tail}.`,
+        ranked.map((c, i) => ({ title: `Replace with ${choiceText(c)}`, edits: [{ range: v.range, newText: formatValue(choiceText(c), v, cmd.form) }], preferred: i === 0 }))));
+    }
+  }
+  for (const list of seen.values()) duplicates(ac, list, out);
+}
+
+function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]): void {
+  if (list.length < 2) return;
+  const action = list[0].entry?.action;
+  if (action === 'append' || action === 'extend' || action === 'count' || action === 'append_const') return;
+  const last = list[list.length - 1];
+  for (const f of list.slice(0, -1)) {
+    out.push(diag(f.arg.nameRange ?? f.arg.range, DiagnosticSeverity.Warning, 'duplicate-flag',
+      `${f.arg.name} is given again as ${last.arg.name} on line ${last.arg.range.start.line + 1}; the last one wins.`,
+      [{ title: `Remove this ${f.arg.name}`, edits: [removeEdit(ac.cmd, f)], preferred: true }]));
+  }
+}
+
+function firstSentence(s: string): string {
+  const m = /^(.{1,200}?[.!?])(\s|$)/.exec(s);
+  return m ? m[1] : s.slice(0, 200);
+}
+
+/** Human text of a rule match, shared by the diagnostic and the hover. */
+export function ruleMessage(m: RuleMatchResult): string {
+  const r = m.rule;
+  const parts = [`Known issue: ${r.title}. Symptom: ${r.symptom}`];
+  const unknown = m.unknown.map((u) => u.message);
+  if (unknown.length) parts.push(`Only if: ${unknown.join('; ')}.`);
+  parts.push(`Fix: ${r.fix.summary}`);
+  return parts.join(' ').replace(/\.\./g, '.');
+}
+
+function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number, out: Diagnostic[]): void {
+  for (const m of ac.matches) {
+    let range = ac.cmd.entryRange;
+    for (const h of m.held) {
+      if (h.kind !== 'field') continue;
+      let hit: ResolvedFlag | undefined;
+      for (const f of ac.flags) if (f.field === h.key) hit = f;
+      if (hit) { range = argRange(ac.cmd, hit); break; }
+    }
+    const fixes: Fix[] = [];
+    for (const [i, fix] of [m.rule.fix, ...(m.rule.alternatives ?? [])].entries()) {
+      const edits = fixEdits(ac, fix, index, text, offsetOf);
+      if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred: i === 0 });
+    }
+    const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m), fixes);
+    if (m.rule.sources[0]) d.codeDescription = { href: m.rule.sources[0] };
+    out.push(d);
+  }
+}
+
+/** Launch commands of `text` with diagnostics. Never throws (returns what it has). */
+export function analyzeText(text: string, hint: LanguageHint, index: CatalogIndex | undefined, env: RuleEnv): Analysis {
+  const commands = findLaunchCommands(text, hint, index ? { flagArity: (n) => index.arity(n) } : {});
+  const out: Analysis = { commands: [], diagnostics: [] };
+  let offsetOf: ((p: Range['start']) => number) | undefined;
+  for (const cmd of commands) {
+    try {
+      const ac = analyzeCommand(cmd, index, env);
+      out.commands.push(ac);
+      if (index) flagDiagnostics(ac, index, out.diagnostics);
+      if (env.diagnostics !== false && ac.matches.length) {
+        offsetOf ??= lineOffsets(text);
+        ruleDiagnostics(ac, index, text, offsetOf, out.diagnostics);
+      }
+    } catch {
+      // keep the other commands
+    }
+  }
+  return out;
+}
+
+export function arityFor(entry: FlagEntry, option: string): ReturnType<typeof arityOf> {
+  return arityOf(entry, option);
+}

@@ -1,0 +1,126 @@
+/**
+ * Lookup structures over one flag catalog, built once per catalog version: option string → entry,
+ * field → entry, argparse-style abbreviations, "did you mean" suggestions and prebuilt completions.
+ */
+import type { ChoiceValue, FlagCatalog, FlagEntry } from '../core/flags';
+import type { CatalogSourceKind } from '../shared/lspProtocol';
+
+export interface CatalogMeta {
+  kind: CatalogSourceKind;
+  /** File path or host label. */
+  label: string;
+  /** file:// URI of the server_args.py, when the catalog comes from a file. */
+  uri?: string;
+  version?: string;
+}
+
+export type Arity = 0 | 1 | 'many';
+
+const ZERO_ARG = new Set(['store_true', 'store_false', 'store_const', 'append_const', 'count', 'BooleanOptionalAction',
+  'DeprecatedStoreTrueAction', 'DeprecatedAction', 'help', 'version']);
+
+export class CatalogIndex {
+  /** Every option string (flag, aliases, negations) → entry. */
+  readonly byOption = new Map<string, FlagEntry>();
+  /** Field → the non-deprecated entry writing it (first wins). */
+  readonly byField = new Map<string, FlagEntry>();
+  /** Sorted option strings, for prefix (abbreviation) search. */
+  readonly options: string[];
+
+  constructor(readonly catalog: FlagCatalog, readonly meta: CatalogMeta) {
+    for (const e of catalog.entries) {
+      for (const o of [e.flag, ...e.aliases, ...e.negations]) if (!this.byOption.has(o)) this.byOption.set(o, e);
+    }
+    for (const e of catalog.entries) if (!e.deprecated && !this.byField.has(e.field)) this.byField.set(e.field, e);
+    for (const e of catalog.entries) if (!this.byField.has(e.field)) this.byField.set(e.field, e);
+    this.options = [...this.byOption.keys()].sort();
+  }
+
+  /** Exact option, or argparse's allow_abbrev: a unique prefix of long options. */
+  resolve(option: string): { entry: FlagEntry; abbreviationOf?: string } | undefined {
+    const exact = this.byOption.get(option);
+    if (exact) return { entry: exact };
+    if (!option.startsWith('--') || option.length < 3) return undefined;
+    let lo = 0;
+    let hi = this.options.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.options[mid] < option) lo = mid + 1;
+      else hi = mid;
+    }
+    const hits: string[] = [];
+    for (let i = lo; i < this.options.length && this.options[i].startsWith(option); i++) hits.push(this.options[i]);
+    if (!hits.length) return undefined;
+    const entries = new Set(hits.map((h) => this.byOption.get(h)!));
+    if (entries.size !== 1) return undefined;
+    return { entry: [...entries][0], abbreviationOf: hits[0] };
+  }
+
+  arity(option: string): Arity | undefined {
+    const r = this.resolve(option);
+    if (!r) return undefined;
+    return arityOf(r.entry, option);
+  }
+
+  /** Closest option strings by edit distance (at most `max`, within a distance bound). */
+  suggest(option: string, max = 3): string[] {
+    const bound = Math.max(2, Math.floor(option.length / 3));
+    const scored: { o: string; d: number }[] = [];
+    for (const o of this.options) {
+      if (Math.abs(o.length - option.length) > bound) continue;
+      const d = editDistance(option, o, bound);
+      if (d <= bound) scored.push({ o, d });
+    }
+    scored.sort((a, b) => a.d - b.d || a.o.localeCompare(b.o));
+    return scored.slice(0, max).map((s) => s.o);
+  }
+}
+
+export function arityOf(entry: FlagEntry, option: string): Arity {
+  if (entry.negations.includes(option)) return 0;
+  if (entry.nargs === 0 || (entry.action && ZERO_ARG.has(entry.action))) return 0;
+  if (entry.nargs === '+' || entry.nargs === '*' || (typeof entry.nargs === 'number' && entry.nargs > 1)) return 'many';
+  if (entry.nargs === '?') return 1;
+  return 1;
+}
+
+export function choiceText(v: ChoiceValue): string {
+  return v === null ? 'None' : String(v);
+}
+
+/** Field name a flag would have if flag = `--` + field with `_` → `-`. */
+export function fieldFromFlag(flag: string): string {
+  return flag.replace(/^-+/, '').replace(/-/g, '_');
+}
+
+/** Levenshtein distance with an early exit once every cell of a row exceeds `bound`. */
+export function editDistance(a: string, b: string, bound = Infinity): number {
+  if (a === b) return 0;
+  const n = b.length;
+  let prev = new Array<number>(n + 1);
+  let cur = new Array<number>(n + 1);
+  for (let j = 0; j <= n; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = cur[0];
+    const ca = a.charCodeAt(i - 1);
+    for (let j = 1; j <= n; j++) {
+      const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > bound) return rowMin;
+    [prev, cur] = [cur, prev];
+  }
+  return prev[n];
+}
+
+/** Choices sorted by closeness to `value` (edit distance, then prefix, then catalog order). */
+export function closestChoices(value: string, choices: ChoiceValue[]): ChoiceValue[] {
+  const lower = value.toLowerCase();
+  return choices
+    .map((c, i) => ({ c, i, d: editDistance(lower, choiceText(c).toLowerCase()) }))
+    .sort((x, y) => x.d - y.d || x.i - y.i)
+    .map((x) => x.c);
+}

@@ -1,0 +1,165 @@
+/**
+ * The catalog sources of the language server, in priority order: the workspace's server_args.py
+ * (kept incrementally up to date while it is open), a runtime catalog pushed by the client, and a
+ * path from settings. Plus the workspace search for server_args.py, bounded.
+ */
+import { existsSync, promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type CatalogJson, type FlagCatalog,
+  type PythonParserOptions,
+} from '../core/flags';
+import type { CatalogSourceInfo, CatalogSourceKind, SetRuntimeCatalogParams } from '../shared/lspProtocol';
+import { CatalogIndex, type CatalogMeta } from './catalogIndex';
+
+export interface LoadedCatalog {
+  index: CatalogIndex;
+  errors: string[];
+  /** Absolute path of the file, for workspace/settings catalogs. */
+  path?: string;
+}
+
+/** Where web-tree-sitter's WASM files are: dist/wasm next to the bundle, else node_modules. */
+export function parserOptions(baseDir: string): PythonParserOptions {
+  const dir = join(baseDir, 'wasm');
+  const py = join(dir, 'tree-sitter-python.wasm');
+  const ts = join(dir, 'tree-sitter.wasm');
+  return existsSync(py) && existsSync(ts) ? { wasmPath: py, treeSitterWasmPath: ts } : {};
+}
+
+/** SGLang's version next to a server_args.py (sglang/version.py), when present. */
+async function versionNear(path: string): Promise<string | undefined> {
+  try {
+    const text = await fsp.readFile(join(dirname(dirname(path)), 'version.py'), 'utf8');
+    return /__version__\s*=\s*["']([^"']+)["']/.exec(text)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.mypy_cache', '.pytest_cache', '.tox', 'dist', 'build']);
+
+/**
+ * Finds server_args.py under the folders: `…/sglang/srt/server_args.py` first, else any
+ * `server_args.py`. Bounded by entry count, depth and time.
+ */
+export async function findServerArgs(folders: string[], limits = { entries: 20_000, depth: 10, ms: 3000 }): Promise<string | undefined> {
+  const deadline = Date.now() + limits.ms;
+  let budget = limits.entries;
+  let fallback: string | undefined;
+  const queue: { dir: string; depth: number }[] = folders.map((dir) => ({ dir, depth: 0 }));
+  while (queue.length && budget > 0 && Date.now() < deadline) {
+    const { dir, depth } = queue.shift()!;
+    let ents: import('node:fs').Dirent[];
+    try {
+      ents = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    budget -= ents.length;
+    for (const e of ents) {
+      const p = join(dir, e.name);
+      if (e.isFile() && e.name === 'server_args.py') {
+        if (/[\\/]sglang[\\/]srt[\\/]server_args\.py$/.test(p)) return p;
+        fallback ??= p;
+      } else if (e.isDirectory() && depth < limits.depth && !SKIP_DIRS.has(e.name)) {
+        queue.push({ dir: p, depth: depth + 1 });
+      }
+    }
+  }
+  return fallback;
+}
+
+export function infoOf(kind: CatalogSourceKind, c: LoadedCatalog): CatalogSourceInfo {
+  return {
+    kind, label: c.index.meta.label, era: c.index.catalog.era, flags: c.index.catalog.entries.length, errors: c.errors,
+    ...(c.index.meta.version ? { version: c.index.meta.version } : {}),
+  };
+}
+
+function errorsOf(catalog: FlagCatalog): string[] {
+  return catalog.diagnostics.filter((d) => d.severity === 'error').slice(0, 5).map((d) => `line ${d.line}: ${d.message}`);
+}
+
+export class CatalogStore {
+  workspace?: LoadedCatalog;
+  runtime?: LoadedCatalog;
+  settings?: LoadedCatalog;
+  computeCapability?: number;
+  packageVersions?: Record<string, string>;
+  /** Bumped on every change; part of the analysis cache key. */
+  generation = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly parserOpts: PythonParserOptions) {}
+
+  active(): CatalogIndex | undefined {
+    return (this.workspace ?? this.runtime ?? this.settings)?.index;
+  }
+
+  /** Runs catalog work one at a time (tree handover in updateCatalog is not re-entrant). */
+  serial<T>(job: () => Promise<T> | T): Promise<T> {
+    const next = this.queue.then(job, job);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async fromFile(kind: 'workspace' | 'settings', path: string, text?: string): Promise<LoadedCatalog> {
+    let source = text;
+    const errors: string[] = [];
+    if (source === undefined) {
+      try {
+        source = await fsp.readFile(path, 'utf8');
+      } catch (e) {
+        errors.push(`cannot read ${path}: ${(e as Error).message}`);
+        source = '';
+      }
+    }
+    const catalog = await buildCatalog(source, { ...this.parserOpts, keepTree: kind === 'workspace' });
+    errors.push(...errorsOf(catalog));
+    const meta: CatalogMeta = { kind, label: path, uri: pathToFileURL(path).toString() };
+    const version = await versionNear(path);
+    if (version) meta.version = version;
+    return { index: new CatalogIndex(catalog, meta), errors, path };
+  }
+
+  setWorkspace(c: LoadedCatalog | undefined): void {
+    if (this.workspace && this.workspace !== c) disposeCatalog(this.workspace.index.catalog);
+    this.workspace = c;
+    this.generation++;
+  }
+
+  setSettings(c: LoadedCatalog | undefined): void {
+    this.settings = c;
+    this.generation++;
+  }
+
+  /** Applies editor changes to the workspace catalog (incremental reparse). */
+  applyEdits(edits: CatalogEdit[]): boolean {
+    const w = this.workspace;
+    if (!w) return false;
+    const next = updateCatalog(w.index.catalog, edits);
+    this.workspace = { index: new CatalogIndex(next, w.index.meta), errors: errorsOf(next), path: w.path };
+    this.generation++;
+    return true;
+  }
+
+  setRuntime(p: SetRuntimeCatalogParams): string[] {
+    const errors: string[] = [];
+    this.computeCapability = typeof p.computeCapability === 'number' && Number.isFinite(p.computeCapability) ? p.computeCapability : undefined;
+    this.packageVersions = p.packageVersions && typeof p.packageVersions === 'object' ? p.packageVersions : undefined;
+    if (p.catalog === null || p.catalog === undefined) this.runtime = undefined;
+    else {
+      const catalog = catalogFromJson(p.catalog as CatalogJson);
+      if (!catalog) errors.push('runtime catalog: unsupported JSON (version or shape)');
+      else {
+        const meta: CatalogMeta = { kind: 'runtime', label: p.hostLabel ?? 'runtime' };
+        if (p.version) meta.version = p.version;
+        this.runtime = { index: new CatalogIndex(catalog, meta), errors };
+      }
+    }
+    this.generation++;
+    return errors;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Hover, completion, document symbols and definition over an Analysis. Pure functions (no
+ * connection), so they can be benchmarked in process.
+ */
+import {
+  CompletionItemKind, CompletionItemTag, MarkupKind, SymbolKind,
+  type CompletionItem, type CompletionList, type DocumentSymbol, type Hover, type Location, type Position, type Range,
+} from 'vscode-languageserver';
+import type { FlagEntry } from '../core/flags';
+import type { LaunchArg, LaunchToken } from '../core/launch';
+import { ruleMessage, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { choiceText, type CatalogIndex } from './catalogIndex';
+
+export const NO_CATALOG = 'No flag catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath.';
+
+function before(a: Position, b: Position): boolean {
+  return a.line < b.line || (a.line === b.line && a.character < b.character);
+}
+function inRange(p: Position, r: Range): boolean {
+  return !before(p, r.start) && !before(r.end, p);
+}
+
+export interface Hit {
+  ac: AnalyzedCommand;
+  flag?: ResolvedFlag;
+  /** Set when the position is on a value of `flag`. */
+  value?: LaunchToken;
+}
+
+/** The command, flag and value under `pos`. */
+export function hitAt(analysis: Analysis, pos: Position): Hit | undefined {
+  for (const ac of analysis.commands) {
+    if (!inRange(pos, ac.cmd.range)) continue;
+    for (const f of ac.flags) {
+      if (inRange(pos, f.arg.nameRange ?? f.arg.range)) return { ac, flag: f };
+      for (const v of f.arg.values ?? []) if (inRange(pos, v.range)) return { ac, flag: f, value: v };
+    }
+    return { ac };
+  }
+  return undefined;
+}
+
+function defaultText(e: FlagEntry): string | undefined {
+  if (e.default !== undefined && e.default !== '==SUPPRESS==') return e.default === null ? 'None' : JSON.stringify(e.default);
+  if (e.defaultExpr) return `\`${e.defaultExpr}\``;
+  return undefined;
+}
+
+function sourceLine(index: CatalogIndex, e: FlagEntry): string {
+  const m = index.meta;
+  const where = m.kind === 'runtime' ? `installed server on ${m.label}` : `${m.label}:${e.line}`;
+  return `_Catalog: ${m.kind} · ${where}${m.version ? ` · SGLang ${m.version}` : ''} · ${index.catalog.era} era_`;
+}
+
+export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string, value?: string): string {
+  const lines: string[] = [];
+  const names = [e.flag, ...e.aliases].map((s) => `\`${s}\``).join(', ');
+  lines.push(`**${names}**${e.group ? ` — ${e.group}` : ''}`);
+  if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written)) lines.push(`\`${written}\` is an abbreviation of \`${e.flag}\`.`);
+  if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use \`${e.replacement}\`` : ''}.`);
+  if (e.help) lines.push(e.help);
+  const facts: string[] = [];
+  const d = defaultText(e);
+  if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server_info)' : ''}`);
+  if (e.type) facts.push(`Type: \`${e.type}\``);
+  if (e.action) facts.push(`Action: \`${e.action}\``);
+  if (e.nargs !== undefined && e.nargs !== 0) facts.push(`nargs: \`${e.nargs}\``);
+  if (e.field !== e.flag.replace(/^-+/, '').replace(/-/g, '_')) facts.push(`Field: \`${e.field}\``);
+  if (facts.length) lines.push(facts.map((f) => `- ${f}`).join('\n'));
+  if (e.choices?.length) {
+    const dep = new Map((e.deprecatedChoices ?? []).map((x) => [choiceText(x.value), x.replacement]));
+    const items = e.choices.map((c) => {
+      const t = choiceText(c);
+      const s = t === value ? `**\`${t}\`**` : `\`${t}\``;
+      return dep.has(t) ? `${s} (deprecated${dep.get(t) ? ` → \`${dep.get(t)}\`` : ''})` : s;
+    });
+    lines.push(`Choices: ${items.join(', ')}${e.dynamicChoices ? ' _(can grow at run time)_' : ''}`);
+  }
+  if (value !== undefined) lines.push(valueMeaning(e, value));
+  lines.push(sourceLine(index, e));
+  return lines.join('\n\n');
+}
+
+function valueMeaning(e: FlagEntry, value: string): string {
+  const d = defaultText(e);
+  const isDefault = d !== undefined && (d === JSON.stringify(value) || d === value);
+  const dep = e.deprecatedChoices?.find((x) => choiceText(x.value) === value);
+  if (dep) return `\`${value}\`: deprecated value${dep.replacement ? `, now \`${dep.replacement}\`` : ''}.`;
+  if (e.choices?.length && !e.choices.some((c) => choiceText(c) === value)) return `\`${value}\`: not one of the known choices.`;
+  if (value === 'auto') return `\`auto\`: the server picks a backend for the GPU and model at start-up.`;
+  return `\`${value}\`${isDefault ? ': the default.' : ': overrides the default.'}`;
+}
+
+function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
+  const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
+  if (!ms.length) return undefined;
+  return ['**Known issues**', ...ms.map((m) => `- ${ruleMessage(m)}${m.rule.sources[0] ? ` ([source](${m.rule.sources[0]}))` : ''}`)].join('\n');
+}
+
+export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Hover | null {
+  const hit = hitAt(analysis, pos);
+  if (!hit) return null;
+  const parts: string[] = [];
+  const f = hit.flag;
+  if (!index) parts.push(`_${NO_CATALOG}_`);
+  if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value));
+  else if (f && index) parts.push(`\`${f.arg.name}\` is not in the catalog (${index.meta.label}).`);
+  else if (f) parts.push(`\`${f.arg.name}\` (field \`${f.field}\`)`);
+  else parts.push(`**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${index.meta.label}` : ''}`);
+  const rules = rulesSection(hit.ac, f?.field);
+  if (rules) parts.push(rules);
+  const range = hit.value?.range ?? (f ? f.arg.nameRange ?? f.arg.range : hit.ac.cmd.entryRange);
+  return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n---\n\n') }, range };
+}
+
+const completionCache = new WeakMap<CatalogIndex, CompletionItem[]>();
+function flagItems(index: CatalogIndex): CompletionItem[] {
+  let items = completionCache.get(index);
+  if (items) return items;
+  items = [];
+  for (const [option, e] of index.byOption) {
+    const d = defaultText(e);
+    const item: CompletionItem = {
+      label: option,
+      kind: CompletionItemKind.Property,
+      detail: [e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · ') || undefined,
+      documentation: e.help ? { kind: MarkupKind.Markdown, value: e.help } : undefined,
+      sortText: `${e.deprecated ? '1' : '0'}${option}`,
+    };
+    if (e.deprecated) item.tags = [CompletionItemTag.Deprecated];
+    items.push(item);
+  }
+  completionCache.set(index, items);
+  return items;
+}
+
+const WORD_BREAK = /[\s"'[\],=]/;
+
+/** Completion of flags (after `-`/`--`) and of choices (after a flag, or after `--flag=`). */
+export function complete(analysis: Analysis, text: string, offset: number, pos: Position, index: CatalogIndex | undefined): CompletionList | null {
+  if (!index) return null;
+  // the word under the cursor, back to a separator
+  let start = offset;
+  while (start > 0 && !/[\s"'[\],]/.test(text[start - 1])) start--;
+  const word = text.slice(start, offset);
+  const ac = commandAt(analysis, pos);
+  if (!ac) return null;
+  const wordRange: Range = { start: { line: pos.line, character: pos.character - word.length }, end: pos };
+  const eq = word.indexOf('=');
+  if (word.startsWith('-') && eq < 0) {
+    const items = flagItems(index).map((it) => ({ ...it, textEdit: { range: wordRange, newText: it.label } }));
+    return { isIncomplete: false, items };
+  }
+  let entry: FlagEntry | undefined;
+  let valueStart = start;
+  if (word.startsWith('--') && eq > 0) {
+    entry = index.resolve(word.slice(0, eq))?.entry;
+    valueStart = start + eq + 1;
+  } else {
+    // the previous word must be a flag taking a value
+    let p = start;
+    while (p > 0 && /[\s"',\\]/.test(text[p - 1])) p--;
+    if (p > 0 && text[p - 1] === '\n') return null;
+    let q = p;
+    while (q > 0 && !WORD_BREAK.test(text[q - 1])) q--;
+    const prev = text.slice(q, p);
+    if (!prev.startsWith('-')) return null;
+    const r = index.resolve(prev);
+    if (!r || r.entry.negations.includes(prev)) return null;
+    entry = r.entry;
+  }
+  if (!entry?.choices?.length) return null;
+  const range: Range = { start: { line: pos.line, character: pos.character - (offset - valueStart) }, end: pos };
+  const dep = new Set((entry.deprecatedChoices ?? []).map((d) => choiceText(d.value)));
+  const items: CompletionItem[] = entry.choices.map((c, i) => {
+    const t = choiceText(c);
+    const item: CompletionItem = {
+      label: t, kind: CompletionItemKind.EnumMember, sortText: `${dep.has(t) ? 1 : 0}${String(i).padStart(4, '0')}`,
+      detail: `${entry.flag}${defaultText(entry) === JSON.stringify(c) ? ' (default)' : ''}`,
+      textEdit: { range, newText: t },
+    };
+    if (dep.has(t)) item.tags = [CompletionItemTag.Deprecated];
+    return item;
+  });
+  return { isIncomplete: false, items };
+}
+
+function commandAt(analysis: Analysis, pos: Position): AnalyzedCommand | undefined {
+  for (const ac of analysis.commands) {
+    const r = ac.cmd.range;
+    if (inRange(pos, r)) return ac;
+    // typing right after the end of the command, on its last line or the next continuation line
+    if (pos.line === r.end.line && pos.character >= r.end.character) return ac;
+  }
+  return undefined;
+}
+
+export function symbols(analysis: Analysis): DocumentSymbol[] {
+  return analysis.commands.map((ac) => {
+    const model = ac.fields.model_path ?? ac.fields.model;
+    return {
+      name: ac.cmd.entry === 'serve' ? 'sglang serve' : 'sglang.launch_server',
+      detail: typeof model === 'string' ? model : undefined,
+      kind: SymbolKind.Function,
+      range: ac.cmd.range,
+      selectionRange: ac.cmd.entryRange,
+      children: ac.flags.map((f) => flagSymbol(f.arg, f)),
+    };
+  });
+}
+
+function flagSymbol(arg: LaunchArg, f: ResolvedFlag): DocumentSymbol {
+  const vs = arg.values ?? [];
+  const end = vs.length && !arg.inline ? vs[vs.length - 1].range.end : arg.range.end;
+  return {
+    name: arg.name ?? arg.text,
+    detail: vs.map((v) => v.value).join(' ') || undefined,
+    kind: f.entry ? SymbolKind.Property : SymbolKind.Key,
+    range: { start: arg.range.start, end },
+    selectionRange: arg.nameRange ?? arg.range,
+  };
+}
+
+export function definition(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Location | null {
+  if (!index?.meta.uri) return null;
+  const hit = hitAt(analysis, pos);
+  const e = hit?.flag?.entry;
+  if (!e) return null;
+  return { uri: index.meta.uri, range: { start: e.range.start, end: e.range.start } };
+}

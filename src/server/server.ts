@@ -1,0 +1,340 @@
+/**
+ * Wires the Inference Doctor language features to an LSP connection: document sync (own store, so
+ * the incremental changes of an open server_args.py reach the catalog), catalogs, workspace rules,
+ * diagnostics and the custom requests of src/shared/lspProtocol.ts.
+ */
+import { promises as fsp } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CodeActionKind, DidChangeConfigurationNotification, FileChangeType, TextDocumentSyncKind,
+  type CodeAction, type Connection, type Diagnostic, type InitializeParams, type InitializeResult,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CatalogEdit } from '../core/flags';
+import type { LanguageHint } from '../core/launch';
+import { builtinRules, mergeRules, parseRulesText, type KnownBadRule, type RuleLoadResult } from '../core/rules';
+import {
+  CONFIG_SECTION, DIAGNOSTIC_SOURCE, catalogChangedNotification, catalogStatusRequest, flagsForDocumentRequest,
+  setRuntimeCatalogNotification, type CatalogStatus, type DocumentCommand, type FlagsSettings,
+} from '../shared/lspProtocol';
+import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
+import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
+import { complete, definition, hover, symbols } from './features';
+
+interface Doc {
+  doc: TextDocument;
+  hint: LanguageHint | undefined;
+  isServerArgs: boolean;
+  cache?: { key: string; analysis: Analysis };
+}
+
+const EMPTY: Analysis = { commands: [], diagnostics: [] };
+
+function uriToPath(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function startServer(connection: Connection, baseDir: string): void {
+  const store = new CatalogStore(parserOptions(baseDir));
+  const docs = new Map<string, Doc>();
+  let folders: string[] = [];
+  let hasConfiguration = false;
+  let settings: FlagsSettings = {};
+  let rules: KnownBadRule[] = builtinRules().rules;
+  let ruleFiles: string[] = [];
+  let ruleErrors: string[] = builtinRules().errors.map((e) => `${e.source}${e.path}: ${e.message}`);
+  let toldNoCatalog = false;
+  let resolveReady!: () => void;
+  const ready = new Promise<void>((r) => { resolveReady = r; });
+  setTimeout(() => resolveReady(), 15_000).unref();
+
+  const log = (m: string): void => connection.console.log(`[inference-doctor] ${m}`);
+
+  const guard = <A extends unknown[], R>(fallback: R, fn: (...a: A) => R | Promise<R>) => async (...a: A): Promise<R> => {
+    try {
+      await ready;
+      return await fn(...a);
+    } catch (e) {
+      log(`error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      return fallback;
+    }
+  };
+
+  function analysisOf(d: Doc): Analysis {
+    if (!d.hint || d.isServerArgs) return EMPTY;
+    const key = `${d.doc.version}|${store.generation}`;
+    if (d.cache?.key === key) return d.cache.analysis;
+    const analysis = analyzeText(d.doc.getText(), d.hint, store.active(), {
+      rules, computeCapability: store.computeCapability, versions: store.packageVersions, diagnostics: settings.ruleDiagnostics !== false,
+    });
+    d.cache = { key, analysis };
+    return analysis;
+  }
+
+  // ---------------------------------------------------------------- diagnostics scheduling
+  const pending = new Set<string>();
+  let flushScheduled = false;
+  function schedule(uri: string): void {
+    pending.add(uri);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    void ready.then(() => setImmediate(flush));
+  }
+  function flush(): void {
+    flushScheduled = false;
+    for (const uri of [...pending]) {
+      pending.delete(uri);
+      const d = docs.get(uri);
+      if (!d) continue;
+      let diagnostics: Diagnostic[] = [];
+      try {
+        diagnostics = analysisOf(d).diagnostics;
+      } catch (e) {
+        log(`diagnostics failed for ${uri}: ${(e as Error).message}`);
+      }
+      void connection.sendDiagnostics({ uri, version: d.doc.version, diagnostics });
+    }
+  }
+  function revalidateAll(): void {
+    for (const uri of docs.keys()) schedule(uri);
+  }
+
+  function status(): CatalogStatus {
+    const sources = [
+      store.workspace && infoOf('workspace', store.workspace),
+      store.runtime && infoOf('runtime', store.runtime),
+      store.settings && infoOf('settings', store.settings),
+    ].filter((x): x is NonNullable<typeof x> => !!x);
+    return {
+      active: sources[0] ?? null, sources, rules: { count: rules.length, errors: ruleErrors, files: ruleFiles },
+      ...(store.computeCapability !== undefined ? { computeCapability: store.computeCapability } : {}),
+    };
+  }
+  function catalogsChanged(): void {
+    if (!store.active() && !toldNoCatalog) {
+      toldNoCatalog = true;
+      log('no catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath (rule checks still run)');
+    }
+    void connection.sendNotification(catalogChangedNotification, status());
+    revalidateAll();
+  }
+
+  // ---------------------------------------------------------------- loading
+  async function loadRules(): Promise<void> {
+    const loaded: RuleLoadResult[] = [];
+    const files: string[] = [];
+    for (const f of folders) {
+      const p = join(f, '.inference-doctor', 'rules.json');
+      let text: string;
+      try {
+        text = await fsp.readFile(p, 'utf8');
+      } catch {
+        continue;
+      }
+      files.push(p);
+      loaded.push(parseRulesText(text, p));
+    }
+    const merged = mergeRules(builtinRules(), loaded);
+    rules = merged.rules;
+    ruleFiles = files;
+    ruleErrors = merged.errors.map((e) => `${e.source}${e.path}${e.rule ? ` (${e.rule})` : ''}: ${e.message}`);
+    for (const e of ruleErrors) log(`rules: ${e}`);
+    store.generation++;
+  }
+
+  async function loadSettings(): Promise<void> {
+    if (!hasConfiguration) return;
+    try {
+      const s = (await connection.workspace.getConfiguration(CONFIG_SECTION)) as FlagsSettings | null;
+      settings = s && typeof s === 'object' ? s : {};
+    } catch {
+      settings = {};
+    }
+    const p = settings.serverArgsPath?.trim();
+    if (!p) {
+      store.setSettings(undefined);
+      return;
+    }
+    const abs = isAbsolute(p) || !folders[0] ? p : join(folders[0], p);
+    await store.serial(async () => store.setSettings(await store.fromFile('settings', abs)));
+  }
+
+  async function loadWorkspace(): Promise<void> {
+    const found = await findServerArgs(folders);
+    if (!found) return;
+    const open = [...docs.values()].find((d) => d.isServerArgs && uriToPath(d.doc.uri) === found);
+    await store.serial(async () => store.setWorkspace(await store.fromFile('workspace', found, open?.doc.getText())));
+    log(`catalog from ${found}: ${store.workspace?.index.catalog.entries.length ?? 0} flags`);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    folders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+    if (!folders.length && params.rootUri) {
+      const p = uriToPath(params.rootUri);
+      if (p) folders.push(p);
+    }
+    hasConfiguration = !!params.capabilities.workspace?.configuration;
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: ['-', '=', ' ', '"', "'"] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        definitionProvider: true,
+        documentSymbolProvider: true,
+      },
+      serverInfo: { name: 'inference-doctor-flags', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    if (hasConfiguration) void connection.client.register(DidChangeConfigurationNotification.type, { section: CONFIG_SECTION }).catch(() => undefined);
+    void (async () => {
+      try {
+        await Promise.all([loadRules(), loadSettings(), loadWorkspace()]);
+      } catch (e) {
+        log(`initial load failed: ${(e as Error).message}`);
+      }
+      resolveReady();
+      catalogsChanged();
+    })();
+  });
+
+  connection.onDidChangeConfiguration(() => {
+    void loadSettings().then(catalogsChanged, (e: Error) => log(`settings: ${e.message}`));
+  });
+
+  connection.onDidChangeWatchedFiles((p) => {
+    let rulesChanged = false;
+    let argsChanged = false;
+    for (const c of p.changes) {
+      if (/\.inference-doctor[\\/]rules\.json$/.test(c.uri) || c.uri.endsWith('/.inference-doctor/rules.json')) rulesChanged = true;
+      else if (c.uri.endsWith('server_args.py') && !docs.has(c.uri)) {
+        const path = uriToPath(c.uri);
+        if (!store.workspace || store.workspace.path === path || c.type === FileChangeType.Created) argsChanged = true;
+      }
+    }
+    void (async () => {
+      if (rulesChanged) await loadRules();
+      if (argsChanged) await loadWorkspace();
+      if (rulesChanged || argsChanged) catalogsChanged();
+    })().catch((e: Error) => log(`watch: ${e.message}`));
+  });
+
+  // ---------------------------------------------------------------- documents
+  connection.onDidOpenTextDocument((p) => {
+    const { uri, languageId, version, text } = p.textDocument;
+    const isServerArgs = /(^|[\\/])server_args\.py$/.test(uri.split(/[?#]/)[0]);
+    const d: Doc = { doc: TextDocument.create(uri, languageId, version, text), hint: languageHintFor(languageId, uri), isServerArgs };
+    docs.set(uri, d);
+    if (isServerArgs) {
+      const path = uriToPath(uri);
+      if (path && (!store.workspace || store.workspace.path === path)) {
+        void store.serial(async () => {
+          const w = store.workspace;
+          if (w && w.path === path && (await fsp.readFile(path, 'utf8').catch(() => undefined)) === text) return false;
+          store.setWorkspace(await store.fromFile('workspace', path, text));
+          return true;
+        }).then((changed) => { if (changed) catalogsChanged(); }, (e: Error) => log(`catalog: ${e.message}`));
+      }
+      return;
+    }
+    schedule(uri);
+  });
+
+  connection.onDidChangeTextDocument((p) => {
+    const d = docs.get(p.textDocument.uri);
+    if (!d) return;
+    d.doc = TextDocument.update(d.doc, p.contentChanges, p.textDocument.version);
+    if (!d.isServerArgs) {
+      schedule(d.doc.uri);
+      return;
+    }
+    const path = uriToPath(d.doc.uri);
+    if (!path || !store.workspace || store.workspace.path !== path) return;
+    const full = p.contentChanges.some((c) => !('range' in c));
+    const edits: CatalogEdit[] = p.contentChanges.filter((c): c is typeof c & { range: CatalogEdit['range'] } => 'range' in c)
+      .map((c) => ({ range: c.range, text: c.text }));
+    const text = d.doc.getText();
+    void store.serial(async () => {
+      if (full) store.setWorkspace(await store.fromFile('workspace', path, text));
+      else store.applyEdits(edits);
+    }).then(catalogsChanged, (e: Error) => log(`catalog update: ${e.message}`));
+  });
+
+  connection.onDidCloseTextDocument((p) => {
+    docs.delete(p.textDocument.uri);
+    void connection.sendDiagnostics({ uri: p.textDocument.uri, diagnostics: [] });
+  });
+
+  // ---------------------------------------------------------------- features
+  connection.onHover(guard(null, (p) => {
+    const d = docs.get(p.textDocument.uri);
+    return d ? hover(analysisOf(d), p.position, store.active()) : null;
+  }));
+
+  connection.onCompletion(guard(null, (p) => {
+    const d = docs.get(p.textDocument.uri);
+    if (!d) return null;
+    return complete(analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active());
+  }));
+
+  connection.onDefinition(guard(null, (p) => {
+    const d = docs.get(p.textDocument.uri);
+    return d ? definition(analysisOf(d), p.position, store.active()) : null;
+  }));
+
+  connection.onDocumentSymbol(guard([], (p) => {
+    const d = docs.get(p.textDocument.uri);
+    return d ? symbols(analysisOf(d)) : [];
+  }));
+
+  connection.onCodeAction(guard([] as CodeAction[], (p) => {
+    const d = docs.get(p.textDocument.uri);
+    if (!d) return [];
+    const current = analysisOf(d).diagnostics;
+    const out: CodeAction[] = [];
+    for (const cd of p.context.diagnostics) {
+      if (cd.source !== DIAGNOSTIC_SOURCE) continue;
+      const same = current.find((x) => x.message === cd.message && x.range.start.line === cd.range.start.line && x.range.start.character === cd.range.start.character);
+      const data = (same?.data ?? cd.data) as FixData | undefined;
+      for (const fix of data?.fixes ?? []) {
+        out.push({
+          title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [cd], isPreferred: !!fix.preferred,
+          edit: { changes: { [d.doc.uri]: fix.edits } },
+        });
+      }
+    }
+    return out;
+  }));
+
+  connection.onRequest(catalogStatusRequest, guard(status(), () => status()));
+
+  connection.onRequest(flagsForDocumentRequest, guard([] as DocumentCommand[], (p) => {
+    const d = docs.get(p.uri);
+    if (!d) return [];
+    return analysisOf(d).commands.map((ac) => ({
+      entry: ac.cmd.entry, range: ac.cmd.range, env: ac.env, rules: ac.matches.map((m) => m.rule.id),
+      flags: ac.flags.map((f) => ({
+        name: f.arg.name!, field: f.field, values: (f.arg.values ?? []).map((v) => v.value), known: !!f.entry,
+        range: f.arg.range, ...(f.entry ? { canonical: f.entry.flag } : {}),
+      })),
+    }));
+  }));
+
+  connection.onNotification(setRuntimeCatalogNotification, (p) => {
+    void ready.then(() => {
+      const errors = store.setRuntime(p ?? { catalog: null });
+      for (const e of errors) log(e);
+      catalogsChanged();
+    }).catch((e: Error) => log(`runtime catalog: ${e.message}`));
+  });
+
+  connection.listen();
+}
