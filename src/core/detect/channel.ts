@@ -9,23 +9,62 @@
  */
 import { deflateSync } from 'node:zlib';
 import { LIMITS } from './limits';
-import { incompatibleScripts, isLetterUnit, scriptOf, SCRIPT_INHERIT, SCRIPT_NONE } from './script';
+import { incompatibleScripts, isLetterUnit, scriptOf, SCRIPT_INHERIT as INHERIT, SCRIPT_NONE as NONE } from './script';
 import type { ReasonCode } from './types';
+
+// Module-level copies: imported bindings compile to property reads in some loaders.
+const L_compression = LIMITS.compression;
+const L_compressionMinChars = LIMITS.compressionMinChars;
+const L_compressionWindow = LIMITS.compressionWindow;
+const L_floodOtherWhitespace = LIMITS.floodOtherWhitespace;
+const L_floodPrintable = LIMITS.floodPrintable;
+const L_floodSpace = LIMITS.floodSpace;
+const L_holtzmanChars = LIMITS.holtzmanChars;
+const L_holtzmanPeriods = LIMITS.holtzmanPeriods;
+const L_lengthLoopChars = LIMITS.lengthLoopChars;
+const L_lengthLoopPeriods = LIMITS.lengthLoopPeriods;
+const L_lengthShortPeriods = LIMITS.lengthShortPeriods;
+const L_longLineMax = LIMITS.longLineMax;
+const L_longLinePeriods = LIMITS.longLinePeriods;
+const L_longLoopPeriods = LIMITS.longLoopPeriods;
+const L_maxPeriod = LIMITS.maxPeriod;
+const L_ngram = LIMITS.ngram;
+const L_ringSize = LIMITS.ringSize;
+const L_saladEvents = LIMITS.saladEvents;
+const L_saladSpan = LIMITS.saladSpan;
+const L_seqRep = LIMITS.seqRep;
+const L_seqRepWindow = LIMITS.seqRepWindow;
+const L_shortLineChars = LIMITS.shortLineChars;
+const L_shortLinePeriods = LIMITS.shortLinePeriods;
+const L_shortListChars = LIMITS.shortListChars;
+const L_shortListPeriods = LIMITS.shortListPeriods;
+const L_shortLoopChars = LIMITS.shortLoopChars;
+const L_shortLoopPeriods = LIMITS.shortLoopPeriods;
+const L_shortPeriod = LIMITS.shortPeriod;
+const L_structuralLongPeriods = LIMITS.structuralLongPeriods;
+const L_structuralLoopChars = LIMITS.structuralLoopChars;
+const L_structuralShortPeriods = LIMITS.structuralShortPeriods;
+const L_token0TextRun = LIMITS.token0TextRun;
+
+const scriptOfCode = scriptOf;
+const SCRIPT_INHERIT = INHERIT;
+const SCRIPT_NONE = NONE;
+const clash = incompatibleScripts;
+const isLetter = isLetterUnit;
 
 export type FlagSink = (code: ReasonCode, offset: number, detail: string) => void;
 
-const RING = LIMITS.ringSize;
+const RING = L_ringSize;
 const RMASK = RING - 1;
-const N = LIMITS.ngram;
-const TABLE_BITS = 16;
+const N = L_ngram;
+const TABLE_BITS = 15;
 const HB = 0x01000193; // odd multiplier for the rolling hash
 const HBN = powImul(HB, N);
-const REP_W = LIMITS.seqRepWindow;
+const REP_W = L_seqRepWindow;
 const REP_MASK = REP_W - 1;
-const REP_NEED = Math.ceil(LIMITS.seqRep * REP_W);
-const PMAX = LIMITS.maxPeriod;
+const REP_NEED = Math.ceil(L_seqRep * REP_W);
+const PMAX = L_maxPeriod;
 const INF = 0x7fffffff;
-const COMP_MASK = LIMITS.compressionEvery - 1;
 
 function powImul(b: number, e: number): number {
   let r = 1;
@@ -41,17 +80,11 @@ function isWhitespace(c: number): boolean {
     c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
-function floodLimit(c: number): number {
-  if (c === 32) return LIMITS.floodSpace;
-  if (isWhitespace(c)) return LIMITS.floodOtherWhitespace;
-  return LIMITS.floodPrintable;
-}
-
 /** Characters needed (matchRun, i.e. loop length minus one period) before a period-p loop can count. */
 function firstLoopAlarm(p: number): number {
   if (p < 2) return INF;
-  if (p < LIMITS.shortPeriod) return Math.max(LIMITS.shortLoopPeriods * p, LIMITS.shortLoopChars) - p;
-  return (LIMITS.longLoopPeriods - 1) * p;
+  if (p < L_shortPeriod) return Math.max(L_shortLoopPeriods * p, L_shortLoopChars) - p;
+  return (L_longLoopPeriods - 1) * p;
 }
 
 export interface UnitShape {
@@ -82,7 +115,6 @@ export class Channel {
   private runLen = 0;
   private runStart = 0;
   private runAlarm = INF;
-  private runStage = 0; // 0: none flagged for this run, 1: token0 flagged, 2: flood flagged
 
   private readonly t0: string;
   private readonly t0Code: number;
@@ -102,7 +134,7 @@ export class Channel {
   private prevScript = 0;
   private afterBackslash = false;
   private prevChar = 0;
-  private readonly saladRing = new Float64Array(LIMITS.saladEvents);
+  private readonly saladRing = new Float64Array(L_saladEvents);
   private saladCount = 0;
 
   private readonly flagged = new Set<ReasonCode>();
@@ -130,18 +162,23 @@ export class Channel {
     const ring = this.ring;
     const table = this.table;
     const rep = this.repBits;
+    const t0Single = this.t0Multi ? -1 : this.t0Code;
+    const t0Multi = this.t0Multi;
     let pos = this.pos;
     let h = this.hash;
     let runChar = this.runChar;
     let runLen = this.runLen;
+    let runStart = this.runStart;
     let runAlarm = this.runAlarm;
     let lag = this.lag;
     let matchRun = this.matchRun;
     let loopAlarm = this.loopAlarm;
     let repCount = this.repCount;
+    let repAlarm = this.repAlarm;
     let prevScript = this.prevScript;
+    let prevChar = this.prevChar;
     let afterBackslash = this.afterBackslash;
-    const t0Multi = this.t0Multi;
+    let nonWs = this.nonWhitespace;
 
     for (let i = 0; i < len; i++) {
       const c = s.charCodeAt(i);
@@ -149,21 +186,17 @@ export class Channel {
 
       // 1. Same-character runs (floods, single-character token 0).
       if (c === runChar) {
-        if (++runLen >= runAlarm) {
-          runAlarm = this.onRun(runChar, runLen);
-        }
+        if (++runLen >= runAlarm) runAlarm = this.onRun(c, runLen, runStart);
       } else {
         runChar = c;
         runLen = 1;
-        this.runStart = pos;
-        this.runStage = 0;
-        runAlarm = c === this.t0Code && !t0Multi ? LIMITS.token0TextRun : floodLimit(c);
+        runStart = pos;
+        runAlarm = c === t0Single ? L_token0TextRun : c > 32 ? L_floodPrintable : c === 32 ? L_floodSpace : L_floodOtherWhitespace;
       }
       if (t0Multi) this.stepToken0(c, pos);
 
       // 2. Rolling n-gram hash: match finder for loops, and seq-rep.
-      const out = pos >= N ? ring[(pos - N) & RMASK]! : 0;
-      h = (Math.imul(h, HB) + c - Math.imul(out, HBN)) | 0;
+      h = (Math.imul(h, HB) + c - Math.imul(pos >= N ? ring[(pos - N) & RMASK]! : 0, HBN)) | 0;
       if (pos >= N - 1) {
         const idx = Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
         const j = table[idx]! - 1;
@@ -172,8 +205,8 @@ export class Channel {
         const slot = pos & REP_MASK;
         repCount += seen - rep[slot]!;
         rep[slot] = seen;
-        if (repCount >= this.repAlarm && pos >= REP_W) {
-          this.repAlarm = INF;
+        if (repCount >= repAlarm && pos >= REP_W) {
+          repAlarm = INF;
           this.flag('seq-rep', pos - REP_W + 1,
             `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
         }
@@ -185,16 +218,14 @@ export class Channel {
             matchRun = 0;
           }
         }
-        if (lag === 0 && j >= 0) {
+        if (lag === 0 && j >= 0 && pos - j <= PMAX) {
           const p = pos - j;
-          if (p <= PMAX) {
-            const m = this.extendBack(p, pos);
-            if (m >= 4) {
-              lag = p;
-              matchRun = m;
-              loopAlarm = firstLoopAlarm(p);
-              if (matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
-            }
+          const m = this.extendBack(p, pos);
+          if (m >= 4) {
+            lag = p;
+            matchRun = m;
+            loopAlarm = firstLoopAlarm(p);
+            if (matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
           }
         }
       } else if (lag !== 0) {
@@ -210,44 +241,42 @@ export class Channel {
           if (afterBackslash) sc = 0;
         } else {
           afterBackslash = c === 92;
+          if (!nonWs && c > 32 && c !== 0x7f) nonWs = true;
         }
-        if (c > 32 && c !== 0x7f && !this.nonWhitespace) this.nonWhitespace = true;
         if (sc !== prevScript) {
-          if (sc !== 0 && prevScript > 1 && incompatibleScripts(prevScript, sc)) this.onSalad(pos, 'script');
+          if (sc !== 0 && prevScript > 1 && clash(prevScript, sc)) this.onSalad(pos);
           prevScript = sc;
         }
+        if (!nonWs && sc !== 0) nonWs = true;
       } else {
         afterBackslash = false;
-        if (!this.nonWhitespace && !isWhitespace(c)) this.nonWhitespace = true;
-        const sc = scriptOf(c);
+        if (!nonWs && !isWhitespace(c)) nonWs = true;
+        const sc = scriptOfCode(c);
         if (sc !== SCRIPT_INHERIT && sc !== prevScript) {
-          if (sc !== SCRIPT_NONE && prevScript !== SCRIPT_NONE && incompatibleScripts(prevScript, sc)) this.onSalad(pos, 'script');
+          if (sc !== SCRIPT_NONE && prevScript !== SCRIPT_NONE && clash(prevScript, sc)) this.onSalad(pos);
           prevScript = sc;
         }
-        if (c === 0xfffd) this.onSalad(pos, 'replacement');
-        else if (c === 0x120 || c === 0x10a || c === 0x109) this.onSalad(pos, 'bpe');
-        else if (c === 0x122 && this.prevChar === 0xe2) this.onSalad(pos, 'bpe');
+        if (c === 0xfffd || c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && prevChar === 0xe2)) this.onSalad(pos);
       }
-      this.prevChar = c;
-
+      prevChar = c;
       pos++;
-      if ((pos & COMP_MASK) === 0) {
-        this.pos = pos;
-        this.checkCompression();
-      }
     }
 
     this.pos = pos;
     this.hash = h;
     this.runChar = runChar;
     this.runLen = runLen;
+    this.runStart = runStart;
     this.runAlarm = runAlarm;
     this.lag = lag;
     this.matchRun = matchRun;
     this.loopAlarm = loopAlarm;
     this.repCount = repCount;
+    this.repAlarm = repAlarm;
     this.prevScript = prevScript;
+    this.prevChar = prevChar;
     this.afterBackslash = afterBackslash;
+    this.nonWhitespace = nonWs;
   }
 
   /** Length of the run of positions ending at pos that equal the character `p` earlier. */
@@ -260,15 +289,10 @@ export class Channel {
     return k;
   }
 
-  private onRun(c: number, runLen: number): number {
-    const start = this.runStart;
-    if (c === this.t0Code && !this.t0Multi && this.runStage === 0) {
-      this.runStage = 1;
+  private onRun(c: number, runLen: number, start: number): number {
+    if (c === this.t0Code && !this.t0Multi) {
       this.flag('token0-run', start, `${runLen}+ copies of token 0's text ${JSON.stringify(this.t0)}`);
-      return INF; // the flood rule would only repeat what token0-run says
-    }
-    if (this.runStage < 2) {
-      this.runStage = 2;
+    } else {
       this.flag('char-flood', start, `character ${describeChar(c)} repeated ${runLen}+ times`);
     }
     return INF;
@@ -282,7 +306,7 @@ export class Channel {
       if (this.t0k === t0.length) {
         this.t0k = 0;
         this.t0Count++;
-        if (this.t0Count === LIMITS.token0TextRun) {
+        if (this.t0Count === L_token0TextRun) {
           this.flag('token0-run', this.t0Start, `${this.t0Count}+ consecutive copies of token 0's text ${JSON.stringify(t0)}`);
         }
       }
@@ -316,12 +340,12 @@ export class Channel {
       nonSpace++;
       if (!isHexDigit(c)) hexOnly = false;
       else if (c <= 57) digits++;
-      if (isLetterUnit(c)) letters++;
+      if (isLetter(c)) letters++;
     }
     // Hex data ("00ff", "0x1f") is not words; "abc" and "def" are.
     const hexData = hexOnly && digits > 0;
     const wordy = (letters >= 2 && 2 * letters >= nonSpace && !(hexData && p <= 16)) ||
-      (p >= LIMITS.shortPeriod && letters >= 8);
+      (p >= L_shortPeriod && letters >= 8);
     const line = newlines > 0;
     return { wordy, line, list };
   }
@@ -330,23 +354,23 @@ export class Channel {
   static loopNeed(p: number, shape: UnitShape): number {
     if (p < 2) return INF;
     if (!shape.wordy) {
-      if (p >= LIMITS.shortPeriod) return Math.max(LIMITS.structuralLoopChars, LIMITS.structuralLongPeriods * p);
+      if (p >= L_shortPeriod) return Math.max(L_structuralLoopChars, L_structuralLongPeriods * p);
       // Holtzman et al.: anything repeated more than 50 times back to back is a loop.
-      const holtzman = Math.max(LIMITS.holtzmanPeriods * p, LIMITS.holtzmanChars);
-      return Math.min(holtzman, Math.max(LIMITS.structuralLoopChars, LIMITS.structuralShortPeriods * p));
+      const holtzman = Math.max(L_holtzmanPeriods * p, L_holtzmanChars);
+      return Math.min(holtzman, Math.max(L_structuralLoopChars, L_structuralShortPeriods * p));
     }
-    if (p < LIMITS.shortPeriod) {
-      if (shape.list) return Math.max(LIMITS.shortListPeriods * p, LIMITS.shortListChars);
+    if (p < L_shortPeriod) {
+      if (shape.list) return Math.max(L_shortListPeriods * p, L_shortListChars);
       return shape.line
-        ? Math.max(LIMITS.shortLinePeriods * p, LIMITS.shortLineChars)
-        : Math.max(LIMITS.shortLoopPeriods * p, LIMITS.shortLoopChars);
+        ? Math.max(L_shortLinePeriods * p, L_shortLineChars)
+        : Math.max(L_shortLoopPeriods * p, L_shortLoopChars);
     }
-    if (shape.line && p < LIMITS.longLineMax) return LIMITS.longLinePeriods * p;
-    return LIMITS.longLoopPeriods * p;
+    if (shape.line && p < L_longLineMax) return L_longLinePeriods * p;
+    return L_longLoopPeriods * p;
   }
 
   private onLoop(p: number, matchRun: number, pos: number): number {
-    const code: ReasonCode = p < LIMITS.shortPeriod ? 'short-loop' : 'long-loop';
+    const code: ReasonCode = p < L_shortPeriod ? 'short-loop' : 'long-loop';
     if (this.flagged.has(code)) return INF;
     const need = Channel.loopNeed(p, this.unitShape(p, pos));
     const total = matchRun + p;
@@ -359,7 +383,7 @@ export class Channel {
     return need - p;
   }
 
-  private onSalad(pos: number, _what: string): void {
+  private onSalad(pos: number): void {
     if (this.flagged.has('token-salad')) return;
     const ring = this.saladRing;
     const k = ring.length;
@@ -367,7 +391,7 @@ export class Channel {
     this.saladCount++;
     if (this.saladCount >= k) {
       const oldest = ring[this.saladCount % k]!;
-      if (pos - oldest <= LIMITS.saladSpan) {
+      if (pos - oldest <= L_saladSpan) {
         this.flag('token-salad', oldest, `${k} script clashes, U+FFFD or byte-level BPE artefacts within ${pos - oldest + 1} characters`);
       }
     }
@@ -398,19 +422,19 @@ export class Channel {
 
   /** zlib compression ratio of the tail window (bytes in / bytes out). */
   compressionRatio(): number {
-    const text = this.tail(LIMITS.compressionWindow);
+    const text = this.tail(L_compressionWindow);
     const bytes = Buffer.from(text, 'utf8');
     if (bytes.length === 0) return 0;
     return bytes.length / deflateSync(bytes).length;
   }
 
   checkCompression(): void {
-    if (this.flagged.has('compression') || this.pos < LIMITS.compressionMinChars) return;
+    if (this.flagged.has('compression') || this.pos < L_compressionMinChars) return;
     const ratio = this.compressionRatio();
-    if (ratio > LIMITS.compression) {
-      const window = Math.min(this.pos, LIMITS.compressionWindow);
+    if (ratio > L_compression) {
+      const window = Math.min(this.pos, L_compressionWindow);
       this.flag('compression', this.pos - window,
-        `the last ${window} characters compress ${ratio.toFixed(1)}:1 with zlib (text stays below ${LIMITS.compression})`);
+        `the last ${window} characters compress ${ratio.toFixed(1)}:1 with zlib (text stays below ${L_compression})`);
     }
   }
 
@@ -423,9 +447,9 @@ export class Channel {
     if (p < 2) return null;
     const total = this.matchRun + p;
     let need: number;
-    if (p >= LIMITS.shortPeriod) need = Math.max(LIMITS.lengthLoopPeriods * p, LIMITS.lengthLoopChars);
-    else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(LIMITS.lengthShortPeriods * p, LIMITS.shortLoopChars);
-    else need = Math.max(LIMITS.structuralShortPeriods * p, 2 * LIMITS.lengthLoopChars);
+    if (p >= L_shortPeriod) need = Math.max(L_lengthLoopPeriods * p, L_lengthLoopChars);
+    else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(L_lengthShortPeriods * p, L_shortLoopChars);
+    else need = Math.max(L_structuralShortPeriods * p, 2 * L_lengthLoopChars);
     return total >= need ? { period: p, start: this.pos - total } : null;
   }
 

@@ -59,12 +59,13 @@ export const LIMITS = Object.freeze({
   seqRepWindow: 1024,
   seqRep: 0.98,
 
-  /** Compression ratio (bytes / zlib bytes) of the tail window. Whisper uses 2.4 on whole texts. */
+  /**
+   * Compression ratio (bytes / zlib bytes) of the tail window, checked at finish only (zlib is too
+   * dear for the per-delta path; seq-rep is its streaming stand-in). Whisper uses 2.4 on whole texts.
+   */
   compressionWindow: 1024,
   compressionMinChars: 512,
   compression: 8,
-  /** Streaming: the compression check runs once every this many characters (power of two). */
-  compressionEvery: 16384,
 
   /** Token salad: this many salad events (script clash inside a word, U+FFFD, BPE artefact) ... */
   saladEvents: 6,
