@@ -4,7 +4,10 @@
  * malformed input (callers still wrap it).
  */
 import type { Language, Node, Tree } from 'web-tree-sitter';
-import { Query } from 'web-tree-sitter';
+import TreeSitter = require('web-tree-sitter'); // CommonJS build, see parser.ts
+
+const { Query } = TreeSitter;
+type Query = TreeSitter.Query;
 import {
   dottedName, evaluate, identifiersIn, MAX_DEPTH, PyDict, PySet, stringNodeText, textOf, toJson, UNRESOLVED,
   type EvalContext, type Evaluated, type PyVal,

@@ -5,7 +5,13 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+// `import = require` so bundlers take the package's CommonJS build: its ESM build reads
+// import.meta.url, which is empty in the CJS bundles (dist/server.js, dist/cli.js).
+import TreeSitter = require('web-tree-sitter');
+
+type Language = TreeSitter.Language;
+type Parser = TreeSitter.Parser;
+const { Language, Parser } = TreeSitter;
 
 export interface PythonParserOptions {
   /** Path of tree-sitter-python.wasm. Default: node_modules/tree-sitter-python/tree-sitter-python.wasm. */
