@@ -39,6 +39,8 @@ export interface ProbeFormState {
 export type HostToWebview =
   | { type: 'init'; servers: ServerChoice[]; history: HistorySummary[]; form?: ProbeFormState }
   | { type: 'servers'; servers: ServerChoice[] }
+  /** Preselect a server in the form (e.g. "Open Probe Panel" on a server in the Servers view). */
+  | { type: 'selectServer'; serverId: string }
   | { type: 'models'; serverId: string; models: string[]; error?: string }
   | { type: 'runStarted'; runId: string; pane: Pane; serverLabel: string; params: ProbeParams }
   | { type: 'runEvent'; runId: string; event: ProbeEvent }

@@ -227,7 +227,7 @@ function fillSelect(select: VscodeSingleSelect, options: { value: string; label:
 
 function renderServers(list: ServerChoice[]): void {
   servers = list;
-  const wanted = serverSelect.value || state.form.serverId;
+  const wanted = state.form.serverId || serverSelect.value;
   if (list.length === 0) {
     fillSelect(serverSelect, [{ value: '', label: 'No servers yet: add one with +' }], '');
     serverSelect.toggleAttribute('disabled', true);
@@ -300,8 +300,7 @@ compareRunButton.addEventListener('click', () => run('compare'));
 stopButton.addEventListener('click', () => {
   for (const pane of Object.values(panes)) if (pane.runId) post({ type: 'stop', runId: pane.runId });
 });
-prompt.addEventListener('keydown', (event) => {
-  const key = event as KeyboardEvent;
+prompt.addEventListener('keydown', (key: KeyboardEvent) => {
   if (key.key === 'Enter' && (key.ctrlKey || key.metaKey)) {
     key.preventDefault();
     run('main');
@@ -338,6 +337,16 @@ function onMessage(message: HostToWebview): void {
       break;
     case 'servers':
       renderServers(message.servers);
+      break;
+    case 'selectServer':
+      if (servers.some((s) => s.id === message.serverId) && serverSelect.value !== message.serverId) {
+        state.form.serverId = message.serverId;
+        renderServers(servers);
+        requestModels();
+        saveSoon();
+      } else {
+        state.form.serverId = message.serverId;
+      }
       break;
     case 'models':
       renderModels(message.serverId, message.models, message.error);

@@ -1,0 +1,338 @@
+/**
+ * The probe panel's host side: one webview panel, driven by injected dependencies so the
+ * extension wires it (see ProbePanelDeps). Every webview message is validated first.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { HistoryStore } from '../core/history';
+import type { ProbeEvent, ProbeParams, ProbeResult, ServerTarget } from '../core/probe/types';
+import { OK_VERDICT } from '../core/detect/types';
+import {
+  isWebviewMessage,
+  type HostToWebview,
+  type Pane,
+  type ServerChoice,
+  type WebviewToHost,
+} from '../shared/webviewProtocol';
+import { probeWebviewOptions, renderProbeHtml } from './html';
+
+/** viewType of the panel; the serializer and `onWebviewPanel:` activation use it. */
+export const PROBE_VIEW_TYPE = 'inferenceDoctor.probe';
+
+export interface ProbePanelDeps {
+  extensionUri: vscode.Uri;
+  listServers(): ServerChoice[];
+  onDidChangeServers: vscode.Event<void>;
+  /** Base URL and API key (from secret storage) of a server; throws when it is gone. */
+  resolveTarget(serverId: string): Promise<ServerTarget>;
+  runProbe: typeof import('../core/probe/runner').runProbe;
+  fetchModels(target: ServerTarget): Promise<string[]>;
+  history: HistoryStore;
+  /** Runs the extension's Add Server flow. */
+  addServer(): Promise<void>;
+  /** Settings-backed defaults applied to a run where the form leaves a value unset. */
+  probeDefaults?(): Partial<Pick<ProbeParams, 'timeoutMs'>>;
+}
+
+export interface ShowOptions {
+  /** Preselect this server in the form. */
+  serverId?: string;
+  /** Show this history entry. */
+  historyId?: string;
+  pane?: Pane;
+}
+
+/** How often streamed events are posted to the webview, batched (ms). */
+const BATCH_MS = 40;
+/** A batch is posted early once it holds this many characters. */
+const BATCH_CHARS = 256 * 1024;
+/** Raw chunks are forwarded cut to this length; the webview shows no more of them. */
+const RAW_CHUNK_CHARS = 2_000;
+
+interface ActiveRun {
+  controller: AbortController;
+  pane: Pane;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A ProbeResult for a run that could not even start (server gone, no secret storage...). */
+function failedResult(message: string, kind: 'unreachable' | 'cancelled' = 'unreachable'): ProbeResult {
+  return {
+    status: 'error', error: { kind, message }, content: '', reasoning: '', contentDroppedChars: 0, totalChars: 0,
+    finishReason: null, matchedStop: null, verdict: OK_VERDICT, ttftMs: null, durationMs: 0, completionTokens: 0,
+    tokensPerSecond: null, chunkCount: 0,
+  };
+}
+
+export class ProbePanel implements vscode.Disposable {
+  private static current: ProbePanel | undefined;
+
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly runs = new Map<string, ActiveRun>();
+  private ready = false;
+  /** Messages that wait for the webview's `ready` (it drops anything posted before). */
+  private queued: HostToWebview[] = [];
+  private disposed = false;
+
+  /** Shows the panel (creating it when needed), then applies `options`. */
+  static createOrShow(deps: ProbePanelDeps, options: ShowOptions = {}): ProbePanel {
+    let panel = ProbePanel.current;
+    if (panel) {
+      panel.panel.reveal(undefined, false);
+    } else {
+      const webviewPanel = vscode.window.createWebviewPanel(
+        PROBE_VIEW_TYPE,
+        'Probe',
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+        { ...probeWebviewOptions(deps.extensionUri), retainContextWhenHidden: false },
+      );
+      panel = new ProbePanel(webviewPanel, deps);
+    }
+    panel.apply(options);
+    return panel;
+  }
+
+  /** For the WebviewPanelSerializer: takes over a panel VS Code restored after a reload. */
+  static revive(webviewPanel: vscode.WebviewPanel, deps: ProbePanelDeps): ProbePanel {
+    ProbePanel.current?.dispose();
+    return new ProbePanel(webviewPanel, deps);
+  }
+
+  /**
+   * Registers the serializer so the panel comes back after a reload (the webview restores its
+   * form and shown entries from its own setState). `deps` may be lazy, to keep activation cheap.
+   */
+  static registerSerializer(deps: ProbePanelDeps | (() => ProbePanelDeps | Promise<ProbePanelDeps>)): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(PROBE_VIEW_TYPE, {
+      deserializeWebviewPanel: async (webviewPanel: vscode.WebviewPanel) => {
+        ProbePanel.revive(webviewPanel, typeof deps === 'function' ? await deps() : deps);
+      },
+    });
+  }
+
+  /** Opens one history entry in the panel (for "Open Probe History" and similar commands). */
+  static async openHistoryEntry(deps: ProbePanelDeps, historyId: string, pane: Pane = 'main'): Promise<void> {
+    const entry = await deps.history.get(historyId);
+    if (!entry) {
+      void vscode.window.showWarningMessage('That probe is no longer in the history.');
+      return;
+    }
+    ProbePanel.createOrShow(deps, { historyId, pane });
+  }
+
+  /** Quick pick over the history; the chosen run opens in the panel. */
+  static async pickHistoryEntry(deps: ProbePanelDeps): Promise<void> {
+    const entries = await deps.history.list();
+    if (entries.length === 0) {
+      void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
+      return;
+    }
+    const icon = { ok: '$(pass)', degenerate: '$(warning)', nan: '$(error)' } as const;
+    const picked = await vscode.window.showQuickPick(
+      entries.map((entry) => ({
+        label: `${icon[entry.verdict] ?? ''} ${entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)'}`,
+        description: entry.serverLabel,
+        detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
+        id: entry.id,
+      })),
+      { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
+    );
+    if (picked) await ProbePanel.openHistoryEntry(deps, picked.id);
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly deps: ProbePanelDeps,
+  ) {
+    ProbePanel.current = this;
+    panel.webview.options = probeWebviewOptions(deps.extensionUri);
+    panel.webview.html = renderProbeHtml(panel.webview, deps.extensionUri);
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (!isWebviewMessage(message)) return; // untrusted: ignore anything malformed
+        this.onMessage(message).catch((error: unknown) => this.post({ type: 'error', message: errorMessage(error) }));
+      }),
+      deps.onDidChangeServers(() => this.post({ type: 'servers', servers: deps.listServers() })),
+    );
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (ProbePanel.current === this) ProbePanel.current = undefined;
+    for (const run of this.runs.values()) run.controller.abort();
+    this.runs.clear();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+
+  private apply(options: ShowOptions): void {
+    if (options.serverId) this.post({ type: 'selectServer', serverId: options.serverId });
+    if (options.historyId) void this.showEntry(options.historyId, options.pane ?? 'main');
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.disposed) return;
+    if (!this.ready && message.type !== 'init') {
+      this.queued.push(message);
+      return;
+    }
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async onMessage(message: WebviewToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready': {
+        // Also after a webview reload: start over with fresh state.
+        this.ready = true;
+        this.post({ type: 'init', servers: this.deps.listServers(), history: await this.historyList() });
+        const queued = this.queued.splice(0);
+        for (const m of queued) this.post(m);
+        break;
+      }
+      case 'listModels':
+        await this.listModels(message.serverId);
+        break;
+      case 'run':
+        await this.startRun(message.serverId, message.params, message.pane);
+        break;
+      case 'stop':
+        this.runs.get(message.runId)?.controller.abort();
+        break;
+      case 'rerun': {
+        const entry = await this.deps.history.get(message.historyId);
+        if (!entry) return this.post({ type: 'error', message: 'That probe is no longer in the history.' });
+        await this.startRun(entry.serverId, entry.params, message.pane);
+        break;
+      }
+      case 'openEntry':
+        await this.showEntry(message.historyId, message.pane);
+        break;
+      case 'deleteEntry':
+        await this.deps.history.delete(message.historyId);
+        this.post({ type: 'history', entries: await this.historyList() });
+        break;
+      case 'addServer':
+        await this.deps.addServer();
+        break;
+    }
+  }
+
+  private async historyList() {
+    try {
+      return await this.deps.history.list();
+    } catch (error) {
+      this.post({ type: 'error', message: `Could not read the probe history: ${errorMessage(error)}` });
+      return [];
+    }
+  }
+
+  private async showEntry(historyId: string, pane: Pane): Promise<void> {
+    const entry = await this.deps.history.get(historyId);
+    if (entry) this.post({ type: 'showEntry', pane, entry });
+    else this.post({ type: 'error', message: 'That probe is no longer in the history.' });
+  }
+
+  private async listModels(serverId: string): Promise<void> {
+    try {
+      const models = await this.deps.fetchModels(await this.deps.resolveTarget(serverId));
+      this.post({ type: 'models', serverId, models });
+    } catch (error) {
+      this.post({ type: 'models', serverId, models: [], error: errorMessage(error) });
+    }
+  }
+
+  private async startRun(serverId: string, params: ProbeParams, pane: Pane): Promise<void> {
+    const server = this.deps.listServers().find((s) => s.id === serverId);
+    if (!server) {
+      this.post({ type: 'error', message: 'That server is gone. Pick another one or add it again.' });
+      return;
+    }
+    // One run per pane: a new run replaces the pane's current one.
+    for (const [id, run] of this.runs) {
+      if (run.pane === pane) {
+        run.controller.abort();
+        this.runs.delete(id);
+      }
+    }
+    const defaults = this.deps.probeDefaults?.() ?? {};
+    const runParams: ProbeParams = { ...params, timeoutMs: params.timeoutMs ?? defaults.timeoutMs };
+    const runId = randomBytes(8).toString('hex');
+    const controller = new AbortController();
+    this.runs.set(runId, { controller, pane });
+    const startedAt = Date.now();
+    this.post({ type: 'runStarted', runId, pane, serverLabel: server.label, params: runParams });
+
+    const batcher = new EventBatcher((events) => this.post({ type: 'runEvents', runId, events }));
+    let result: ProbeResult;
+    try {
+      const target = await this.deps.resolveTarget(serverId);
+      result = await this.deps.runProbe(target, runParams, { signal: controller.signal, onEvent: (event) => batcher.add(event) });
+    } catch (error) {
+      // runProbe reports server problems in the result; this is for everything before it.
+      result = failedResult(errorMessage(error), controller.signal.aborted ? 'cancelled' : 'unreachable');
+    } finally {
+      batcher.close();
+    }
+    this.runs.delete(runId);
+
+    let historyId: string | undefined;
+    try {
+      const entry = await this.deps.history.add({ serverId, serverLabel: server.label, baseUrl: server.baseUrl, params: runParams, result, startedAt });
+      historyId = entry.id;
+    } catch (error) {
+      this.post({ type: 'error', message: `The run finished but could not be saved to history: ${errorMessage(error)}` });
+    }
+    // Sent for replaced runs too; the webview ignores a runId no pane shows any more.
+    this.post({ type: 'runFinished', runId, result, historyId });
+    this.post({ type: 'history', entries: await this.historyList() });
+  }
+}
+
+/** Collects ProbeEvents and posts them in batches (timer or size), keeping their order. */
+class EventBatcher {
+  private events: ProbeEvent[] = [];
+  private chars = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(private readonly send: (events: ProbeEvent[]) => void) {}
+
+  add(event: ProbeEvent): void {
+    if (this.closed) return;
+    const slim = slimEvent(event);
+    this.events.push(slim);
+    if (slim.type === 'delta') this.chars += (slim.content?.length ?? 0) + (slim.reasoning?.length ?? 0);
+    else if (slim.type === 'chunk') this.chars += slim.raw.length;
+    if (this.chars >= BATCH_CHARS) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.events.length) return;
+    const events = this.events;
+    this.events = [];
+    this.chars = 0;
+    this.send(events);
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+}
+
+/** Drops what the webview never shows: request bodies (they repeat the prompt) and long raw chunks. */
+function slimEvent(event: ProbeEvent): ProbeEvent {
+  if (event.type === 'request') return { type: 'request', url: event.url, body: undefined, at: event.at };
+  if (event.type === 'chunk' && event.raw.length > RAW_CHUNK_CHARS) {
+    return { type: 'chunk', raw: `${event.raw.slice(0, RAW_CHUNK_CHARS)} … (+${event.raw.length - RAW_CHUNK_CHARS} chars)`, at: event.at };
+  }
+  return event;
+}
