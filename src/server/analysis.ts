@@ -8,7 +8,7 @@ import type { FlagEntry } from '../core/flags';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
-import { arityOf, choiceText, closestChoices, fieldFromFlag, type CatalogIndex } from './catalogIndex';
+import { choiceText, closestChoices, fieldFromFlag, type CatalogIndex } from './catalogIndex';
 
 export interface Fix { title: string; edits: TextEdit[]; preferred?: boolean }
 export interface FixData { fixes: Fix[] }
@@ -95,10 +95,9 @@ function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, 
   return d;
 }
 
-function argRange(cmd: LaunchCommand, f: ResolvedFlag): Range {
+function argRange(f: ResolvedFlag): Range {
   const vs = f.arg.values ?? [];
   const end = vs.length && !f.arg.inline ? vs[vs.length - 1].range.end : f.arg.range.end;
-  void cmd;
   return { start: f.arg.range.start, end };
 }
 
@@ -146,7 +145,7 @@ function appendEdits(cmd: LaunchCommand, flag: string, value: string | undefined
 /** Removes a flag and its values, with the separator before it. */
 function removeEdit(cmd: LaunchCommand, f: ResolvedFlag): TextEdit {
   const prevEnd = f.index > 0 ? cmd.args[f.index - 1].range.end : cmd.entryRange.end;
-  return { range: { start: prevEnd, end: argRange(cmd, f).end }, newText: '' };
+  return { range: { start: prevEnd, end: argRange(f).end }, newText: '' };
 }
 
 function renameEdit(f: ResolvedFlag, to: string): TextEdit {
@@ -303,6 +302,14 @@ function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]
   }
 }
 
+/** A rule source as a URL (`github.com/…` gets https://), or undefined when it is prose. */
+export function sourceUrl(source: string | undefined): string | undefined {
+  if (!source) return undefined;
+  if (/^https?:\/\/\S+$/.test(source)) return source;
+  if (/^[a-z0-9-]+(\.[a-z0-9-]+)+\/\S*$/i.test(source)) return `https://${source}`;
+  return undefined;
+}
+
 function firstSentence(s: string): string {
   const m = /^(.{1,200}?[.!?])(\s|$)/.exec(s);
   return m ? m[1] : s.slice(0, 200);
@@ -325,7 +332,7 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
       if (h.kind !== 'field') continue;
       let hit: ResolvedFlag | undefined;
       for (const f of ac.flags) if (f.field === h.key) hit = f;
-      if (hit) { range = argRange(ac.cmd, hit); break; }
+      if (hit) { range = argRange(hit); break; }
     }
     const fixes: Fix[] = [];
     for (const [i, fix] of [m.rule.fix, ...(m.rule.alternatives ?? [])].entries()) {
@@ -333,7 +340,8 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
       if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred: i === 0 });
     }
     const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m), fixes);
-    if (m.rule.sources[0]) d.codeDescription = { href: m.rule.sources[0] };
+    const href = sourceUrl(m.rule.sources[0]);
+    if (href) d.codeDescription = { href };
     out.push(d);
   }
 }
@@ -357,8 +365,4 @@ export function analyzeText(text: string, hint: LanguageHint, index: CatalogInde
     }
   }
   return out;
-}
-
-export function arityFor(entry: FlagEntry, option: string): ReturnType<typeof arityOf> {
-  return arityOf(entry, option);
 }

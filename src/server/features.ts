@@ -8,7 +8,7 @@ import {
 } from 'vscode-languageserver';
 import type { FlagEntry } from '../core/flags';
 import type { LaunchArg, LaunchToken } from '../core/launch';
-import { ruleMessage, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
 import { choiceText, type CatalogIndex } from './catalogIndex';
 
 export const NO_CATALOG = 'No flag catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath.';
@@ -94,7 +94,7 @@ function valueMeaning(e: FlagEntry, value: string): string {
 function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
   if (!ms.length) return undefined;
-  return ['**Known issues**', ...ms.map((m) => `- ${ruleMessage(m)}${m.rule.sources[0] ? ` ([source](${m.rule.sources[0]}))` : ''}`)].join('\n');
+  return ['**Known issues**', ...ms.map((m) => `- ${ruleMessage(m)}${sourceUrl(m.rule.sources[0]) ? ` ([source](${sourceUrl(m.rule.sources[0])}))` : ''}`)].join('\n');
 }
 
 export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Hover | null {

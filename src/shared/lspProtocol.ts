@@ -3,7 +3,7 @@
  * (src/flags/languageClient.ts) and the language server (src/server/). Both sides import these;
  * other editors can speak them too (plain JSON-RPC method names and JSON params).
  */
-import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type { CatalogJson } from '../core/flags';
 
 /** Settings section the server reads through `workspace/configuration`. */
@@ -52,7 +52,7 @@ export interface CatalogStatus {
   rules: { count: number; errors: string[]; files: string[] };
 }
 /** Client → server: which catalog is in use. */
-export const catalogStatusRequest = new RequestType<void, CatalogStatus, void>('inferenceDoctor/catalogStatus');
+export const catalogStatusRequest = new RequestType0<CatalogStatus, void>('inferenceDoctor/catalogStatus');
 /** Server → client: the active catalog changed (same payload as catalogStatus). */
 export const catalogChangedNotification = new NotificationType<CatalogStatus>('inferenceDoctor/catalogChanged');
 

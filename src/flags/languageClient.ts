@@ -1,0 +1,122 @@
+/**
+ * Starts the Inference Doctor language server (dist/server.js) lazily: `vscode-languageclient` is
+ * loaded and the server spawned only once a document that can hold an SGLang launch command is
+ * open (shell scripts, systemd units, compose/Kubernetes YAML, Dockerfiles, Python, Markdown).
+ *
+ *   registerLanguageClient(context);                               // in activate()
+ *   await sendRuntimeCatalog({ catalog, hostLabel, computeCapability });   // from remote/flags features
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import {
+  CONFIG_SECTION, catalogChangedNotification, catalogStatusRequest, flagsForDocumentRequest, setRuntimeCatalogNotification,
+  type CatalogStatus, type DocumentCommand, type SetRuntimeCatalogParams,
+} from '../shared/lspProtocol';
+
+/** Documents the server looks at. Pattern-based entries catch unit files whatever language id they get. */
+export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string } | { pattern: string })[] = [
+  { language: 'shellscript' },
+  { language: 'yaml' },
+  { language: 'dockercompose' },
+  { language: 'dockerfile' },
+  { language: 'python' },
+  { language: 'markdown' },
+  { language: 'ini', pattern: '**/*.{service,socket}' },
+  { language: 'systemd-unit-file' },
+  { language: 'plaintext', pattern: '**/*.{service,socket}' },
+  { pattern: '**/*.{service,socket}' },
+];
+
+let client: LanguageClient | undefined;
+let starting: Promise<LanguageClient | undefined> | undefined;
+let lastRuntime: SetRuntimeCatalogParams | undefined;
+const statusEmitter = new vscode.EventEmitter<CatalogStatus>();
+/** Fires when the server's active catalog changes. */
+export const onCatalogStatus = statusEmitter.event;
+
+function matches(doc: vscode.TextDocument): boolean {
+  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+  return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
+}
+
+async function start(context: vscode.ExtensionContext): Promise<LanguageClient | undefined> {
+  const { LanguageClient: Client, TransportKind } = await import('vscode-languageclient/node');
+  const module = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENT_SELECTOR,
+    synchronize: {
+      configurationSection: CONFIG_SECTION,
+      fileEvents: [
+        vscode.workspace.createFileSystemWatcher('**/.inference-doctor/rules.json'),
+        vscode.workspace.createFileSystemWatcher('**/server_args.py'),
+      ],
+    },
+    outputChannelName: 'Inference Doctor Flags',
+  };
+  const c = new Client('inferenceDoctor.flags', 'Inference Doctor Flags', serverOptions, clientOptions);
+  await c.start();
+  context.subscriptions.push(c.onNotification(catalogChangedNotification, (s) => statusEmitter.fire(s)));
+  if (lastRuntime) await c.sendNotification(setRuntimeCatalogNotification, lastRuntime);
+  client = c;
+  return c;
+}
+
+/**
+ * Registers the language client; the server starts with the first matching document (already open
+ * ones included). Safe to call once from activate().
+ */
+export function registerLanguageClient(context: vscode.ExtensionContext): void {
+  const ensure = (): void => {
+    if (starting) return;
+    starting = start(context).catch((e: unknown) => {
+      starting = undefined;
+      void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    });
+  };
+  const check = (doc: vscode.TextDocument): void => {
+    if (!starting && matches(doc)) ensure();
+  };
+  for (const doc of vscode.workspace.textDocuments) check(doc);
+  if (!starting) {
+    const sub = vscode.workspace.onDidOpenTextDocument((doc) => {
+      check(doc);
+      if (starting) sub.dispose();
+    });
+    context.subscriptions.push(sub);
+  }
+  context.subscriptions.push(statusEmitter, { dispose: () => void stopLanguageClient() });
+}
+
+export async function stopLanguageClient(): Promise<void> {
+  const c = client;
+  client = undefined;
+  starting = undefined;
+  if (c) await c.stop().catch(() => undefined);
+}
+
+/**
+ * Hands the server a catalog read from an installed SGLang (catalogToJson) and the GPU of that host.
+ * Kept and re-sent if the server starts later; `catalog: null` clears it.
+ */
+export async function sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
+  lastRuntime = params;
+  const c = client ?? (starting ? await starting : undefined);
+  if (c) await c.sendNotification(setRuntimeCatalogNotification, params);
+}
+
+/** The server's catalog status, or undefined when it is not running. */
+export async function catalogStatus(): Promise<CatalogStatus | undefined> {
+  const c = client ?? (starting ? await starting : undefined);
+  return c ? c.sendRequest(catalogStatusRequest) : undefined;
+}
+
+/** Launch commands and flags of an open document, as the server sees them. */
+export async function flagsForDocument(uri: vscode.Uri): Promise<DocumentCommand[]> {
+  const c = client ?? (starting ? await starting : undefined);
+  return c ? c.sendRequest(flagsForDocumentRequest, { uri: uri.toString() }) : [];
+}
