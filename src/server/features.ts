@@ -103,7 +103,7 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   const parts: string[] = [];
   const f = hit.flag;
   if (!index) parts.push(`_${NO_CATALOG}_`);
-  if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value));
+  if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value));
   else if (f && index) parts.push(`\`${f.arg.name}\` is not in the catalog (${index.meta.label}).`);
   else if (f) parts.push(`\`${f.arg.name}\` (field \`${f.field}\`)`);
   else parts.push(`**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${index.meta.label}` : ''}`);
