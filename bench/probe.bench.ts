@@ -19,7 +19,7 @@ async function startSim(): Promise<{ url: string; child: ChildProcess }> {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('simulator did not start in 20 s')), 20_000);
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /http:\/\/\S+/.exec(out);
       if (m) {

@@ -106,7 +106,7 @@ export function healthyAnswerFor(prompt: string, seed: number): string {
   if (/\b(kv|cache|attention)\b/.test(p)) return KV_CACHE;
   if (/\b(tide|moon|ocean)\b/.test(p)) return TIDES;
   if (/\b(debug|server|checklist|broken)\b/.test(p)) return CHECKLIST;
-  return HEALTHY_ANSWERS[hashString(prompt, seed) % HEALTHY_ANSWERS.length]!;
+  return HEALTHY_ANSWERS[hashString(prompt, seed) % HEALTHY_ANSWERS.length];
 }
 
 /** GPT-2-style pre-tokenisation: words with their leading space, digits, punctuation runs. */
@@ -202,7 +202,7 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
     }
     case 'token-salad': {
       const texts: string[] = [];
-      for (let i = 0; i < maxTokens; i++) texts.push(SALAD_PIECES[Math.floor(rand() * SALAD_PIECES.length)]!);
+      for (let i = 0; i < maxTokens; i++) texts.push(SALAD_PIECES[Math.floor(rand() * SALAD_PIECES.length)]);
       return fromTexts(texts, null);
     }
     case 'empty':

@@ -312,7 +312,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       const tokens = group.map((g) => g.token);
       const text = tokens.map((t) => t.text).join('');
       if (r.route === 'chat') {
-        const isReasoning = group[0]!.reasoning;
+        const isReasoning = group[0].reasoning;
         return event({
           ...base,
           choices: [{
@@ -365,7 +365,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     for (const item of sequence(r, plan)) {
       if (closed) return;
       // Reasoning and content never share a chunk.
-      if (pending.length && pending[0]!.reasoning !== item.reasoning && !(await flush())) return;
+      if (pending.length && pending[0].reasoning !== item.reasoning && !(await flush())) return;
       pending.push(item);
       n++;
       if (pending.length >= perChunk) {
@@ -432,7 +432,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = (req.url ?? '/').split('?')[0];
     const method = req.method ?? 'GET';
     const route: Route | 'other' =
       path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : path === '/generate' ? 'generate' : 'other';

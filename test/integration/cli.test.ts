@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -5,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSimulator } from '../../src/sim/server';
 import { SimPool, scenarioPath } from './helpers';
+
+/** Test-only: parsed JSON whose shape the assertions check. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const parseAny = (text: string): any => JSON.parse(text);
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -146,7 +151,7 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     );
     const r = await cli(['detect', file]);
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout.trim().split('\n').map((l) => parseAny(l));
     assert.equal(lines.length, 4);
     assert.deepEqual(lines[0], { id: 'a', verdict: 'ok', reasons: [] });
     assert.equal(lines[1].verdict, 'nan');

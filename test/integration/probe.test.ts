@@ -318,7 +318,7 @@ describe('probe runner against the simulator', function () {
       const req = events[0] as Extract<ProbeEvent, { type: 'request' }>;
       assert.match(req.url, /\/v1\/chat\/completions$/);
       assert.deepEqual((req.body as { stream_options: unknown }).stream_options, { include_usage: true });
-      for (let i = 1; i < events.length; i++) assert.ok(events[i]!.at >= events[i - 1]!.at);
+      for (let i = 1; i < events.length; i++) assert.ok(events[i].at >= events[i - 1].at);
     });
 
     it('reasoning_content is kept apart from content', async () => {
@@ -346,8 +346,8 @@ describe('probe runner against the simulator', function () {
       const q = await runQuickProbe({ baseUrl: sim.url }, { maxTokens: 300 });
       assert.equal(q.items.length, 3);
       for (const item of q.items) assert.equal(item.result.verdict.kind, 'ok', `${item.id}: ${JSON.stringify(item.result.verdict.reasons)}`);
-      assert.match(q.items[1]!.result.content, /def is_prime/);
-      assert.match(q.items[2]!.result.content, /19, 20/);
+      assert.match(q.items[1].result.content, /def is_prime/);
+      assert.match(q.items[2].result.content, /19, 20/);
       assert.equal(q.summary.verdict, 'ok');
       assert.equal(q.summary.errors, 0);
     });

@@ -21,9 +21,9 @@ describe('server API against the simulator', function () {
 
   it('fetchModels lists ids in server order', async () => {
     const models = await fetchModels({ baseUrl: all.url });
-    assert.equal(models[0]!.id, 'healthy');
-    assert.equal(models[0]!.ownedBy, 'sglang');
-    assert.equal(models[0]!.maxModelLen, 32768);
+    assert.equal(models[0].id, 'healthy');
+    assert.equal(models[0].ownedBy, 'sglang');
+    assert.equal(models[0].maxModelLen, 32768);
     assert.ok(models.length > 10);
   });
 
@@ -47,7 +47,7 @@ describe('server API against the simulator', function () {
 
   it('fetchServerInfo keeps NaN/Infinity from Python JSON', async () => {
     const info = await fetchServerInfo({ baseUrl: nan.url });
-    const state = (info.internal_states as Record<string, unknown>[])[0]!;
+    const state = (info.internal_states as Record<string, unknown>[])[0];
     assert.ok(Number.isNaN(state.last_gen_throughput));
     assert.equal(state.avg_spec_accept_length, Infinity);
     const s = summariseServerInfo(info);
@@ -78,7 +78,7 @@ describe('server API against the simulator', function () {
       return true;
     });
     await assert.rejects(fetchServerInfo({ baseUrl: keyed.url }), /API key/);
-    assert.equal((await fetchModels({ baseUrl: keyed.url, apiKey: 'k3y' }))[0]!.id, 'Qwen/Qwen3-8B');
+    assert.equal((await fetchModels({ baseUrl: keyed.url, apiKey: 'k3y' }))[0].id, 'Qwen/Qwen3-8B');
     assert.equal((await fetchHealth({ baseUrl: keyed.url })).health, 'healthy');
   });
 

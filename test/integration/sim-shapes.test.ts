@@ -1,6 +1,11 @@
+/* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 import { strict as assert } from 'node:assert';
 import type { RunningSimulator } from '../../src/sim/server';
 import { SimPool, scenarioPath } from './helpers';
+
+/** Test-only: parsed JSON whose shape the assertions check. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const parseAny = (text: string): any => JSON.parse(text);
 
 interface Raw {
   status: number;
@@ -79,8 +84,8 @@ describe('simulator response shapes (raw HTTP)', function () {
     assert.ok(r.text.endsWith('data: [DONE]\n\n'));
     const ev = events(r.text);
     assert.equal(ev.at(-1), '[DONE]');
-    const chunks = ev.slice(0, -1).map((e) => JSON.parse(e));
-    const ids = new Set(chunks.map((c) => c.id));
+    const chunks = ev.slice(0, -1).map((e) => parseAny(e));
+    const ids = new Set(chunks.map((c): unknown => c.id));
     assert.equal(ids.size, 1);
     for (const c of chunks) assert.equal(c.object, 'chat.completion.chunk');
     assert.deepEqual(chunks[0].choices[0].delta, { role: 'assistant', content: '', reasoning_content: null, tool_calls: null });
@@ -121,7 +126,7 @@ describe('simulator response shapes (raw HTTP)', function () {
     const defaults = JSON.parse((await post(`${all.url}/v1/completions`, { model: 'healthy', prompt: 'Count to 20' })).text);
     assert.equal(defaults.usage.completion_tokens, 16, 'SGLang completions default max_tokens is 16');
     const ev = events((await post(`${all.url}/v1/completions`, { model: 'healthy', prompt: 'x', max_tokens: 3, stream: true })).text);
-    const first = JSON.parse(ev[0]!);
+    const first = JSON.parse(ev[0]);
     assert.equal(first.object, 'text_completion');
     assert.equal(typeof first.choices[0].text, 'string');
     const fin = JSON.parse(ev.at(-2)!);
@@ -136,7 +141,7 @@ describe('simulator response shapes (raw HTTP)', function () {
     for (const k of ['id', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'e2e_latency']) assert.ok(k in whole.meta_info, k);
     const ev = events((await post(`${all.url}/generate`, { model: 'healthy', text: 'Count to 20', stream: true, sampling_params: { max_new_tokens: 400 } })).text);
     assert.equal(ev.at(-1), '[DONE]');
-    const chunks = ev.slice(0, -1).map((e) => JSON.parse(e));
+    const chunks = ev.slice(0, -1).map((e) => parseAny(e));
     for (let i = 1; i < chunks.length; i++) assert.ok(chunks[i].text.startsWith(chunks[i - 1].text), 'cumulative');
     assert.equal(chunks.at(-1).text, whole.text);
     assert.equal(chunks[0].meta_info.finish_reason, null);
@@ -236,7 +241,7 @@ describe('simulator response shapes (raw HTTP)', function () {
 
   it('reasoning parser: reasoning_content deltas before content', async () => {
     const ev = events((await post(`${reasoning.url}/v1/chat/completions`, chat('Qwen/Qwen3-32B', { stream: true, max_tokens: 200 }))).text);
-    const deltas = ev.slice(1, -1).map((e) => JSON.parse(e).choices[0]?.delta).filter(Boolean);
+    const deltas = ev.slice(1, -1).map((e) => parseAny(e).choices[0]?.delta).filter(Boolean);
     const firstReasoning = deltas.findIndex((d) => typeof d.reasoning_content === 'string');
     const firstContent = deltas.findIndex((d) => typeof d.content === 'string' && d.content.length > 0);
     assert.ok(firstReasoning >= 0 && firstContent > firstReasoning);

@@ -16,7 +16,7 @@ describe('pyjson', () => {
   });
 
   it('handles top-level literals and literals without spaces', () => {
-    assert.ok(Number.isNaN(parsePyJson('NaN') as number));
+    assert.ok(Number.isNaN(parsePyJson('NaN')));
     assert.equal(parsePyJson('-Infinity'), -Infinity);
     assert.deepEqual(parsePyJson('[Infinity,-Infinity]'), [Infinity, -Infinity]);
   });
@@ -25,20 +25,20 @@ describe('pyjson', () => {
     const v = parsePyJson('{"matched":"NaN happened","t":"Infinity and -Infinity \\" NaN","lp":NaN}') as Record<string, unknown>;
     assert.equal(v.matched, 'NaN happened');
     assert.equal(v.t, 'Infinity and -Infinity " NaN');
-    assert.ok(Number.isNaN(v.lp as number));
+    assert.ok(Number.isNaN(v.lp));
   });
 
   it('keeps escaped backslashes before quotes straight', () => {
     const v = parsePyJson('{"a":"c:\\\\","b":NaN,"c":"\\\\\\"NaN"}') as Record<string, unknown>;
     assert.equal(v.a, 'c:\\');
-    assert.ok(Number.isNaN(v.b as number));
+    assert.ok(Number.isNaN(v.b));
     assert.equal(v.c, '\\"NaN');
   });
 
   it('does not mistake a string equal to the sentinel text for a literal', () => {
     const v = parsePyJson('{"a":"\\u0001pyjson:nan","b":NaN}') as Record<string, unknown>;
     assert.equal(v.a, '\u0001pyjson:nan');
-    assert.ok(Number.isNaN(v.b as number));
+    assert.ok(Number.isNaN(v.b));
   });
 
   it('throws SyntaxError for text that is not JSON, and tryParsePyJson never throws', () => {

@@ -19,7 +19,7 @@ export const detectCommand: Command = {
     if (argv.includes('-h') || argv.includes('--help')) throw new UsageError('');
     const files = argv.filter((a) => a !== '--');
     if (files.length !== 1) throw new UsageError(files.length ? 'detect takes one file' : 'Missing the input file (use - for standard input)');
-    const file = files[0]!;
+    const file = files[0];
     if (file.startsWith('-') && file !== '-') throw new UsageError(`Unknown option ${file}`);
     const input = file === '-' ? io.stdin : createReadStream(file);
     const opened = new Promise<void>((resolve, reject) => {

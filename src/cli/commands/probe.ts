@@ -61,7 +61,7 @@ function parse(argv: string[]): { target: ServerTarget; params: ProbeParams; jso
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `Unexpected argument: ${positionals[1]}` : 'Missing the server URL');
   let baseUrl: string;
   try {
-    baseUrl = normaliseBaseUrl(positionals[0]!);
+    baseUrl = normaliseBaseUrl(positionals[0]);
   } catch (error) {
     throw new UsageError(`Bad URL ${positionals[0]}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -99,14 +99,14 @@ export function errorBodyMessage(body: string, contentType = ''): string {
     if (typeof v.detail === 'string') return v.detail;
     if (Array.isArray(v.detail)) {
       return v.detail
-        .map((d: unknown) => (d && typeof d === 'object' && 'msg' in d ? String((d as { msg: unknown }).msg) : JSON.stringify(d)))
+        .map((d: unknown) => (d && typeof d === 'object' && 'msg' in d ? String((d).msg) : JSON.stringify(d)))
         .join('; ');
     }
     return trimmed.slice(0, 300);
   }
   if (/html/i.test(contentType) || /^<(!doctype|html|head|body)/i.test(trimmed)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(trimmed);
-    return title ? `HTML page "${htmlToText(title[1]!)}"` : `HTML page: ${htmlToText(trimmed).slice(0, 200)}`;
+    return title ? `HTML page "${htmlToText(title[1])}"` : `HTML page: ${htmlToText(trimmed).slice(0, 200)}`;
   }
   return trimmed.slice(0, 300);
 }

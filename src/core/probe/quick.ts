@@ -70,15 +70,15 @@ export async function runQuickProbe(target: ServerTarget, params: QuickProbePara
       ),
     ),
   );
-  const items = QUICK_PROMPTS.map((p, i) => ({ ...p, result: results[i]! }));
+  const items = QUICK_PROMPTS.map((p, i) => ({ ...p, result: results[i] }));
   const verdict = worstVerdict(items.map((i) => i.result.verdict.kind));
   const failed = items.filter((i) => i.result.status === 'error');
   const bad = items.filter((i) => i.result.verdict.kind !== 'ok').map((i) => i.label.toLowerCase());
   let message: string;
   if (verdict === 'nan') message = `NaN: the server produced NaN output (${bad.join(', ')}).`;
   else if (verdict === 'degenerate') message = `Degenerate output on ${bad.join(', ')}.`;
-  else if (failed.length === items.length) message = `All probes failed: ${failed[0]!.result.error?.message ?? 'error'}`;
-  else if (failed.length) message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0]!.result.error?.message ?? 'error'}`;
+  else if (failed.length === items.length) message = `All probes failed: ${failed[0].result.error?.message ?? 'error'}`;
+  else if (failed.length) message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0].result.error?.message ?? 'error'}`;
   else message = 'All three probes look healthy.';
   return { items, summary: { verdict, errors: failed.length, message } };
 }

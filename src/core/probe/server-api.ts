@@ -189,8 +189,7 @@ export function summariseServerInfo(info: Record<string, unknown>): ServerInfoSu
   if (typeof info.model_path === 'string') summary.modelPath = info.model_path;
   for (const field of BACKEND_FIELDS) {
     const v = info[field];
-    if (v === null || v === undefined || typeof v === 'object') continue;
-    summary.backends[field] = String(v);
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') summary.backends[field] = String(v);
   }
   const states = info.internal_states;
   if (Array.isArray(states) && states[0] && typeof states[0] === 'object') {
