@@ -122,7 +122,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     if (f) {
       touch(start, end, true);
       f.cur.strings.push(w);
-    } else loose.push(w);
+    } else if (w.value.includes('sglang')) loose.push(w);
   }
 
   function closeFrame(f: Frame): void {
@@ -184,12 +184,13 @@ function pyString(s: string, q: number, start: number, to: number, prefix: strin
   w.quoted = true;
   if (fstr) w.dynamic = true;
   let j = q + (triple ? 3 : 1);
-  let limit = to;
-  if (!triple) limit = lineEnd(s, j, to);
-  else if (j >= fail[quote]) limit = lineEnd(s, j, to);
+  const limit = to;
+  // single-line strings (and triple ones known to be unclosed) stop at the end of the line
+  const stopAtLine = !triple || j >= fail[quote];
   let run = j;
   while (j < limit) {
     const c = s[j];
+    if (stopAtLine && c === '\n') break;
     if (c === quote && (!triple || (s[j + 1] === quote && s[j + 2] === quote))) {
       w.slice(run, j);
       const end = j + (triple ? 3 : 1);
@@ -225,8 +226,8 @@ function pyString(s: string, q: number, start: number, to: number, prefix: strin
     j++;
   }
   // unterminated
-  const end = Math.min(limit, to);
-  if (triple && limit === to) fail = { ...fail, [quote]: Math.min(fail[quote], q) };
+  const end = Math.min(j, to);
+  if (triple && !stopAtLine) fail = { ...fail, [quote]: Math.min(fail[quote], q) };
   w.slice(run, end);
   return { word: w.finish(end), end, fail };
 }

@@ -168,9 +168,9 @@ function scan(src: Src, opts: ShellOptions): Word[] {
         i = end;
       } else if (i + 1 < to && n === C.LBrace) {
         w.dynamic = true;
-        const le = lineEnd(s, i, to);
-        const close = s.indexOf('}', i + 2);
-        const end = close < 0 || close >= le ? le : close + 1;
+        let end = i + 2;
+        while (end < to && s.charCodeAt(end) !== C.RBrace && s.charCodeAt(end) !== C.LF) end++;
+        if (end < to && s.charCodeAt(end) === C.RBrace) end++;
         w.slice(i, end);
         i = end;
       } else if (!unit && i + 1 < to && n === C.Single) {
@@ -262,20 +262,31 @@ function scan(src: Src, opts: ShellOptions): Word[] {
   }
 }
 
-/** Scans a double-quoted string body from `i`; returns the index after the closing quote. */
+/**
+ * Scans a double-quoted string body from `i`; returns the index after the closing quote. Without a
+ * closing quote (or when one is known not to exist) the string ends at the end of its line.
+ */
 function scanDouble(s: string, i: number, to: number, w: WordBuilder, knownUnclosed: boolean, fail: (at: number) => void): number {
-  let limit = to;
-  if (knownUnclosed) limit = lineEnd(s, i, to);
+  let close = -1;
+  if (!knownUnclosed) {
+    for (let j = i; j < to; j++) {
+      const c = s.charCodeAt(j);
+      if (c === C.Double) {
+        close = j;
+        break;
+      }
+      if (c === C.Backslash) j++;
+    }
+    if (close < 0) fail(i);
+  }
   let j = i;
   let runStart = i;
-  while (j < limit) {
+  while (j < to) {
     const c = s.charCodeAt(j);
-    if (c === C.Double) {
-      w.slice(runStart, j);
-      return j + 1;
-    }
-    if (c === C.Backslash && j + 1 < limit) {
+    if (close >= 0 ? j === close : c === C.LF || c === C.Double) break;
+    if (c === C.Backslash && j + 1 < to) {
       const n = s[j + 1];
+      if (close < 0 && n === '\n') break;
       if (n === '\n') {
         w.slice(runStart, j);
         j += 2;
@@ -304,24 +315,17 @@ function scanDouble(s: string, i: number, to: number, w: WordBuilder, knownUnclo
     }
     j++;
   }
-  if (!knownUnclosed) {
-    // unterminated: remember, and recover at the end of the opening line
-    fail(i);
-    const le = lineEnd(s, i, to);
-    w.slice(runStart, Math.min(le, limit));
-    return Math.min(le, limit);
-  }
-  w.slice(runStart, limit);
-  return limit;
+  const end = Math.min(j, to);
+  w.slice(runStart, end);
+  return close >= 0 && end === close ? close + 1 : end;
 }
 
 function scanAnsiC(s: string, i: number, to: number, w: WordBuilder): number {
-  const le = lineEnd(s, i, to);
   let j = i;
-  while (j < le) {
+  while (j < to && s[j] !== '\n') {
     const c = s[j];
     if (c === "'") return j + 1;
-    if (c === '\\' && j + 1 < le) {
+    if (c === '\\' && j + 1 < to) {
       const map: Record<string, string> = { n: '\n', t: '\t', '\\': '\\', "'": "'", '"': '"', r: '\r', a: '\x07', e: '\x1b' };
       const d = map[s[j + 1]];
       if (d !== undefined) w.decoded(d, j, j + 2);
@@ -332,7 +336,7 @@ function scanAnsiC(s: string, i: number, to: number, w: WordBuilder): number {
     w.slice(j, j + 1);
     j++;
   }
-  return le;
+  return j;
 }
 
 /** Finds the `)` closing a `$(` whose body starts at i; -1 if none before `to`. Quotes are skipped. */

@@ -84,9 +84,24 @@ export function mapEnd(runs: Run[], i: number): number {
   return mapIndex(runs, i - 1) + 1;
 }
 
-/** Accumulates a word from slices of a source string. */
+const MAX_RUNS = 20_000;
+
+/** Builds a string from UTF-16 code units without touching surrogates (TextDecoder would). */
+function fromUnits(buf: Uint16Array, len: number): string {
+  let out = '';
+  for (let i = 0; i < len; i += 4096) out += String.fromCharCode(...buf.subarray(i, Math.min(len, i + 4096)));
+  return out;
+}
+
+/**
+ * Accumulates a word from slices of a source string. Short pieces are copied into a code-unit buffer
+ * (a word made of a million one-character pieces, e.g. `'"'"'"…`, stays cheap); long ones are kept
+ * as slices.
+ */
 export class WordBuilder {
   private parts: string[] = [];
+  private buf: Uint16Array | null = null;
+  private blen = 0;
   private len = 0;
   readonly runs: Run[] = [];
   dynamic = false;
@@ -95,21 +110,53 @@ export class WordBuilder {
     private readonly s: string,
     readonly start: number,
   ) {}
+  private pieces = 0;
+  private head = '';
+  private unit(c: number): void {
+    // the first pieces go to a plain string; only words made of very many pieces need the buffer
+    if (this.pieces < 256) {
+      this.pieces++;
+      this.head += String.fromCharCode(c);
+      return;
+    }
+    if (!this.buf) this.buf = new Uint16Array(1024);
+    else if (this.blen === this.buf.length) {
+      const nb = new Uint16Array(this.buf.length * 2);
+      nb.set(this.buf);
+      this.buf = nb;
+    }
+    this.buf[this.blen++] = c;
+  }
+  private flushUnits(): void {
+    if (this.head) {
+      this.parts.push(this.head);
+      this.head = '';
+    }
+    if (this.blen) {
+      this.parts.push(fromUnits(this.buf!, this.blen));
+      this.blen = 0;
+    }
+  }
   /** Appends s[from, to) verbatim. */
   slice(from: number, to: number): void {
     if (to <= from) return;
-    this.parts.push(this.s.slice(from, to));
+    if (to - from >= 64 || (this.pieces < 256 && !this.blen)) {
+      this.flushUnits();
+      this.pieces++;
+      this.parts.push(this.s.slice(from, to));
+    } else for (let k = from; k < to; k++) this.unit(this.s.charCodeAt(k));
     this.addRun(from, to - from);
   }
   /** Appends a decoded string that stands for source text [from, to) (escapes): maps every char to `from`. */
   decoded(str: string, from: number, to: number): void {
     if (str.length === 0) return;
-    this.parts.push(str);
+    for (let k = 0; k < str.length; k++) this.unit(str.charCodeAt(k));
     if (str.length === to - from) {
       this.addRun(from, str.length);
     } else {
       for (let k = 0; k < str.length; k++) {
-        this.runs.push({ d: this.len, o: k === str.length - 1 ? to - 1 : from, n: 1 });
+        if (this.runs.length >= MAX_RUNS) this.runs[this.runs.length - 1].n++;
+        else this.runs.push({ d: this.len, o: k === str.length - 1 ? to - 1 : from, n: 1 });
         this.len++;
       }
     }
@@ -117,11 +164,17 @@ export class WordBuilder {
   private addRun(o: number, n: number): void {
     const last = this.runs[this.runs.length - 1];
     if (last && last.d + last.n === this.len && last.o + last.n === o) last.n += n;
+    // hostile input (a quote every other character): past MAX_RUNS the mapping turns approximate
+    // (later characters extend the last run) instead of growing without bound
+    else if (last && this.runs.length >= MAX_RUNS) last.n += n;
     else this.runs.push({ d: this.len, o, n });
     this.len += n;
   }
   finish(end: number): Word {
-    const w: Word = { value: this.parts.length === 1 ? this.parts[0] : this.parts.join(''), start: this.start, end, runs: this.runs };
+    this.flushUnits();
+    const value = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    this.parts = [value];
+    const w: Word = { value, start: this.start, end, runs: this.runs };
     if (this.dynamic) w.dynamic = true;
     if (this.quoted) w.quoted = true;
     return w;
