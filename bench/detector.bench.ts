@@ -64,7 +64,7 @@ function delay(prefix: string, failure: string[], maxTokens = 4000): { tokens: n
   if (before !== 'ok') return { tokens: null, chars: null, kind: `prefix already ${before}`, reasons: d.verdict.reasons.map((r) => r.code) };
   let chars = 0;
   for (let i = 0; i < maxTokens; i++) {
-    const t = failure[i % failure.length]!;
+    const t = failure[i % failure.length];
     chars += t.length;
     const v = d.push({ text: t });
     if (v.kind !== 'ok') return { tokens: i + 1, chars, kind: v.kind, reasons: v.reasons.map((r) => r.code) };
@@ -121,7 +121,7 @@ export function run(): Promise<Record<string, unknown>> {
   const sentence = 'The function returns the cached value when the key is present in the table. ';
   const paragraph = `${healthyText(900_000).slice(800_000, 800_600).replace(/\s+$/, '')}\n\n`;
   const saladPieces = ['ization', '的', ' пол', 'ุ', '内容', 'elijk', ' ملا', '();', 'ción', '한', ' στο', 'тель', '\ufffd', 'ости', 'ных', 'の', ' ال', 'ương', 'ment', 'ếu'];
-  const salad = Array.from({ length: 4000 }, () => saladPieces[Math.floor(rand() * saladPieces.length)]!);
+  const salad = Array.from({ length: 4000 }, () => saladPieces[Math.floor(rand() * saladPieces.length)]);
   const shapes = {
     token0Run: { period: 1, ...delay(prefix, ['!']) },
     shortLoopWord: { period: 'claus '.length, ...delay(prefix, ['claus', ' ']) },
@@ -140,7 +140,7 @@ export function run(): Promise<Record<string, unknown>> {
   return Promise.resolve({
     textMB: Number(mb.toFixed(2)),
     timeBase: 'process CPU time (user+system), best of 3; wall-clock figures beside',
-    loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+    loadAverage1m: Number(loadavg()[0].toFixed(2)),
     cpus: cpus().length,
     detector: {
       bulkMBps: mbps(bulk.ms),

@@ -33,14 +33,14 @@ function mulberry32(seed: number): () => number {
 const args = process.argv.slice(2);
 const argOf = (name: string, def: string): string => {
   const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : def;
+  return i >= 0 && args[i + 1] ? args[i + 1] : def;
 };
 const SEED = Number(argOf('--seed', '20261108'));
 const OUT = argOf('--out', join(__dirname, 'corpus.jsonl'));
 const HEALTHY = Number(argOf('--healthy', '1000'));
 const rand = mulberry32(SEED);
 const int = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const logUniform = (lo: number, hi: number): number => Math.round(Math.exp(Math.log(lo) + rand() * (Math.log(hi) - Math.log(lo))));
 const chance = (p: number): boolean => rand() < p;
 
@@ -94,8 +94,8 @@ function readText(path: string): string | null {
     if (buf.includes(0)) return null;
     // A cut at MAX_READ can split a UTF-8 sequence: drop a trailing partial character.
     let end = buf.length;
-    while (end > 0 && end > buf.length - 4 && (buf[end - 1]! & 0xc0) === 0x80) end--;
-    if (end > 0 && buf[end - 1]! >= 0xc0) end--;
+    while (end > 0 && end > buf.length - 4 && (buf[end - 1] & 0xc0) === 0x80) end--;
+    if (end > 0 && buf[end - 1] >= 0xc0) end--;
     return decoder.decode(buf.subarray(0, buf.length === MAX_READ ? end : buf.length));
   } catch {
     return null;
@@ -163,7 +163,7 @@ function pickSource(): Source {
     r -= s.weight;
     if (r < 0) return s;
   }
-  return sources[sources.length - 1]!;
+  return sources[sources.length - 1];
 }
 
 function healthyExcerpt(minLen: number, maxLen: number): { text: string; source: string } {
@@ -277,7 +277,7 @@ function shortUnit(seedText: string): { unit: string; kind: string } {
     const n = int(1, 3);
     const start = int(0, Math.max(0, ws.length - n));
     let u = `${ws.slice(start, start + n).join(' ')} `;
-    if (u.length > 20) u = `${ws[start]!.slice(0, 12)} `;
+    if (u.length > 20) u = `${ws[start].slice(0, 12)} `;
     return { unit: u, kind: 'words' };
   }
   if (r < 0.62) {
@@ -354,8 +354,8 @@ for (let i = 0; i < 50; i++) {
   const count = int(1, Math.min(8, n - at));
   for (let k = at; k < at + count; k++) {
     if (style === 'numbers') (lps as unknown[])[k] = bad;
-    else if (style === 'openai') (lps as { content: { logprob: unknown }[] }).content[k]!.logprob = bad;
-    else (lps as unknown[][])[k]![0] = bad;
+    else if (style === 'openai') (lps as { content: { logprob: unknown }[] }).content[k].logprob = bad;
+    else (lps as unknown[][])[k][0] = bad;
   }
   addDeg('nan', 'nan-logprob', { text: '', source: p.source }, p.text, { logprobs: lps });
 }
@@ -441,11 +441,11 @@ for (let i = 0; i < 30; i++) {
   const body = pick(['', '', ' ', '\n', '\n\n', ' \t\n ', '   ']);
   addDeg('degenerate', 'empty', { text: '', source: 'none' }, body, { finish_reason: pick(['stop', 'length']) });
 }
-// length stop with a repeating tail (2-3 periods, shorter than the streaming loop rules need)
+// length stop with a repeating tail: the model was looping (3-5 periods) when max_tokens cut it
 for (let i = 0; i < 50; i++) {
   const p = prefix();
   const unit = sentenceUnit(16, 400);
-  const reps = Math.max(2, Math.ceil(70 / unit.length)) + (chance(0.3) ? 1 : 0);
+  const reps = int(3, 5);
   let body = unit.repeat(reps);
   if (chance(0.5)) body += unit.slice(0, int(1, unit.length - 1));
   addDeg('degenerate', 'length-repetition', p, body, { finish_reason: 'length' });

@@ -16,6 +16,7 @@ import type { ReasonCode } from './types';
 const L_compression = LIMITS.compression;
 const L_compressionMinChars = LIMITS.compressionMinChars;
 const L_compressionWindow = LIMITS.compressionWindow;
+const L_compressionProse = LIMITS.compressionProse;
 const L_floodOtherWhitespace = LIMITS.floodOtherWhitespace;
 const L_floodPrintable = LIMITS.floodPrintable;
 const L_floodSpace = LIMITS.floodSpace;
@@ -23,6 +24,8 @@ const L_holtzmanChars = LIMITS.holtzmanChars;
 const L_holtzmanPeriods = LIMITS.holtzmanPeriods;
 const L_lengthLoopChars = LIMITS.lengthLoopChars;
 const L_lengthLoopPeriods = LIMITS.lengthLoopPeriods;
+const L_lengthLinePeriods = LIMITS.lengthLinePeriods;
+const L_lengthLinesMax = LIMITS.lengthLinesMax;
 const L_lengthShortPeriods = LIMITS.lengthShortPeriods;
 const L_longLineMax = LIMITS.longLineMax;
 const L_longLinePeriods = LIMITS.longLinePeriods;
@@ -196,14 +199,14 @@ export class Channel {
       if (t0Multi) this.stepToken0(c, pos);
 
       // 2. Rolling n-gram hash: match finder for loops, and seq-rep.
-      h = (Math.imul(h, HB) + c - Math.imul(pos >= N ? ring[(pos - N) & RMASK]! : 0, HBN)) | 0;
+      h = (Math.imul(h, HB) + c - Math.imul(pos >= N ? ring[(pos - N) & RMASK] : 0, HBN)) | 0;
       if (pos >= N - 1) {
         const idx = Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
-        const j = table[idx]! - 1;
+        const j = table[idx] - 1;
         table[idx] = pos + 1;
         const seen = j >= 0 && pos - j <= REP_W ? 1 : 0;
         const slot = pos & REP_MASK;
-        repCount += seen - rep[slot]!;
+        repCount += seen - rep[slot];
         rep[slot] = seen;
         if (repCount >= repAlarm && pos >= REP_W) {
           repAlarm = INF;
@@ -235,7 +238,7 @@ export class Channel {
 
       // 3. Token salad: script clashes inside words, U+FFFD, byte-level BPE artefacts.
       if (c < 128) {
-        let sc = ASCII_SCRIPT[c]!;
+        let sc = ASCII_SCRIPT[c];
         // Letters right after a backslash are an escape (roff "\fI", C "\n"), not part of a word.
         if (sc !== 0) {
           if (afterBackslash) sc = 0;
@@ -333,7 +336,7 @@ export class Channel {
     let newlines = 0;
     let list = false;
     for (let k = 0; k < p; k++) {
-      const c = this.ring[(pos - k) & RMASK]!;
+      const c = this.ring[(pos - k) & RMASK];
       if (c === 10) newlines++;
       else if (c === 44 || c === 59 || c === 124) list = true;
       if (isWhitespace(c)) continue;
@@ -390,7 +393,7 @@ export class Channel {
     ring[this.saladCount % k] = pos;
     this.saladCount++;
     if (this.saladCount >= k) {
-      const oldest = ring[this.saladCount % k]!;
+      const oldest = ring[this.saladCount % k];
       if (pos - oldest <= L_saladSpan) {
         this.flag('token-salad', oldest, `${k} script clashes, U+FFFD or byte-level BPE artefacts within ${pos - oldest + 1} characters`);
       }
@@ -416,25 +419,32 @@ export class Channel {
     const n = Math.min(p, 40);
     const from = pos - start < RING ? start : pos - p + 1;
     let s = '';
-    for (let x = from; x < from + n; x++) s += String.fromCharCode(this.ring[x & RMASK]!);
+    for (let x = from; x < from + n; x++) s += String.fromCharCode(this.ring[x & RMASK]);
     return n < p ? `${s}…` : s;
   }
 
-  /** zlib compression ratio of the tail window (bytes in / bytes out). */
-  compressionRatio(): number {
-    const text = this.tail(L_compressionWindow);
-    const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length === 0) return 0;
-    return bytes.length / deflateSync(bytes).length;
-  }
-
+  /**
+   * Whisper's rule on the tail window. The ratio was made for transcribed speech; on data (hex
+   * dumps, tables, logs) it says little, so it only applies when the window reads as prose: at
+   * least compressionProse of its non-space characters are letters (hex digits a-f not counted).
+   */
   checkCompression(): void {
     if (this.flagged.has('compression') || this.pos < L_compressionMinChars) return;
-    const ratio = this.compressionRatio();
+    const text = this.tail(L_compressionWindow);
+    let nonSpace = 0;
+    let letters = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (isWhitespace(c)) continue;
+      nonSpace++;
+      if (isLetter(c) && !isHexDigit(c)) letters++;
+    }
+    if (nonSpace === 0 || letters < L_compressionProse * nonSpace) return;
+    const bytes = Buffer.from(text, 'utf8');
+    const ratio = bytes.length / deflateSync(bytes).length;
     if (ratio > L_compression) {
-      const window = Math.min(this.pos, L_compressionWindow);
-      this.flag('compression', this.pos - window,
-        `the last ${window} characters compress ${ratio.toFixed(1)}:1 with zlib (text stays below ${L_compression})`);
+      this.flag('compression', this.pos - text.length,
+        `the last ${text.length} characters compress ${ratio.toFixed(1)}:1 with zlib (prose stays below ${L_compression})`);
     }
   }
 
@@ -447,7 +457,11 @@ export class Channel {
     if (p < 2) return null;
     const total = this.matchRun + p;
     let need: number;
-    if (p >= L_shortPeriod) need = Math.max(L_lengthLoopPeriods * p, L_lengthLoopChars);
+    if (p >= L_shortPeriod) {
+      // Two periods of prose or of a long block; three when the period is a few lines (refrains).
+      const lines = p < L_lengthLinesMax && this.unitShape(p, this.pos - 1).line;
+      need = Math.max((lines ? L_lengthLinePeriods : L_lengthLoopPeriods) * p, L_lengthLoopChars);
+    }
     else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(L_lengthShortPeriods * p, L_shortLoopChars);
     else need = Math.max(L_structuralShortPeriods * p, 2 * L_lengthLoopChars);
     return total >= need ? { period: p, start: this.pos - total } : null;

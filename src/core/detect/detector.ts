@@ -157,7 +157,7 @@ class StreamingDetector implements Detector {
   private logprob(lp: number, offset: number): void {
     const k = this.lpRing.length;
     const slot = this.lpCount % k;
-    if (this.lpCount >= k) this.lpSum -= this.lpRing[slot]!;
+    if (this.lpCount >= k) this.lpSum -= this.lpRing[slot];
     this.lpRing[slot] = lp;
     this.lpSum += lp;
     this.lpCount++;
@@ -205,7 +205,7 @@ class StreamingDetector implements Detector {
 }
 
 function capitalise(s: string): string {
-  return s.length ? s[0]!.toUpperCase() + s.slice(1) : s;
+  return s.length ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 /** A fresh streaming detector. */

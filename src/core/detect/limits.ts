@@ -52,6 +52,9 @@ export const LIMITS = Object.freeze({
   /** finish_reason "length": a tail loop of period >= shortPeriod needs this many periods and chars ... */
   lengthLoopPeriods: 2,
   lengthLoopChars: 64,
+  /** ... but a period of a few lines (shorter than lengthLinesMax) needs more: song refrains double. */
+  lengthLinePeriods: 3,
+  lengthLinesMax: 200,
   /** ... and a short-period tail loop made of words this many periods (shortLoopChars still apply). */
   lengthShortPeriods: 3,
 
@@ -66,6 +69,8 @@ export const LIMITS = Object.freeze({
   compressionWindow: 1024,
   compressionMinChars: 512,
   compression: 8,
+  /** Share of letters (among non-space characters) a window needs for the compression rule. */
+  compressionProse: 0.5,
 
   /** Token salad: this many salad events (script clash inside a word, U+FFFD, BPE artefact) ... */
   saladEvents: 6,

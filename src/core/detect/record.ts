@@ -130,7 +130,7 @@ export function tokensFromLogprobs(lp: unknown): TokenInfo[] | string {
       if (typeof values === 'string') return values.replace(/^logprobs/, 'logprobs.token_logprobs');
       const texts: unknown = lp.tokens;
       if (Array.isArray(texts) && texts.length === values.length && texts.every((t) => typeof t === 'string')) {
-        values.forEach((v, i) => (v.text = texts[i] as string));
+        values.forEach((v, i) => (v.text = texts[i]));
       }
       return values;
     }

@@ -31,7 +31,7 @@ for (let c = 97; c <= 122; c++) ASCII[c] = SCRIPT_LATIN;
 
 /** Class of one UTF-16 code unit. Surrogates: CJK extension planes count as CJK, the rest as 0. */
 export function scriptOf(c: number): number {
-  if (c < 128) return ASCII[c]!;
+  if (c < 128) return ASCII[c];
   if (c < 0x0250) {
     if (c === 0xd7 || c === 0xf7) return SCRIPT_NONE;
     if (c >= 0xc0) return SCRIPT_LATIN;

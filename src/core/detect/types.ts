@@ -62,4 +62,4 @@ export interface DetectorOptions {
   token0Id?: number;
 }
 
-export const OK_VERDICT: Verdict = Object.freeze({ kind: 'ok', reasons: [], onset: null }) as Verdict;
+export const OK_VERDICT: Verdict = Object.freeze<Verdict>({ kind: 'ok', reasons: [], onset: null });
