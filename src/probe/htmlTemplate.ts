@@ -18,9 +18,15 @@ function escapeAttr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;');
 }
 
-/** Characters a CSP source list or nonce may not contain without changing the policy. */
+/**
+ * A source list may hold host sources and the quoted 'self' keyword (code-server's cspSource is
+ * `'self' https://*.vscode-cdn.net`), but nothing that ends the directive or adds a keyword
+ * like 'unsafe-inline'.
+ */
 function assertCspToken(name: string, value: string): void {
-  if (!value || /[;,'"<>\r\n]/.test(value)) throw new Error(`Unsafe ${name} for the webview CSP: ${value}`);
+  const tokens = value.trim().split(/[ \t]+/);
+  const safe = value.trim() !== '' && tokens.every((t) => t === "'self'" || /^[^\s;,'"<>]+$/.test(t));
+  if (!safe) throw new Error(`Unsafe ${name} for the webview CSP: ${value}`);
 }
 
 export function contentSecurityPolicy({ cspSource, nonce }: Pick<ProbeHtmlInput, 'cspSource' | 'nonce'>): string {

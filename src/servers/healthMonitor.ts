@@ -46,7 +46,8 @@ export class HealthMonitor implements vscode.Disposable {
     const controller = new AbortController();
     this.running.set(id, controller);
     const previous = this.status(id);
-    this.set(id, { ...previous, health: 'checking' });
+    // Only the first check shows a spinner; periodic ones keep the last state until they finish.
+    if (previous.health === 'unknown') this.set(id, { ...previous, health: 'checking' });
     try {
       const target = await this.store.target(id);
       const checkGenerate = vscode.workspace.getConfiguration('inferenceDoctor.health').get<boolean>('checkGenerate', true);
@@ -61,9 +62,11 @@ export class HealthMonitor implements vscode.Disposable {
     }
   }
 
+  /** Stores a status; tells listeners only when something they show changed (fewer tree refreshes). */
   private set(id: string, status: ServerStatus): void {
+    const before = this.statuses.get(id);
     this.statuses.set(id, status);
-    this.changed.fire(id);
+    if (!before || visibleKey(before) !== visibleKey(status)) this.changed.fire(id);
   }
 
   private forgetRemoved(): void {
@@ -90,4 +93,9 @@ export class HealthMonitor implements vscode.Disposable {
     this.subscriptions.forEach((d) => d.dispose());
     this.changed.dispose();
   }
+}
+
+function visibleKey(status: ServerStatus): string {
+  const { checkedAt: _checkedAt, ...shown } = status;
+  return JSON.stringify(shown);
 }

@@ -20,11 +20,13 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
   private readonly changed = new vscode.EventEmitter<ServersNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
+  /** Node objects are kept per server so a health change refreshes just that row. */
+  private readonly serverNodes = new Map<string, Extract<ServersNode, { kind: 'server' }>>();
 
   constructor(private readonly store: ServerStore, private readonly health: HealthMonitor) {
     this.subscriptions = [
       store.onDidChange(() => this.changed.fire(undefined)),
-      health.onDidChange(() => this.changed.fire(undefined)),
+      health.onDidChange((id) => this.changed.fire(this.serverNodes.get(id))),
     ];
   }
 
@@ -49,12 +51,20 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
         status.lastError ? `\n\n${escapeMd(status.lastError)}` : ''].join('\n'),
     );
     item.contextValue = 'server';
-    item.command = { command: 'inferenceDoctor.openProbePanel', title: 'Open Probe Panel', arguments: [node] };
+    item.command = { command: 'inferenceDoctor.openProbePanel', title: 'Open Probe Panel', arguments: [server.id] };
     return item;
   }
 
   getChildren(node?: ServersNode): ServersNode[] {
-    if (!node) return this.store.list().map((server) => ({ kind: 'server', server }));
+    if (!node) {
+      const servers = this.store.list();
+      this.serverNodes.clear();
+      return servers.map((server) => {
+        const serverNode = { kind: 'server', server } as const;
+        this.serverNodes.set(server.id, serverNode);
+        return serverNode;
+      });
+    }
     if (node.kind !== 'server') return [];
     return detailsOf(node.server, this.health.status(node.server.id));
   }

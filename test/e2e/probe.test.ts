@@ -30,7 +30,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     codeServer = await startCodeServer({ workspace, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url);
+    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   });
 
@@ -57,8 +57,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     await answerQuickInput(page, sim.url);
     await answerQuickInput(page, 'simulator');
     await answerQuickInput(page, '');
-    const row = page.locator('.monaco-list-row', { hasText: 'simulator' });
-    await row.waitFor({ timeout: 30_000 });
+    // The row's description becomes the served model once the health check has answered.
+    const row = page.locator('.monaco-list-row', { hasText: 'simulator' }).filter({ hasText: 'nan-model' });
+    await row.waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-servers.png') });
   });
 
@@ -69,10 +70,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     await chooseModel(panel, 'nan-model');
     await setPrompt(panel, 'What is the capital of France?');
     await panel.locator('[data-testid="run"]').click();
-    const badge = panel.locator('[data-testid="verdict-badge"][data-verdict="nan"]');
-    await badge.waitFor({ timeout: 60_000 });
-    assert.match(await panel.locator('[data-testid="answer"]').innerText(), /^!{8,}/);
-    assert.match(await panel.locator('[data-testid="reasons"]').innerText(), /NaN/i);
+    const main = panel.locator('[data-testid="pane-main"]');
+    await main.locator('[data-testid="verdict-badge"][data-verdict="nan"]').waitFor({ timeout: 60_000 });
+    assert.match(await main.locator('[data-testid="answer"]').innerText(), /^!{8,}/);
+    assert.match(await main.locator('[data-testid="reasons"]').innerText(), /NaN/i);
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-nan.png') });
   });
 
@@ -81,8 +82,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     await chooseModel(panel, 'healthy-model');
     await setPrompt(panel, 'Write a function that checks whether a number is prime, in Python.');
     await panel.locator('[data-testid="run"]').click();
-    await panel.locator('[data-testid="verdict-badge"][data-verdict="ok"]').waitFor({ timeout: 60_000 });
-    const answer = await panel.locator('[data-testid="answer"]').innerText();
+    const main = panel.locator('[data-testid="pane-main"]');
+    await main.locator('[data-testid="verdict-badge"][data-verdict="ok"]').waitFor({ timeout: 60_000 });
+    const answer = await main.locator('[data-testid="answer"]').innerText();
     assert.ok(answer.length > 40, `answer too short: ${answer}`);
     assert.doesNotMatch(answer, /!!!!/);
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-ok.png') });

@@ -113,10 +113,16 @@ async function healthOf(target: ServerTarget, path: string, options?: ApiOptions
   }
 }
 
-/** /health and /health_generate. Never throws. */
-export async function fetchHealth(target: ServerTarget, options?: ApiOptions): Promise<HealthResult> {
+export interface HealthOptions extends ApiOptions {
+  /** Also call /health_generate (a real one-token generation). Default true. */
+  checkGenerate?: boolean;
+}
+
+/** /health and, unless turned off, /health_generate. Never throws. */
+export async function fetchHealth(target: ServerTarget, options?: HealthOptions): Promise<HealthResult> {
   const health = await healthOf(target, '/health', options);
   if (health.state === 'unreachable') return { health: 'unreachable', generateHealth: 'unreachable', ...(health.error ? { error: health.error } : {}) };
+  if (options?.checkGenerate === false) return { health: health.state, generateHealth: 'unknown', ...(health.error ? { error: health.error } : {}) };
   // /health_generate runs a real generation: give it longer.
   const gen = await healthOf(target, '/health_generate', { ...options, timeoutMs: Math.max(options?.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, 30_000) });
   const error = health.error ?? gen.error;
@@ -200,7 +206,7 @@ export function summariseServerInfo(info: Record<string, unknown>): ServerInfoSu
 }
 
 /** Everything the Servers view shows, gathered in parallel. Never throws. */
-export async function fetchServerStatus(target: ServerTarget, options?: ApiOptions): Promise<ServerStatus> {
+export async function fetchServerStatus(target: ServerTarget, options?: HealthOptions): Promise<ServerStatus> {
   const health = await fetchHealth(target, options);
   const status: ServerStatus = { health: health.health, generateHealth: health.generateHealth, checkedAt: Date.now() };
   if (health.error) status.lastError = health.error;
