@@ -11,7 +11,8 @@ const watch = args.includes('--watch');
 const onlyIndex = args.indexOf('--only');
 const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
 
-const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] };
+// ssh2's native add-ons are optional (it falls back to pure JS when require() fails), so they stay out.
+const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', '*.node'] };
 /** name -> esbuild options. Each bundle stands alone so heavy parts load only when used. */
 const bundles = {
   extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },

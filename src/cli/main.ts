@@ -5,8 +5,9 @@
 import { EXIT, UsageError, type CliIo, type Command } from './command';
 import { detectCommand } from './commands/detect';
 import { probeCommand } from './commands/probe';
+import { envCliCommand, flagsCliCommand, searchCliCommand } from './commands/external';
 
-export const COMMANDS: Command[] = [probeCommand, detectCommand];
+export const COMMANDS: Command[] = [probeCommand, detectCommand, flagsCliCommand, searchCliCommand, envCliCommand];
 
 function mainUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
