@@ -30,8 +30,10 @@ export function hostileString(rnd: () => number, canary: string, maxParts = 8): 
 /** `count` hostile strings, plus fixed edge cases (leading dash, empty, 100 KB). */
 export function hostileStrings(seed: number, count: number, canary: string): string[] {
   const rnd = mulberry32(seed);
+  let huge = '';
+  while (huge.length < 100 * 1024) huge += hostileString(rnd, canary).replaceAll('\n', ' ');
   const out = ['', ' ', "'", "''", '-', '--pre=sh', `--pre=touch ${canary}`, '-e', `$(touch ${canary})`, `\`touch ${canary}\``,
-    `x\ntouch ${canary}`, 'a'.repeat(100 * 1024), `'${"$(touch " + canary + ")'".repeat(2000)}`];
+    `x\ntouch ${canary}`, huge, `'${(`$(touch ${canary})'`).repeat(2000)}`];
   while (out.length < count) out.push(hostileString(rnd, canary));
   return out;
 }

@@ -57,11 +57,14 @@ export class Sshd {
     this.clientKey = join(this.dir, 'client_key');
     this.logFile = join(this.dir, 'sshd.log');
     this.hostKeyFile = join(this.dir, 'host_key_0');
+    mkdirSync(this.home);
     keygen(this.clientKey, 'ed25519');
     writeFileSync(join(this.dir, 'authorized_keys'), readFileSync(`${this.clientKey}.pub`));
     keygen(this.hostKeyFile, this.opts.hostKeyType ?? 'ed25519');
   }
 
+  /** $HOME of sessions on this server (an empty temp dir). */
+  get home(): string { return join(this.dir, 'home'); }
   get user(): string { return userInfo().username; }
   get hostKeyPub(): string { return readFileSync(`${this.hostKeyFile}.pub`, 'utf8').trim(); }
   /** Raw host key blob (as offered in the handshake). */
@@ -101,6 +104,9 @@ export class Sshd {
       'MaxStartups 100:30:200',
       'LogLevel VERBOSE',
       'PrintMotd no',
+      // The machine's own ~/.bashrc (pyenv, cargo, …) can take seconds per command; bash reads it
+      // for every ssh command. Point HOME at an empty dir so tests measure ssh, not dotfiles.
+      `SetEnv HOME=${this.home}`,
       this.opts.extraConfig ?? '',
       '',
     ].join('\n'));

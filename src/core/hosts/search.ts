@@ -109,7 +109,33 @@ export function parseRgLine(line: string): SearchMatch | undefined {
   return { path: rgText(msg.data.path), line: msg.data.line_number ?? 0, text: stripEol(rgText(msg.data.lines)) };
 }
 
-/** Parse one `grep -rnHZ` line: PATH NUL LINE ':' TEXT. */
+/**
+ * Split `grep -rnHZ` output into records PATH NUL LINE ':' TEXT '\n'. A path may itself contain
+ * newlines, so a record ends at the first newline after the NUL, not at the first newline.
+ * Returns the complete records and the unconsumed rest.
+ */
+export function splitGrepRecords(buf: string): { records: string[]; rest: string } {
+  const records: string[] = [];
+  let from = 0;
+  for (;;) {
+    const nul = buf.indexOf('\0', from);
+    if (nul < 0) {
+      // Output from a grep without -Z support: plain lines.
+      if (!buf.includes('\0')) {
+        const nl = buf.lastIndexOf('\n');
+        if (nl >= from) { records.push(...buf.slice(from, nl).split('\n')); from = nl + 1; }
+      }
+      break;
+    }
+    const nl = buf.indexOf('\n', nul);
+    if (nl < 0) break;
+    records.push(buf.slice(from, nl));
+    from = nl + 1;
+  }
+  return { records, rest: buf.slice(from) };
+}
+
+/** Parse one `grep -rnHZ` record: PATH NUL LINE ':' TEXT. */
 export function parseGrepLine(line: string): SearchMatch | undefined {
   const nul = line.indexOf('\0');
   if (nul >= 0) {
@@ -150,6 +176,12 @@ export async function searchHost(host: Host, o: SearchOptions): Promise<SearchSu
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       onStdout: (chunk) => {
         pending += chunk;
+        if (tool === 'grep') {
+          const { records, rest } = splitGrepRecords(pending);
+          pending = rest;
+          for (const r of records) feed(r);
+          return;
+        }
         let nl: number;
         let from = 0;
         while ((nl = pending.indexOf('\n', from)) >= 0) {

@@ -456,8 +456,10 @@ export class SshHost implements Host {
       };
       const fail = (err: HostError): void => {
         failure ??= err;
+        // Kill and close the channel, and return now: a server that ignores the signal may keep
+        // the channel open until the command ends by itself.
         stop();
-        if (!channel || live.dead) finishNow();
+        finishNow();
       };
       const finishNow = (): void => {
         if (done) return;
