@@ -1,0 +1,97 @@
+/**
+ * activate() cost. Two figures:
+ * - in Node: require(dist/extension.js) + activate() against a generic stub of the vscode API,
+ *   beside the same harness loading an empty extension (the baseline), median of fresh loads;
+ * - in code-server: what the extension itself recorded during the last e2e run
+ *   (test-results/activation.json), when that file exists.
+ */
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '..');
+
+/** A vscode stand-in where every member is callable, constructible and disposable. */
+function stubVscode(): unknown {
+  const handler: ProxyHandler<() => void> = {
+    get: (_target, key) => {
+      if (key === 'then') return undefined; // not a thenable
+      if (key === Symbol.toPrimitive) return () => 0;
+      if (key === 'dispose') return () => undefined;
+      return proxy;
+    },
+    apply: () => proxy,
+    construct: () => proxy as object,
+  };
+  const proxy: unknown = new Proxy(function stub() { /* callable */ }, handler);
+  // Bundlers copy a CommonJS module's own keys into the namespace object, so name the API.
+  const names = ['window', 'commands', 'workspace', 'languages', 'env', 'extensions', 'Uri', 'EventEmitter', 'Disposable',
+    'TreeItem', 'TreeItemCollapsibleState', 'ThemeIcon', 'ThemeColor', 'MarkdownString', 'ProgressLocation', 'ViewColumn',
+    'CodeLens', 'Range', 'Position', 'Location', 'RelativePattern', 'FileType', 'FileSystemError', 'StatusBarAlignment',
+    'CancellationTokenSource', 'DiagnosticSeverity', 'l10n'];
+  return Object.fromEntries(names.map((name) => [name, proxy]));
+}
+
+function fakeContext(): unknown {
+  const dir = mkdtempSync(join(tmpdir(), 'id-bench-act-'));
+  const memento = { get: () => undefined, update: () => Promise.resolve(), keys: () => [] };
+  return {
+    subscriptions: [] as unknown[],
+    globalState: memento,
+    workspaceState: memento,
+    secrets: { get: () => Promise.resolve(undefined), store: () => Promise.resolve(), delete: () => Promise.resolve(), onDidChange: () => ({ dispose() {} }) },
+    extensionUri: stubVscode(),
+    globalStorageUri: { fsPath: dir },
+    logUri: stubVscode(),
+    asAbsolutePath: (p: string) => join(root, p),
+  };
+}
+
+function timeLoad(file: string, runs: number): { medianMs: number; minMs: number } {
+  const req = Module.createRequire(__filename);
+  const vscodeStub = stubVscode();
+  const originalLoad = (Module as unknown as { _load: (...args: unknown[]) => unknown })._load;
+  (Module as unknown as { _load: (...args: unknown[]) => unknown })._load = function (request: unknown, ...rest: unknown[]) {
+    if (request === 'vscode') return vscodeStub;
+    return originalLoad.call(this, request, ...rest);
+  };
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      delete req.cache[req.resolve(file)];
+      const start = performance.now();
+      const mod = req(file) as { activate(context: unknown): unknown };
+      mod.activate(fakeContext());
+      times.push(performance.now() - start);
+    }
+  } finally {
+    (Module as unknown as { _load: unknown })._load = originalLoad;
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: round(times[Math.floor(times.length / 2)]), minMs: round(times[0]) };
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export async function run(): Promise<Record<string, unknown>> {
+  const bundle = join(root, 'dist/extension.js');
+  if (!existsSync(bundle)) return { error: 'dist/extension.js missing: run node scripts/build.mjs' };
+  const empty = join(mkdtempSync(join(tmpdir(), 'id-bench-empty-')), 'empty-extension.js');
+  writeFileSync(empty, 'exports.activate = function activate(context) { context.subscriptions.push({ dispose() {} }); };\n');
+  const runs = 15;
+  const extension = timeLoad(bundle, runs);
+  const baseline = timeLoad(empty, runs);
+  const report: Record<string, unknown> = {
+    node: { runs, extensionRequireAndActivate: extension, baselineEmptyExtension: baseline, bundleBytes: statSync(bundle).size },
+    goalMs: 20,
+  };
+  const measured = join(root, 'test-results/activation.json');
+  if (existsSync(measured)) {
+    report.codeServer = { ...(JSON.parse(readFileSync(measured, 'utf8')) as object), source: 'test-results/activation.json (last e2e run)' };
+  } else {
+    report.codeServer = 'not measured: run `npm test -- e2e` first (the extension records its own activate() time there)';
+  }
+  await Promise.resolve();
+  return report;
+}
