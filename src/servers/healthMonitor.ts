@@ -90,7 +90,7 @@ export class HealthMonitor implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
     for (const controller of this.running.values()) controller.abort();
-    this.subscriptions.forEach((d) => d.dispose());
+    for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
 }

@@ -74,7 +74,7 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
   }
 
   dispose(): void {
-    this.subscriptions.forEach((d) => d.dispose());
+    for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
 }
