@@ -34,6 +34,9 @@ interface ConstInfo {
 interface FieldInfo { name: string; stmt: Node; typeNode: Node | undefined; right: Node | undefined }
 interface ClassInfo { name: string; node: Node; fields: FieldInfo[]; byName: Map<string, FieldInfo> }
 
+/** Source span of the definition an entry came from (string offsets into the source). */
+export interface Definition { start: number; end: number; kind: 'field' | 'call'; group?: string }
+
 export interface ExtractOptions {
   /** Memo of per-definition results keyed by source text + environment signature. */
   memo?: Map<string, unknown>;
@@ -47,6 +50,9 @@ class Extractor {
   readonly annotatedNames = new Set(['A', 'Annotated', 'typing.Annotated']);
   readonly diagnostics: CatalogDiagnostic[] = [];
   readonly ctx: EvalContext;
+  /** Where each entry was defined (string offsets), for incremental re-extraction. */
+  readonly defs = new Map<FlagEntry, Definition>();
+  readonly refFields = new Set<string>();
   private depthWarned = false;
 
   constructor(private readonly root: Node, private readonly language: Language) {
@@ -262,14 +268,8 @@ class Extractor {
     if (!name || !body) return;
     const info: ClassInfo = { name, node, fields: [], byName: new Map() };
     for (const stmt of body.namedChildren) {
-      if (stmt?.type !== 'expression_statement') continue;
-      const a = stmt.namedChildren[0];
-      if (a?.type !== 'assignment') continue;
-      const left = a.childForFieldName('left');
-      const typeNode = a.childForFieldName('type') ?? undefined;
-      if (left?.type !== 'identifier' || !typeNode) continue;
-      if (/^(typing\.)?ClassVar\b/.test(typeNode.text)) continue;
-      const f: FieldInfo = { name: left.text, stmt, typeNode, right: a.childForFieldName('right') ?? undefined };
+      const f = stmt ? fieldInfoOf(stmt) : undefined;
+      if (!f) continue;
       info.fields.push(f);
       info.byName.set(f.name, f);
     }
@@ -603,7 +603,10 @@ class Extractor {
       for (const f of cls.fields) {
         if (only && !only.has(f.name)) continue;
         const e = this.memoized(memo, envSig, f.stmt, () => this.fieldEntry(f));
-        if (e) entries.push(e);
+        if (e) {
+          entries.push(e);
+          this.defs.set(e, { start: f.stmt.startIndex, end: f.stmt.endIndex, kind: 'field' });
+        }
       }
     };
     let sawDataclassCall = false;
@@ -651,7 +654,13 @@ class Extractor {
         }
       }
       const e = this.memoized(memo, argSig + (group ?? ''), c, () => this.argumentEntry(c, group));
-      if (e) entries.push(e);
+      if (e) {
+        entries.push(e);
+        this.defs.set(e, { start: c.startIndex, end: c.endIndex, kind: 'call', ...(group !== undefined ? { group } : {}) });
+      }
+      // attributes an argparse call reads (default=ServerArgs.x): editing field x is not local
+      const args = c.childForFieldName('arguments');
+      if (args) for (const m of args.text.matchAll(/\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)) this.refFields.add(m[1]);
     }
     if (!sawDataclassCall) {
       const before = entries.length;
@@ -869,6 +878,18 @@ function positionalArgs(call: Node): Node[] {
     && a.type !== 'list_splat' && a.type !== 'dictionary_splat');
 }
 
+/** A dataclass field statement (`name: T = default`), or undefined. */
+function fieldInfoOf(stmt: Node): FieldInfo | undefined {
+  if (stmt.type !== 'expression_statement') return undefined;
+  const a = stmt.namedChildren[0];
+  if (a?.type !== 'assignment') return undefined;
+  const left = a.childForFieldName('left');
+  const typeNode = a.childForFieldName('type') ?? undefined;
+  if (left?.type !== 'identifier' || !typeNode) return undefined;
+  if (/^(typing\.)?ClassVar\b/.test(typeNode.text)) return undefined;
+  return { name: left.text, stmt, typeNode, right: a.childForFieldName('right') ?? undefined };
+}
+
 function detectEra(entries: FlagEntry[], lists: ChoiceList[]): CatalogEra {
   const dc = entries.filter((e) => e.source === 'dataclass').length;
   const manual = entries.length - dc;
@@ -879,30 +900,175 @@ function detectEra(entries: FlagEntry[], lists: ChoiceList[]): CatalogEra {
   return hooked > 0 || used >= 2 ? 'choices-lists' : 'inline';
 }
 
-export function extractCatalog(tree: Tree, language: Language, opts: ExtractOptions = {}): FlagCatalog {
-  const ex = new Extractor(tree.rootNode, language);
-  ex.syntaxDiagnostics();
-  ex.scanModule();
-  const entries = ex.collect(opts.memo);
+/** Entries whose `replacement` was filled in from the field they write (not stated in the source). */
+const filledReplacement = new WeakSet<FlagEntry>();
+
+/** Catalog-wide post-processing: implied replacements, options defined twice, choice lists, era. */
+function finishEntries(ex: Extractor, entries: FlagEntry[], diagnostics: CatalogDiagnostic[]): FlagCatalog {
   // Deprecated alias actions that name no replacement: the flag whose field they write to.
   const byField = new Map<string, FlagEntry>();
   for (const e of entries) if (!e.deprecated && !byField.has(e.field)) byField.set(e.field, e);
   for (const e of entries) {
-    if (e.deprecated && !e.replacement) {
+    if (e.deprecated && (!e.replacement || filledReplacement.has(e))) {
       const target = byField.get(e.field);
-      if (target && target !== e) e.replacement = target.flag;
+      if (target && target !== e) {
+        e.replacement = target.flag;
+        filledReplacement.add(e);
+      }
     }
   }
   const seen = new Map<string, FlagEntry>();
   for (const e of entries) {
     for (const s of [e.flag, ...e.aliases, ...e.negations]) {
       const prev = seen.get(s);
-      if (prev && prev !== e) ex.diag(`Option ${s} is defined twice (lines ${prev.line} and ${e.line})`, e.line);
-      else seen.set(s, e);
+      if (prev && prev !== e) {
+        if (diagnostics.length < MAX_DIAGNOSTICS) diagnostics.push({ message: `Option ${s} is defined twice (lines ${prev.line} and ${e.line})`, line: e.line, severity: 'warning' });
+      } else seen.set(s, e);
     }
   }
   const choiceLists = ex.choiceLists(entries);
-  return { entries, choiceLists, era: detectEra(entries, choiceLists), diagnostics: ex.diagnostics };
+  return { entries, choiceLists, era: detectEra(entries, choiceLists), diagnostics };
+}
+
+export function extractCatalog(tree: Tree, language: Language, opts: ExtractOptions = {}): FlagCatalog {
+  return extractWithState(tree, language, opts).catalog;
+}
+
+/**
+ * What incremental re-extraction needs from a full extraction. Holds nodes of the tree it was made
+ * from: that tree must stay alive and unedited while the state is used.
+ */
+export interface ExtractState {
+  readonly extractor: Extractor;
+  /** Definition spans (string offsets into the latest source), parallel to catalog.entries. */
+  starts: Int32Array;
+  ends: Int32Array;
+  readonly kinds: ('field' | 'call')[];
+  readonly groups: (string | undefined)[];
+  /** True when the module scan itself reported nothing (syntax errors, depth limits). */
+  readonly clean: boolean;
+}
+
+export function extractWithState(tree: Tree, language: Language, opts: ExtractOptions = {}): { catalog: FlagCatalog; state: ExtractState } {
+  const ex = new Extractor(tree.rootNode, language);
+  ex.syntaxDiagnostics();
+  ex.scanModule();
+  const entries = ex.collect(opts.memo);
+  const clean = ex.diagnostics.length === 0;
+  const catalog = finishEntries(ex, entries, [...ex.diagnostics]);
+  const n = entries.length;
+  const state: ExtractState = { extractor: ex, starts: new Int32Array(n), ends: new Int32Array(n), kinds: [], groups: [], clean };
+  entries.forEach((e, i) => {
+    const d = ex.defs.get(e);
+    state.starts[i] = d ? d.start : -1;
+    state.ends[i] = d ? d.end : -1;
+    state.kinds.push(d?.kind ?? 'call');
+    state.groups.push(d?.group);
+  });
+  ex.defs.clear();
+  return { catalog, state };
+}
+
+/** One text edit in string offsets: [start, oldEnd) of the old source became [start, newEnd). */
+export interface OffsetEdit {
+  start: number; oldEnd: number; newEnd: number;
+  startPoint: { row: number; column: number }; oldEndPoint: { row: number; column: number }; newEndPoint: { row: number; column: number };
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function shiftPos(p: { line: number; character: number }, e: OffsetEdit): { line: number; character: number } {
+  const rows = e.newEndPoint.row - e.oldEndPoint.row;
+  if (p.line === e.oldEndPoint.row) return { line: p.line + rows, character: p.character - e.oldEndPoint.column + e.newEndPoint.column };
+  return { line: p.line + rows, character: p.character };
+}
+
+/**
+ * Re-extracts only the definition an edit falls into, reusing every other entry (positions shifted).
+ * The edited definition is re-parsed on its own (a few lines), so the cost does not depend on the
+ * file size. Returns undefined when the edit is not provably local (it touches module constants,
+ * a class default read elsewhere, the start of a definition, or the definition no longer parses
+ * as one complete statement): the caller then reparses and extracts in full.
+ */
+export function reextractLocal(state: ExtractState, prev: FlagCatalog, source: string, edit: OffsetEdit,
+  parse: (text: string) => Tree | null): FlagCatalog | undefined {
+  if (!state.clean || state.starts.length !== prev.entries.length) return undefined;
+  const delta = edit.newEnd - edit.oldEnd;
+  const { starts, ends } = state;
+  let hit = -1;
+  for (let i = 0; i < starts.length; i++) {
+    // strictly after its start: an insert at the start may be a new statement
+    if (starts[i] < edit.start && edit.oldEnd <= ends[i]) { hit = i; break; }
+  }
+  if (hit < 0) return undefined;
+  const kind = state.kinds[hit];
+  const defStart = starts[hit];
+  const newEnd = ends[hit] + delta;
+  const snippet = source.slice(defStart, newEnd);
+  const tree = parse(snippet);
+  if (!tree) return undefined;
+  try {
+    const root = tree.rootNode;
+    if (root.hasError || root.namedChildCount !== 1) return undefined;
+    const stmt = root.namedChildren[0];
+    if (stmt?.type !== 'expression_statement' || stmt.startIndex !== 0 || stmt.endIndex !== snippet.length) return undefined;
+    const ex = state.extractor;
+    const before = ex.diagnostics.length;
+    const old = prev.entries[hit];
+    let entry: FlagEntry | undefined;
+    if (kind === 'field') {
+      const f = fieldInfoOf(stmt);
+      if (!f || ex.refFields.has(f.name) || ex.refFields.has(old.field)) return undefined;
+      entry = ex.fieldEntry(f);
+    } else {
+      const call = stmt.namedChildren[0];
+      if (call?.type !== 'call' || call.endIndex !== snippet.length) return undefined;
+      // edits to the callee (`parser.add_argument`) can change what the call is, or its group
+      const args = call.childForFieldName('arguments');
+      if (!args || edit.start - defStart <= args.startIndex) return undefined;
+      entry = ex.argumentEntry(call, state.groups[hit]);
+    }
+    if (ex.diagnostics.length !== before) {
+      ex.diagnostics.length = before;
+      return undefined;
+    }
+    if (!entry) return undefined;
+    const range = { start: old.range.start, end: shiftPos(old.range.end, edit) };
+    entry.range = range;
+    entry.line = range.start.line + 1;
+    const entries = prev.entries.slice();
+    entries[hit] = entry;
+    const newStarts = delta ? new Int32Array(starts) : starts;
+    const newEnds = new Int32Array(ends);
+    newEnds[hit] = newEnd;
+    const rows = edit.newEndPoint.row - edit.oldEndPoint.row;
+    const cols = edit.newEndPoint.column - edit.oldEndPoint.column;
+    for (let i = 0; i < entries.length; i++) {
+      if (i === hit || starts[i] < edit.oldEnd) continue;
+      if (delta) {
+        newStarts[i] += delta;
+        newEnds[i] += delta;
+      }
+      const e = entries[i];
+      // copy-on-write: only entries whose position changes are copied
+      if (rows !== 0 || ((e.range.start.line === edit.oldEndPoint.row || e.range.end.line === edit.oldEndPoint.row) && cols !== 0)) {
+        const r = { start: shiftPos(e.range.start, edit), end: shiftPos(e.range.end, edit) };
+        entries[i] = { ...e, range: r, line: r.start.line + 1 };
+      }
+    }
+    state.starts = newStarts;
+    state.ends = newEnds;
+    // Same identity (options, field, deprecation, choices source): the catalog-wide parts stand.
+    const same = entry.flag === old.flag && entry.field === old.field && entry.deprecated === old.deprecated
+      && entry.choicesExpr === old.choicesExpr && sameList(entry.aliases, old.aliases) && sameList(entry.negations, old.negations)
+      && entry.source === old.source && (!entry.deprecated || entry.replacement === old.replacement);
+    if (same && prev.diagnostics.length === 0) return { entries, choiceLists: prev.choiceLists, era: prev.era, diagnostics: [] };
+    return finishEntries(ex, entries, []);
+  } finally {
+    tree.delete();
+  }
 }
 
 export { stringNodeText };

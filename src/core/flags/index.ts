@@ -8,7 +8,7 @@
  *   catalogToJson(catalog) / catalogFromJson(json);         // cache and CLI form
  */
 import type { Parser, Tree } from 'web-tree-sitter';
-import { extractCatalog } from './extract';
+import { extractWithState, reextractLocal, type ExtractState, type OffsetEdit } from './extract';
 import { loadPythonParser, type PythonParserOptions } from './parser';
 import type { CatalogEdit, CatalogPosition, FlagCatalog } from './types';
 
@@ -27,17 +27,34 @@ export interface BuildOptions extends PythonParserOptions {
 }
 
 interface Retained {
+  /** The latest tree; handed to the next incremental parse (and edited in place by it). */
   tree: Tree;
   source: string;
   parser: Parser;
   memo: Map<string, unknown>;
   opts: BuildOptions;
+  /** Trees to free with this state: the latest one, and the unedited tree `extract` points into. */
+  trees: Tree[];
+  /** State of the last full extraction, for re-extracting only the edited definition. */
+  extract?: ExtractState;
+  /** The tree `extract` holds nodes of; never edited, freed with the state. */
+  baseTree?: Tree;
+  /** Line start offsets of `source`, kept up to date across edits. */
+  lines?: number[];
 }
 
 const retained = new WeakMap<FlagCatalog, Retained>();
-const registry = new FinalizationRegistry<Tree>((tree) => {
-  try { tree.delete(); } catch { /* already gone */ }
+const registry = new FinalizationRegistry<Tree[]>((trees) => {
+  for (const tree of trees) {
+    try { tree.delete(); } catch { /* already gone */ }
+  }
 });
+
+function freeTrees(trees: Tree[]): void {
+  for (const t of trees) {
+    try { t.delete(); } catch { /* already gone */ }
+  }
+}
 
 let sharedParser: Promise<Parser> | undefined;
 let sharedKey = '';
@@ -69,20 +86,30 @@ function parseBounded(parser: Parser, source: string, old: Tree | null, timeoutM
   }
 }
 
+function keep(catalog: FlagCatalog, state: Retained): FlagCatalog {
+  retained.set(catalog, state);
+  registry.register(catalog, state.trees, catalog);
+  return catalog;
+}
+
 function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, unknown>, opts: BuildOptions): FlagCatalog {
   let catalog: FlagCatalog;
+  let extract: ExtractState | undefined;
   try {
-    catalog = extractCatalog(tree, parser.language!, { memo });
+    ({ catalog, state: extract } = extractWithState(tree, parser.language!, { memo }));
   } catch (error) {
     catalog = emptyCatalog(`Catalog extraction failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (opts.keepTree === false) {
     tree.delete();
-  } else {
-    retained.set(catalog, { tree, source, parser, memo, opts });
-    registry.register(catalog, tree, catalog);
+    return catalog;
   }
-  return catalog;
+  // The extraction state points into `tree`; later edits go to a copy so those nodes stay valid.
+  if (extract) {
+    const work = tree.copy();
+    return keep(catalog, { tree: work, source, parser, memo, opts, trees: [work, tree], extract, baseTree: tree });
+  }
+  return keep(catalog, { tree, source, parser, memo, opts, trees: [tree] });
 }
 
 /** Parse `source` (a server_args.py of any era) and extract its flag catalog. Never throws on bad input. */
@@ -112,6 +139,26 @@ function lineStartsOf(source: string): number[] {
   return starts;
 }
 
+/** Line starts after replacing [start, oldEnd) by `text`: O(lines), no rescan of the source. */
+function editLineStarts(starts: number[], start: number, oldEnd: number, text: string): number[] {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  let after = lo;
+  while (after < starts.length && starts[after] <= oldEnd) after++;
+  const added: number[] = [];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) added.push(start + i + 1);
+  const delta = text.length - (oldEnd - start);
+  const out = starts.slice(0, lo);
+  for (const a of added) out.push(a);
+  for (let i = after; i < starts.length; i++) out.push(starts[i] + delta);
+  return out;
+}
+
 function pointAfter(start: { row: number; column: number }, text: string): { row: number; column: number } {
   const nl = text.lastIndexOf('\n');
   if (nl < 0) return { row: start.row, column: start.column + text.length };
@@ -134,24 +181,49 @@ export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit
   const { parser, memo, opts } = state;
   const { tree } = state;
   let { source } = state;
-  for (const e of Array.isArray(edit) ? edit : [edit]) {
-    const starts = lineStartsOf(source);
+  const edits = Array.isArray(edit) ? edit : [edit];
+  let single: OffsetEdit | undefined;
+  let starts = state.lines ?? lineStartsOf(source);
+  for (const e of edits) {
     const startIndex = offsetAt(source, starts, e.range.start);
     const oldEndIndex = Math.max(startIndex, offsetAt(source, starts, e.range.end));
     const startPosition = { row: e.range.start.line, column: startIndex - starts[Math.min(e.range.start.line, starts.length - 1)] };
     const endLine = Math.min(e.range.end.line, starts.length - 1);
     const oldEndPosition = { row: endLine, column: oldEndIndex - starts[endLine] };
     source = source.slice(0, startIndex) + e.text + source.slice(oldEndIndex);
+    starts = editLineStarts(starts, startIndex, oldEndIndex, e.text);
+    const newEndPosition = pointAfter(startPosition, e.text);
     tree.edit({
       startIndex, oldEndIndex, newEndIndex: startIndex + e.text.length,
-      startPosition, oldEndPosition, newEndPosition: pointAfter(startPosition, e.text),
+      startPosition, oldEndPosition, newEndPosition,
     });
+    if (edits.length === 1) {
+      single = {
+        start: startIndex, oldEnd: oldEndIndex, newEnd: startIndex + e.text.length,
+        startPoint: startPosition, oldEndPoint: oldEndPosition, newEndPoint: newEndPosition,
+      };
+    }
+  }
+  // Fast path: re-extract only the edited definition (parsed on its own) and reuse every other
+  // entry. The file's tree keeps the edit pending; the next full parse takes it into account.
+  if (single && state.extract && state.baseTree) {
+    let local: FlagCatalog | undefined;
+    try {
+      local = reextractLocal(state.extract, prev, source, single, (text) => parseBounded(parser, text, null, opts.timeoutMs ?? 2000));
+    } catch {
+      local = undefined;
+    }
+    if (local) return keep(local, { ...state, tree, source, lines: starts, trees: [tree, state.baseTree] });
   }
   const next = parseBounded(parser, source, tree, opts.timeoutMs ?? 2000);
   tree.delete();
+  if (state.baseTree) state.baseTree.delete();
   if (!next) return emptyCatalog('Parsing timed out or failed; no catalog');
   if (memo.size > 20_000) memo.clear();
-  return finish(parser, next, source, memo, opts);
+  const catalog = finish(parser, next, source, memo, opts);
+  const kept = retained.get(catalog);
+  if (kept) kept.lines = starts;
+  return catalog;
 }
 
 /** The source text a catalog was built from, when it kept its tree. */
@@ -165,7 +237,7 @@ export function disposeCatalog(catalog: FlagCatalog): void {
   if (!state) return;
   retained.delete(catalog);
   registry.unregister(catalog);
-  state.tree.delete();
+  freeTrees(state.trees);
 }
 
 export const CATALOG_JSON_VERSION = 1;
