@@ -27,7 +27,7 @@ export class LocalHost implements Host {
     for (const a of argv) {
       if (a.includes('\0')) return Promise.reject(new HostError('invalid-argument', `Argument ${show(a)} contains a NUL byte; remove it.`));
     }
-    try { throwIfAborted(opts.signal); } catch (e) { return Promise.reject(e as Error); }
+    try { throwIfAborted(opts.signal); } catch (e) { return Promise.reject(e instanceof Error ? e : new Error(String(e))); }
     return new Promise((resolve, reject) => {
       const child = spawn(argv[0], argv.slice(1), {
         cwd: opts.cwd, env: opts.env ? { ...process.env, ...opts.env } : process.env,

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, Client, ClientChannel, ConnectConfig, SFTPWrapper, Stats } from 'ssh2';
+import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import {
   appendKnownHost, checkHostKey, hostKeyName, keyTypeOfBlob, loadKnownHosts, sha256Fingerprint,
 } from './knownHosts';
@@ -250,7 +250,7 @@ export class SshHost implements Host {
         if (err === undefined) { client.removeListener('error', onError); resolve(client); return; }
         client.end();
         (sock as Socket | undefined)?.destroy?.();
-        reject(err);
+        reject(err instanceof Error ? err : new Error('SSH connection failed'));
       };
       const onAbort = (): void => finish(abortError(signal?.reason));
       const onError = (err: Error & { level?: string }): void => {
@@ -310,9 +310,9 @@ export class SshHost implements Host {
           + `If you have confirmed the new key with the server administrator, remove the old entry with \`ssh-keygen -R '${plain}'${where.map((f) => ` -f ${quoteArg(f)}`).join('')}\` and connect again.`);
       }
       case 'unknown': {
-        const ask = this.callbacks.onUnknownHostKey;
+        const cb = this.callbacks;
         const info: UnknownHostKeyInfo = { host: hop.hostName, port: hop.port, keyType, sha256Fingerprint: fp };
-        const decision: HostKeyDecision = ask ? await ask(info) : 'reject';
+        const decision: HostKeyDecision = cb.onUnknownHostKey ? await cb.onUnknownHostKey(info) : 'reject';
         if (decision === 'once') return;
         if (decision === 'remember') {
           const store = this.options.trustStoreFile ?? files[0];
@@ -368,7 +368,8 @@ export class SshHost implements Host {
         return { type: 'publickey', username, key: k.data, ...(k.passphrase !== undefined ? { passphrase: k.passphrase } : {}) };
       });
     }
-    const ask = this.callbacks.askPassword;
+    const cb = this.callbacks;
+    const ask = cb.askPassword ? (info: { user: string; host: string; prompt: string; echo: boolean }) => cb.askPassword!(info) : undefined;
     if (ask) {
       steps.push(() => Promise.resolve({
         type: 'keyboard-interactive', username,
@@ -569,7 +570,7 @@ export class SshHost implements Host {
     return new Promise((resolve, reject) => {
       sftp.readdir(path, (err, list) => {
         if (err) reject(this.sftpError(err, 'List', path));
-        else resolve(list.map((e) => ({ name: e.filename, type: modeType(e.attrs as Stats) })));
+        else resolve(list.map((e) => ({ name: e.filename, type: modeType(e.attrs) })));
       });
     });
   }
