@@ -8,8 +8,10 @@ import type { HistoryStore } from '../core/history';
 import type { ProbeEvent, ProbeParams, ProbeResult, ServerTarget } from '../core/probe/types';
 import { OK_VERDICT } from '../core/detect/types';
 import {
+  INITIAL_FORM_PARAMS,
   isWebviewMessage,
   type HostToWebview,
+  type ProbeFormState,
   type Pane,
   type ServerChoice,
   type WebviewToHost,
@@ -31,7 +33,7 @@ export interface ProbePanelDeps {
   /** Runs the extension's Add Server flow. */
   addServer(): Promise<void>;
   /** Settings-backed defaults applied to a run where the form leaves a value unset. */
-  probeDefaults?(): Partial<Pick<ProbeParams, 'timeoutMs'>>;
+  probeDefaults?(): Partial<Pick<ProbeParams, 'timeoutMs' | 'maxTokens' | 'earlyStop'>>;
 }
 
 export interface ShowOptions {
@@ -189,7 +191,10 @@ export class ProbePanel implements vscode.Disposable {
       case 'ready': {
         // Also after a webview reload: start over with fresh state.
         this.ready = true;
-        this.post({ type: 'init', servers: this.deps.listServers(), history: await this.historyList() });
+        // Settings give the form's first values; a restored webview keeps its own.
+        const { maxTokens, earlyStop } = this.deps.probeDefaults?.() ?? {};
+        const form: ProbeFormState = { params: { ...INITIAL_FORM_PARAMS, ...(maxTokens ? { maxTokens } : {}), ...(earlyStop !== undefined ? { earlyStop } : {}) } };
+        this.post({ type: 'init', servers: this.deps.listServers(), history: await this.historyList(), form });
         const queued = this.queued.splice(0);
         for (const m of queued) this.post(m);
         break;

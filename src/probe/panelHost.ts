@@ -33,9 +33,14 @@ export function panelDeps(context: vscode.ExtensionContext, servers: ServersFeat
     addServer: async () => {
       await vscode.commands.executeCommand('inferenceDoctor.addServer');
     },
-    probeDefaults: () => ({
-      timeoutMs: vscode.workspace.getConfiguration('inferenceDoctor.probe').get<number>('timeoutSeconds', 120) * 1000,
-    }),
+    probeDefaults: () => {
+      const config = vscode.workspace.getConfiguration('inferenceDoctor.probe');
+      return {
+        timeoutMs: config.get<number>('timeoutSeconds', 120) * 1000,
+        maxTokens: config.get<number>('maxTokens', 256),
+        earlyStop: config.get<boolean>('earlyStop', true),
+      };
+    },
   };
   return deps;
 }

@@ -30,6 +30,17 @@ export type HistorySummary = Pick<HistoryEntry, 'id' | 'serverLabel' | 'startedA
 /** Which of the two side-by-side panes a run is shown in. */
 export type Pane = 'main' | 'compare';
 
+/** The probe form before the user or settings change it. */
+export const INITIAL_FORM_PARAMS: Readonly<ProbeParams> = Object.freeze({
+  endpoint: 'chat',
+  prompt: 'Write one sentence about the sea.',
+  temperature: 0,
+  maxTokens: 256,
+  stream: true,
+  earlyStop: true,
+  logprobs: false,
+});
+
 /** Form state the webview keeps with setState so the panel restores after reload. */
 export interface ProbeFormState {
   serverId?: string;

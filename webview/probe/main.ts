@@ -14,6 +14,7 @@ import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-s
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { Endpoint, ProbeParams } from '../../src/core/probe/types';
 import type { HostToWebview, Pane, ProbeFormState, ServerChoice, WebviewToHost } from '../../src/shared/webviewProtocol';
+import { INITIAL_FORM_PARAMS } from '../../src/shared/webviewProtocol';
 import { h, icon } from './dom';
 import { HistoryList } from './historyList';
 import { ResultPane } from './resultPane';
@@ -35,15 +36,6 @@ interface SavedState {
   shown: Partial<Record<Pane, string>>;
 }
 
-const DEFAULT_PARAMS: ProbeParams = {
-  endpoint: 'chat',
-  prompt: 'Write one sentence about the sea.',
-  temperature: 0,
-  maxTokens: 256,
-  stream: true,
-  earlyStop: true,
-  logprobs: false,
-};
 
 const vscode = acquireVsCodeApi();
 const post = (message: WebviewToHost) => vscode.postMessage(message);
@@ -58,7 +50,7 @@ function loadState(): SavedState {
   if (raw && raw.v === 1 && raw.form && typeof raw.form === 'object' && raw.form.params) {
     return { v: 1, form: raw.form, compareOpen: !!raw.compareOpen, shown: raw.shown ?? {} };
   }
-  return { v: 1, form: { params: { ...DEFAULT_PARAMS } }, compareOpen: false, shown: {} };
+  return { v: 1, form: { params: { ...INITIAL_FORM_PARAMS } }, compareOpen: false, shown: {} };
 }
 
 let state = loadState();
@@ -199,7 +191,7 @@ function saveNow(): void {
 }
 
 function applyForm(form: ProbeFormState): void {
-  const p = { ...DEFAULT_PARAMS, ...form.params };
+  const p = { ...INITIAL_FORM_PARAMS, ...form.params };
   endpointSelect.value = p.endpoint;
   prompt.value = p.prompt ?? '';
   systemPrompt.value = p.systemPrompt ?? '';
