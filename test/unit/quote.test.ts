@@ -12,7 +12,8 @@ const SHELLS = ['/bin/sh', '/bin/bash', '/bin/dash'].filter((s) => existsSync(s)
 /** Run `printf '%s\0' <quoted args>` through a real shell and split the result. */
 function roundTrip(shell: string, args: string[]): string[] {
   const script = `printf '%s\\0' ${args.map(quoteArg).join(' ')}`;
-  const out = execFileSync(shell, ['-c', script], { maxBuffer: 64 << 20, encoding: 'utf8' });
+  // The script goes in on stdin: a single -c argument is capped at 128 KB by the kernel.
+  const out = execFileSync(shell, ['-s'], { input: script, maxBuffer: 64 << 20, encoding: 'utf8' });
   const parts = out.split('\0');
   parts.pop();
   return parts;
