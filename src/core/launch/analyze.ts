@@ -4,7 +4,7 @@
  * arguments into flags and values.
  */
 import { LineIndex, type Word, mapIndex, srcOfWord } from './source';
-import { tokenizeShell } from './shell';
+import { MAX_WORDS_PER_COMMAND, tokenizeShell } from './shell';
 import type { EnvAssignment, EnvSource, FindOptions, LanguageHint, LaunchArg, LaunchCommand, LaunchToken } from './types';
 
 export interface Ctx {
@@ -103,7 +103,7 @@ function simpleCommands(ws: Word[]): Word[][] {
     if (w.op && w.op !== 'redir') {
       if (cur.length) out.push(cur);
       cur = [];
-    } else cur.push(w);
+    } else if (cur.length < MAX_WORDS_PER_COMMAND) cur.push(w);
   }
   if (cur.length) out.push(cur);
   return out;
@@ -144,12 +144,14 @@ export function tokenizeNested(w: Word): Word[] {
 /** Looks inside string words that hold a whole command (`bash -c "…"`, a YAML/Python string). */
 function nested(ctx: Ctx, cmd: Word[], site: Site, depth: number): number {
   let found = 0;
-  for (let i = 0; i < cmd.length; i++) {
+  let tries = 0;
+  for (let i = 0; i < cmd.length && tries < 100; i++) {
     const w = cmd[i];
     if (w.op || w.value.length < 10 || w.runs.length === 0) continue;
     const afterC = i > 0 && cmd[i - 1].value === '-c';
     if (!afterC && !(w.value.includes(MODULE) || w.value.includes('sglang serve'))) continue;
     if (!/\s/.test(w.value)) continue;
+    tries++;
     // assignments in front of the wrapper (`A=1 bash -c "…"`) reach the inner command
     const env = [...(site.env ?? [])];
     for (let k = 0; k < i && !cmd[k].op && ASSIGN.test(cmd[k].value); k++) env.push(envOf(ctx, cmd[k], 'prefix'));
@@ -173,7 +175,8 @@ function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAss
   let owner = -1; // index in args of the flag taking values
   let budget: number = Infinity;
   let end = cmd[entry.last].end;
-  for (let i = entry.last + 1; i < cmd.length; i++) {
+  const maxArgs = ctx.opts.maxArgs ?? 5000;
+  for (let i = entry.last + 1; i < cmd.length && args.length < maxArgs; i++) {
     const w = cmd[i];
     if (w.op === 'redir') {
       if (w.needsTarget) i++;

@@ -97,7 +97,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     if (c === ',') {
       const f = top();
       if (f) {
-        f.elements.push(f.cur);
+        if (f.elements.length < 10_000) f.elements.push(f.cur);
         f.cur = newElement(i + 1);
       }
       i++;
@@ -121,8 +121,8 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     const f = top();
     if (f) {
       touch(start, end, true);
-      f.cur.strings.push(w);
-    } else if (w.value.includes('sglang')) loose.push(w);
+      if (f.cur.strings.length < 1000) f.cur.strings.push(w);
+    } else if (loose.length < 10_000 && w.value.includes('sglang')) loose.push(w);
   }
 
   function closeFrame(f: Frame): void {

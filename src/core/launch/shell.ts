@@ -18,27 +18,31 @@ export interface ShellOptions {
   commentChars?: string;
 }
 
-const enum C {
-  Space = 32,
-  Tab = 9,
-  LF = 10,
-  CR = 13,
-  Hash = 35,
-  Single = 39,
-  Double = 34,
-  Backslash = 92,
-  Dollar = 36,
-  Backtick = 96,
-  Semi = 59,
-  Amp = 38,
-  Pipe = 124,
-  LParen = 40,
-  RParen = 41,
-  Lt = 60,
-  Gt = 62,
-  LBrace = 123,
-  RBrace = 125,
-}
+const C = {
+  Space: 32,
+  Tab: 9,
+  LF: 10,
+  CR: 13,
+  Hash: 35,
+  Single: 39,
+  Double: 34,
+  Backslash: 92,
+  Dollar: 36,
+  Backtick: 96,
+  Semi: 59,
+  Amp: 38,
+  Pipe: 124,
+  LParen: 40,
+  RParen: 41,
+  Lt: 60,
+  Gt: 62,
+  LBrace: 123,
+  RBrace: 125,
+} as const;
+
+/** A real launch command has a few dozen words; a real script a few thousand. */
+export const MAX_WORDS_PER_COMMAND = 10_000;
+export const MAX_WORDS = 200_000;
 
 const SHELL_SPECIAL = new Uint8Array(128);
 for (const ch of " \t\n\r'\"\\$`;&|()<>") SHELL_SPECIAL[ch.charCodeAt(0)] = 1;
@@ -65,14 +69,18 @@ function scan(src: Src, opts: ShellOptions): Word[] {
   let backtickFail = Infinity;
   let parenFail = Infinity;
 
+  // bounds for hostile input: words kept per simple command, and words per scan
+  let sinceOp = 0;
   const flush = (end: number): void => {
     if (cur) {
-      words.push(cur.finish(end));
+      if (sinceOp < MAX_WORDS_PER_COMMAND) words.push(cur.finish(end));
+      sinceOp++;
       cur = null;
     }
   };
   const word = (at: number): WordBuilder => (cur ??= new WordBuilder(s, at));
   const op = (text: string, start: number, end: number, extra?: Partial<Word>): void => {
+    if (!extra) sinceOp = 0;
     words.push({ value: text, start, end, runs: [{ d: 0, o: start, n: end - start }], op: text, ...extra });
   };
   /** After a continuation, skip comment and blank lines (unit style, Dockerfile). Returns the new index. */
@@ -97,6 +105,7 @@ function scan(src: Src, opts: ShellOptions): Word[] {
   };
 
   while (i < to) {
+    if (words.length >= MAX_WORDS) break;
     const c = s.charCodeAt(i);
     if (c === C.Backslash) {
       const cont = continuation(i);

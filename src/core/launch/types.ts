@@ -90,4 +90,6 @@ export interface FindOptions {
   flagArity?: (name: string) => 0 | 1 | 'many' | undefined;
   /** Stop after this many commands (default 1000). */
   maxCommands?: number;
+  /** Keep at most this many arguments per command (default 5000; real launches have a few dozen). */
+  maxArgs?: number;
 }

@@ -254,7 +254,7 @@ export function parseFlowSequence(s: string, open: number, to: number, opts: Flo
     if (c === ']') return { items, end: j + 1 };
     if (c === '"' || c === "'") {
       const r = c === '"' ? doubleQuoted(s, j, to) : singleQuoted(s, j, to);
-      items.push(r.word);
+      if (items.length < 10_000) items.push(r.word);
       j = r.end;
       continue;
     }
@@ -341,7 +341,7 @@ function blockSequence(s: string, ls: Line[], li: number, to: number): Value {
     while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
     if (off < l.end && s[off] !== '#') {
       const r = scalarAt(s, ls, k, off, dash, to);
-      if (r.word) items.push(r.word);
+      if (r.word && items.length < 10_000) items.push(r.word);
       last = r.lastLine;
       k = r.lastLine + 1;
     } else {

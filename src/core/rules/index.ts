@@ -66,14 +66,14 @@ export function loadRules(data: unknown, source: string): RuleLoadResult {
     const base = `/rules/${i}`;
     const id = isObj(raw) && typeof raw.id === 'string' ? raw.id : `#${i}`;
     const errs = validate(ruleSchema, raw, ruleSchemaRef, base);
-    if (!errs.length) errs.push(...semanticErrors(raw as unknown as KnownBadRule, base));
+    if (!errs.length) errs.push(...semanticErrors(raw as KnownBadRule, base));
     if (!errs.length && seen.has(id)) errs.push({ path: `${base}/id`, message: `duplicate rule id "${id}" in this file` });
     if (errs.length) {
       for (const e of errs) fail(e.path, e.message, id);
       return;
     }
     seen.add(id);
-    result.rules.push({ ...(raw as unknown as KnownBadRule), origin: source });
+    result.rules.push({ ...(raw as KnownBadRule), origin: source });
   });
   return result;
 }
@@ -139,7 +139,8 @@ export function mergeRules(
 
 // ---------------------------------------------------------------- matching
 
-const norm = (v: unknown): string => (v === null || v === undefined ? 'null' : String(v).trim().toLowerCase());
+const norm = (v: unknown): string =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v).trim().toLowerCase() : v === null || v === undefined ? 'null' : JSON.stringify(v);
 const PKG_ALIASES: Record<string, string> = { 'flashinfer-python': 'flashinfer', 'flashinfer-cubin': 'flashinfer', sgl_kernel: 'sgl-kernel', 'sglang-kernel': 'sgl-kernel' };
 const normPkg = (p: string): string => {
   const n = p.trim().toLowerCase().replace(/_/g, '-');

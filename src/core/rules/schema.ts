@@ -74,7 +74,7 @@ export function validate(root: Schema, value: unknown, schema: Schema = root, pa
       }
       if (k in props) errors.push(...validate(root, v, props[k], at));
       else if (schema.additionalProperties === false) err(`unknown property "${k}"`, at);
-      else if (isObj(schema.additionalProperties)) errors.push(...validate(root, v, schema.additionalProperties as Schema, at));
+      else if (isObj(schema.additionalProperties)) errors.push(...validate(root, v, schema.additionalProperties, at));
     }
   }
   if (Array.isArray(schema.oneOf)) {
