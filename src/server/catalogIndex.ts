@@ -62,9 +62,23 @@ export class CatalogIndex {
     return arityOf(r.entry, option);
   }
 
-  /** Closest option strings by edit distance (at most `max`, within a distance bound). */
+  private readonly suggestions = new Map<string, string[]>();
+
+  /** Closest option strings by edit distance (at most `max`, within a distance bound); memoized. */
   suggest(option: string, max = 3): string[] {
-    const bound = Math.max(2, Math.floor(option.length / 3));
+    const key = `${max}\u0000${option}`;
+    let hit = this.suggestions.get(key);
+    if (!hit) {
+      hit = this.computeSuggestions(option, max);
+      if (this.suggestions.size > 2000) this.suggestions.clear();
+      this.suggestions.set(key, hit);
+    }
+    return hit;
+  }
+
+  private computeSuggestions(option: string, max: number): string[] {
+    // tight bound: typos are 1-3 edits, and the early exit in editDistance then prunes most options quickly
+    const bound = Math.min(3, Math.max(1, Math.floor(option.length / 5)));
     const scored: { o: string; d: number }[] = [];
     for (const o of this.options) {
       if (Math.abs(o.length - option.length) > bound) continue;
@@ -93,12 +107,19 @@ export function fieldFromFlag(flag: string): string {
   return flag.replace(/^-+/, '').replace(/-/g, '_');
 }
 
+let rowA = new Int32Array(64);
+let rowB = new Int32Array(64);
+
 /** Levenshtein distance with an early exit once every cell of a row exceeds `bound`. */
 export function editDistance(a: string, b: string, bound = Infinity): number {
   if (a === b) return 0;
   const n = b.length;
-  let prev = new Array<number>(n + 1);
-  let cur = new Array<number>(n + 1);
+  if (rowA.length < n + 1) {
+    rowA = new Int32Array(2 * (n + 1));
+    rowB = new Int32Array(2 * (n + 1));
+  }
+  let prev = rowA;
+  let cur = rowB;
   for (let j = 0; j <= n; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;

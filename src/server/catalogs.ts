@@ -7,7 +7,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type CatalogJson, type FlagCatalog,
+  buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog,
   type PythonParserOptions,
 } from '../core/flags';
 import type { CatalogSourceInfo, CatalogSourceKind, SetRuntimeCatalogParams } from '../shared/lspProtocol';
@@ -151,7 +151,7 @@ export class CatalogStore {
     this.packageVersions = p.packageVersions && typeof p.packageVersions === 'object' ? p.packageVersions : undefined;
     if (p.catalog === null || p.catalog === undefined) this.runtime = undefined;
     else {
-      const catalog = catalogFromJson(p.catalog as CatalogJson);
+      const catalog = catalogFromJson(p.catalog);
       if (!catalog) errors.push('runtime catalog: unsupported JSON (version or shape)');
       else {
         const meta: CatalogMeta = { kind: 'runtime', label: p.hostLabel ?? 'runtime' };

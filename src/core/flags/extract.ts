@@ -4,7 +4,8 @@
  * malformed input (callers still wrap it).
  */
 import type { Language, Node, Tree } from 'web-tree-sitter';
-import TreeSitter = require('web-tree-sitter'); // CommonJS build, see parser.ts
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS build, see parser.ts
+import TreeSitter = require('web-tree-sitter');
 
 const { Query } = TreeSitter;
 type Query = TreeSitter.Query;

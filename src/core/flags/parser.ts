@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 // `import = require` so bundlers take the package's CommonJS build: its ESM build reads
 // import.meta.url, which is empty in the CJS bundles (dist/server.js, dist/cli.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 import TreeSitter = require('web-tree-sitter');
 
 type Language = TreeSitter.Language;
