@@ -30,7 +30,8 @@ export class OutputCollector {
 
   private emit(which: 'stdout' | 'stderr', text: string): void {
     if (!text) return;
-    if (which === 'stdout') { this.stdout += text; this.opts.onStdout?.(text); } else { this.stderr += text; this.opts.onStderr?.(text); }
+    const keep = this.opts.keepOutput !== false;
+    if (which === 'stdout') { if (keep) this.stdout += text; this.opts.onStdout?.(text); } else { if (keep) this.stderr += text; this.opts.onStderr?.(text); }
   }
 
   out(data: Buffer): void { this.push('stdout', data); }

@@ -15,6 +15,11 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Stop collecting (and kill the command) once stdout+stderr exceed this many bytes. */
   maxOutputBytes?: number;
+  /**
+   * false: only stream output to onStdout/onStderr and return empty stdout/stderr, so a
+   * long-running command (log follow) does not grow memory. Default true.
+   */
+  keepOutput?: boolean;
 }
 
 export interface ExecResult {
