@@ -1,0 +1,172 @@
+import { strict as assert } from 'node:assert';
+import { findLaunchCommands } from '../../src/core/launch/index';
+import { compareLaunchWithServerInfo, comparisonJson, fieldOfFlag, NOT_SET, NOT_REPORTED, summariseComparison } from '../../src/core/remote/compare';
+import { BurstNotifier, LogBuffer, classifyLogLine, followArgv, type LogAlert } from '../../src/core/remote/logWatch';
+import { SearchResultGroups, relativeTo } from '../../src/core/remote/searchGroups';
+import { decodeHostAuthority, encodeHostAuthority, remoteUriString } from '../../src/core/remote/uris';
+import { forwardTargetHost, launchHintForPath, HostSession, serverKey, sglangPackageDirs } from '../../src/core/remote/session';
+import type { EnvReport } from '../../src/core/discovery/index';
+
+describe('remote: log classification', () => {
+  it('classifies the trouble lines from the field', () => {
+    const cases: [string, string | undefined][] = [
+      ['[2026-01-02 10:00:00 TP0] Detected errors during sampling! NaN in the logits.', 'sampling-error'],
+      ['RuntimeError: CUDA error: an illegal memory access was encountered', 'illegal-memory-access'],
+      ['RuntimeError: CUDA error: no kernel image is available for execution on the device', 'cuda-error'],
+      ['[TensorRT-LLM][ERROR] No valid tactics available for fp4 gemm', 'no-valid-tactics'],
+      ['ValueError: Unsupported architecture sm_120', 'unsupported-arch'],
+      ['finish_reason matched_stop="NaN happened"', 'nan'],
+      ['logits contain NaN', 'nan'],
+      ['[2026-01-02 10:00:00] Decode batch. #running-req: 1, #token: 100, gen throughput (token/s): 50.1', undefined],
+      ['server_args=ServerArgs(model_path=..., enable_nan_detection=False)', undefined],
+      ['NaNa and banana and financial nan', undefined],
+      ['', undefined],
+    ];
+    for (const [line, kind] of cases) assert.equal(classifyLogLine(line)?.kind, kind, line);
+  });
+
+  it('keeps only the last N lines across arbitrary chunking', () => {
+    const b = new LogBuffer(3);
+    const done = [...b.push('one\ntw'), ...b.push('o\r\nthree\nfour\nfi'), ...b.push('ve\n')];
+    assert.deepEqual(done.map((l) => [l.text, l.lineNumber]), [['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5]]);
+    assert.deepEqual(b.snapshot(), ['three', 'four', 'five']);
+    assert.equal(b.dropped, 2);
+    assert.match(b.text(), /^… 2 earlier lines not kept \(showing the last 3\) …\nthree\nfour\nfive$/);
+    b.push('partial');
+    assert.ok(b.text().endsWith('\npartial'));
+    assert.deepEqual(b.flush().map((l) => l.text), ['partial']);
+  });
+
+  it('stays bounded for 100k lines and keeps progress-bar rewrites short', () => {
+    const b = new LogBuffer(5000);
+    for (let i = 0; i < 100; i++) b.push(Array.from({ length: 1000 }, (_, j) => `line ${i * 1000 + j}`).join('\n') + '\n');
+    assert.equal(b.size, 5000);
+    assert.equal(b.lineCount, 100_000);
+    assert.equal(b.snapshot()[4999], 'line 99999');
+    const p = new LogBuffer(10);
+    p.push('10%\r50%\r100%\n');
+    assert.deepEqual(p.snapshot(), ['100%']);
+  });
+
+  it('notifies once per burst', () => {
+    let t = 0;
+    const n = new BurstNotifier(1000, () => t);
+    const a = (kind: LogAlert['kind']): LogAlert => ({ kind, title: kind, line: kind, lineNumber: 1 });
+    assert.equal(n.offer(a('nan')), true);
+    t = 500; assert.equal(n.offer(a('cuda-error')), false);
+    t = 1400; assert.equal(n.offer(a('nan')), false); // 900 ms after the previous alert: same burst
+    assert.deepEqual(n.burst?.count, 3);
+    assert.deepEqual(n.burst?.kinds.sort(), ['cuda-error', 'nan']);
+    t = 2500; assert.equal(n.offer(a('nan')), true);
+    assert.equal(n.burst?.count, 1);
+  });
+
+  it('builds follow commands without option injection', () => {
+    assert.deepEqual(followArgv({ kind: 'journal', unit: 'sglang.service' }), ['journalctl', '-u', 'sglang.service', '-f', '-n', '200', '--no-pager', '-o', 'short-iso']);
+    assert.deepEqual(followArgv({ kind: 'file', path: '/var/log/-x.log' }, 50), ['tail', '-n', '50', '-F', '--', '/var/log/-x.log']);
+    assert.throws(() => followArgv({ kind: 'journal', unit: '--foo; rm' }));
+    assert.throws(() => followArgv({ kind: 'file', path: 'relative.log' }));
+  });
+});
+
+describe('remote: launch file vs /server_info', () => {
+  const unit = [
+    '[Service]',
+    'Environment=SGLANG_ENABLE_JIT_DEEPGEMM=0',
+    'ExecStart=/opt/venv/bin/python -m sglang.launch_server --model-path /models/q --tp 2 \\',
+    '  --fp4-gemm-backend auto --attention-backend triton --mem-fraction-static 0.8 --disable-cuda-graph --api-key sk-secret --port 30001',
+  ].join('\n');
+  const info: Record<string, unknown> = {
+    model_path: '/models/q', tp_size: 2, fp4_gemm_runner_backend: 'flashinfer_cutlass', attention_backend: 'flashinfer',
+    mem_fraction_static: 0.8, disable_cuda_graph: true, api_key: '***', port: 30001, kv_cache_dtype: 'auto', dtype: 'bfloat16',
+    internal_states: [{ attention_backend: 'flashinfer', last_gen_throughput: NaN }],
+  };
+
+  it('maps flags to fields', () => {
+    assert.equal(fieldOfFlag('--tp'), 'tp_size');
+    assert.equal(fieldOfFlag('--model'), 'model_path');
+    assert.equal(fieldOfFlag('--fp4-gemm-backend'), 'fp4_gemm_runner_backend');
+    assert.equal(fieldOfFlag('--attention-backend'), 'attention_backend');
+    assert.equal(fieldOfFlag('-x'), undefined);
+  });
+
+  it('shows what auto became, what differs, and defaults, keyed by field', () => {
+    const [cmd] = findLaunchCommands(unit, 'systemd');
+    assert.ok(cmd);
+    const c = compareLaunchWithServerInfo(cmd, info);
+    const row = (f: string) => c.rows.find((r) => r.field === f);
+    assert.equal(row('fp4_gemm_runner_backend')?.status, 'auto-resolved');
+    assert.equal(row('attention_backend')?.status, 'different');
+    assert.equal(row('tp_size')?.status, 'same');
+    assert.equal(row('tp_size')?.launch, 2);
+    assert.equal(row('mem_fraction_static')?.status, 'same');
+    assert.equal(row('disable_cuda_graph')?.status, 'same');
+    assert.equal(row('api_key')?.launch, '***');
+    assert.equal(row('dtype')?.status, 'default');
+    assert.deepEqual(Object.keys(c.launchDoc), Object.keys(c.serverDoc));
+    assert.equal(c.launchDoc.dtype, NOT_SET);
+    assert.equal(c.serverDoc['internal_states[0].attention_backend'], 'flashinfer');
+    assert.ok(!JSON.stringify(c.launchDoc).includes('sk-secret'));
+    assert.match(summariseComparison(c), /1 differ, 1 auto resolved/);
+    assert.match(comparisonJson({ x: NaN }), /"x": "NaN"/);
+  });
+
+  it('marks flags the server does not report', () => {
+    const [cmd] = findLaunchCommands('python -m sglang.launch_server --model-path m --brand-new-flag 3', 'shellscript');
+    const c = compareLaunchWithServerInfo(cmd, { model_path: 'm' });
+    assert.equal(c.serverDoc.brand_new_flag, NOT_REPORTED);
+    assert.equal(c.rows.find((r) => r.field === 'brand_new_flag')?.status, 'not-reported');
+  });
+
+  it('picks the launch command for the port', () => {
+    const text = 'python -m sglang.launch_server --model-path a --port 30000\npython -m sglang.launch_server --model-path b --port 30001\n';
+    const cmds = findLaunchCommands(text, 'shellscript');
+    const pick = HostSession.pickLaunchCommand(cmds, 30001);
+    assert.equal(pick?.args.find((a) => a.name === '--model-path')?.values?.[0].value, 'b');
+  });
+});
+
+describe('remote: search result groups', () => {
+  it('groups by file in arrival order, reports changes, and stops at the cap', () => {
+    const g = new SearchResultGroups(['/site/sglang'], 3);
+    assert.equal(g.add({ path: '/site/sglang/srt/server_args.py', line: 10, text: 'a' }), true);
+    g.add({ path: '/site/sglang/lang/x.py', line: 1, text: 'b' });
+    assert.deepEqual(g.take().map((x) => x.relative), ['srt/server_args.py', 'lang/x.py']);
+    g.add({ path: '/site/sglang/srt/server_args.py', line: 20, text: 'c' });
+    assert.deepEqual(g.take().map((x) => x.relative), ['srt/server_args.py']);
+    assert.equal(g.add({ path: '/other', line: 1, text: 'd' }), false);
+    assert.equal(g.limited, true);
+    assert.equal(g.describe(), '3 results in 2 files (stopped at 3)');
+    assert.equal(g.group('/site/sglang/srt/server_args.py')?.matches.length, 2);
+    assert.equal(relativeTo(['/a', '/a/b/'], '/a/b/c.py'), 'c.py');
+    assert.equal(relativeTo(['/a'], '/ab/c.py'), '/ab/c.py');
+  });
+});
+
+describe('remote: URIs and small helpers', () => {
+  it('encodes host ids reversibly into a lower-case-safe authority', () => {
+    for (const id of ['local', 'config:GPU-box', 'ssh:root@10.0.0.1:2222', 'ssh:ü@[::1]:22', 'a_b']) {
+      const a = encodeHostAuthority(id);
+      assert.match(a, /^[a-z0-9._-]+$/);
+      assert.equal(decodeHostAuthority(a), id);
+    }
+    assert.equal(remoteUriString('local', '/opt/x y/server_args.py'), 'inference-doctor-remote://local/opt/x%20y/server_args.py');
+    assert.throws(() => remoteUriString('local', 'rel'));
+  });
+
+  it('picks forward targets, launch hints, server keys and package dirs', () => {
+    assert.equal(forwardTargetHost('0.0.0.0'), '127.0.0.1');
+    assert.equal(forwardTargetHost('[::1]'), '::1');
+    assert.equal(forwardTargetHost('10.1.2.3'), '10.1.2.3');
+    assert.equal(launchHintForPath('/etc/systemd/system/sglang.service'), 'systemd');
+    assert.equal(launchHintForPath('/srv/compose.yaml'), 'yaml');
+    assert.equal(launchHintForPath('/srv/run.sh'), 'shellscript');
+    assert.equal(serverKey({ kind: 'serve', argv: [], port: 1, portIsDefault: false, host: 'h', source: 'systemd', unit: 'u.service' }), 'unit:u.service');
+    const report = { interpreters: [
+      { path: '/a', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
+      { path: '/b', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
+      { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false } } } },
+    ] } as unknown as EnvReport;
+    assert.deepEqual(sglangPackageDirs(report), ['/s1']);
+  });
+});
