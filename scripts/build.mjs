@@ -1,6 +1,7 @@
 // Bundles every entry point with esbuild. Usage: node scripts/build.mjs [--production] [--watch] [--only name[,name]]
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,9 +14,29 @@ const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
 
 // ssh2's native add-ons are optional (it falls back to pure JS when require() fails), so they stay out.
 const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', '*.node'] };
+/**
+ * Heavy libraries the extension host loads on first use. Each becomes its own file in
+ * dist/vendor/, and the extension bundle require()s it at run time instead of inlining it, so
+ * activation never parses the language client, ssh2 or tree-sitter.
+ */
+const vendor = { 'vscode-languageclient/node': 'languageclient', ssh2: 'ssh2', 'web-tree-sitter': 'web-tree-sitter' };
+const requireFromRoot = createRequire(join(root, 'package.json'));
+const lazyVendor = {
+  name: 'lazy-vendor',
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(vendor).map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter }, (args) => ({ path: `./vendor/${vendor[args.path]}.js`, external: true }));
+  },
+};
+
 /** name -> esbuild options. Each bundle stands alone so heavy parts load only when used. */
 const bundles = {
-  extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+  extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [lazyVendor] },
+  vendor: {
+    ...node,
+    entryPoints: Object.fromEntries(Object.entries(vendor).map(([pkg, name]) => [name, requireFromRoot.resolve(pkg)])),
+    outdir: 'dist/vendor',
+  },
   cli: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   server: { ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' },
   sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },

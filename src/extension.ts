@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerServers } from './servers/register';
 import { registerProbe } from './probe/register';
+import { registerLanguageClient } from './flags/languageClient';
 
 const moduleLoadedAt = performance.now();
 
@@ -12,6 +13,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const servers = registerServers(context);
   registerProbe(context, servers);
+  registerLanguageClient(context);
   recordActivation(context, started);
 }
 

@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import {
-  CONFIG_SECTION, catalogChangedNotification, catalogStatusRequest, flagsForDocumentRequest, setRuntimeCatalogNotification,
+  CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
   type CatalogStatus, type DocumentCommand, type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 
@@ -59,8 +59,8 @@ async function start(context: vscode.ExtensionContext): Promise<LanguageClient |
   };
   const c = new Client('inferenceDoctor.flags', 'Inference Doctor Flags', serverOptions, clientOptions);
   await c.start();
-  context.subscriptions.push(c.onNotification(catalogChangedNotification, (s) => statusEmitter.fire(s)));
-  if (lastRuntime) await c.sendNotification(setRuntimeCatalogNotification, lastRuntime);
+  context.subscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => statusEmitter.fire(s)) as vscode.Disposable);
+  if (lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', lastRuntime);
   client = c;
   return c;
 }
@@ -106,17 +106,17 @@ export async function stopLanguageClient(): Promise<void> {
 export async function sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
   lastRuntime = params;
   const c = client ?? (starting ? await starting : undefined);
-  if (c) await c.sendNotification(setRuntimeCatalogNotification, params);
+  if (c) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', params);
 }
 
 /** The server's catalog status, or undefined when it is not running. */
 export async function catalogStatus(): Promise<CatalogStatus | undefined> {
   const c = client ?? (starting ? await starting : undefined);
-  return c ? c.sendRequest(catalogStatusRequest) : undefined;
+  return c ? sendCustomRequest(c, 'inferenceDoctor/catalogStatus', undefined) : undefined;
 }
 
 /** Launch commands and flags of an open document, as the server sees them. */
 export async function flagsForDocument(uri: vscode.Uri): Promise<DocumentCommand[]> {
   const c = client ?? (starting ? await starting : undefined);
-  return c ? c.sendRequest(flagsForDocumentRequest, { uri: uri.toString() }) : [];
+  return c ? sendCustomRequest(c, 'inferenceDoctor/flagsForDocument', { uri: uri.toString() }) : [];
 }

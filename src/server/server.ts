@@ -15,8 +15,8 @@ import type { CatalogEdit } from '../core/flags';
 import type { LanguageHint } from '../core/launch';
 import { builtinRules, mergeRules, parseRulesText, type KnownBadRule, type RuleLoadResult } from '../core/rules';
 import {
-  CONFIG_SECTION, DIAGNOSTIC_SOURCE, catalogChangedNotification, catalogStatusRequest, flagsForDocumentRequest,
-  setRuntimeCatalogNotification, type CatalogStatus, type DocumentCommand, type FlagsSettings,
+  CONFIG_SECTION, DIAGNOSTIC_SOURCE, onCustomNotification, onCustomRequest, sendCustomNotification,
+  type FlagsForDocumentParams, type CatalogStatus, type DocumentCommand, type FlagsSettings,
 } from '../shared/lspProtocol';
 import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
 import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
@@ -120,7 +120,7 @@ export function startServer(connection: Connection, baseDir: string): void {
       toldNoCatalog = true;
       log('no catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath (rule checks still run)');
     }
-    void connection.sendNotification(catalogChangedNotification, status());
+    void sendCustomNotification(connection, 'inferenceDoctor/catalogChanged', status());
     revalidateAll();
   }
 
@@ -314,9 +314,9 @@ export function startServer(connection: Connection, baseDir: string): void {
     return out;
   }));
 
-  connection.onRequest(catalogStatusRequest, guard(status(), () => status()));
+  onCustomRequest(connection, 'inferenceDoctor/catalogStatus', guard(status(), () => status()));
 
-  connection.onRequest(flagsForDocumentRequest, guard([] as DocumentCommand[], (p) => {
+  onCustomRequest(connection, 'inferenceDoctor/flagsForDocument', guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => {
     const d = docs.get(p.uri);
     if (!d) return [];
     return analysisOf(d).commands.map((ac) => ({
@@ -328,7 +328,7 @@ export function startServer(connection: Connection, baseDir: string): void {
     }));
   }));
 
-  connection.onNotification(setRuntimeCatalogNotification, (p) => {
+  onCustomNotification(connection, 'inferenceDoctor/setRuntimeCatalog', (p) => {
     void ready.then(() => {
       const errors = store.setRuntime(p ?? { catalog: null });
       for (const e of errors) log(e);

@@ -3,7 +3,6 @@
  * (src/flags/languageClient.ts) and the language server (src/server/). Both sides import these;
  * other editors can speak them too (plain JSON-RPC method names and JSON params).
  */
-import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type { CatalogJson } from '../core/flags';
 
 /** Settings section the server reads through `workspace/configuration`. */
@@ -30,8 +29,6 @@ export interface SetRuntimeCatalogParams {
   /** Installed package versions on that host (flashinfer, sgl-kernel…), for version-ranged rules. */
   packageVersions?: Record<string, string>;
 }
-/** Client → server: a catalog from the installed server (and the GPU of its host). */
-export const setRuntimeCatalogNotification = new NotificationType<SetRuntimeCatalogParams>('inferenceDoctor/setRuntimeCatalog');
 
 export interface CatalogSourceInfo {
   kind: CatalogSourceKind;
@@ -51,10 +48,6 @@ export interface CatalogStatus {
   computeCapability?: number;
   rules: { count: number; errors: string[]; files: string[] };
 }
-/** Client → server: which catalog is in use. */
-export const catalogStatusRequest = new RequestType0<CatalogStatus, void>('inferenceDoctor/catalogStatus');
-/** Server → client: the active catalog changed (same payload as catalogStatus). */
-export const catalogChangedNotification = new NotificationType<CatalogStatus>('inferenceDoctor/catalogChanged');
 
 export interface FlagsForDocumentParams { uri: string }
 export interface LspRange { start: { line: number; character: number }; end: { line: number; character: number } }
@@ -78,8 +71,46 @@ export interface DocumentCommand {
   /** Ids of known-bad rules matching this command. */
   rules: string[];
 }
-/** Client → server: the launch commands of a document and their flags (for the remote/flags features). */
-export const flagsForDocumentRequest = new RequestType<FlagsForDocumentParams, DocumentCommand[], void>('inferenceDoctor/flagsForDocument');
+/**
+ * The custom notifications and requests, by method name. Types only: the extension host must
+ * not load the protocol library at activation, so both sides send plain method strings through
+ * the typed helpers below.
+ */
+export interface CustomNotifications {
+  /** Client → server: a catalog from the installed server (and the GPU of its host). */
+  'inferenceDoctor/setRuntimeCatalog': SetRuntimeCatalogParams;
+  /** Server → client: the active catalog changed (same payload as catalogStatus). */
+  'inferenceDoctor/catalogChanged': CatalogStatus;
+}
+export interface CustomRequests {
+  /** Client → server: which catalog is in use. */
+  'inferenceDoctor/catalogStatus': { params: undefined; result: CatalogStatus };
+  /** Client → server: the launch commands of a document and their flags (for the remote/flags features). */
+  'inferenceDoctor/flagsForDocument': { params: FlagsForDocumentParams; result: DocumentCommand[] };
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- mirrors the libraries' string-method overloads */
+/** What both vscode-languageclient's client and vscode-languageserver's connection offer. */
+interface JsonRpcPeer {
+  sendNotification(method: string, params?: any): unknown;
+  onNotification(method: string, handler: (...params: any[]) => void): unknown;
+  sendRequest<R>(method: string, params?: any): Promise<R>;
+  onRequest(method: string, handler: (...params: any[]) => unknown): unknown;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+export function sendCustomNotification<M extends keyof CustomNotifications>(peer: Pick<JsonRpcPeer, 'sendNotification'>, method: M, params: CustomNotifications[M]): Promise<void> {
+  return Promise.resolve(peer.sendNotification(method, params)).then(() => undefined);
+}
+export function onCustomNotification<M extends keyof CustomNotifications>(peer: Pick<JsonRpcPeer, 'onNotification'>, method: M, handler: (params: CustomNotifications[M]) => void): unknown {
+  return peer.onNotification(method, handler);
+}
+export function sendCustomRequest<M extends keyof CustomRequests>(peer: Pick<JsonRpcPeer, 'sendRequest'>, method: M, params: CustomRequests[M]['params']): Promise<CustomRequests[M]['result']> {
+  return params === undefined ? peer.sendRequest(method) : peer.sendRequest(method, params);
+}
+export function onCustomRequest<M extends keyof CustomRequests>(peer: Pick<JsonRpcPeer, 'onRequest'>, method: M, handler: (params: CustomRequests[M]['params']) => CustomRequests[M]['result'] | Promise<CustomRequests[M]['result']>): unknown {
+  return peer.onRequest(method, handler);
+}
 
 /** Diagnostic `code`s the server emits (diagnostic.source is `inference-doctor`). */
 export const DIAGNOSTIC_SOURCE = 'inference-doctor';

@@ -89,7 +89,40 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.doesNotMatch(answer, /!!!!/);
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-ok.png') });
   });
+
+  it('Show Server Info opens the server\'s /server_info as a JSON document', async () => {
+    await runCommand(page, 'Inference Doctor: Show Server Info');
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await page.locator('.tab', { hasText: 'server_info.json' }).waitFor({ timeout: 30_000 });
+    await editor.waitFor({ timeout: 30_000 });
+    const text = await editor.innerText();
+    assert.match(text, /fp4_gemm_runner_backend/);
+    assert.match(text, /flashinfer_cutlass/);
+  });
+
+  it('Quick Health Probe reports NaN for the NaN model and details each prompt', async () => {
+    await runCommand(page, 'Inference Doctor: Quick Health Probe');
+    const toast = page.locator('.notification-toast', { hasText: 'NaN' });
+    await toast.waitFor({ timeout: 90_000 });
+    assert.match(await toast.innerText(), /simulator: NaN/);
+    await toast.locator('.monaco-button', { hasText: 'Show Details' }).click();
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Quick Health Probe' }).first().waitFor({ timeout: 30_000 });
+    const text = await editor.innerText();
+    assert.match(text, /Greeting:\sNaN/);
+    assert.match(text, /Counting:\sNaN/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-quick-probe.png') });
+  });
 });
+
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  await input.press('Enter');
+}
 
 async function answerQuickInput(page: Page, text: string): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
