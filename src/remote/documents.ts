@@ -1,0 +1,117 @@
+/**
+ * Read-only virtual documents: generated text (environment reports, comparison JSON, command
+ * lines) and followed logs. Both are TextDocumentContentProviders, so VS Code never offers to save
+ * them; the log provider refreshes its documents as lines arrive (throttled).
+ */
+import * as vscode from 'vscode';
+
+export const GENERATED_SCHEME = 'inference-doctor-gen';
+export const LOG_SCHEME = 'inference-doctor-log';
+
+export class GeneratedDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  /** Store text under `path` (e.g. `/env/gpu1/environment-report.txt`) and return its URI. */
+  set(path: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: GENERATED_SCHEME, path });
+    this.contents.set(uri.toString(), text);
+    // Keep memory bounded: forget the oldest documents beyond 100.
+    if (this.contents.size > 100) this.contents.delete(this.contents.keys().next().value!);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.toString()) ?? 'This generated document is no longer available: run the command again.';
+  }
+
+  async open(path: string, text: string, language?: string): Promise<vscode.TextEditor> {
+    const uri = this.set(path, text);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (language && doc.languageId !== language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
+    return vscode.window.showTextDocument(doc, { preview: false });
+  }
+
+  dispose(): void { this.changed.dispose(); this.contents.clear(); }
+}
+
+export interface LogDocumentSource {
+  text(): string;
+  stop(): void;
+}
+
+export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly sources = new Map<string, LogDocumentSource>();
+  private readonly pending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor() {
+    this.subscriptions = [
+      // A closed tab ends following (onDidCloseTextDocument can come minutes later).
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        for (const tab of e.closed) {
+          const input = tab.input;
+          if (input instanceof vscode.TabInputText && input.uri.scheme === LOG_SCHEME && !this.isShown(input.uri)) this.stop(input.uri);
+        }
+      }),
+      vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === LOG_SCHEME) this.stop(d.uri); }),
+    ];
+  }
+
+  private isShown(uri: vscode.Uri): boolean {
+    const key = uri.toString();
+    return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
+  }
+
+  uriFor(hostLabel: string, name: string): vscode.Uri {
+    const safe = (s: string): string => s.replace(/[^\w.@-]+/g, '_');
+    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${safe(hostLabel)}/${safe(name)}` });
+  }
+
+  has(uri: vscode.Uri): boolean { return this.sources.has(uri.toString()); }
+
+  add(uri: vscode.Uri, source: LogDocumentSource): void {
+    this.sources.get(uri.toString())?.stop();
+    this.sources.set(uri.toString(), source);
+  }
+
+  /** Schedule a refresh of `uri` (coalesced to at most 4 per second). */
+  touch(uri: vscode.Uri): void {
+    this.pending.add(uri.toString());
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      for (const k of this.pending) this.changed.fire(vscode.Uri.parse(k));
+      this.pending.clear();
+    }, 250);
+  }
+
+  stop(uri: vscode.Uri): void {
+    const s = this.sources.get(uri.toString());
+    if (!s) return;
+    s.stop();
+  }
+
+  /** Forget a source whose following ended (its last text stays until the document closes). */
+  ended(uri: vscode.Uri, finalText: string): void {
+    const key = uri.toString();
+    this.sources.set(key, { text: () => finalText, stop: () => undefined });
+    this.touch(uri);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.sources.get(uri.toString())?.text() ?? 'Not following this log any more: run "Follow Server Log" again.';
+  }
+
+  dispose(): void {
+    for (const s of this.sources.values()) s.stop();
+    this.sources.clear();
+    if (this.timer) clearTimeout(this.timer);
+    for (const d of this.subscriptions) d.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,437 @@
+/**
+ * Everything behind the Hosts and Search views and the remote commands. Loaded on first use by
+ * register.ts; imports the SSH host layer and discovery.
+ */
+import * as vscode from 'vscode';
+import { BACKEND_OPTION_PRESETS } from '../core/hosts/search';
+import { parseHostSpec } from '../core/hosts/sshConfig';
+import { formatEnvReport, type SglangServer } from '../core/discovery/index';
+import { comparisonJson, summariseComparison } from '../core/remote/compare';
+import { describeLogSource, type LogSource } from '../core/remote/logWatch';
+import { DEFAULT_MAX_SEARCH_RESULTS, serverKey, type HostSession } from '../core/remote/session';
+import type { ServersFeature } from '../servers/register';
+import { GeneratedDocuments, LogDocuments } from './documents';
+import { HostManager, errorText, type HostEntry } from './hostManager';
+import { HostsView, type HostsNode } from './hostsView';
+import { RemoteFileSystem, remoteUri } from './remoteFs';
+import { SearchView, type SearchNode } from './searchView';
+
+export interface RemoteWiring {
+  fireHosts: (node: HostsNode | undefined) => void;
+  fireSearch: (node: SearchNode | undefined) => void;
+  hostsTree: () => vscode.TreeView<unknown> | undefined;
+  searchTree: () => vscode.TreeView<unknown> | undefined;
+}
+
+interface ForwardRecord { serverId: string; hostId: string; key: string; remotePort: number; remoteHost: string }
+const FORWARDS_KEY = 'inferenceDoctor.remote.forwards';
+
+export class RemoteFeature implements vscode.Disposable {
+  readonly log = vscode.window.createOutputChannel('Inference Doctor: Hosts', { log: true });
+  readonly hosts: HostManager;
+  readonly hostsView: HostsView;
+  readonly searchView: SearchView;
+  readonly fs: RemoteFileSystem;
+  readonly generated = new GeneratedDocuments();
+  readonly logs = new LogDocuments();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly servers: ServersFeature, wiring: RemoteWiring) {
+    this.hosts = new HostManager(context, this.log);
+    this.hostsView = new HostsView(this.hosts, (h, k) => this.forwardInfo(h, k), wiring.fireHosts);
+    this.searchView = new SearchView(wiring.fireSearch, wiring.searchTree);
+    this.fs = new RemoteFileSystem(this.hosts);
+    this.disposables.push(
+      this.hosts, this.generated, this.logs, this.log,
+      this.hosts.onDidConnect((e) => void this.restoreForwards(e)),
+      this.hosts.onDidDisconnect(() => this.hostsView.refresh()),
+      servers.store.onDidChange(() => void this.dropForwardsOfRemovedServers()),
+      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('inferenceDoctor.ssh.configFile')) this.hosts.reload(); }),
+    );
+  }
+
+  // ---- argument helpers ---------------------------------------------------------------------
+
+  private hostIdOf(arg: unknown): string | undefined {
+    if (typeof arg === 'string') return this.hosts.get(arg) ? arg : undefined;
+    if (arg && typeof arg === 'object' && typeof (arg as { hostId?: unknown }).hostId === 'string') return (arg as { hostId: string }).hostId;
+    return undefined;
+  }
+
+  /** The host a command is about: its tree node, a single connected host, or the user's pick (connecting it). */
+  private async pickSession(arg: unknown, placeHolder: string): Promise<{ entry: HostEntry; session: HostSession } | undefined> {
+    let id = this.hostIdOf(arg);
+    if (!id) {
+      const connected = this.hosts.connected();
+      if (connected.length === 1) id = connected[0].id;
+      else {
+        const all = this.hosts.list();
+        const pick = await vscode.window.showQuickPick(all.map((h) => ({
+          label: h.label, description: this.hosts.state(h.id).state === 'connected' ? 'connected' : h.source === 'local' ? 'local' : h.spec, id: h.id,
+        })), { placeHolder });
+        id = pick?.id;
+      }
+    }
+    if (!id) return undefined;
+    const entry = this.hosts.get(id);
+    const session = await this.hosts.connect(id);
+    return entry && session ? { entry, session } : undefined;
+  }
+
+  private serverOf(arg: unknown): { hostId: string; key: string; server: SglangServer } | undefined {
+    const n = arg as Partial<Extract<HostsNode, { kind: 'server' }>> | undefined;
+    if (n?.kind !== 'server' || !n.hostId || !n.key) return undefined;
+    const server = this.hostsView.findServer(n.hostId, n.key);
+    return server ? { hostId: n.hostId, key: n.key, server } : undefined;
+  }
+
+  private async pickServerOnHost(arg: unknown, placeHolder: string): Promise<{ hostId: string; key: string; server: SglangServer; session: HostSession; entry: HostEntry } | undefined> {
+    const direct = this.serverOf(arg);
+    if (direct) {
+      const session = this.hosts.session(direct.hostId);
+      const entry = this.hosts.get(direct.hostId);
+      if (session && entry) return { ...direct, session, entry };
+    }
+    const picked = await this.pickSession(arg, placeHolder);
+    if (!picked) return undefined;
+    const report = picked.session.report ?? await this.hosts.discover(picked.entry.id);
+    const servers = report?.servers ?? [];
+    if (servers.length === 0) { void vscode.window.showInformationMessage(`No running SGLang server was found on ${picked.entry.label}.`); return undefined; }
+    const server = servers.length === 1 ? servers[0] : (await vscode.window.showQuickPick(servers.map((s) => ({
+      label: s.unit ?? `pid ${s.pid ?? '?'}`, description: `port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`, s,
+    })), { placeHolder }))?.s;
+    return server ? { hostId: picked.entry.id, key: serverKey(server), server, session: picked.session, entry: picked.entry } : undefined;
+  }
+
+  // ---- host commands ------------------------------------------------------------------------
+
+  async addHost(): Promise<void> {
+    const spec = await vscode.window.showInputBox({
+      title: 'Add SSH Host', prompt: 'user@host[:port] (or an alias from your ssh config)', placeHolder: 'root@gpu-box:22', ignoreFocusOut: true,
+      validateInput: (v) => {
+        if (!v.trim()) return 'Enter user@host[:port]';
+        try { parseSpec(v); return undefined; } catch (e) { return errorText(e); }
+      },
+    });
+    if (!spec) return;
+    const entry = await this.hosts.addManual(spec);
+    await this.hosts.connect(entry.id);
+  }
+
+  async connect(arg: unknown): Promise<void> {
+    const id = this.hostIdOf(arg) ?? (await this.pickSession(undefined, 'Connect to which host?'))?.entry.id;
+    if (id) await this.hosts.connect(id);
+  }
+
+  async disconnect(arg: unknown): Promise<void> {
+    const id = this.hostIdOf(arg);
+    if (!id) return;
+    if (this.searchView.state?.hostId === id) this.searchView.state.cancel?.();
+    await this.hosts.disconnect(id);
+  }
+
+  async removeHost(arg: unknown): Promise<void> {
+    const id = this.hostIdOf(arg);
+    const entry = id ? this.hosts.get(id) : undefined;
+    if (!entry || entry.source !== 'manual') return;
+    const remove = 'Remove';
+    if (await vscode.window.showWarningMessage(`Remove ${entry.label} from the Hosts view? A saved password is deleted too.`, { modal: true }, remove) === remove) {
+      await this.hosts.removeManual(entry.id);
+    }
+  }
+
+  async refresh(arg: unknown): Promise<void> {
+    const id = this.hostIdOf(arg);
+    if (id && this.hosts.session(id)) { await this.hosts.discover(id); return; }
+    this.hosts.reload();
+    await Promise.all(this.hosts.connected().map((h) => this.hosts.discover(h.id)));
+  }
+
+  async showEnvironmentReport(arg: unknown): Promise<void> {
+    const picked = await this.pickSession(arg, 'Environment report of which host?');
+    if (!picked) return;
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Discovering the environment on ${picked.entry.label}…` },
+      () => this.hosts.discover(picked.entry.id),
+    );
+    if (!report) {
+      void vscode.window.showErrorMessage(`Discovery on ${picked.entry.label} failed: ${this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error'}`);
+      return;
+    }
+    await this.generated.open(`/${slug(picked.entry.label)}/environment-report.txt`, formatEnvReport(report), 'plaintext');
+  }
+
+  // ---- search -------------------------------------------------------------------------------
+
+  async search(arg: unknown): Promise<void> {
+    const picked = await this.pickSession(arg, 'Search SGLang source on which host?');
+    if (!picked) return;
+    const { entry, session } = picked;
+    if (!session.report) {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${entry.label}…` }, () => this.hosts.discover(entry.id));
+    }
+    let paths = session.sglangDirs();
+    if (paths.length === 0) {
+      const dir = await vscode.window.showInputBox({
+        title: `No SGLang installation found on ${entry.label}`, prompt: 'Absolute path of a directory to search instead', placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang', ignoreFocusOut: true,
+        validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
+      });
+      if (!dir) return;
+      paths = [dir];
+    } else if (paths.length > 1) {
+      const pick = await vscode.window.showQuickPick([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))], { placeHolder: 'Several SGLang installations found: search which?' });
+      if (!pick) return;
+      paths = pick.paths;
+    }
+    const query = await askQuery(entry.label);
+    if (!query) return;
+    await this.runSearch(entry, session, paths, query);
+  }
+
+  private async runSearch(entry: HostEntry, session: HostSession, paths: string[], q: Query): Promise<void> {
+    this.searchView.clear();
+    const ac = new AbortController();
+    const { SearchResultGroups } = await import('../core/remote/searchGroups');
+    const max = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('maxSearchResults', DEFAULT_MAX_SEARCH_RESULTS);
+    this.searchView.start({
+      hostId: entry.id, hostLabel: entry.label, pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive,
+      groups: new SearchResultGroups(paths, max), running: true, cancel: () => ac.abort('cancelled'),
+    });
+    void vscode.commands.executeCommand('inferenceDoctor.search.focus');
+    let last = 0;
+    const run = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Searching "${q.pattern}" on ${entry.label}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => ac.abort('cancelled'));
+        return session.search({
+          pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive, wordRegexp: q.wordRegexp, paths, maxResults: max, signal: ac.signal,
+          onProgress: (groups) => {
+            const st = this.searchView.state;
+            if (!st || st.cancel === undefined) return;
+            st.groups = groups;
+            const now = Date.now();
+            if (now - last > 200) { last = now; this.searchView.update(); progress.report({ message: groups.describe() }); }
+          },
+        });
+      },
+    );
+    const st = this.searchView.state;
+    if (!st || st.hostId !== entry.id) return;
+    st.groups = run.groups;
+    st.running = false;
+    if (run.error && !run.cancelled) {
+      st.error = `Search stopped: ${errorText(run.error)}`;
+      this.hosts.noteError(entry.id, run.error);
+      void vscode.window.showErrorMessage(`${st.error} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`);
+    } else if (run.cancelled) st.error = 'Cancelled';
+    this.searchView.update();
+  }
+
+  cancelSearch(): void { this.searchView.state?.cancel?.(); }
+  clearSearch(): void { this.searchView.clear(); }
+
+  // ---- servers on a host --------------------------------------------------------------------
+
+  private forwardRecords(): ForwardRecord[] { return this.context.globalState.get<ForwardRecord[]>(FORWARDS_KEY, []); }
+  private async saveForwardRecords(r: ForwardRecord[]): Promise<void> { await this.context.globalState.update(FORWARDS_KEY, r); }
+
+  private forwardInfo(hostId: string, key: string): { localPort: number; serverId?: string } | undefined {
+    const fwd = this.hosts.session(hostId)?.forwardFor(key);
+    if (!fwd) return undefined;
+    const rec = this.forwardRecords().find((r) => r.hostId === hostId && r.key === key);
+    return { localPort: fwd.localPort, ...(rec ? { serverId: rec.serverId } : {}) };
+  }
+
+  async forwardServer(arg: unknown): Promise<void> {
+    const s = await this.pickServerOnHost(arg, 'Forward which server?');
+    if (!s) return;
+    try {
+      const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
+      const baseUrl = `http://127.0.0.1:${fwd.localPort}`;
+      const records = this.forwardRecords();
+      const existing = records.find((r) => r.hostId === s.hostId && r.key === s.key && this.servers.store.get(r.serverId));
+      let serverId: string;
+      if (existing) {
+        serverId = existing.serverId;
+        if (this.servers.store.get(serverId)?.baseUrl !== baseUrl) await this.servers.store.update(serverId, { baseUrl });
+      } else {
+        const model = s.server.modelPath ? s.server.modelPath.replace(/\/+$/, '').split('/').pop() : 'sglang';
+        const added = await this.servers.store.add({ label: `${model} on ${s.entry.label}:${s.server.port}`, baseUrl, hostId: s.hostId });
+        serverId = added.id;
+        await this.saveForwardRecords([...records.filter((r) => !(r.hostId === s.hostId && r.key === s.key)),
+          { serverId, hostId: s.hostId, key: s.key, remotePort: s.server.port, remoteHost: s.server.host }]);
+      }
+      void this.servers.health.refresh(serverId);
+      this.hostsView.refresh(s.hostId);
+      void vscode.window.showInformationMessage(`${s.entry.label}:${s.server.port} is forwarded to ${baseUrl} and listed in Servers.`);
+    } catch (e) {
+      this.hosts.noteError(s.hostId, e);
+      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${s.entry.label}: ${errorText(e)}`);
+    }
+  }
+
+  /** On (re)connect, forward again the servers this host owns and point them at the new local port. */
+  private async restoreForwards(entry: HostEntry): Promise<void> {
+    const session = this.hosts.session(entry.id);
+    if (!session) return;
+    for (const r of this.forwardRecords().filter((x) => x.hostId === entry.id)) {
+      if (!this.servers.store.get(r.serverId)) continue;
+      try {
+        const fwd = await session.forward(r.key, r.remotePort, r.remoteHost);
+        await this.servers.store.update(r.serverId, { baseUrl: `http://127.0.0.1:${fwd.localPort}` });
+        void this.servers.health.refresh(r.serverId);
+      } catch (e) { this.log.warn(`Could not restore the forward of ${entry.label}:${r.remotePort}: ${errorText(e)}`); }
+    }
+    this.hostsView.refresh(entry.id);
+  }
+
+  private async dropForwardsOfRemovedServers(): Promise<void> {
+    const records = this.forwardRecords();
+    const gone = records.filter((r) => !this.servers.store.get(r.serverId));
+    if (gone.length === 0) return;
+    for (const r of gone) await this.hosts.session(r.hostId)?.closeForward(r.key);
+    await this.saveForwardRecords(records.filter((r) => !gone.includes(r)));
+    this.hostsView.refresh();
+  }
+
+  async openLaunchFile(arg: unknown): Promise<void> {
+    const s = await this.pickServerOnHost(arg, 'Open the launch file of which server?');
+    if (!s) return;
+    try {
+      const src = await s.session.launchSource(s.server);
+      if (!src) { void vscode.window.showWarningMessage(`No launch file found for the server on port ${s.server.port}.`); return; }
+      if (src.kind === 'command-line') {
+        await this.generated.open(`/${slug(s.entry.label)}/${slug(s.key)}/command-line.sh`, src.text, 'shellscript');
+        return;
+      }
+      await vscode.window.showTextDocument(remoteUri(s.hostId, src.path), { preview: false });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not open the launch file: ${errorText(e)}`);
+    }
+  }
+
+  async compareServerInfo(arg: unknown): Promise<void> {
+    const s = await this.pickServerOnHost(arg, 'Compare /server_info of which server?');
+    if (!s) return;
+    try {
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${s.entry.label}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
+        const ac = new AbortController();
+        token.onCancellationRequested(() => ac.abort());
+        const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
+        const rec = this.forwardRecords().find((r) => r.hostId === s.hostId && r.key === s.key);
+        const apiKey = rec && this.servers.store.get(rec.serverId) ? (await this.servers.store.target(rec.serverId)).apiKey : undefined;
+        return s.session.compareWithLaunch(s.server, `http://127.0.0.1:${fwd.localPort}`, { signal: ac.signal, ...(apiKey ? { apiKey } : {}) });
+      });
+      const base = `/${slug(s.entry.label)}/${slug(s.key)}`;
+      const left = this.generated.set(`${base}/launch-file.json`, comparisonJson(result.comparison.launchDoc));
+      const right = this.generated.set(`${base}/server_info.json`, comparisonJson(result.comparison.serverDoc));
+      const from = result.launch.path ?? 'command line';
+      await vscode.commands.executeCommand('vscode.diff', left, right, `${from} ↔ /server_info (${s.entry.label}:${s.server.port})`, { preview: false });
+      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${summariseComparison(result.comparison)}.`);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not compare: ${errorText(e)}`);
+    }
+  }
+
+  // ---- logs ---------------------------------------------------------------------------------
+
+  async followLog(arg: unknown): Promise<void> {
+    const s = await this.pickServerOnHost(arg, 'Follow the log of which server?');
+    if (!s) return;
+    let source: LogSource | undefined = await s.session.logSourceFor(s.server).catch(() => undefined);
+    if (!source) {
+      const path = await vscode.window.showInputBox({
+        title: `Log file of the server on ${s.entry.label}:${s.server.port}`, prompt: 'The server is not a systemd unit and its output does not go to a file Inference Doctor can see. Absolute path of its log file:',
+        placeHolder: '/var/log/sglang.log', ignoreFocusOut: true, validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
+      });
+      if (!path) return;
+      source = { kind: 'file', path };
+    }
+    const uri = this.logs.uriFor(s.entry.label, `${source.kind === 'journal' ? source.unit : source.path.split('/').pop() ?? 'log'}.log`);
+    const maxLines = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('logMaxLines', 5000);
+    const follower = s.session.followLog(source, {
+      maxLines,
+      onLines: () => this.logs.touch(uri),
+      onAlert: (alert, notify) => {
+        if (!notify) return;
+        void vscode.window.showWarningMessage(`${s.entry.label}: ${alert.title} in ${describeLogSource(source)}: ${alert.line.trim().slice(0, 200)}`, 'Show').then(async (a) => {
+          if (a !== 'Show') return;
+          const doc = await vscode.workspace.openTextDocument(uri);
+          const buf = follower.buffer;
+          const firstKept = buf.lineCount - buf.size + 1;
+          const line = Math.max(0, alert.lineNumber - firstKept + (buf.dropped > 0 ? 1 : 0));
+          const range = new vscode.Range(line, 0, line, 0);
+          await vscode.window.showTextDocument(doc, { selection: range, preview: false });
+        });
+      },
+    });
+    this.logs.add(uri, { text: () => follower.buffer.text(), stop: () => follower.stop() });
+    void follower.done.then((d) => {
+      const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorText(d.error)}`;
+      this.logs.ended(uri, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
+      if (d.reason === 'error') void vscode.window.showWarningMessage(`${s.entry.label}: ${note} (${describeLogSource(source)}).`);
+    });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then(undefined, () => undefined);
+    await vscode.window.showTextDocument(doc, { preview: false });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+interface Query { pattern: string; fixedStrings: boolean; caseSensitive: boolean; wordRegexp: boolean }
+
+function parseSpec(v: string): void {
+  parseHostSpec(v);
+}
+
+/** QuickPick with the backend presets, free text, and regex / case / whole-word toggles. */
+function askQuery(hostLabel: string): Promise<Query | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { preset?: (typeof BACKEND_OPTION_PRESETS)[number] }>();
+    const opts = { regex: false, caseSensitive: true, word: false };
+    const button = (icon: string, name: string, on: boolean): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon(icon), tooltip: `${name}: ${on ? 'on' : 'off'}` });
+    const render = (): void => {
+      qp.title = `Search SGLang source on ${hostLabel} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
+      qp.buttons = [button('regex', 'Use Regular Expression', opts.regex), button('case-sensitive', 'Match Case', opts.caseSensitive), button('whole-word', 'Match Whole Word', opts.word)];
+      const typed = qp.value.trim();
+      const presets = BACKEND_OPTION_PRESETS.map((p) => ({ label: p.label, description: p.pattern, detail: p.fixedStrings ? 'literal' : 'regular expression', preset: p }));
+      qp.items = typed ? [{ label: `Search for "${typed}"`, description: opts.regex ? 'regular expression' : 'literal text', alwaysShow: true }, ...presets] : presets;
+    };
+    qp.placeholder = 'Type text to search for, or pick a preset';
+    qp.matchOnDescription = true;
+    qp.onDidTriggerButton((b) => {
+      const t = typeof b.tooltip === 'string' ? b.tooltip : '';
+      if (t.startsWith('Use Regular')) opts.regex = !opts.regex;
+      else if (t.startsWith('Match Case')) opts.caseSensitive = !opts.caseSensitive;
+      else if (t.startsWith('Match Whole')) opts.word = !opts.word;
+      render();
+    });
+    qp.onDidChangeValue(() => render());
+    let done = false;
+    qp.onDidAccept(() => {
+      const item = qp.selectedItems[0];
+      const typed = qp.value.trim();
+      if (item?.preset) resolve({ pattern: item.preset.pattern, fixedStrings: item.preset.fixedStrings, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
+      else if (typed) resolve({ pattern: typed, fixedStrings: !opts.regex, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
+      else return;
+      done = true;
+      qp.hide();
+    });
+    qp.onDidHide(() => { if (!done) resolve(undefined); qp.dispose(); });
+    render();
+    qp.show();
+  });
+}
+
+function slug(s: string): string {
+  return s.replace(/[^\w.@-]+/g, '_').slice(0, 80) || '_';
+}
+
+export function createRemoteFeature(context: vscode.ExtensionContext, servers: ServersFeature, wiring: RemoteWiring): RemoteFeature {
+  const f = new RemoteFeature(context, servers, wiring);
+  context.subscriptions.push(f);
+  return f;
+}

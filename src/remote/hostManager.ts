@@ -1,0 +1,266 @@
+/**
+ * Hosts the user can connect to (ssh config aliases, hand-added user@host:port, This machine),
+ * their connection state, and one HostSession per connected host. SSH code is imported here,
+ * and this module itself is loaded on first use (see register.ts).
+ */
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { LocalHost } from '../core/hosts/local';
+import { connectSsh, type SshCallbacks, type UnknownHostKeyInfo, type HostKeyDecision } from '../core/hosts/ssh';
+import { listSshAliases, parseHostSpec, resolveSshTarget, type SshConfigOptions } from '../core/hosts/sshConfig';
+import { HostError, type Host } from '../core/hosts/types';
+import type { EnvReport } from '../core/discovery/index';
+import { HostSession } from '../core/remote/session';
+
+export type HostSource = 'local' | 'config' | 'manual';
+export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'error';
+
+export interface HostEntry {
+  /** Stable id: `local`, `config:<alias>`, `manual:<user@host:port>`. Also ServerConfig.hostId. */
+  id: string;
+  label: string;
+  source: HostSource;
+  /** What is resolved through ssh config (alias or user@host:port). */
+  spec: string;
+}
+
+export interface HostState {
+  state: ConnectionState;
+  lastError?: string;
+  session?: HostSession;
+  discovering?: Promise<EnvReport | undefined>;
+  discoveryError?: string;
+}
+
+const MANUAL_KEY = 'inferenceDoctor.remote.manualHosts';
+const passwordKey = (id: string): string => `inferenceDoctor.sshPassword.${id}`;
+
+export class HostManager implements vscode.Disposable {
+  private readonly states = new Map<string, HostState>();
+  private readonly connecting = new Map<string, Promise<HostSession | undefined>>();
+  private readonly changed = new vscode.EventEmitter<string | undefined>();
+  /** Fires with a host id (or undefined for the whole list). */
+  readonly onDidChange = this.changed.event;
+  private readonly sessionEnded = new vscode.EventEmitter<HostEntry>();
+  readonly onDidDisconnect = this.sessionEnded.event;
+  private readonly sessionStarted = new vscode.EventEmitter<HostEntry>();
+  readonly onDidConnect = this.sessionStarted.event;
+  private configCache?: HostEntry[];
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
+
+  private sshConfigOptions(): SshConfigOptions {
+    const file = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('configFile')?.trim();
+    return file ? { configFile: file.startsWith('~/') ? join(homedir(), file.slice(2)) : file } : {};
+  }
+
+  list(): HostEntry[] {
+    if (!this.configCache) {
+      let aliases: string[] = [];
+      try { aliases = listSshAliases(this.sshConfigOptions()); } catch (e) {
+        this.log.warn(`Could not read the ssh config: ${errorText(e)}`);
+      }
+      this.configCache = aliases.map((a) => ({ id: `config:${a}`, label: a, source: 'config', spec: a }));
+    }
+    const manual = this.context.globalState.get<string[]>(MANUAL_KEY, []).filter((s) => typeof s === 'string');
+    return [
+      { id: 'local', label: 'This machine', source: 'local', spec: 'local' },
+      ...this.configCache,
+      ...manual.map((s): HostEntry => ({ id: `manual:${s}`, label: s, source: 'manual', spec: s })),
+    ];
+  }
+
+  get(id: string): HostEntry | undefined { return this.list().find((h) => h.id === id); }
+  state(id: string): HostState { return this.states.get(id) ?? { state: 'disconnected' }; }
+  session(id: string): HostSession | undefined { return this.states.get(id)?.session; }
+  connected(): HostEntry[] { return this.list().filter((h) => this.state(h.id).state === 'connected'); }
+
+  /** Re-read ~/.ssh/config. */
+  reload(): void { this.configCache = undefined; this.changed.fire(undefined); }
+
+  async addManual(spec: string): Promise<HostEntry> {
+    const parsed = parseHostSpec(spec); // throws a HostError with a useful message
+    if (parsed.kind === 'local') return this.get('local')!;
+    const norm = spec.trim().replace(/^ssh:\/\//i, '');
+    const list = this.context.globalState.get<string[]>(MANUAL_KEY, []);
+    if (!list.includes(norm)) await this.context.globalState.update(MANUAL_KEY, [...list, norm]);
+    this.changed.fire(undefined);
+    return this.get(`manual:${norm}`)!;
+  }
+
+  async removeManual(id: string): Promise<void> {
+    await this.disconnect(id);
+    const spec = id.slice('manual:'.length);
+    await this.context.globalState.update(MANUAL_KEY, this.context.globalState.get<string[]>(MANUAL_KEY, []).filter((s) => s !== spec));
+    await this.context.secrets.delete(passwordKey(id));
+    this.states.delete(id);
+    this.changed.fire(undefined);
+  }
+
+  private set(id: string, patch: Partial<HostState>): void {
+    this.states.set(id, { ...this.state(id), ...patch });
+    this.changed.fire(id);
+  }
+
+  /** Connect (once; concurrent callers share the attempt). Undefined when cancelled or failed (the error is shown). */
+  connect(id: string): Promise<HostSession | undefined> {
+    const existing = this.session(id);
+    if (existing) return Promise.resolve(existing);
+    let p = this.connecting.get(id);
+    if (!p) {
+      p = this.doConnect(id).finally(() => this.connecting.delete(id));
+      this.connecting.set(id, p);
+    }
+    return p;
+  }
+
+  private async doConnect(id: string): Promise<HostSession | undefined> {
+    const entry = this.get(id);
+    if (!entry) return undefined;
+    this.set(id, { state: 'connecting', lastError: undefined });
+    try {
+      const host = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Connecting to ${entry.label}…`, cancellable: true },
+        (_p, token) => this.openHost(entry, token),
+      );
+      const session = new HostSession(host, id, this.discoverDefaults());
+      this.set(id, { state: 'connected', session, lastError: undefined, discoveryError: undefined });
+      this.sessionStarted.fire(entry);
+      void this.discover(id);
+      return session;
+    } catch (e) {
+      const cancelled = e instanceof HostError && e.kind === 'aborted';
+      this.set(id, { state: cancelled ? 'disconnected' : 'error', lastError: cancelled ? undefined : errorText(e) });
+      if (!cancelled) await this.showConnectError(entry, e);
+      return undefined;
+    }
+  }
+
+  private discoverDefaults(): { pythonPaths?: string[] } {
+    const paths = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<string[]>('pythonPaths', []);
+    return Array.isArray(paths) && paths.length ? { pythonPaths: paths.filter((p) => typeof p === 'string' && p.startsWith('/')) } : {};
+  }
+
+  private async openHost(entry: HostEntry, token: vscode.CancellationToken): Promise<Host> {
+    if (entry.source === 'local') return new LocalHost();
+    const ac = new AbortController();
+    const sub = token.onCancellationRequested(() => ac.abort('cancelled'));
+    try {
+      const spec = parseHostSpec(entry.spec);
+      if (spec.kind === 'local') return new LocalHost();
+      const target = resolveSshTarget(spec, this.sshConfigOptions());
+      const known = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('knownHostsFile')?.trim();
+      const trustStoreFile = vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
+      await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
+      const typed: { password?: string } = {};
+      const host = await connectSsh(target, this.callbacks(entry, typed), {
+        trustStoreFile,
+        ...(known ? { knownHostsFiles: [known.startsWith('~/') ? join(homedir(), known.slice(2)) : known] } : {}),
+        signal: ac.signal,
+      });
+      if (typed.password !== undefined) void this.offerToSavePassword(entry, typed.password);
+      return host;
+    } finally { sub.dispose(); }
+  }
+
+  private callbacks(entry: HostEntry, typed: { password?: string }): SshCallbacks {
+    let triedSaved = false;
+    return {
+      log: (m) => this.log.info(m),
+      onUnknownHostKey: (info) => askHostKey(entry, info),
+      askPassphrase: async ({ keyFile, attempt }) => vscode.window.showInputBox({
+        title: `Passphrase for ${keyFile}`,
+        prompt: attempt > 1 ? 'Wrong passphrase, try again (Escape skips this key)' : `To connect to ${entry.label}. Not saved.`,
+        password: true, ignoreFocusOut: true,
+      }),
+      askPassword: async ({ user, host, prompt, echo }) => {
+        if (!triedSaved && !echo) {
+          triedSaved = true;
+          const saved = await this.context.secrets.get(passwordKey(entry.id));
+          if (saved) return saved;
+        }
+        const pw = await vscode.window.showInputBox({
+          title: `${user}@${host}`, prompt: prompt.trim() || 'Password', password: !echo, ignoreFocusOut: true,
+        });
+        if (pw !== undefined && !echo) typed.password = pw;
+        return pw;
+      },
+    };
+  }
+
+  private async offerToSavePassword(entry: HostEntry, password: string): Promise<void> {
+    const save = 'Save Password';
+    const answer = await vscode.window.showInformationMessage(
+      `Connected to ${entry.label}. Save the password in VS Code's secret storage for next time?`, save, "Don't Save",
+    );
+    if (answer === save) await this.context.secrets.store(passwordKey(entry.id), password);
+  }
+
+  private async showConnectError(entry: HostEntry, e: unknown): Promise<void> {
+    const msg = errorText(e);
+    if (e instanceof HostError && (e.kind === 'host-key-changed' || e.kind === 'host-key-revoked')) {
+      await vscode.window.showErrorMessage(`Refused to connect to ${entry.label}`, { modal: true, detail: msg });
+      return;
+    }
+    if (e instanceof HostError && e.kind === 'auth') void this.context.secrets.delete(passwordKey(entry.id));
+    void vscode.window.showErrorMessage(`Could not connect to ${entry.label}: ${msg}`);
+  }
+
+  /** Run discovery (again); the tree shows progress. */
+  discover(id: string): Promise<EnvReport | undefined> {
+    const st = this.state(id);
+    const session = st.session;
+    if (!session) return Promise.resolve(undefined);
+    if (st.discovering) return st.discovering;
+    const p = session.discover().then((r) => {
+      this.set(id, { discovering: undefined, discoveryError: undefined });
+      return r;
+    }, (e: unknown) => {
+      this.set(id, { discovering: undefined, discoveryError: errorText(e) });
+      return undefined;
+    });
+    this.set(id, { discovering: p });
+    return p;
+  }
+
+  /** Record an operation error on the host row (the connection itself reconnects on the next request). */
+  noteError(id: string, e: unknown): void { this.set(id, { lastError: errorText(e) }); }
+
+  async disconnect(id: string): Promise<void> {
+    const st = this.state(id);
+    const entry = this.get(id);
+    this.set(id, { state: 'disconnected', session: undefined, discovering: undefined, lastError: undefined });
+    if (entry && st.session) this.sessionEnded.fire(entry);
+    if (st.session) {
+      await st.session.dispose();
+      await st.session.host.close().catch(() => undefined);
+    }
+  }
+
+  dispose(): void {
+    for (const id of [...this.states.keys()]) void this.disconnect(id);
+    this.changed.dispose();
+    this.sessionEnded.dispose();
+    this.sessionStarted.dispose();
+  }
+}
+
+async function askHostKey(entry: HostEntry, info: UnknownHostKeyInfo): Promise<HostKeyDecision> {
+  const once = 'Trust Once';
+  const remember = 'Trust and Remember';
+  const where = info.port === 22 ? info.host : `${info.host}:${info.port}`;
+  const answer = await vscode.window.showWarningMessage(
+    `The authenticity of ${entry.label} (${where}) can't be established.`,
+    {
+      modal: true,
+      detail: `${info.keyType} key fingerprint:\n${info.sha256Fingerprint}\n\nCompare it with the server's own key before trusting it (on the server: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). "Trust and Remember" stores the key in Inference Doctor's own known_hosts file.`,
+    },
+    once, remember,
+  );
+  return answer === once ? 'once' : answer === remember ? 'remember' : 'reject';
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

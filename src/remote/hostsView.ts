@@ -1,0 +1,208 @@
+/** The Hosts view: hosts, their connection state, and what discovery found on connected ones. */
+import * as vscode from 'vscode';
+import { ccText, archOf } from '../core/gpu/gpus';
+import type { EnvWarning, InterpreterReport, SglangServer } from '../core/discovery/index';
+import { serverKey } from '../core/remote/session';
+import type { HostEntry, HostManager } from './hostManager';
+
+export type HostsNode =
+  | { kind: 'host'; hostId: string }
+  | { kind: 'error'; hostId: string; message: string }
+  | { kind: 'section'; hostId: string; section: 'env' | 'servers' }
+  | { kind: 'search'; hostId: string }
+  | { kind: 'info'; hostId: string; label: string; description?: string; icon: string; tooltip?: string; color?: string }
+  | { kind: 'interpreter'; hostId: string; index: number }
+  | { kind: 'server'; hostId: string; key: string };
+
+const STATE_ICON: Record<string, [string, string | undefined]> = {
+  disconnected: ['debug-disconnect', undefined],
+  connecting: ['loading~spin', undefined],
+  connected: ['vm-active', 'testing.iconPassed'],
+  error: ['error', 'testing.iconFailed'],
+};
+
+export interface ForwardInfo { localPort: number; serverId?: string }
+
+export class HostsView implements vscode.TreeDataProvider<HostsNode> {
+  private readonly hostNodes = new Map<string, HostsNode>();
+
+  constructor(
+    private readonly hosts: HostManager,
+    private readonly forwardOf: (hostId: string, key: string) => ForwardInfo | undefined,
+    private readonly fire: (node: HostsNode | undefined) => void,
+  ) {
+    hosts.onDidChange((id) => this.fire(id ? this.hostNodes.get(id) : undefined));
+  }
+
+  refresh(hostId?: string): void { this.fire(hostId ? this.hostNodes.get(hostId) : undefined); }
+
+  getTreeItem(node: HostsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'host': return this.hostItem(node.hostId);
+      case 'error': {
+        const item = new vscode.TreeItem(node.message.split('\n')[0].slice(0, 200));
+        item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+        item.tooltip = node.message;
+        item.contextValue = 'hostError';
+        return item;
+      }
+      case 'section': {
+        const item = new vscode.TreeItem(node.section === 'env' ? 'Environment' : 'Running servers', vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `${node.hostId}/${node.section}`;
+        item.iconPath = new vscode.ThemeIcon(node.section === 'env' ? 'circuit-board' : 'server-process');
+        item.contextValue = node.section === 'env' ? 'hostEnvironment' : 'hostServers';
+        const st = this.hosts.state(node.hostId);
+        if (st.discovering) item.description = 'discovering…';
+        else if (node.section === 'servers' && st.session?.report) item.description = String(st.session.report.servers.length);
+        return item;
+      }
+      case 'search': {
+        const item = new vscode.TreeItem('Search SGLang source…');
+        item.iconPath = new vscode.ThemeIcon('search');
+        item.contextValue = 'hostSearch';
+        item.command = { command: 'inferenceDoctor.searchSglangSource', title: 'Search SGLang Source on Host', arguments: [node] };
+        return item;
+      }
+      case 'info': {
+        const item = new vscode.TreeItem(node.label);
+        item.description = node.description;
+        item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
+        item.tooltip = node.tooltip ?? (node.description ? `${node.label} ${node.description}` : node.label);
+        item.contextValue = 'hostInfo';
+        return item;
+      }
+      case 'interpreter': {
+        const it = this.hosts.session(node.hostId)?.report?.interpreters[node.index];
+        const item = new vscode.TreeItem(it?.path ?? '?', vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('symbol-namespace');
+        const sg = it?.probe?.packages.sglang;
+        item.description = it?.error ? 'could not inspect' : sg?.found ? `sglang ${sg.version ?? '?'}` : 'no sglang';
+        item.tooltip = `${it?.path ?? ''}\nFound via: ${it?.sources.join(', ') ?? ''}`;
+        item.contextValue = 'hostInterpreter';
+        return item;
+      }
+      case 'server': return this.serverItem(node);
+    }
+  }
+
+  private hostItem(hostId: string): vscode.TreeItem {
+    const entry = this.hosts.get(hostId);
+    const st = this.hosts.state(hostId);
+    const collapsible = st.state === 'connected' || st.lastError ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(entry?.label ?? hostId, st.state === 'connected' || st.lastError ? collapsible : vscode.TreeItemCollapsibleState.None);
+    item.id = `host/${hostId}`;
+    const [icon, color] = STATE_ICON[st.state];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    item.description = [st.state === 'connected' ? 'connected' : st.state === 'connecting' ? 'connecting…' : st.state === 'error' ? 'failed' : '',
+      entry?.source === 'local' ? 'local' : entry?.source === 'manual' ? 'added' : 'ssh config'].filter(Boolean).join(' · ');
+    item.tooltip = `${entry?.label ?? hostId}${entry && entry.source !== 'local' ? ` (${entry.spec})` : ''}\nState: ${st.state}${st.lastError ? `\nLast error: ${st.lastError}` : ''}`;
+    item.contextValue = `host.${st.state}${entry?.source === 'manual' ? '.manual' : ''}`;
+    return item;
+  }
+
+  private serverItem(node: Extract<HostsNode, { kind: 'server' }>): vscode.TreeItem {
+    const s = this.findServer(node.hostId, node.key);
+    const fwd = this.forwardOf(node.hostId, node.key);
+    const who = s?.unit ?? (s?.pid !== undefined ? `pid ${s.pid}` : 'server');
+    const item = new vscode.TreeItem(`${who} :${s?.port ?? '?'}`);
+    item.iconPath = new vscode.ThemeIcon(fwd ? 'plug' : 'server-process', fwd ? new vscode.ThemeColor('testing.iconPassed') : undefined);
+    const model = s?.modelPath ? s.modelPath.slice(s.modelPath.replace(/\/+$/, '').lastIndexOf('/') + 1) : undefined;
+    item.description = [model, fwd ? `→ 127.0.0.1:${fwd.localPort}` : undefined].filter(Boolean).join(' · ');
+    item.tooltip = s ? [
+      `${s.kind === 'serve' ? 'sglang serve' : 'sglang.launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,
+      s.modelPath ? `Model: ${s.modelPath}` : '', s.unit ? `systemd unit: ${s.unit}` : '', s.pid !== undefined ? `pid ${s.pid}` : '',
+      s.interpreter ? `Python: ${s.interpreter}` : '', fwd ? `Forwarded to http://127.0.0.1:${fwd.localPort}` : '',
+    ].filter(Boolean).join('\n') : undefined;
+    item.contextValue = fwd ? 'remoteServer.forwarded' : 'remoteServer';
+    return item;
+  }
+
+  findServer(hostId: string, key: string): SglangServer | undefined {
+    return this.hosts.session(hostId)?.report?.servers.find((s) => serverKey(s) === key);
+  }
+
+  getChildren(node?: HostsNode): HostsNode[] {
+    if (!node) {
+      this.hostNodes.clear();
+      return this.hosts.list().map((h: HostEntry) => {
+        const n: HostsNode = { kind: 'host', hostId: h.id };
+        this.hostNodes.set(h.id, n);
+        return n;
+      });
+    }
+    const id = node.hostId;
+    const st = this.hosts.state(id);
+    const report = st.session?.report;
+    switch (node.kind) {
+      case 'host': {
+        const rows: HostsNode[] = [];
+        if (st.lastError) rows.push({ kind: 'error', hostId: id, message: st.lastError });
+        if (st.state === 'connected') rows.push({ kind: 'section', hostId: id, section: 'env' }, { kind: 'section', hostId: id, section: 'servers' }, { kind: 'search', hostId: id });
+        return rows;
+      }
+      case 'section': {
+        if (st.discovering && !report) return [{ kind: 'info', hostId: id, label: 'Discovering…', icon: 'loading~spin' }];
+        if (st.discoveryError) return [{ kind: 'error', hostId: id, message: `Discovery failed: ${st.discoveryError}` }];
+        if (!report) return [{ kind: 'info', hostId: id, label: 'Not discovered yet', icon: 'circle-outline' }];
+        if (node.section === 'servers') {
+          if (report.servers.length === 0) return [{ kind: 'info', hostId: id, label: 'No SGLang server running', icon: 'info' }];
+          return report.servers.map((s) => ({ kind: 'server', hostId: id, key: serverKey(s) }));
+        }
+        return this.envRows(id);
+      }
+      case 'interpreter': return interpreterRows(id, report?.interpreters[node.index]);
+      default: return [];
+    }
+  }
+
+  private envRows(id: string): HostsNode[] {
+    const report = this.hosts.session(id)?.report;
+    if (!report) return [];
+    const rows: HostsNode[] = [];
+    for (const w of report.warnings) rows.push(warningRow(id, w));
+    for (const g of report.gpus) {
+      rows.push({
+        kind: 'info', hostId: id, label: `GPU ${g.index}: ${g.name}`, icon: 'chip',
+        description: g.computeCap ? `${archOf(g.computeCap)} · compute ${ccText(g.computeCap)}` : 'compute capability unknown',
+      });
+    }
+    if (report.gpus.length === 0) rows.push({ kind: 'info', hostId: id, label: 'No NVIDIA GPU found', icon: 'chip' });
+    const cuda = [report.driverVersion ? `driver ${report.driverVersion}` : '', report.driverCudaVersion ? `CUDA ${report.driverCudaVersion}` : '', report.nvccVersion ? `nvcc ${report.nvccVersion}` : ''].filter(Boolean).join(' · ');
+    if (cuda) rows.push({ kind: 'info', hostId: id, label: 'Driver', description: cuda, icon: 'info' });
+    report.interpreters.forEach((_it, index) => rows.push({ kind: 'interpreter', hostId: id, index }));
+    return rows;
+  }
+}
+
+function warningRow(hostId: string, w: EnvWarning): HostsNode {
+  const [icon, color] = w.severity === 'error' ? ['error', 'problemsErrorIcon.foreground'] : w.severity === 'warning' ? ['warning', 'problemsWarningIcon.foreground'] : ['info', undefined];
+  const short = w.message.split(' — ')[0];
+  return { kind: 'info', hostId, label: short.length > 120 ? `${short.slice(0, 117)}…` : short, icon, ...(color ? { color } : {}), tooltip: w.message };
+}
+
+const PACKAGES = [['sglang', 'sglang'], ['sgl_kernel', 'sgl-kernel'], ['flashinfer', 'flashinfer'], ['torch', 'torch'], ['triton', 'triton'], ['transformers', 'transformers']] as const;
+
+function interpreterRows(hostId: string, it: InterpreterReport | undefined): HostsNode[] {
+  if (!it) return [];
+  if (it.error || !it.probe) return [{ kind: 'error', hostId, message: it.error ?? 'could not inspect' }];
+  const p = it.probe;
+  const rows: HostsNode[] = [{ kind: 'info', hostId, label: 'Python', description: p.python.version, icon: 'symbol-misc' }];
+  for (const [key, label] of PACKAGES) {
+    const pkg = p.packages[key];
+    let description = pkg.found ? pkg.version ?? '(version unknown)' : 'not installed';
+    if (key === 'torch' && p.packages.torch.found && p.packages.torch.imported) {
+      description += ` · CUDA ${p.packages.torch.cudaVersion ?? 'none'}`;
+    }
+    rows.push({ kind: 'info', hostId, label, description, icon: pkg.found ? 'package' : 'circle-slash', ...(pkg.path ? { tooltip: `${label} ${description}\n${pkg.path}` } : {}) });
+  }
+  for (const v of it.verdicts) {
+    const bad = v.level === 'none';
+    const warn = v.level === 'ptx-jit';
+    rows.push({
+      kind: 'info', hostId, label: v.message.length > 120 ? `${v.message.slice(0, 117)}…` : v.message, tooltip: v.message,
+      icon: bad ? 'error' : warn ? 'warning' : 'pass',
+      ...(bad ? { color: 'problemsErrorIcon.foreground' } : warn ? { color: 'problemsWarningIcon.foreground' } : {}),
+    });
+  }
+  return rows;
+}

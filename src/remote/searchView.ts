@@ -1,0 +1,132 @@
+/** Search results, grouped by file, streamed into the `inferenceDoctor.search` view. */
+import * as vscode from 'vscode';
+import type { SearchMatch } from '../core/hosts/search';
+import type { FileGroup, SearchResultGroups } from '../core/remote/searchGroups';
+import { remoteUri } from './remoteFs';
+
+export type SearchNode =
+  | { kind: 'file'; path: string }
+  | { kind: 'match'; path: string; index: number }
+  | { kind: 'status'; label: string; icon: string; tooltip?: string };
+
+export interface SearchState {
+  hostId: string;
+  hostLabel: string;
+  pattern: string;
+  fixedStrings: boolean;
+  caseSensitive: boolean;
+  groups: SearchResultGroups;
+  running: boolean;
+  error?: string;
+  cancel?: () => void;
+}
+
+export class SearchView implements vscode.TreeDataProvider<SearchNode> {
+  state: SearchState | undefined;
+  private matcher: RegExp | undefined;
+  private readonly fileNodes = new Map<string, SearchNode>();
+
+  constructor(private readonly fire: (n: SearchNode | undefined) => void, private readonly view: () => vscode.TreeView<unknown> | undefined) {}
+
+  start(state: SearchState): void {
+    this.state = state;
+    this.fileNodes.clear();
+    try {
+      const src = state.fixedStrings ? state.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : state.pattern;
+      this.matcher = new RegExp(src, state.caseSensitive ? 'g' : 'gi');
+    } catch { this.matcher = undefined; }
+    this.update();
+  }
+
+  /** Refresh counts and the tree (callers throttle). */
+  update(): void {
+    const s = this.state;
+    const view = this.view();
+    if (view) {
+      view.description = s ? `${s.groups.matchCount.toLocaleString('en-US')} in ${s.groups.fileCount} files${s.running ? ' …' : ''}` : '';
+      view.message = !s ? undefined
+        : s.error ? `"${s.pattern}" on ${s.hostLabel}: ${s.error} — ${s.groups.describe()} kept.`
+          : `"${s.pattern}" on ${s.hostLabel}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`;
+    }
+    void vscode.commands.executeCommand('setContext', 'inferenceDoctor.searchRunning', !!s?.running);
+    this.fire(undefined);
+  }
+
+  clear(): void {
+    this.state?.cancel?.();
+    this.state = undefined;
+    this.fileNodes.clear();
+    this.update();
+  }
+
+  getTreeItem(node: SearchNode): vscode.TreeItem {
+    const s = this.state;
+    if (node.kind === 'status' || !s) {
+      const n = node.kind === 'status' ? node : { label: '', icon: 'info', tooltip: undefined };
+      const item = new vscode.TreeItem(n.label);
+      item.iconPath = new vscode.ThemeIcon(n.icon);
+      item.tooltip = n.tooltip;
+      return item;
+    }
+    const g = s.groups.group(node.path);
+    if (node.kind === 'file') {
+      const name = node.path.slice(node.path.lastIndexOf('/') + 1);
+      const item = new vscode.TreeItem(name, s.groups.fileCount <= 30 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `file:${node.path}`;
+      item.resourceUri = remoteUri(s.hostId, node.path);
+      const rel = g?.relative ?? node.path;
+      const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      item.description = `${dir}${dir ? ' · ' : ''}${g?.matches.length ?? 0}`;
+      item.tooltip = node.path;
+      item.contextValue = 'searchFile';
+      return item;
+    }
+    const m: SearchMatch | undefined = g?.matches[node.index];
+    const text = (m?.text ?? '').replace(/\t/g, '  ');
+    const lead = text.length - text.trimStart().length;
+    const shown = text.trim().slice(0, 250);
+    const label: vscode.TreeItemLabel = { label: shown, highlights: this.highlights(text, lead, shown.length) };
+    const item = new vscode.TreeItem(label);
+    item.id = `match:${node.path}:${node.index}`;
+    item.description = `${m?.line ?? ''}`;
+    item.tooltip = `${node.path}:${m?.line ?? ''}`;
+    item.contextValue = 'searchMatch';
+    const line = Math.max(0, (m?.line ?? 1) - 1);
+    item.command = {
+      command: 'vscode.open', title: 'Open Result',
+      arguments: [remoteUri(s.hostId, node.path), { selection: new vscode.Range(line, 0, line, 0), preview: true } satisfies vscode.TextDocumentShowOptions],
+    };
+    return item;
+  }
+
+  private highlights(text: string, lead: number, len: number): [number, number][] {
+    if (!this.matcher) return [];
+    const out: [number, number][] = [];
+    this.matcher.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = this.matcher.exec(text)) && out.length < 20) {
+      if (m[0].length === 0) { this.matcher.lastIndex++; continue; }
+      const a = m.index - lead;
+      const b = a + m[0].length;
+      if (a >= 0 && b <= len) out.push([a, b]);
+    }
+    return out;
+  }
+
+  getChildren(node?: SearchNode): SearchNode[] {
+    const s = this.state;
+    if (!s) return [];
+    if (!node) {
+      const files: SearchNode[] = s.groups.groups().map((g: FileGroup) => {
+        let n = this.fileNodes.get(g.path);
+        if (!n) { n = { kind: 'file', path: g.path }; this.fileNodes.set(g.path, n); }
+        return n;
+      });
+      if (s.error) files.unshift({ kind: 'status', label: s.error, icon: 'error', tooltip: s.error });
+      return files;
+    }
+    if (node.kind !== 'file') return [];
+    const g = s.groups.group(node.path);
+    return (g?.matches ?? []).map((_m, index) => ({ kind: 'match', path: node.path, index }));
+  }
+}
