@@ -272,3 +272,8 @@ export function catalogFromJson(json: unknown): FlagCatalog | undefined {
   if (j.version !== CATALOG_JSON_VERSION || !Array.isArray(j.entries) || !Array.isArray(j.choiceLists)) return undefined;
   return { entries: j.entries, choiceLists: j.choiceLists, era: j.era ?? 'unknown', diagnostics: j.diagnostics ?? [] };
 }
+
+export {
+  readRuntimeCatalog, mergeCatalogs, loadDumpScript, parseArgparseHelp, actionsToCatalog, runtimeCacheFile, RuntimeCatalogError,
+} from './runtime';
+export type { RuntimeCatalog, ReadRuntimeOptions, MergedCatalog, FlagDifference, FlagDifferenceKind, RuntimeAction, SglangInstall } from './runtime';
