@@ -7,7 +7,7 @@
 import { discoverEnv, parseSglangCommandLine, parseSystemctlCat, type DiscoverOptions, type EnvReport, type SglangServer } from '../discovery/index';
 import { searchHost, type SearchSummary } from '../hosts/search';
 import { quoteArgv } from '../hosts/quote';
-import { HostError, type ForwardedPort, type Host } from '../hosts/types';
+import { HostError, type ExecOptions, type ExecResult, type ForwardedPort, type Host } from '../hosts/types';
 import { findLaunchCommands } from '../launch/index';
 import type { LanguageHint, LaunchCommand } from '../launch/types';
 import { fetchServerInfo } from '../probe/server-api';
@@ -120,6 +120,12 @@ export class HostSession {
 
   sglangDirs(): string[] { return this.report ? sglangPackageDirs(this.report) : []; }
 
+  /** exec with the session's extra environment (tests put stub tools on PATH this way). */
+  private run(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const env = this.discoverDefaults.env;
+    return this.host.exec(argv, env && Object.keys(env).length ? { ...opts, env: { ...env, ...opts.env } } : opts);
+  }
+
   /** Search; never throws for host trouble: the error is returned beside the partial results. */
   async search(req: SearchRequest): Promise<SearchRun> {
     const paths = req.paths ?? this.sglangDirs();
@@ -130,6 +136,18 @@ export class HostSession {
     const groups = new SearchResultGroups(paths, max);
     const run: SearchRun = { groups, cancelled: false };
     let lastProgress = 0;
+    let trailing: NodeJS.Timeout | undefined;
+    const progress = (): void => {
+      if (!req.onProgress) return;
+      const now = Date.now();
+      if (now - lastProgress >= 50) {
+        lastProgress = now;
+        req.onProgress(groups);
+      } else {
+        // Deliver the last batch too when output pauses (e.g. grep blocked on a slow file).
+        trailing ??= setTimeout(() => { trailing = undefined; lastProgress = Date.now(); req.onProgress?.(groups); }, 60);
+      }
+    };
     try {
       run.summary = await searchHost(this.host, {
         pattern: req.pattern, paths,
@@ -142,8 +160,7 @@ export class HostSession {
         globs: ['!*.pyc', '!__pycache__'],
         onMatch: (m) => {
           groups.add(m);
-          const now = Date.now();
-          if (req.onProgress && now - lastProgress >= 50) { lastProgress = now; req.onProgress(groups); }
+          progress();
         },
       });
       if (run.summary.limited) groups.limited = true;
@@ -151,6 +168,7 @@ export class HostSession {
       run.error = e instanceof Error ? e : new Error(String(e));
       run.cancelled = e instanceof HostError && e.kind === 'aborted';
     }
+    if (trailing) clearTimeout(trailing);
     req.onProgress?.(groups);
     return run;
   }
@@ -179,14 +197,14 @@ export class HostSession {
   /** Find the unit file or script that starts `server`, else its command line. */
   async launchSource(server: SglangServer): Promise<LaunchSource | undefined> {
     if (server.unit) {
-      const cat = await this.host.exec(['systemctl', 'cat', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 1 << 20 }).catch(() => undefined);
+      const cat = await this.run(['systemctl', 'cat', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 1 << 20 }).catch(() => undefined);
       if (cat?.code === 0) {
         const execs = parseSystemctlCat(cat.stdout).filter((u) => u.unit === server.unit || u.unit === `${server.unit}.service`);
         const withSglang = execs.filter((u) => parseSglangCommandLine(u.execStart));
         const pick = withSglang[withSglang.length - 1] ?? execs[execs.length - 1];
         if (pick?.file) return { kind: 'unit-file', path: pick.file, unit: server.unit };
       }
-      const show = await this.host.exec(['systemctl', 'show', '-p', 'FragmentPath', '--value', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 65536 }).catch(() => undefined);
+      const show = await this.run(['systemctl', 'show', '-p', 'FragmentPath', '--value', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 65536 }).catch(() => undefined);
       const p = show?.stdout.trim();
       if (p?.startsWith('/')) return { kind: 'unit-file', path: p, unit: server.unit };
     }
@@ -214,7 +232,7 @@ export class HostSession {
         const script = argv.slice(1).find((a) => !a.startsWith('-'));
         if (script && argv[argv.indexOf(script) - 1] !== '-c') {
           if (script.startsWith('/')) return script;
-          const cwd = await this.host.exec(['readlink', `/proc/${ppid}/cwd`], { timeoutMs: 10_000, maxOutputBytes: 8192 }).catch(() => undefined);
+          const cwd = await this.run(['readlink', `/proc/${ppid}/cwd`], { timeoutMs: 10_000, maxOutputBytes: 8192 }).catch(() => undefined);
           const dir = cwd?.stdout.trim();
           if (dir?.startsWith('/')) return `${dir.replace(/\/+$/, '')}/${script.replace(/^\.\//, '')}`;
         }
@@ -225,7 +243,7 @@ export class HostSession {
   }
 
   private async readProc(path: string): Promise<string | undefined> {
-    const r = await this.host.exec(['cat', '--', path], { timeoutMs: 10_000, maxOutputBytes: 1 << 20 }).catch(() => undefined);
+    const r = await this.run(['cat', '--', path], { timeoutMs: 10_000, maxOutputBytes: 1 << 20 }).catch(() => undefined);
     return r?.code === 0 ? r.stdout : undefined;
   }
 
@@ -267,7 +285,7 @@ export class HostSession {
     if (server.unit) return { kind: 'journal', unit: server.unit };
     if (server.pid === undefined) return undefined;
     for (const fd of [2, 1]) {
-      const r = await this.host.exec(['readlink', `/proc/${server.pid}/fd/${fd}`], { timeoutMs: 10_000, maxOutputBytes: 8192 }).catch(() => undefined);
+      const r = await this.run(['readlink', `/proc/${server.pid}/fd/${fd}`], { timeoutMs: 10_000, maxOutputBytes: 8192 }).catch(() => undefined);
       const p = r?.stdout.trim();
       if (r?.code === 0 && p?.startsWith('/') && !p.startsWith('/dev/') && !p.includes(' (deleted)')) return { kind: 'file', path: p };
     }
@@ -296,7 +314,7 @@ export class HostSession {
       }
       opts.onLines?.(lines);
     };
-    const done = this.host.exec(argv, {
+    const done = this.run(argv, {
       signal: ac.signal,
       keepOutput: false,
       onStdout: (chunk) => handle(buffer.push(chunk)),

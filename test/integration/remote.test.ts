@@ -1,0 +1,240 @@
+/**
+ * The remote feature's service layer (HostSession) end to end over a real loopback sshd:
+ * connect → discover a fake SGLang install (stub nvidia-smi/ps/ss/systemctl on PATH) → search
+ * with grouped streaming results → forward a port to the simulator and read /server_info → compare
+ * with a launch file → follow a growing log with tail -F and classify a NaN line. Also: the
+ * connection killed mid-search keeps partial results, and the next search reconnects.
+ */
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectSsh, SshHost } from '../../src/core/hosts/ssh';
+import { resolveSshTarget } from '../../src/core/hosts/sshConfig';
+import { HostError } from '../../src/core/hosts/types';
+import { BACKEND_OPTION_PRESETS } from '../../src/core/hosts/search';
+import { HostSession, serverKey } from '../../src/core/remote/session';
+import { NOT_SET } from '../../src/core/remote/compare';
+import type { LogAlert } from '../../src/core/remote/logWatch';
+import { startSimulator, type RunningSimulator } from '../../src/sim/server';
+import { startSshd, type Sshd } from '../support/sshd';
+
+const FIXTURES = join(__dirname, '..', 'fixtures');
+
+async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('remote service layer over a real sshd', function () {
+  this.timeout(60_000);
+  let d: Sshd;
+  let root: string;
+  let host: SshHost;
+  let session: HostSession;
+  let sim: RunningSimulator;
+  let python: string;
+  let sp: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    d = await startSshd();
+    root = mkdtempSync(join(tmpdir(), 'id-remote-'));
+    cpSync(join(FIXTURES, 'fake-install'), join(root, 'fake'), { recursive: true });
+    sp = join(root, 'fake', 'site-packages');
+    const elf = (n: string): string => join(FIXTURES, 'elf', n);
+    copyFileSync(elf('sm90a_sm100a.so'), join(sp, 'sgl_kernel', 'common_ops.abi3.so'));
+    copyFileSync(elf('no_fatbin.so'), join(sp, 'sgl_kernel', 'cpu_ops.so'));
+    copyFileSync(elf('sm100a_sm120_ptx120.so'), join(sp, 'flashinfer', 'data', 'libflashinfer_kernels.so'));
+    for (const f of readdirSync(join(root, 'fake', 'bin'))) chmodSync(join(root, 'fake', 'bin', f), 0o755);
+    // Source files to search in the fake sglang package.
+    mkdirSync(join(sp, 'sglang', 'srt', 'layers'), { recursive: true });
+    writeFileSync(join(sp, 'sglang', 'srt', 'server_args.py'), [
+      'ATTENTION_BACKEND_CHOICES = ["triton", "flashinfer", "fa3"]',
+      'class ServerArgs:',
+      '    attention_backend: str = None',
+      '    fp4_gemm_runner_backend: str = "auto"',
+      '    sampling_backend: str = None',
+      '',
+    ].join('\n'));
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(join(sp, 'sglang', 'srt', 'layers', `mod_${i}.py`), Array.from({ length: 25 }, (_, j) => `x_${j} = server_args.moe_runner_backend  # ${i}`).join('\n'));
+    }
+    const knownHosts = d.writeKnownHosts();
+    const target = resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home: join(root, 'home') });
+    host = await connectSsh(target, {}, { knownHostsFiles: [knownHosts], identityFiles: [d.clientKey], agentSocket: null });
+    session = new HostSession(host, `ssh:${d.user}@127.0.0.1:${d.port}`, {
+      env: {
+        PATH: `${join(root, 'fake', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        PYTHONPATH: sp, FAKE_PYTHON: python, PYTHONDONTWRITEBYTECODE: '1', HOME: join(root, 'home'),
+      },
+      home: join(root, 'home'),
+      roots: { envsDirs: [join(root, 'no-envs')], envDirs: [], projectDirs: [] },
+      torch: 'auto', cuobjdump: 'never',
+    });
+    sim = await startSimulator({
+      port: 0,
+      scenario: { seed: 1, models: { healthy: 'healthy' }, serverArgs: { attention_backend: 'flashinfer', fp4_gemm_runner_backend: 'flashinfer_cutlass', tp_size: 1 } },
+    });
+  });
+
+  after(async () => {
+    await session?.dispose();
+    await host?.close();
+    await sim?.close();
+    await d?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('discovers the fake install over SSH: versions, GPU, sm_120 warning, servers', async () => {
+    const report = await session.discover();
+    assert.equal(report.gpus[0]?.computeCap?.major, 12);
+    const it = report.interpreters.find((i) => i.probe?.packages.sglang.found);
+    assert.ok(it, JSON.stringify(report.interpreters.map((i) => [i.path, i.error])));
+    assert.equal(it.probe!.packages.sglang.version, '0.5.2');
+    assert.equal(it.probe!.packages.sgl_kernel.version, '0.3.9.post2');
+    assert.ok(report.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)), JSON.stringify(report.warnings));
+    assert.deepEqual(session.sglangDirs(), [join(sp, 'sglang')]);
+    assert.deepEqual(report.servers.map(serverKey).sort(), ['pid:4242', 'unit:sglang-b.service']);
+  });
+
+  it('streams search results grouped by file, bounded', async () => {
+    const preset = BACKEND_OPTION_PRESETS.find((p) => p.id === 'backend')!;
+    let progressCalls = 0;
+    const run = await session.search({ pattern: preset.pattern, fixedStrings: preset.fixedStrings, onProgress: () => { progressCalls++; } });
+    assert.equal(run.error, undefined);
+    assert.equal(run.groups.matchCount, 3 + 40 * 25);
+    assert.equal(run.groups.fileCount, 41);
+    assert.ok(progressCalls >= 1);
+    const sa = run.groups.group(join(sp, 'sglang', 'srt', 'server_args.py'))!;
+    assert.equal(sa.relative, 'srt/server_args.py');
+    assert.deepEqual(sa.matches.map((m) => m.line), [3, 4, 5]);
+    const capped = await session.search({ pattern: 'moe_runner_backend', fixedStrings: true, maxResults: 100 });
+    assert.equal(capped.groups.matchCount, 100);
+    assert.equal(capped.groups.limited, true);
+    assert.match(capped.groups.describe(), /\(stopped at 100\)$/);
+    const word = await session.search({ pattern: 'ATTENTION_BACKEND_CHOICES', fixedStrings: true, caseSensitive: false, wordRegexp: true });
+    assert.equal(word.groups.matchCount, 1);
+  });
+
+  it('finds the systemd launch file of a unit', async () => {
+    const unit = session.report!.servers.find((s) => s.unit === 'sglang-b.service')!;
+    // The stub systemctl (on the session's PATH) prints the unit with its file header.
+    const src = await session.launchSource(unit);
+    assert.deepEqual(src, { kind: 'unit-file', path: '/etc/systemd/system/sglang-b.service', unit: 'sglang-b.service' });
+  });
+
+  it('finds the launch script and log file of a process from /proc', async () => {
+    const script = join(root, 'run server.sh');
+    const log = join(root, 'proc.log');
+    writeFileSync(script, `#!/bin/bash\n# python -m sglang.launch_server --port 30000\nsleep 30 >> '${log}' 2>&1\n`);
+    const child = spawn('bash', [script], { cwd: root, stdio: 'ignore', detached: true });
+    try {
+      const pid = await until('the sleep child', () => {
+        try { return Number(execFileSync('pgrep', ['-P', String(child.pid), 'sleep'], { encoding: 'utf8' }).trim()) || undefined; } catch { return undefined; }
+      });
+      const server = { kind: 'launch_server' as const, argv: ['python3', '-m', 'sglang.launch_server'], port: 30000, portIsDefault: true, host: '127.0.0.1', source: 'process' as const, pid };
+      assert.deepEqual(await session.launchSource(server), { kind: 'script', path: script });
+      assert.deepEqual(await session.logSourceFor(server), { kind: 'file', path: log });
+      const text = await session.readLaunchText({ kind: 'script', path: script });
+      assert.equal(text.hint, 'shellscript');
+      // A process with no script parent falls back to its command line.
+      const orphan = await session.launchSource({ ...server, pid: 1 });
+      assert.equal(orphan?.kind, 'command-line');
+    } finally { process.kill(-child.pid!, 'SIGKILL'); }
+  });
+
+  it('forwards a port to the simulator, reads /server_info, and compares it with a launch file', async () => {
+    const server = { ...session.report!.servers.find((s) => s.pid === 4242)!, port: sim.port, host: '0.0.0.0' };
+    const key = serverKey(server);
+    const fwd = await session.forward(key, sim.port, server.host);
+    assert.equal(session.forward(key, sim.port) instanceof Promise, true);
+    assert.equal(await session.forward(key, sim.port), fwd, 'one forward per server');
+    const unitFile = join(root, 'sglang.service');
+    writeFileSync(unitFile, [
+      '[Service]',
+      `ExecStart=${python} -m sglang.launch_server --model-path healthy --port ${sim.port} \\`,
+      '    --attention-backend triton --fp4-gemm-backend auto --tp 1',
+      '',
+    ].join('\n'));
+    const launch = await session.readLaunchText({ kind: 'unit-file', path: unitFile, unit: 'sglang.service' });
+    assert.equal(launch.hint, 'systemd');
+    const r = await session.compareWithLaunch(server, `http://127.0.0.1:${fwd.localPort}`, { launch });
+    assert.equal(r.info.attention_backend, 'flashinfer');
+    const row = (f: string) => r.comparison.rows.find((x) => x.field === f)!;
+    assert.equal(row('fp4_gemm_runner_backend').status, 'auto-resolved');
+    assert.equal(row('fp4_gemm_runner_backend').server, 'flashinfer_cutlass');
+    assert.equal(row('attention_backend').status, 'different');
+    assert.equal(row('tp_size').status, 'same');
+    assert.equal(r.comparison.launchDoc.kv_cache_dtype, NOT_SET);
+    assert.deepEqual(Object.keys(r.comparison.launchDoc), Object.keys(r.comparison.serverDoc));
+    await session.closeForward(key);
+    assert.equal(session.forwardFor(key), undefined);
+  });
+
+  it('follows a growing log with tail -F and notifies once per burst on NaN lines', async () => {
+    const log = join(root, 'server.log');
+    writeFileSync(log, Array.from({ length: 300 }, (_, i) => `[2026-11-29 10:00:00] Decode batch ${i}`).join('\n') + '\n');
+    const alerts: [LogAlert, boolean][] = [];
+    const f = session.followLog({ kind: 'file', path: log }, { maxLines: 250, quietMs: 60_000, onAlert: (a, n) => alerts.push([a, n]) });
+    try {
+      await until('the last 200 lines', () => f.buffer.lineCount >= 200);
+      assert.equal(f.buffer.snapshot()[0], '[2026-11-29 10:00:00] Decode batch 100');
+      appendFileSync(log, 'ok line\n[2026-11-29 10:00:01 TP0] Detected errors during sampling! NaN in the logits.\n');
+      await until('the first alert', () => alerts.length >= 1);
+      appendFileSync(log, 'logits NaN again\n');
+      await until('the second alert', () => alerts.length >= 2);
+      assert.deepEqual(alerts.map(([a, n]) => [a.kind, n]), [['sampling-error', true], ['nan', false]]);
+      assert.equal(alerts[0][0].lineNumber, 202);
+      for (let i = 0; i < 100; i++) appendFileSync(log, `line ${i}\n`);
+      await until('bounded buffer', () => f.buffer.lineCount >= 303);
+      assert.equal(f.buffer.size, 250);
+    } finally { f.stop(); }
+    const end = await f.done;
+    assert.equal(end.reason, 'stopped');
+  });
+
+  it('keeps partial results with a clear error when the connection dies mid-search, then reconnects', async () => {
+    const dir = join(sp, 'sglang');
+    const fifo = join(root, 'blocking.fifo');
+    execFileSync('mkfifo', [fifo]);
+    let seen = 0;
+    const p = session.search({ pattern: 'moe_runner_backend', fixedStrings: true, tool: 'grep', paths: [dir, fifo], onProgress: (g) => { seen = g.matchCount; } });
+    // grep streams the package, then blocks reading the FIFO: kill the connection then. (grep
+    // block-buffers a pipe, so its last few KB may never leave it before the kill.)
+    await until('results before the kill', () => seen >= 500, 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const seenAtKill = seen;
+    const before = host.connections;
+    assert.ok(d.killSessions() >= 1);
+    const run = await Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('search did not end after the kill')), 15_000))]);
+    assert.ok(run.error instanceof HostError, String(run.error));
+    assert.equal(run.error.kind, 'disconnected');
+    assert.match(run.error.message, /partial output was kept|was lost|reset/i);
+    assert.equal(run.cancelled, false);
+    assert.ok(run.groups.matchCount >= seenAtKill && run.groups.matchCount <= 1000, `kept ${run.groups.matchCount}, seen ${seenAtKill}`);
+    const again = await session.search({ pattern: 'moe_runner_backend', fixedStrings: true, paths: [dir] });
+    assert.equal(again.error, undefined);
+    assert.equal(again.groups.matchCount, 1000);
+    assert.ok(host.connections > before, 'reconnected');
+  });
+
+  it('cancels a search at once', async () => {
+    const fifo = join(root, 'blocking2.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const ac = new AbortController();
+    const p = session.search({ pattern: 'x', fixedStrings: true, tool: 'grep', paths: [fifo], signal: ac.signal });
+    setTimeout(() => ac.abort('cancelled'), 300);
+    const t0 = Date.now();
+    const run = await p;
+    assert.equal(run.cancelled, true);
+    assert.ok(Date.now() - t0 < 5000);
+  });
+});
