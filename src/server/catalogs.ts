@@ -92,7 +92,7 @@ export class CatalogStore {
   generation = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly parserOpts: PythonParserOptions) {}
+  constructor(readonly parserOpts: PythonParserOptions) {}
 
   active(): CatalogIndex | undefined {
     return (this.workspace ?? this.runtime ?? this.settings)?.index;

@@ -8,18 +8,20 @@ import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CodeActionKind, DidChangeConfigurationNotification, FileChangeType, TextDocumentSyncKind,
-  type CodeAction, type Connection, type Diagnostic, type InitializeParams, type InitializeResult,
+  type CodeAction, type CodeLens, type Connection, type Diagnostic, type InitializeParams, type InitializeResult,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CatalogEdit } from '../core/flags';
+import { buildCatalog, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog } from '../core/flags';
 import type { LanguageHint } from '../core/launch';
 import { builtinRules, mergeRules, parseRulesText, type KnownBadRule, type RuleLoadResult } from '../core/rules';
 import {
   CONFIG_SECTION, DIAGNOSTIC_SOURCE, onCustomNotification, onCustomRequest, sendCustomNotification,
-  type FlagsForDocumentParams, type CatalogStatus, type DocumentCommand, type FlagsSettings,
+  type FlagsForDocumentParams, type CatalogStatus, type CatalogEntriesParams, type CatalogEntriesResult, type DocumentCommand,
+  type FlagsSettings,
 } from '../shared/lspProtocol';
 import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
-import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
+import { CatalogStore, findServerArgs, infoOf, parserOptions, type LoadedCatalog } from './catalogs';
+import { codeLensesFor } from './codeLens';
 import { complete, definition, hover, symbols } from './features';
 
 interface Doc {
@@ -28,6 +30,9 @@ interface Doc {
   isServerArgs: boolean;
   cache?: { key: string; analysis: Analysis };
 }
+
+/** Catalog of an open server_args.py that is not the workspace catalog (remote scheme, other copies). */
+interface DocCatalog { catalog: FlagCatalog; version: number }
 
 const EMPTY: Analysis = { commands: [], diagnostics: [] };
 
@@ -42,6 +47,8 @@ function uriToPath(uri: string): string | undefined {
 export function startServer(connection: Connection, baseDir: string): void {
   const store = new CatalogStore(parserOptions(baseDir));
   const docs = new Map<string, Doc>();
+  const docCatalogs = new Map<string, DocCatalog>();
+  let codeLensRefresh = false;
   let folders: string[] = [];
   let hasConfiguration = false;
   let settings: FlagsSettings = {};
@@ -102,6 +109,77 @@ export function startServer(connection: Connection, baseDir: string): void {
   }
   function revalidateAll(): void {
     for (const uri of docs.keys()) schedule(uri);
+  }
+
+  // ---------------------------------------------------------------- per-document catalogs (code lenses)
+  function dropDocCatalog(uri: string): void {
+    const c = docCatalogs.get(uri);
+    docCatalogs.delete(uri);
+    if (c) disposeCatalog(c.catalog);
+  }
+  /** True when the workspace catalog is built from this document. */
+  function backsWorkspace(d: Doc): boolean {
+    const path = uriToPath(d.doc.uri);
+    return !!path && store.workspace?.path === path;
+  }
+  /**
+   * The catalog of an open server_args.py, current with its text. Runs inside store.serial: the
+   * workspace catalog when the document is that file, else its own catalog (built once, then
+   * updated incrementally by didChange; rebuilt only when a change raced a build).
+   */
+  async function catalogOfDoc(d: Doc): Promise<FlagCatalog | undefined> {
+    if (backsWorkspace(d)) {
+      dropDocCatalog(d.doc.uri);
+      return store.workspace?.index.catalog;
+    }
+    const own = docCatalogs.get(d.doc.uri);
+    if (own && own.version === d.doc.version) return own.catalog;
+    dropDocCatalog(d.doc.uri);
+    const version = d.doc.version;
+    const catalog = await buildCatalog(d.doc.getText(), { ...store.parserOpts, keepTree: true });
+    if (docs.get(d.doc.uri) !== d) {
+      disposeCatalog(catalog);
+      return undefined;
+    }
+    docCatalogs.set(d.doc.uri, { catalog, version });
+    return catalog;
+  }
+  function refreshCodeLenses(): void {
+    if (codeLensRefresh) void connection.sendRequest('workspace/codeLens/refresh').then(undefined, () => undefined);
+  }
+
+  function activeLoaded(): { kind: 'workspace' | 'runtime' | 'settings'; loaded: LoadedCatalog } | undefined {
+    if (store.workspace) return { kind: 'workspace', loaded: store.workspace };
+    if (store.runtime) return { kind: 'runtime', loaded: store.runtime };
+    if (store.settings) return { kind: 'settings', loaded: store.settings };
+    return undefined;
+  }
+
+  function catalogEntries(p: CatalogEntriesParams | undefined): CatalogEntriesResult {
+    const generation = store.generation;
+    if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
+    const active = activeLoaded();
+    if (!active) return { generation, source: null, entries: [], choiceLists: [] };
+    const { catalog, meta } = active.loaded.index;
+    const result: CatalogEntriesResult = {
+      generation, source: infoOf(active.kind, active.loaded), entries: catalog.entries, choiceLists: catalog.choiceLists,
+    };
+    if (active.kind !== 'runtime') {
+      if (meta.uri) result.definitionUri = meta.uri;
+      return result;
+    }
+    // Runtime entries have no lines of their own: point them at the file catalog holding the same fields.
+    const file = store.workspace ?? store.settings;
+    if (file?.index.meta.uri) {
+      result.definitionUri = file.index.meta.uri;
+      const lines: Record<string, number> = {};
+      for (const e of catalog.entries) {
+        const s = file.index.byOption.get(e.flag) ?? file.index.byField.get(e.field);
+        if (s && s.line > 0) lines[e.field] = s.line;
+      }
+      result.definitionLines = lines;
+    }
+    return result;
   }
 
   function status(): CatalogStatus {
@@ -180,6 +258,7 @@ export function startServer(connection: Connection, baseDir: string): void {
       if (p) folders.push(p);
     }
     hasConfiguration = !!params.capabilities.workspace?.configuration;
+    codeLensRefresh = !!params.capabilities.workspace?.codeLens?.refreshSupport;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -188,6 +267,7 @@ export function startServer(connection: Connection, baseDir: string): void {
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
         definitionProvider: true,
         documentSymbolProvider: true,
+        codeLensProvider: { resolveProvider: false },
       },
       serverInfo: { name: 'inference-doctor-flags', version: '0.1.0' },
     };
@@ -243,6 +323,7 @@ export function startServer(connection: Connection, baseDir: string): void {
           return true;
         }).then((changed) => { if (changed) catalogsChanged(); }, (e: Error) => log(`catalog: ${e.message}`));
       }
+      // Other copies (remote scheme, a second checkout) get their own catalog on the first lens request.
       return;
     }
     schedule(uri);
@@ -251,16 +332,36 @@ export function startServer(connection: Connection, baseDir: string): void {
   connection.onDidChangeTextDocument((p) => {
     const d = docs.get(p.textDocument.uri);
     if (!d) return;
+    const before = d.doc.version;
     d.doc = TextDocument.update(d.doc, p.contentChanges, p.textDocument.version);
     if (!d.isServerArgs) {
       schedule(d.doc.uri);
       return;
     }
     const path = uriToPath(d.doc.uri);
-    if (!path || !store.workspace || store.workspace.path !== path) return;
     const full = p.contentChanges.some((c) => !('range' in c));
     const edits: CatalogEdit[] = p.contentChanges.filter((c): c is typeof c & { range: CatalogEdit['range'] } => 'range' in c)
       .map((c) => ({ range: c.range, text: c.text }));
+    if (!path || !store.workspace || store.workspace.path !== path) {
+      // A document's own catalog follows its edits incrementally; without one, the next lens request builds it.
+      const uri = d.doc.uri;
+      const version = d.doc.version;
+      if (!docCatalogs.has(uri)) return;
+      void store.serial(() => {
+        const own = docCatalogs.get(uri);
+        if (!own) return;
+        if (full || own.version !== before) {
+          dropDocCatalog(uri);
+          return;
+        }
+        try {
+          docCatalogs.set(uri, { catalog: updateCatalog(own.catalog, edits), version });
+        } catch {
+          dropDocCatalog(uri);
+        }
+      }).catch((e: Error) => log(`document catalog update: ${e.message}`));
+      return;
+    }
     const text = d.doc.getText();
     void store.serial(async () => {
       if (full) store.setWorkspace(await store.fromFile('workspace', path, text));
@@ -270,6 +371,8 @@ export function startServer(connection: Connection, baseDir: string): void {
 
   connection.onDidCloseTextDocument((p) => {
     docs.delete(p.textDocument.uri);
+    const uri = p.textDocument.uri;
+    if (docCatalogs.has(uri)) void store.serial(() => dropDocCatalog(uri));
     void connection.sendDiagnostics({ uri: p.textDocument.uri, diagnostics: [] });
   });
 
@@ -314,7 +417,21 @@ export function startServer(connection: Connection, baseDir: string): void {
     return out;
   }));
 
+  connection.onCodeLens(guard([] as CodeLens[], async (p) => {
+    const d = docs.get(p.textDocument.uri);
+    if (!d?.isServerArgs) return [];
+    const catalog = await store.serial(() => catalogOfDoc(d));
+    return catalog ? codeLensesFor(catalog, d.doc.uri, store.runtime?.index) : [];
+  }));
+
   onCustomRequest(connection, 'inferenceDoctor/catalogStatus', guard(status(), () => status()));
+
+  onCustomRequest(connection, 'inferenceDoctor/catalogEntries', guard({ generation: -1, source: null, entries: [], choiceLists: [] } as CatalogEntriesResult,
+    async (p: CatalogEntriesParams) => {
+      // Pending catalog work (edits, loads) first, so the answer matches the latest text.
+      await store.serial(() => undefined);
+      return catalogEntries(p);
+    }));
 
   onCustomRequest(connection, 'inferenceDoctor/flagsForDocument', guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => {
     const d = docs.get(p.uri);
@@ -333,6 +450,7 @@ export function startServer(connection: Connection, baseDir: string): void {
       const errors = store.setRuntime(p ?? { catalog: null });
       for (const e of errors) log(e);
       catalogsChanged();
+      refreshCodeLenses();
     }).catch((e: Error) => log(`runtime catalog: ${e.message}`));
   });
 

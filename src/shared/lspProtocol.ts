@@ -3,7 +3,7 @@
  * (src/flags/languageClient.ts) and the language server (src/server/). Both sides import these;
  * other editors can speak them too (plain JSON-RPC method names and JSON params).
  */
-import type { CatalogJson } from '../core/flags';
+import type { CatalogJson, ChoiceList, FlagEntry } from '../core/flags';
 
 /** Settings section the server reads through `workspace/configuration`. */
 export const CONFIG_SECTION = 'inferenceDoctor.flags';
@@ -71,6 +71,43 @@ export interface DocumentCommand {
   /** Ids of known-bad rules matching this command. */
   rules: string[];
 }
+export interface CatalogEntriesParams {
+  /** The generation the caller already has; the answer is `{ unchanged: true }` when it is current. */
+  knownGeneration?: number;
+}
+export interface CatalogEntriesResult {
+  /** Changes whenever any catalog (or rule set) changes. */
+  generation: number;
+  unchanged?: boolean;
+  /** The active catalog's source, or null when there is none. */
+  source: CatalogSourceInfo | null;
+  entries: FlagEntry[];
+  choiceLists: ChoiceList[];
+  /**
+   * The server_args.py (URI) where the entries' lines point: the active catalog's file, or for a
+   * runtime catalog the workspace/settings file holding its flags; absent when none is known.
+   */
+  definitionUri?: string;
+  /** For a runtime catalog: field → 1-based line in definitionUri (runtime entries carry no lines). */
+  definitionLines?: Record<string, number>;
+}
+
+/** Commands the code lenses on server_args.py invoke; the extension registers them. */
+export const LENS_COMMANDS = {
+  copyFlag: 'inferenceDoctor.copyFlag',
+  findFieldUsages: 'inferenceDoctor.findFieldUsages',
+  revealFlag: 'inferenceDoctor.revealFlag',
+} as const;
+/** The single argument of every lens command. */
+export interface FlagLensArgs {
+  flag: string;
+  field: string;
+  /** The server_args.py the lens sits in. */
+  uri: string;
+  /** For a *_CHOICES lens: the flags using that list. */
+  flags?: string[];
+}
+
 /**
  * The custom notifications and requests, by method name. Types only: the extension host must
  * not load the protocol library at activation, so both sides send plain method strings through
@@ -87,6 +124,8 @@ export interface CustomRequests {
   'inferenceDoctor/catalogStatus': { params: undefined; result: CatalogStatus };
   /** Client → server: the launch commands of a document and their flags (for the remote/flags features). */
   'inferenceDoctor/flagsForDocument': { params: FlagsForDocumentParams; result: DocumentCommand[] };
+  /** Client → server: the active catalog's entries (Backend Flags view). */
+  'inferenceDoctor/catalogEntries': { params: CatalogEntriesParams; result: CatalogEntriesResult };
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- mirrors the libraries' string-method overloads */
