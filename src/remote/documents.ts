@@ -59,7 +59,14 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
           if (input instanceof vscode.TabInputText && input.uri.scheme === LOG_SCHEME && !this.isShown(input.uri)) this.stop(input.uri);
         }
       }),
-      vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === LOG_SCHEME) this.stop(d.uri); }),
+      // Changing a document's language also closes and reopens it: only stop when it stays closed.
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (d.uri.scheme !== LOG_SCHEME) return;
+        const key = d.uri.toString();
+        setTimeout(() => {
+          if (!vscode.workspace.textDocuments.some((t) => t.uri.toString() === key) && !this.isShown(d.uri)) this.stop(d.uri);
+        }, 1000);
+      }),
     ];
   }
 
@@ -68,16 +75,19 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
     return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
   }
 
+  /** `inference-doctor-log:/<host>/<name>.sglang.log` (the extension the sglang-log language claims). */
   uriFor(hostLabel: string, name: string): vscode.Uri {
     const safe = (s: string): string => s.replace(/[^\w.@-]+/g, '_');
-    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${safe(hostLabel)}/${safe(name)}` });
+    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${safe(hostLabel)}/${safe(name)}.sglang.log` });
   }
 
   has(uri: vscode.Uri): boolean { return this.sources.has(uri.toString()); }
 
+  /** Show `source` at `uri`, stopping whatever followed that log before. */
   add(uri: vscode.Uri, source: LogDocumentSource): void {
-    this.sources.get(uri.toString())?.stop();
+    const old = this.sources.get(uri.toString());
     this.sources.set(uri.toString(), source);
+    old?.stop();
   }
 
   /** Schedule a refresh of `uri` (coalesced to at most 4 per second). */
@@ -96,9 +106,10 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
     s.stop();
   }
 
-  /** Forget a source whose following ended (its last text stays until the document closes). */
-  ended(uri: vscode.Uri, finalText: string): void {
+  /** `source` stopped following: keep its last text (unless a newer follow took the document over). */
+  ended(uri: vscode.Uri, source: LogDocumentSource, finalText: string): void {
     const key = uri.toString();
+    if (this.sources.get(key) !== source) return;
     this.sources.set(key, { text: () => finalText, stop: () => undefined });
     this.touch(uri);
   }

@@ -167,10 +167,12 @@ export class RemoteFeature implements vscode.Disposable {
     const picked = await this.pickSession(arg, 'Search SGLang source on which host?');
     if (!picked) return;
     const { entry, session } = picked;
-    if (!session.report) {
+    if (!session.report && !Array.isArray((arg as { paths?: unknown } | undefined)?.paths)) {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${entry.label}…` }, () => this.hosts.discover(entry.id));
     }
-    let paths = session.sglangDirs();
+    // Callers (other commands, tests) may name the directories: { hostId, paths: ['/abs/dir'] }.
+    const given = (arg as { paths?: unknown } | undefined)?.paths;
+    let paths = Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/')) ? given as string[] : session.sglangDirs();
     if (paths.length === 0) {
       const dir = await vscode.window.showInputBox({
         title: `No SGLang installation found on ${entry.label}`, prompt: 'Absolute path of a directory to search instead', placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang', ignoreFocusOut: true,
@@ -347,7 +349,7 @@ export class RemoteFeature implements vscode.Disposable {
       if (!path) return;
       source = { kind: 'file', path };
     }
-    const uri = this.logs.uriFor(s.entry.label, `${source.kind === 'journal' ? source.unit : source.path.split('/').pop() ?? 'log'}.log`);
+    const uri = this.logs.uriFor(s.entry.label, source.kind === 'journal' ? source.unit : source.path.split('/').pop() ?? 'log');
     const maxLines = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('logMaxLines', 5000);
     const follower = s.session.followLog(source, {
       maxLines,
@@ -365,14 +367,15 @@ export class RemoteFeature implements vscode.Disposable {
         });
       },
     });
-    this.logs.add(uri, { text: () => follower.buffer.text(), stop: () => follower.stop() });
+    const docSource = { text: () => follower.buffer.text(), stop: () => follower.stop() };
+    this.logs.add(uri, docSource);
     void follower.done.then((d) => {
       const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorText(d.error)}`;
-      this.logs.ended(uri, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
+      this.logs.ended(uri, docSource, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
       if (d.reason === 'error') void vscode.window.showWarningMessage(`${s.entry.label}: ${note} (${describeLogSource(source)}).`);
     });
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then(undefined, () => undefined);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId !== 'sglang-log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then((d) => d, () => doc);
     await vscode.window.showTextDocument(doc, { preview: false });
   }
 

@@ -20,9 +20,10 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
 
   constructor(private readonly hosts: HostManager) {}
 
-  private hostOf(uri: vscode.Uri) {
+  private async hostOf(uri: vscode.Uri) {
     const id = decodeHostAuthority(uri.authority);
-    const session = this.hosts.session(id);
+    // This machine needs no prompt: connect it on demand.
+    const session = this.hosts.session(id) ?? (id === 'local' ? await this.hosts.connect(id) : undefined);
     if (!session) {
       const label = this.hosts.get(id)?.label ?? id;
       throw vscode.FileSystemError.Unavailable(`${label} is not connected. Connect it in the Hosts view (Inference Doctor), then reopen ${uri.path}.`);
@@ -39,7 +40,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
   watch(): vscode.Disposable { return new vscode.Disposable(() => undefined); }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    const host = this.hostOf(uri);
+    const host = await this.hostOf(uri);
     try {
       const s = await host.stat(uri.path);
       let type = s.type === 'dir' ? vscode.FileType.Directory : s.type === 'file' ? vscode.FileType.File : vscode.FileType.Unknown;
@@ -53,7 +54,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
   }
 
   async readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {
-    const host = this.hostOf(uri);
+    const host = await this.hostOf(uri);
     try {
       const entries = await host.readDir(uri.path);
       return entries.map((e) => [e.name, e.type === 'dir' ? vscode.FileType.Directory : e.type === 'file' ? vscode.FileType.File
@@ -62,7 +63,7 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const host = this.hostOf(uri);
+    const host = await this.hostOf(uri);
     try {
       return await host.readFile(uri.path, { maxBytes: MAX_FILE_BYTES });
     } catch (e) { throw this.mapError(e, uri); }

@@ -1,0 +1,223 @@
+/**
+ * Smoke test of the remote feature's VS Code layer against a small fake `vscode` module:
+ * registration, the Hosts tree (ssh config aliases, added hosts, This machine), connecting This
+ * machine, a search driven through the QuickPick into the Search tree, the read-only remote file
+ * system, and the environment report document. It connects This machine for real (discovery runs
+ * on the test machine), hence the integration tier. UI behaviour in a real editor is the e2e tier's job.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/require-await, @typescript-eslint/no-unsafe-return -- a stand-in for the vscode module: loose types and promise-returning stubs on purpose */
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+type Listener<T> = (e: T) => void;
+class EventEmitter<T> {
+  private ls: Listener<T>[] = [];
+  event = (l: Listener<T>) => { this.ls.push(l); return { dispose: () => { this.ls = this.ls.filter((x) => x !== l); } }; };
+  fire(e: T): void { for (const l of [...this.ls]) l(e); }
+  dispose(): void { this.ls = []; }
+}
+class Uri {
+  constructor(readonly scheme: string, readonly authority: string, readonly path: string) {}
+  static parse(s: string): Uri {
+    const m = /^([a-z][\w+.-]*):(?:\/\/([^/]*))?(.*)$/i.exec(s)!;
+    return new Uri(m[1], m[2] ?? '', decodeURIComponent(m[3]));
+  }
+  static from(c: { scheme: string; authority?: string; path?: string }): Uri { return new Uri(c.scheme, c.authority ?? '', c.path ?? ''); }
+  static file(p: string): Uri { return new Uri('file', '', p); }
+  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, u.authority, [u.path, ...parts].join('/')); }
+  get fsPath(): string { return this.path; }
+  toString(): string { return `${this.scheme}://${this.authority}${this.path}`; }
+}
+class FileSystemError extends Error {
+  constructor(readonly code: string, m?: string) { super(m ?? code); }
+  static NoPermissions(u?: unknown) { return new FileSystemError('NoPermissions', String(u)); }
+  static FileNotFound(u?: unknown) { return new FileSystemError('FileNotFound', String(u)); }
+  static Unavailable(m?: unknown) { return new FileSystemError('Unavailable', String(m)); }
+}
+class TreeItem {
+  [k: string]: unknown;
+  constructor(public label: unknown, public collapsibleState = 0) {}
+}
+
+const commands = new Map<string, (...a: unknown[]) => unknown>();
+const trees = new Map<string, { provider: any; view: any }>();
+const fsProviders = new Map<string, { provider: any; options: any }>();
+const contentProviders = new Map<string, any>();
+const opened: any[] = [];
+const messages: string[] = [];
+const config: Record<string, unknown> = {};
+let quickPickScript: ((qp: any) => void) | undefined;
+
+const fake = {
+  EventEmitter, Uri, FileSystemError, TreeItem,
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  ThemeIcon: class { constructor(readonly id: string, readonly color?: unknown) {} },
+  ThemeColor: class { constructor(readonly id: string) {} },
+  MarkdownString: class { constructor(readonly value: string) {} },
+  Range: class { constructor(readonly a: number, readonly b: number, readonly c: number, readonly d: number) {} },
+  Disposable: class { constructor(readonly f: () => void) {} dispose() { this.f(); } },
+  TabInputText: class { constructor(readonly uri: Uri) {} },
+  FileType: { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 },
+  FilePermission: { Readonly: 1 },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+  window: {
+    createTreeView: (id: string, o: { treeDataProvider: unknown }) => {
+      const view = { description: undefined, message: undefined, visible: true, dispose() {}, onDidChangeVisibility: new EventEmitter().event };
+      trees.set(id, { provider: o.treeDataProvider, view });
+      return view;
+    },
+    createOutputChannel: () => ({ info() {}, warn() {}, error() {}, appendLine() {}, dispose() {} }),
+    showInformationMessage: async (m: string) => { messages.push(m); return undefined; },
+    showWarningMessage: async (m: string) => { messages.push(m); return undefined; },
+    showErrorMessage: async (m: string) => { messages.push(m); return undefined; },
+    withProgress: async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) => task({ report() {} }, { onCancellationRequested: () => ({ dispose() {} }), isCancellationRequested: false }),
+    showQuickPick: async () => undefined,
+    showInputBox: async () => undefined,
+    createQuickPick: () => {
+      const accept = new EventEmitter<void>(); const hide = new EventEmitter<void>(); const change = new EventEmitter<string>(); const btn = new EventEmitter<unknown>();
+      const qp: any = {
+        value: '', items: [], selectedItems: [], buttons: [], title: '', placeholder: '',
+        onDidAccept: accept.event, onDidHide: hide.event, onDidChangeValue: change.event, onDidTriggerButton: btn.event,
+        fireAccept: () => accept.fire(), fireChange: () => change.fire(qp.value), fireButton: (b: unknown) => btn.fire(b),
+        show: () => setTimeout(() => quickPickScript?.(qp), 0), hide: () => hide.fire(), dispose() {},
+      };
+      return qp;
+    },
+    showTextDocument: async (d: unknown) => { opened.push(d); return {}; },
+    tabGroups: { all: [], onDidChangeTabs: new EventEmitter().event },
+  },
+  workspace: {
+    getConfiguration: (section?: string) => ({ get: (k: string, d?: unknown) => config[`${section}.${k}`] ?? d }),
+    onDidChangeConfiguration: new EventEmitter().event,
+    onDidCloseTextDocument: new EventEmitter().event,
+    textDocuments: [],
+    fs: { createDirectory: async () => undefined },
+    registerFileSystemProvider: (scheme: string, provider: unknown, options: unknown) => { fsProviders.set(scheme, { provider, options }); return { dispose() {} }; },
+    registerTextDocumentContentProvider: (scheme: string, p: unknown) => { contentProviders.set(scheme, p); return { dispose() {} }; },
+    openTextDocument: async (uri: Uri) => ({ uri, languageId: 'plaintext' }),
+  },
+  languages: { setTextDocumentLanguage: async (d: any, l: string) => ({ ...d, languageId: l }) },
+  commands: {
+    registerCommand: (id: string, f: (...a: unknown[]) => unknown) => { commands.set(id, f); return { dispose() {} }; },
+    executeCommand: async (id: string, ...a: unknown[]) => commands.get(id)?.(...a),
+  },
+};
+
+describe('remote feature in a fake VS Code', function () {
+  this.timeout(60_000);
+  let root: string;
+  const subs: { dispose(): unknown }[] = [];
+  const state = new Map<string, unknown>();
+  const added: any[] = [];
+  let restoreResolve: (() => void) | undefined;
+
+  before(async () => {
+    const M = Module as unknown as { _resolveFilename: (r: string, ...rest: unknown[]) => string };
+    const orig = M._resolveFilename;
+    M._resolveFilename = function (request: string, ...rest: unknown[]) {
+      return request === 'vscode' ? 'vscode-fake' : orig.call(this, request, ...rest);
+    };
+    restoreResolve = () => { M._resolveFilename = orig; delete require.cache['vscode-fake']; };
+    require.cache['vscode-fake'] = { id: 'vscode-fake', filename: 'vscode-fake', loaded: true, exports: fake } as unknown as NodeJS.Module;
+    root = mkdtempSync(join(tmpdir(), 'id-remote-ui-'));
+    writeFileSync(join(root, 'ssh_config'), 'Host gpu1\n  HostName 10.0.0.1\n  User root\nHost *.lab\n  User x\n');
+    config['inferenceDoctor.ssh.configFile'] = join(root, 'ssh_config');
+    mkdirSync(join(root, 'src', 'srt'), { recursive: true });
+    writeFileSync(join(root, 'src', 'srt', 'server_args.py'), 'attention_backend = "auto"\nsampling_backend = None\n');
+    const { registerRemote } = await import('../../src/remote/register');
+    const store = {
+      onDidChange: new EventEmitter<void>().event,
+      get: (id: string) => added.find((s) => s.id === id),
+      add: async (s: any) => { const v = { ...s, id: `srv-${added.length}` }; added.push(v); return v; },
+      update: async () => undefined,
+      target: async () => ({ baseUrl: 'x' }),
+      list: () => added,
+    };
+    const context = {
+      subscriptions: subs,
+      globalState: { get: (k: string, d?: unknown) => state.get(k) ?? d, update: async (k: string, v: unknown) => { state.set(k, v); } },
+      secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined },
+      globalStorageUri: Uri.file(join(root, 'storage')),
+    };
+    registerRemote(context as any, { store, health: { refresh: async () => undefined } } as any);
+  });
+
+  after(async () => {
+    await commands.get('inferenceDoctor.disconnectHost')?.({ kind: 'host', hostId: 'local' });
+    for (const s of subs) s.dispose();
+    restoreResolve?.();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('registers the views, read-only providers and every command', () => {
+    assert.deepEqual([...trees.keys()].sort(), ['inferenceDoctor.hosts', 'inferenceDoctor.search']);
+    assert.deepEqual(fsProviders.get('inference-doctor-remote')?.options, { isReadonly: true, isCaseSensitive: true });
+    assert.ok(contentProviders.has('inference-doctor-gen') && contentProviders.has('inference-doctor-log'));
+    for (const c of ['addHost', 'refreshHosts', 'connectHost', 'disconnectHost', 'removeHost', 'searchSglangSource', 'cancelSearch', 'clearSearch',
+      'showEnvironmentReport', 'forwardRemoteServer', 'openLaunchFile', 'compareServerInfoWithLaunchFile', 'followServerLog']) {
+      assert.ok(commands.has(`inferenceDoctor.${c}`), c);
+    }
+  });
+
+  it('lists This machine, concrete ssh config aliases and hand-added hosts', async () => {
+    state.set('inferenceDoctor.remote.manualHosts', ['root@10.1.1.1:2222']);
+    const p = trees.get('inferenceDoctor.hosts')!.provider;
+    const nodes = await p.getChildren(undefined);
+    const items = await Promise.all(nodes.map((n: unknown) => p.getTreeItem(n)));
+    assert.deepEqual(items.map((i: any) => [i.label, i.contextValue]), [
+      ['This machine', 'host.disconnected'], ['gpu1', 'host.disconnected'], ['root@10.1.1.1:2222', 'host.disconnected.manual'],
+    ]);
+  });
+
+  it('connects This machine and shows Environment, Running servers and Search rows', async () => {
+    await commands.get('inferenceDoctor.connectHost')!({ kind: 'host', hostId: 'local' });
+    const p = trees.get('inferenceDoctor.hosts')!.provider;
+    const host = (await p.getChildren(undefined))[0];
+    assert.equal((await p.getTreeItem(host)).contextValue, 'host.connected');
+    const rows = await p.getChildren(host);
+    const labels = await Promise.all(rows.map(async (r: unknown) => (await p.getTreeItem(r)).label));
+    assert.deepEqual(labels, ['Environment', 'Running servers', 'Search SGLang source…']);
+  });
+
+  it('searches through the QuickPick, groups results in the Search view, and opens them read-only', async () => {
+    quickPickScript = (qp) => {
+      qp.value = 'attention_backend'; qp.fireChange();
+      // Toggle regex on and off again through the title buttons.
+      qp.fireButton(qp.buttons[0]); assert.match(qp.title, /regex on/); qp.fireButton(qp.buttons[0]);
+      qp.selectedItems = [qp.items[0]]; qp.fireAccept();
+    };
+    await commands.get('inferenceDoctor.searchSglangSource')!({ kind: 'host', hostId: 'local', paths: [join(root, 'src')] });
+    const s = trees.get('inferenceDoctor.search')!;
+    const files = await s.provider.getChildren(undefined);
+    assert.equal(files.length, 1);
+    const fileItem = await s.provider.getTreeItem(files[0]);
+    assert.equal(fileItem.label, 'server_args.py');
+    assert.match(String(s.view.description), /^1 in 1 files/);
+    const [match] = await s.provider.getChildren(files[0]);
+    const item = await s.provider.getTreeItem(match);
+    assert.deepEqual(item.label.highlights, [[0, 17]]);
+    assert.equal(item.command.command, 'vscode.open');
+    const uri: Uri = item.command.arguments[0];
+    assert.equal(uri.scheme, 'inference-doctor-remote');
+    assert.equal(uri.path, join(root, 'src', 'srt', 'server_args.py'));
+    const fsp = fsProviders.get('inference-doctor-remote')!.provider;
+    const text = Buffer.from(await fsp.readFile(uri)).toString();
+    assert.match(text, /^attention_backend = "auto"/);
+    assert.equal((await fsp.stat(uri)).type, 1);
+    assert.throws(() => fsp.writeFile(uri, new Uint8Array()), (e: any) => e.code === 'NoPermissions');
+    await assert.rejects(fsp.readFile(Uri.parse(`inference-doctor-remote://local${join(root, 'missing.py')}`)), (e: any) => e.code === 'FileNotFound');
+    await assert.rejects(fsp.readFile(Uri.parse('inference-doctor-remote://config_3agpu1/etc/hosts')), (e: any) => e.code === 'Unavailable' && /gpu1 is not connected/.test(e.message));
+  });
+
+  it('opens the environment report as a generated read-only document', async () => {
+    const before = opened.length;
+    await commands.get('inferenceDoctor.showEnvironmentReport')!({ kind: 'host', hostId: 'local' });
+    const doc = opened[before];
+    assert.equal(doc.uri.scheme, 'inference-doctor-gen');
+    const text = await contentProviders.get('inference-doctor-gen').provideTextDocumentContent(doc.uri);
+    assert.match(text, /^Inference Doctor environment report: This machine/);
+  });
+});
