@@ -7,10 +7,11 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/require-await, @typescript-eslint/no-unsafe-return -- a stand-in for the vscode module: loose types and promise-returning stubs on purpose */
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startSshd, type Sshd } from '../support/sshd';
 
 type Listener<T> = (e: T) => void;
 class EventEmitter<T> {
@@ -50,6 +51,8 @@ const opened: any[] = [];
 const messages: string[] = [];
 const config: Record<string, unknown> = {};
 let quickPickScript: ((qp: any) => void) | undefined;
+const modals: { message: string; detail?: string; items: string[] }[] = [];
+let warningAnswer: (message: string, items: string[]) => string | undefined = () => undefined;
 
 const fake = {
   EventEmitter, Uri, FileSystemError, TreeItem,
@@ -71,8 +74,17 @@ const fake = {
     },
     createOutputChannel: () => ({ info() {}, warn() {}, error() {}, appendLine() {}, dispose() {} }),
     showInformationMessage: async (m: string) => { messages.push(m); return undefined; },
-    showWarningMessage: async (m: string) => { messages.push(m); return undefined; },
-    showErrorMessage: async (m: string) => { messages.push(m); return undefined; },
+    showWarningMessage: async (m: string, ...rest: any[]) => {
+      messages.push(m);
+      const items = rest.filter((x) => typeof x === 'string');
+      if (rest[0]?.modal) modals.push({ message: m, detail: rest[0].detail, items });
+      return warningAnswer(m, items);
+    },
+    showErrorMessage: async (m: string, ...rest: any[]) => {
+      messages.push(m);
+      if (rest[0]?.modal) modals.push({ message: m, detail: rest[0].detail, items: [] });
+      return undefined;
+    },
     withProgress: async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) => task({ report() {} }, { onCancellationRequested: () => ({ dispose() {} }), isCancellationRequested: false }),
     showQuickPick: async () => undefined,
     showInputBox: async () => undefined,
@@ -113,6 +125,7 @@ describe('remote feature in a fake VS Code', function () {
   const state = new Map<string, unknown>();
   const added: any[] = [];
   let restoreResolve: (() => void) | undefined;
+  let d: Sshd;
 
   before(async () => {
     const M = Module as unknown as { _resolveFilename: (r: string, ...rest: unknown[]) => string };
@@ -123,7 +136,13 @@ describe('remote feature in a fake VS Code', function () {
     restoreResolve = () => { M._resolveFilename = orig; delete require.cache['vscode-fake']; };
     require.cache['vscode-fake'] = { id: 'vscode-fake', filename: 'vscode-fake', loaded: true, exports: fake } as unknown as NodeJS.Module;
     root = mkdtempSync(join(tmpdir(), 'id-remote-ui-'));
-    writeFileSync(join(root, 'ssh_config'), 'Host gpu1\n  HostName 10.0.0.1\n  User root\nHost *.lab\n  User x\n');
+    d = await startSshd();
+    writeFileSync(join(root, 'known_hosts'), '');
+    config['inferenceDoctor.ssh.knownHostsFile'] = join(root, 'known_hosts');
+    writeFileSync(join(root, 'ssh_config'), [
+      'Host gpu1', '  HostName 10.0.0.1', '  User root', 'Host *.lab', '  User x',
+      'Host testbox', '  HostName 127.0.0.1', `  Port ${d.port}`, `  User ${d.user}`, `  IdentityFile ${d.clientKey}`, '  IdentitiesOnly yes', '',
+    ].join('\n'));
     config['inferenceDoctor.ssh.configFile'] = join(root, 'ssh_config');
     mkdirSync(join(root, 'src', 'srt'), { recursive: true });
     writeFileSync(join(root, 'src', 'srt', 'server_args.py'), 'attention_backend = "auto"\nsampling_backend = None\n');
@@ -148,7 +167,9 @@ describe('remote feature in a fake VS Code', function () {
   after(async () => {
     await commands.get('inferenceDoctor.disconnectHost')?.({ kind: 'host', hostId: 'local' });
     for (const s of subs) s.dispose();
+    await commands.get('inferenceDoctor.disconnectHost')?.({ kind: 'host', hostId: 'config:testbox' });
     restoreResolve?.();
+    await d?.close();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
@@ -168,7 +189,7 @@ describe('remote feature in a fake VS Code', function () {
     const nodes = await p.getChildren(undefined);
     const items = await Promise.all(nodes.map((n: unknown) => p.getTreeItem(n)));
     assert.deepEqual(items.map((i: any) => [i.label, i.contextValue]), [
-      ['This machine', 'host.disconnected'], ['gpu1', 'host.disconnected'], ['root@10.1.1.1:2222', 'host.disconnected.manual'],
+      ['This machine', 'host.disconnected'], ['gpu1', 'host.disconnected'], ['testbox', 'host.disconnected'], ['root@10.1.1.1:2222', 'host.disconnected.manual'],
     ]);
   });
 
@@ -219,5 +240,42 @@ describe('remote feature in a fake VS Code', function () {
     assert.equal(doc.uri.scheme, 'inference-doctor-gen');
     const text = await contentProviders.get('inference-doctor-gen').provideTextDocumentContent(doc.uri);
     assert.match(text, /^Inference Doctor environment report: This machine/);
+  });
+
+  it('asks about an unknown host key in a modal with its SHA256 fingerprint; Cancel rejects', async () => {
+    const p = trees.get('inferenceDoctor.hosts')!.provider;
+    warningAnswer = () => undefined; // Cancel
+    await commands.get('inferenceDoctor.connectHost')!({ kind: 'host', hostId: 'config:testbox' });
+    const ask = modals.at(-1)!;
+    assert.match(ask.message, /authenticity of testbox \(127\.0\.0\.1:\d+\) can't be established/);
+    assert.match(ask.detail!, /^ssh-ed25519 key fingerprint:\nSHA256:[A-Za-z0-9+/]{43}\n/);
+    assert.deepEqual(ask.items, ['Trust Once', 'Trust and Remember']);
+    const host = (await p.getChildren(undefined)).find((n: any) => n.hostId === 'config:testbox');
+    assert.equal((await p.getTreeItem(host)).contextValue, 'host.error');
+    const [err] = await p.getChildren(host);
+    assert.equal(err.kind, 'error');
+    assert.match(err.message, /can't be established/);
+  });
+
+  it('trusts and remembers a key in the trust store, then refuses a changed key with both fingerprints and the fix', async () => {
+    warningAnswer = (_m, items) => (items.includes('Trust and Remember') ? 'Trust and Remember' : undefined);
+    await commands.get('inferenceDoctor.connectHost')!({ kind: 'host', hostId: 'config:testbox' });
+    const p = trees.get('inferenceDoctor.hosts')!.provider;
+    const host = () => p.getChildren(undefined).then((ns: any[]) => ns.find((n) => n.hostId === 'config:testbox'));
+    assert.equal((await p.getTreeItem(await host())).contextValue, 'host.connected');
+    const remembered = modals.length;
+    await commands.get('inferenceDoctor.disconnectHost')!(await host());
+    await commands.get('inferenceDoctor.connectHost')!(await host());
+    assert.equal(modals.length, remembered, 'no second question for a remembered key');
+    assert.equal(readFileSync(join(root, 'known_hosts'), 'utf8'), '', 'the user\'s known_hosts is not written');
+    assert.match(readFileSync(join(root, 'storage', 'known_hosts'), 'utf8'), /^\|1\|\S+ ssh-ed25519 /, 'remembered (hashed) in the trust store under globalStorageUri');
+    await commands.get('inferenceDoctor.disconnectHost')!(await host());
+    await d.restartWithNewHostKey();
+    await commands.get('inferenceDoctor.connectHost')!(await host());
+    const refused = modals.at(-1)!;
+    assert.match(refused.message, /^Refused to connect to testbox/);
+    assert.match(refused.detail!, /CHANGED\. Expected SHA256:\S+ .*offered ssh-ed25519 SHA256:\S+/s);
+    assert.match(refused.detail!, /ssh-keygen -R/);
+    assert.equal((await p.getTreeItem(await host())).contextValue, 'host.error');
   });
 });
