@@ -8,6 +8,7 @@ import { parseHostSpec } from '../core/hosts/sshConfig';
 import { formatEnvReport, type SglangServer } from '../core/discovery/index';
 import { comparisonJson, summariseComparison } from '../core/remote/compare';
 import { describeLogSource, type LogSource } from '../core/remote/logWatch';
+import { SearchResultGroups } from '../core/remote/searchGroups';
 import { DEFAULT_MAX_SEARCH_RESULTS, serverKey, type HostSession } from '../core/remote/session';
 import type { ServersFeature } from '../servers/register';
 import { GeneratedDocuments, LogDocuments } from './documents';
@@ -193,7 +194,6 @@ export class RemoteFeature implements vscode.Disposable {
   private async runSearch(entry: HostEntry, session: HostSession, paths: string[], q: Query): Promise<void> {
     this.searchView.clear();
     const ac = new AbortController();
-    const { SearchResultGroups } = await import('../core/remote/searchGroups');
     const max = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('maxSearchResults', DEFAULT_MAX_SEARCH_RESULTS);
     this.searchView.start({
       hostId: entry.id, hostLabel: entry.label, pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive,

@@ -88,8 +88,8 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
   private hostItem(hostId: string): vscode.TreeItem {
     const entry = this.hosts.get(hostId);
     const st = this.hosts.state(hostId);
-    const collapsible = st.state === 'connected' || st.lastError ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
-    const item = new vscode.TreeItem(entry?.label ?? hostId, st.state === 'connected' || st.lastError ? collapsible : vscode.TreeItemCollapsibleState.None);
+    const hasRows = st.state === 'connected' || !!st.lastError;
+    const item = new vscode.TreeItem(entry?.label ?? hostId, hasRows ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `host/${hostId}`;
     const [icon, color] = STATE_ICON[st.state];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
