@@ -10,11 +10,18 @@ import * as vscode from 'vscode';
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import {
   CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
-  type CatalogStatus, type DocumentCommand, type SetRuntimeCatalogParams,
+  type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type DocumentCommand, type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 
+/** URI scheme of files read from SSH hosts (src/remote); server_args.py there gets code lenses too. */
+export const REMOTE_FILE_SCHEME = 'inference-doctor-remote';
+
 /** Documents the server looks at. Pattern-based entries catch unit files whatever language id they get. */
-export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string } | { pattern: string })[] = [
+export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string; scheme?: string } | { pattern: string; language?: string; scheme?: string })[] = [
+  // server_args.py, local or on a host: code lenses, and the catalog it defines
+  { scheme: 'file', language: 'python', pattern: '**/server_args.py' },
+  { scheme: REMOTE_FILE_SCHEME, language: 'python', pattern: '**/server_args.py' },
+  { scheme: REMOTE_FILE_SCHEME, pattern: '**/server_args.py' },
   { language: 'shellscript' },
   { language: 'yaml' },
   { language: 'dockercompose' },
@@ -30,12 +37,14 @@ export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string } | { patt
 let client: LanguageClient | undefined;
 let starting: Promise<LanguageClient | undefined> | undefined;
 let lastRuntime: SetRuntimeCatalogParams | undefined;
+let extensionContext: vscode.ExtensionContext | undefined;
 const statusEmitter = new vscode.EventEmitter<CatalogStatus>();
 /** Fires when the server's active catalog changes. */
 export const onCatalogStatus = statusEmitter.event;
 
 function matches(doc: vscode.TextDocument): boolean {
-  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+  const s = doc.uri.scheme;
+  if (s !== 'file' && s !== 'untitled' && s !== 'vscode-remote' && s !== REMOTE_FILE_SCHEME) return false;
   return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
 }
 
@@ -70,6 +79,7 @@ async function start(context: vscode.ExtensionContext): Promise<LanguageClient |
  * ones included). Safe to call once from activate().
  */
 export function registerLanguageClient(context: vscode.ExtensionContext): void {
+  extensionContext = context;
   const ensure = (): void => {
     if (starting) return;
     starting = start(context).catch((e: unknown) => {
@@ -90,6 +100,29 @@ export function registerLanguageClient(context: vscode.ExtensionContext): void {
     context.subscriptions.push(sub);
   }
   context.subscriptions.push(statusEmitter, { dispose: () => void stopLanguageClient() });
+}
+
+/**
+ * Starts the server now if no document has started it yet (the Backend Flags view needs it with
+ * no file open). Undefined when it cannot start (the user was told) or before registration.
+ */
+export function ensureLanguageClient(): Promise<LanguageClient | undefined> {
+  if (client) return Promise.resolve(client);
+  if (starting) return starting;
+  const context = extensionContext;
+  if (!context) return Promise.resolve(undefined);
+  starting = start(context).catch((e: unknown) => {
+    starting = undefined;
+    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  });
+  return starting;
+}
+
+/** The active catalog's entries (starting the server when needed); undefined when it cannot run. */
+export async function requestCatalogEntries(params: CatalogEntriesParams = {}): Promise<CatalogEntriesResult | undefined> {
+  const c = await ensureLanguageClient();
+  return c ? sendCustomRequest(c, 'inferenceDoctor/catalogEntries', params) : undefined;
 }
 
 export async function stopLanguageClient(): Promise<void> {

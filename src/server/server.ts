@@ -158,7 +158,9 @@ export function startServer(connection: Connection, baseDir: string): void {
   function catalogEntries(p: CatalogEntriesParams | undefined): CatalogEntriesResult {
     const generation = store.generation;
     if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
-    const active = activeLoaded();
+    const active = p?.staticOnly
+      ? (store.workspace ? { kind: 'workspace' as const, loaded: store.workspace } : store.settings ? { kind: 'settings' as const, loaded: store.settings } : undefined)
+      : activeLoaded();
     if (!active) return { generation, source: null, entries: [], choiceLists: [] };
     const { catalog, meta } = active.loaded.index;
     const result: CatalogEntriesResult = {
@@ -426,7 +428,7 @@ export function startServer(connection: Connection, baseDir: string): void {
 
   onCustomRequest(connection, 'inferenceDoctor/catalogStatus', guard(status(), () => status()));
 
-  onCustomRequest(connection, 'inferenceDoctor/catalogEntries', guard({ generation: -1, source: null, entries: [], choiceLists: [] } as CatalogEntriesResult,
+  onCustomRequest(connection, 'inferenceDoctor/catalogEntries', guard<[CatalogEntriesParams], CatalogEntriesResult>({ generation: -1, source: null, entries: [], choiceLists: [] },
     async (p: CatalogEntriesParams) => {
       // Pending catalog work (edits, loads) first, so the answer matches the latest text.
       await store.serial(() => undefined);

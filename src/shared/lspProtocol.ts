@@ -74,6 +74,11 @@ export interface DocumentCommand {
 export interface CatalogEntriesParams {
   /** The generation the caller already has; the answer is `{ unchanged: true }` when it is current. */
   knownGeneration?: number;
+  /**
+   * Ask for the catalog read from a file (workspace, else settings) even when a runtime catalog is
+   * loaded: the static side of a static-vs-runtime comparison.
+   */
+  staticOnly?: boolean;
 }
 export interface CatalogEntriesResult {
   /** Changes whenever any catalog (or rule set) changes. */

@@ -1,0 +1,299 @@
+/**
+ * Backend Flags view: the active catalog's flags grouped by family, choices as children, the
+ * default and the value on the selected server marked, a text filter, and run-time differences
+ * (from "Load Flags from Installed SGLang") shown on the flags they concern.
+ *
+ * The catalog comes from the language server (custom request `inferenceDoctor/catalogEntries`):
+ * the server already holds the active catalog — workspace file kept up to date as it is edited,
+ * runtime catalog or settings file — so the view never parses server_args.py a second time in the
+ * extension host, and it always shows the catalog the hovers and diagnostics use.
+ */
+import * as vscode from 'vscode';
+import type { ChoiceValue, FlagEntry, FlagFamily } from '../core/flags/types';
+import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
+import type { FlagDifference } from '../core/flags/runtime';
+import type { CatalogEntriesResult, CatalogSourceInfo } from '../shared/lspProtocol';
+
+export const FAMILY_LABELS: Record<FlagFamily, string> = {
+  attention: 'Attention',
+  moe: 'MoE runner and all-to-all',
+  gemm: 'FP4 / FP8 / BF16 GEMM',
+  'kv-cache': 'KV cache',
+  sampling: 'Sampling',
+  grammar: 'Grammar',
+  speculative: 'Speculative decoding',
+  lora: 'LoRA',
+  disaggregation: 'Disaggregation',
+  other: 'Other',
+};
+
+export type FlagsNode =
+  | { kind: 'family'; family: FlagFamily; flags: FlagNode[] }
+  | FlagNode
+  | { kind: 'choice'; parent: FlagNode; value: ChoiceValue };
+export interface FlagNode { kind: 'flag'; entry: FlagEntry; family: FlagFamily; choices: FlagsNode[] }
+
+/** Source of the entries: asks the language server (injected so the view stays testable). */
+export type CatalogLoader = (knownGeneration: number | undefined) => Promise<CatalogEntriesResult | undefined>;
+
+export function choiceText(v: ChoiceValue): string {
+  return v === null ? 'None' : String(v);
+}
+
+/** A /server_info value as the command line would spell it. */
+export function valueText(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (v === null) return 'None';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return undefined;
+  }
+}
+
+function defaultOf(e: FlagEntry): string | undefined {
+  if (e.default !== undefined && e.default !== '==SUPPRESS==') return valueText(e.default);
+  return e.defaultExpr;
+}
+
+const ZERO_ARG = new Set(['store_true', 'store_false', 'store_const', 'count', 'BooleanOptionalAction', 'DeprecatedStoreTrueAction']);
+export function takesNoValue(e: FlagEntry): boolean {
+  return e.nargs === 0 || (!!e.action && ZERO_ARG.has(e.action));
+}
+
+/** Lower-case text a filter matches against: option strings, field, group and choices. */
+function haystack(e: FlagEntry): string {
+  return [e.flag, ...e.aliases, ...e.negations, e.field, e.group ?? '', ...(e.choices ?? []).map(choiceText)].join('\n').toLowerCase();
+}
+
+export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<FlagsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly descriptionChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeDescription = this.descriptionChanged.event;
+
+  private result: CatalogEntriesResult | undefined;
+  private loading: Promise<void> | undefined;
+  private roots: FlagsNode[] = [];
+  private readonly byFlag = new Map<string, FlagNode>();
+  private readonly byField = new Map<string, FlagNode>();
+  private filterText = '';
+  private serverValues: Record<string, unknown> | undefined;
+  private serverLabel: string | undefined;
+  private differences = new Map<string, FlagDifference[]>();
+  private differencesFrom: string | undefined;
+  /** Set when the server reported a change while nobody looked; the next getChildren reloads. */
+  private stale = true;
+  private problem: string | undefined;
+
+  constructor(private readonly load: CatalogLoader) {}
+
+  get filter(): string { return this.filterText; }
+  get source(): CatalogSourceInfo | null | undefined { return this.result?.source; }
+  get entries(): FlagEntry[] { return this.result?.entries ?? []; }
+  get definitionUri(): string | undefined { return this.result?.definitionUri; }
+  get server(): string | undefined { return this.serverLabel; }
+
+  /** 1-based line of a flag's definition in definitionUri (runtime entries are looked up by field). */
+  definitionLine(e: FlagEntry): number | undefined {
+    return this.result?.definitionLines?.[e.field] ?? (e.line > 0 ? e.line : undefined);
+  }
+
+  /** "filter: fp4 · values of gpu-box · workspace catalog". */
+  description(): string | undefined {
+    const parts: string[] = [];
+    if (this.filterText) parts.push(`filter: ${this.filterText}`);
+    if (this.serverLabel) parts.push(`values: ${this.serverLabel}`);
+    if (this.result?.source) parts.push(`${this.result.source.kind} catalog`);
+    return parts.length ? parts.join(' · ') : undefined;
+  }
+
+  /** Shown above the tree when there is nothing to list. */
+  message(): string | undefined {
+    if (this.problem) return this.problem;
+    if (this.result && !this.result.source) return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang".';
+    if (this.result && this.filterText && this.roots.length === 0) return `No flag matches "${this.filterText}".`;
+    return undefined;
+  }
+
+  setFilter(text: string): void {
+    this.filterText = text.trim();
+    this.rebuild();
+  }
+
+  setServerValues(label: string | undefined, values: Record<string, unknown> | undefined): void {
+    this.serverLabel = label;
+    this.serverValues = values;
+    this.changed.fire(undefined);
+    this.descriptionChanged.fire();
+  }
+
+  setDifferences(from: string | undefined, byFlag: Map<string, FlagDifference[]>): void {
+    this.differencesFrom = from;
+    this.differences = byFlag;
+    this.changed.fire(undefined);
+  }
+
+  /** The server's catalog changed: reload now if loaded before, else on next show. */
+  markStale(): void {
+    this.stale = true;
+  }
+
+  /** Asks the server again (only the generation when nothing changed); refreshes the tree when it did. */
+  reload(force = false): Promise<void> {
+    if (this.loading) return this.loading;
+    this.loading = (async () => {
+      try {
+        const r = await this.load(force ? undefined : this.result?.generation);
+        this.stale = false;
+        if (!r) {
+          this.problem = 'The flags language server is not running (see the "Inference Doctor Flags" output).';
+          this.rebuild();
+          return;
+        }
+        this.problem = undefined;
+        if (r.unchanged && this.result) return;
+        this.result = r;
+        this.rebuild();
+      } catch (e) {
+        this.problem = `Could not read the flag catalog: ${e instanceof Error ? e.message : String(e)}`;
+        this.rebuild();
+      } finally {
+        this.loading = undefined;
+      }
+    })();
+    return this.loading;
+  }
+
+  private rebuild(): void {
+    this.byFlag.clear();
+    this.byField.clear();
+    const needle = this.filterText.toLowerCase();
+    const groups = new Map<FlagFamily, FlagNode[]>();
+    for (const entry of this.result?.entries ?? []) {
+      const family = familyOf(entry);
+      const node: FlagNode = { kind: 'flag', entry, family, choices: [] };
+      node.choices = (entry.choices ?? []).map((value) => ({ kind: 'choice', parent: node, value }));
+      if (!this.byField.has(entry.field)) this.byField.set(entry.field, node);
+      for (const o of [entry.flag, ...entry.aliases]) if (!this.byFlag.has(o)) this.byFlag.set(o, node);
+      if (needle && !haystack(entry).includes(needle)) continue;
+      const list = groups.get(family);
+      if (list) list.push(node);
+      else groups.set(family, [node]);
+    }
+    this.roots = FLAG_FAMILIES.filter((f) => groups.has(f)).map((family) => ({
+      kind: 'family' as const, family, flags: groups.get(family)!.sort((a, b) => a.entry.flag.localeCompare(b.entry.flag)),
+    }));
+    this.changed.fire(undefined);
+    this.descriptionChanged.fire();
+  }
+
+  /** The node of a flag (any option string) or field, whether or not the filter shows it. */
+  find(flagOrField: string): FlagNode | undefined {
+    return this.byFlag.get(flagOrField) ?? this.byField.get(flagOrField);
+  }
+
+  isVisible(node: FlagNode): boolean {
+    return !this.filterText || haystack(node.entry).includes(this.filterText.toLowerCase());
+  }
+
+  /** The value the selected server runs with, by field (undefined when unknown). */
+  serverValue(entry: FlagEntry): unknown {
+    return this.serverValues && Object.prototype.hasOwnProperty.call(this.serverValues, entry.field) ? this.serverValues[entry.field] : undefined;
+  }
+
+  async getChildren(node?: FlagsNode): Promise<FlagsNode[]> {
+    if (!node) {
+      if (this.stale || !this.result) await this.reload();
+      return this.roots;
+    }
+    if (node.kind === 'family') return node.flags;
+    if (node.kind === 'flag') return node.choices;
+    return [];
+  }
+
+  getParent(node: FlagsNode): FlagsNode | undefined {
+    if (node.kind === 'choice') return node.parent;
+    if (node.kind === 'flag') return this.roots.find((r) => r.kind === 'family' && r.family === node.family);
+    return undefined;
+  }
+
+  getTreeItem(node: FlagsNode): vscode.TreeItem {
+    if (node.kind === 'family') {
+      const item = new vscode.TreeItem(FAMILY_LABELS[node.family], this.filterText ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `family:${node.family}`;
+      item.description = `${node.flags.length} flag${node.flags.length === 1 ? '' : 's'}`;
+      item.contextValue = 'flagFamily';
+      item.iconPath = new vscode.ThemeIcon('symbol-namespace');
+      return item;
+    }
+    if (node.kind === 'flag') return this.flagItem(node);
+    return this.choiceItem(node);
+  }
+
+  private flagItem(node: FlagNode): vscode.TreeItem {
+    const e = node.entry;
+    const item = new vscode.TreeItem(e.flag, e.choices?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `flag:${e.flag}`;
+    const onServer = valueText(this.serverValue(e));
+    const def = defaultOf(e);
+    const diffs = this.differences.get(e.flag) ?? [];
+    const parts: string[] = [];
+    if (onServer !== undefined) parts.push(`● ${onServer}`);
+    if (def !== undefined && def !== onServer) parts.push(`default ${def.length > 40 ? `${def.slice(0, 39)}…` : def}`);
+    if (e.deprecated) parts.push('deprecated');
+    if (diffs.length) parts.push(diffs.map((d) => (d.kind === 'choices-grew' ? `+${d.added?.length ?? 0} at run time` : d.kind === 'runtime-only' ? 'run time only' : d.kind === 'default-differs' ? 'default differs at run time' : 'not at run time')).join(', '));
+    item.description = parts.join(' · ');
+    item.tooltip = this.tooltip(node, onServer, def, diffs);
+    item.contextValue = 'flag';
+    item.iconPath = new vscode.ThemeIcon(
+      diffs.length ? 'diff' : e.deprecated ? 'warning' : e.choices?.length ? 'symbol-enum' : takesNoValue(e) ? 'symbol-boolean' : 'symbol-field',
+    );
+    item.command = { command: 'inferenceDoctor.openFlagDefinition', title: 'Open Definition', arguments: [node] };
+    return item;
+  }
+
+  private tooltip(node: FlagNode, onServer: string | undefined, def: string | undefined, diffs: FlagDifference[]): vscode.MarkdownString {
+    const e = node.entry;
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**${[e.flag, ...e.aliases].map((o) => `\`${o}\``).join(', ')}**`);
+    if (e.group) md.appendMarkdown(` — ${e.group}`);
+    md.appendMarkdown('\n\n');
+    if (e.help) md.appendText(`${e.help}\n\n`);
+    const facts = [`Field: \`${e.field}\``, `Family: ${FAMILY_LABELS[node.family]}`];
+    if (def !== undefined) facts.push(`Default: \`${def}\`${e.resolvable ? ' (decided at start-up)' : ''}`);
+    if (onServer !== undefined) facts.push(`On ${this.serverLabel ?? 'the server'}: \`${onServer}\``);
+    if (e.choices?.length) facts.push(`Choices: ${e.choices.length}${e.dynamicChoices ? ' (can grow at run time)' : ''}`);
+    md.appendMarkdown(facts.map((f) => `- ${f}`).join('\n'));
+    if (diffs.length) md.appendMarkdown(`\n\n**Installed SGLang${this.differencesFrom ? ` (${this.differencesFrom})` : ''}:**\n${diffs.map((d) => `- ${d.message}`).join('\n')}`);
+    return md;
+  }
+
+  private choiceItem(node: Extract<FlagsNode, { kind: 'choice' }>): vscode.TreeItem {
+    const e = node.parent.entry;
+    const t = choiceText(node.value);
+    const item = new vscode.TreeItem(t, vscode.TreeItemCollapsibleState.None);
+    item.id = `choice:${e.flag}=${t}`;
+    const onServer = valueText(this.serverValue(e));
+    const marks: string[] = [];
+    const isServer = onServer === t;
+    if (isServer) marks.push(`on ${this.serverLabel ?? 'server'}`);
+    if (defaultOf(e) === t) marks.push('default');
+    const dep = e.deprecatedChoices?.find((d) => choiceText(d.value) === t);
+    if (dep) marks.push(dep.replacement ? `deprecated → ${dep.replacement}` : 'deprecated');
+    const grew = this.differences.get(e.flag)?.find((d) => d.kind === 'choices-grew' && d.added?.some((a) => choiceText(a) === t));
+    if (grew) marks.push('added at run time');
+    item.description = marks.join(' · ');
+    item.iconPath = new vscode.ThemeIcon(isServer ? 'pass-filled' : defaultOf(e) === t ? 'star-full' : 'circle-outline');
+    item.contextValue = 'flagChoice';
+    item.tooltip = `${e.flag} ${t}`;
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.descriptionChanged.dispose();
+  }
+}
