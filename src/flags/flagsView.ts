@@ -251,7 +251,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     item.iconPath = new vscode.ThemeIcon(
       diffs.length ? 'diff' : e.deprecated ? 'warning' : e.choices?.length ? 'symbol-enum' : takesNoValue(e) ? 'symbol-boolean' : 'symbol-field',
     );
-    item.command = { command: 'inferenceDoctor.openFlagDefinition', title: 'Open Definition', arguments: [node] };
+    if (this.result?.definitionUri && this.definitionLine(e)) item.command = { command: 'inferenceDoctor.openFlagDefinition', title: 'Open Definition', arguments: [node] };
     return item;
   }
 

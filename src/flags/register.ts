@@ -137,15 +137,19 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
         if (!flag) return;
       }
     } else if (typeof arg === 'string') flag = arg;
-    const node = flag ? view.find(flag) ?? (isLensArgs(arg) ? view.find(arg.field) : undefined) : await nodeOrPick(arg, 'Reveal which flag?');
+    let node = flag ? view.find(flag) ?? (isLensArgs(arg) ? view.find(arg.field) : undefined) : await nodeOrPick(arg, 'Reveal which flag?');
     if (!node) {
       const src = view.source;
       void vscode.window.showInformationMessage(`${flag ?? 'That flag'} is not in the active flag catalog${src ? ` (${src.kind}: ${src.label})` : ''}.`);
       return;
     }
     if (!view.isVisible(node)) {
+      // Clearing the filter rebuilds the nodes: look the flag up again.
+      const key = node.entry.flag;
       view.setFilter('');
       syncTitle();
+      node = view.find(key);
+      if (!node) return;
     }
     await tree.reveal(node, { select: true, focus: true, expand: true });
   };
