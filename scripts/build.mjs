@@ -31,7 +31,9 @@ const lazyVendor = {
 
 /** name -> esbuild options. Each bundle stands alone so heavy parts load only when used. */
 const bundles = {
-  extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [lazyVendor] },
+  // import() of a vendor file must become require(): Node's native import() of a bundled CommonJS
+  // file would expose only `default`, not the named exports.
+  extension: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [lazyVendor], supported: { 'dynamic-import': false } },
   vendor: {
     ...node,
     entryPoints: Object.fromEntries(Object.entries(vendor).map(([pkg, name]) => [name, requireFromRoot.resolve(pkg)])),

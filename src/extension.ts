@@ -2,6 +2,9 @@ import * as vscode from 'vscode';
 import { registerServers } from './servers/register';
 import { registerProbe } from './probe/register';
 import { registerLanguageClient } from './flags/languageClient';
+import { registerFlagsFeature } from './flags/register';
+import { registerRemote } from './remote/register';
+import { disposeLog } from './log';
 
 const moduleLoadedAt = performance.now();
 
@@ -14,11 +17,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const servers = registerServers(context);
   registerProbe(context, servers);
   registerLanguageClient(context);
+  registerFlagsFeature(context, servers);
+  registerRemote(context, servers);
   recordActivation(context, started);
 }
 
 export function deactivate(): void {
-  // Everything is disposed through context.subscriptions.
+  disposeLog();
 }
 
 /** Writes activation timing to the log folder after activate() returns, for the benchmark. */

@@ -7,6 +7,7 @@
  *   await sendRuntimeCatalog({ catalog, hostLabel, computeCapability });   // from remote/flags features
  */
 import * as vscode from 'vscode';
+import { log } from '../log';
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import {
   CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
@@ -80,16 +81,18 @@ async function start(context: vscode.ExtensionContext): Promise<LanguageClient |
  */
 export function registerLanguageClient(context: vscode.ExtensionContext): void {
   extensionContext = context;
-  const ensure = (): void => {
+  const ensure = (reason: vscode.TextDocument): void => {
     if (starting) return;
+    log().info(`starting the flags language server for ${reason.uri.toString()} (${reason.languageId})`);
     starting = start(context).catch((e: unknown) => {
       starting = undefined;
+      log().error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
       void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     });
   };
   const check = (doc: vscode.TextDocument): void => {
-    if (!starting && matches(doc)) ensure();
+    if (!starting && matches(doc)) ensure(doc);
   };
   for (const doc of vscode.workspace.textDocuments) check(doc);
   if (!starting) {

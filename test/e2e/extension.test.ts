@@ -4,7 +4,7 @@
  * one that answers well, and read the verdict the probe panel shows.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
@@ -27,6 +27,11 @@ describe('e2e: Inference Doctor in code-server', function () {
     sim = await startSimulator({ port: 0, scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json') });
     const workspace = mkdtempSync(join(tmpdir(), 'id-e2e-ws-'));
     writeFileSync(join(workspace, 'README.md'), '# scratch workspace for the e2e test\n');
+    // A checkout-shaped SGLang source (main-era server_args.py) and the incident's systemd unit.
+    mkdirSync(join(workspace, 'sglang/srt'), { recursive: true });
+    copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
+    mkdirSync(join(workspace, 'deploy'));
+    copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
     codeServer = await startCodeServer({ workspace, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
@@ -47,24 +52,24 @@ describe('e2e: Inference Doctor in code-server', function () {
 
   it('shows the Inference Doctor sidebar with its welcome content', async () => {
     await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
-    const welcome = page.locator('.welcome-view-content');
+    const welcome = serversPane(page).locator('.welcome-view-content');
     await welcome.waitFor({ timeout: 60_000 });
     assert.match(await welcome.innerText(), /No inference servers yet/);
   });
 
   it('adds the simulator through the view and shows it in the Servers tree', async () => {
-    await page.locator('.welcome-view-content .monaco-button', { hasText: 'Add Server' }).click();
-    await answerQuickInput(page, sim.url);
-    await answerQuickInput(page, 'simulator');
-    await answerQuickInput(page, '');
+    await serversPane(page).locator('.welcome-view-content .monaco-button', { hasText: 'Add Server' }).click();
+    await answerQuickInput(page, 'Add Server (1/3)', sim.url);
+    await answerQuickInput(page, 'Add Server (2/3)', 'simulator');
+    await answerQuickInput(page, 'Add Server (3/3)', '');
     // The row's description becomes the served model once the health check has answered.
-    const row = page.locator('.monaco-list-row', { hasText: 'simulator' }).filter({ hasText: 'nan-model' });
+    const row = serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).filter({ hasText: 'nan-model' });
     await row.waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-servers.png') });
   });
 
   it('probes a model that answers !!!! and NaN, and the panel says NaN', async () => {
-    await page.locator('.monaco-list-row', { hasText: 'simulator' }).click();
+    await serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).click();
     const panel = probeFrame(page);
     await panel.locator('[data-testid="prompt"]').waitFor({ timeout: 60_000 });
     await chooseModel(panel, 'nan-model');
@@ -113,7 +118,73 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(text, /Counting:\sNaN/);
     await page.screenshot({ path: join(resultsDir, 'e2e-quick-probe.png') });
   });
+
+  it('hover on a flag in a .service file shows its help, the rename and a known-issue warning', async () => {
+    await openFile(page, 'sglang.service');
+    // The language server starts with the first matching document; wait for its squiggles.
+    await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
+
+    const flag = page.locator('.monaco-editor .view-line span', { hasText: '--moe-runner-backend' }).first();
+    await flag.hover();
+    const help = page.locator('.monaco-hover-content:visible', { hasText: '--moe-runner-backend' }).first();
+    await help.waitFor({ timeout: 30_000 });
+    assert.match(await help.innerText(), /Kernel family for MoE/);
+    assert.match(await help.innerText(), /Choices:.*flashinfer_cutlass/s);
+    await page.screenshot({ path: join(resultsDir, 'e2e-service-hover.png') });
+    await page.mouse.move(5, 500);
+
+    // The known-bad rule is reported on the launch command itself.
+    const command = page.locator('.monaco-editor .view-line span', { hasText: 'sglang.launch_server' }).first();
+    await command.hover();
+    const issue = page.locator('.monaco-hover-content:visible', { hasText: 'GDN' }).first();
+    await issue.waitFor({ timeout: 30_000 });
+    assert.match(await issue.innerText(), /SM 12/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-service-known-issue.png') });
+    await page.mouse.move(5, 500);
+
+    const renamed = page.locator('.monaco-editor .view-line span', { hasText: '--fp4-gemm-runner-backend' }).first();
+    await renamed.hover();
+    await page.locator('.monaco-hover-content:visible', { hasText: 'renamed to --fp4-gemm-backend' }).first().waitFor({ timeout: 30_000 });
+    await page.mouse.move(5, 500);
+  });
+
+  it('code lenses appear on server_args.py', async () => {
+    await openFile(page, 'server_args.py');
+    const listLens = page.locator('.monaco-editor .codelens-decoration:visible', { hasText: /used by \d+ flags? · can grow at run time/ }).first();
+    await listLens.waitFor({ timeout: 90_000 });
+    // Jump to the renamed FP4 GEMM field: its lens names the flag, not the field.
+    const source = readFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), 'utf8').split('\n');
+    const line = source.findIndex((l) => /^\s*fp4_gemm_runner_backend\b/.test(l)) + 1;
+    assert.ok(line > 0);
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill(`:${line}`);
+    await input.press('Enter');
+    const lens = page.locator('.monaco-editor .codelens-decoration:visible', { hasText: '--fp4-gemm-backend ·' }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    assert.match(await lens.innerText(), /default/);
+    assert.match(await lens.innerText(), /Copy Flag/);
+    const lenses = await page.locator('.monaco-editor .codelens-decoration').count();
+    assert.ok(lenses > 50, `only ${lenses} code lenses for a 200-flag file`);
+    await page.screenshot({ path: join(resultsDir, 'e2e-server-args-lenses.png') });
+  });
 });
+
+/** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
+function serversPane(page: Page) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Servers/i }) });
+}
+
+async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30_000 });
+  await input.press('Enter');
+  await page.locator('.tab', { hasText: name }).waitFor({ timeout: 30_000 });
+}
 
 async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
@@ -124,13 +195,12 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await input.press('Enter');
 }
 
-async function answerQuickInput(page: Page, text: string): Promise<void> {
+/** Answers one input box, after making sure it is the one with that title (the widget is reused). */
+async function answerQuickInput(page: Page, title: string, text: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
   await input.fill(text);
   await input.press('Enter');
-  // The next input box reuses the widget; wait for the value to be consumed.
-  await page.waitForTimeout(300);
 }
 
 /** VS Code nests a webview's document two iframes deep. */
