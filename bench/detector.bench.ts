@@ -9,6 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createDetector } from '../src/core/detect';
 import { parseJsonLenient } from '../src/core/detect/record';
+import { seededRandom as mulberry32 } from '../src/core/random';
 
 interface CorpusCase {
   label: string;
@@ -72,16 +73,6 @@ function delay(prefix: string, failure: string[], maxTokens = 4000): { tokens: n
   return { tokens: null, chars: null, kind: 'ok', reasons: [] };
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function run(): Promise<Record<string, unknown>> {
   const text = healthyText(8_000_000);

@@ -14,7 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { connectSsh, type SshHost } from '../src/core/hosts/ssh';
 import { resolveSshTarget } from '../src/core/hosts/sshConfig';
 import { searchHost, type SearchMatch } from '../src/core/hosts/search';
-import { mulberry32 } from '../test/support/hostile';
+import { seededRandom as mulberry32 } from '../src/core/random';
 import { startSshd, type Sshd } from '../test/support/sshd';
 
 const PATTERN = 'attention_backend';

@@ -3,6 +3,7 @@
  * project; healthy answers are meant to read like an instruction-tuned model's output.
  */
 import type { Behaviour, ModelBehaviour } from './scenario';
+import { seededRandom as mulberry32 } from '../core/random';
 
 /** End-of-sequence token id reported as matched_stop for a natural stop (Qwen's <|im_end|>). */
 export const EOS_TOKEN_ID = 151645;
@@ -75,17 +76,6 @@ export const HEALTHY_ANSWERS: readonly string[] = [GREETING, PRIME, COUNTING, KV
 const LOOP_SENTENCE = ' The answer depends on the configuration of the server and the model.';
 const LOOP_WORD = ' claus';
 
-/** Deterministic 32-bit PRNG. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a hash of a string. */
 export function hashString(text: string, seed = 0): number {

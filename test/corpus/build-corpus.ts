@@ -17,18 +17,9 @@
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { seededRandom as mulberry32 } from '../../src/core/random';
 
 // ---------- seeded PRNG ----------
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const args = process.argv.slice(2);
 const argOf = (name: string, def: string): string => {

@@ -1,15 +1,6 @@
+import { seededRandom as mulberry32 } from '../../src/core/random';
 /** Seeded generator of hostile strings for quoting tests: shell syntax, option look-alikes, huge values. */
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fragments that mean something to sh, rg or grep. `CANARY` is replaced by a path to touch. */
 export const FRAGMENTS = [

@@ -6,20 +6,11 @@ import {
 } from '../../src/core/gpu/fatbin';
 import type { HostLike } from '../../src/core/gpu/hostLike';
 import { buildFixtures, container } from '../fixtures/elf/make-fixtures';
+import { seededRandom as mulberry32 } from '../../src/core/random';
 
 const DIR = join(__dirname, '..', 'fixtures', 'elf');
 const fx = (name: string): Uint8Array => new Uint8Array(readFileSync(join(DIR, name)));
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('fatbin reader', function () {
   this.timeout(20000);

@@ -3,19 +3,10 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCatalogWith, loadPythonParser } from '../../src/core/flags';
+import { seededRandom as rng } from '../../src/core/random';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'server_args');
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const JUNK = ['"', "'", '(', ')', '[', ']', '{', '}', '\\', ':', ',', '"""', 'f"{', '\n', '\t', '\0', '\u00e9', '\ud83d\ude00', 'A[', 'Arg(', '= ', '#'];
 

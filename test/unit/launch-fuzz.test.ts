@@ -4,21 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findLaunchCommands } from '../../src/core/launch/index';
 import type { LanguageHint } from '../../src/core/launch/index';
+import { seededRandom as rng } from '../../src/core/random';
 
 const dir = join(__dirname, '..', 'fixtures', 'launch');
 const HINTS: LanguageHint[] = ['shellscript', 'systemd', 'yaml', 'dockerfile', 'python', 'markdown', 'plaintext'];
 
-/** mulberry32: small seeded PRNG so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['"', "'", '\\', '\\\n', '\n', '[', ']', '(', ')', '$(', '${', '`', '#', '- ', ': ', '|', '>', '"""', "'''", '--tp=', ' -m ', 'sglang.launch_server', 'sglang serve', '```', '~~~', '\r\n', '\u0000', '\uFFFD', '\uD800', ',', '=', '&&', ';', '@', 'ExecStart=', 'CMD [', '    '];
 

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small seeded PRNG. Everything that must be reproducible from a seed (simulator
+ * answers, corpus generation, fuzz tests, benchmark inputs) draws from this one implementation.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
