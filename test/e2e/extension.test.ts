@@ -169,6 +169,17 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.ok(lenses > 50, `only ${lenses} code lenses for a 200-flag file`);
     await page.screenshot({ path: join(resultsDir, 'e2e-server-args-lenses.png') });
   });
+
+  it('Show Environment Report runs discovery on This machine and opens the report', async () => {
+    await runCommand(page, 'Inference Doctor: Show Environment Report');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'This machine' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-widget input.input').press('Enter');
+    await page.locator('.tab', { hasText: 'environment-report.txt' }).waitFor({ timeout: 120_000 });
+    const text = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
+    assert.match(text, /environment\sreport/i);
+    assert.match(text, /Python/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-environment-report.png') });
+  });
 });
 
 /** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */

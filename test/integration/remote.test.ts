@@ -52,6 +52,7 @@ describe('remote service layer over a real sshd', function () {
     const elf = (n: string): string => join(FIXTURES, 'elf', n);
     copyFileSync(elf('sm90a_sm100a.so'), join(sp, 'sgl_kernel', 'common_ops.abi3.so'));
     copyFileSync(elf('no_fatbin.so'), join(sp, 'sgl_kernel', 'cpu_ops.so'));
+    mkdirSync(join(sp, 'flashinfer', 'data'), { recursive: true }); // git keeps no empty folders
     copyFileSync(elf('sm100a_sm120_ptx120.so'), join(sp, 'flashinfer', 'data', 'libflashinfer_kernels.so'));
     for (const f of readdirSync(join(root, 'fake', 'bin'))) chmodSync(join(root, 'fake', 'bin', f), 0o755);
     // Source files to search in the fake sglang package.

@@ -146,6 +146,8 @@ describe('discovery on a fake host', function () {
     const elf = (n: string): string => join(FIXTURES, 'elf', n);
     await fs.copyFile(elf('sm90a_sm100a.so'), join(sp, 'sgl_kernel', 'common_ops.abi3.so'));
     await fs.copyFile(elf('no_fatbin.so'), join(sp, 'sgl_kernel', 'cpu_ops.so'));
+    // git keeps no empty folders: make flashinfer/data here rather than rely on the checkout.
+    await fs.mkdir(join(sp, 'flashinfer', 'data'), { recursive: true });
     await fs.copyFile(elf('sm100a_sm120_ptx120.so'), join(sp, 'flashinfer', 'data', 'libflashinfer_kernels.so'));
     for (const f of await fs.readdir(join(root, 'fake', 'bin'))) await fs.chmod(join(root, 'fake', 'bin', f), 0o755);
     // A conda env and a project venv whose interpreter is the real python3 (symlinked).
