@@ -48,7 +48,9 @@ function fakeContext(): unknown {
   };
 }
 
-function timeLoad(file: string, runs: number): { medianMs: number; minMs: number } {
+interface LoadTiming { medianMs: number; minMs: number; requireMedianMs: number; activateMedianMs: number }
+
+function timeLoad(file: string, runs: number): LoadTiming {
   const req = Module.createRequire(__filename);
   const vscodeStub = stubVscode();
   const originalLoad = (Module as unknown as { _load: (...args: unknown[]) => unknown })._load;
@@ -57,19 +59,26 @@ function timeLoad(file: string, runs: number): { medianMs: number; minMs: number
     return originalLoad.call(this, request, ...rest);
   };
   const times: number[] = [];
+  const requires: number[] = [];
+  const activates: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
       delete req.cache[req.resolve(file)];
+      const context = fakeContext();
       const start = performance.now();
       const mod = req(file) as { activate(context: unknown): unknown };
-      mod.activate(fakeContext());
-      times.push(performance.now() - start);
+      const loaded = performance.now();
+      mod.activate(context);
+      const end = performance.now();
+      times.push(end - start);
+      requires.push(loaded - start);
+      activates.push(end - loaded);
     }
   } finally {
     (Module as unknown as { _load: unknown })._load = originalLoad;
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: round(times[Math.floor(times.length / 2)]), minMs: round(times[0]) };
+  const median = (values: number[]) => round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]);
+  return { medianMs: median(times), minMs: round(Math.min(...times)), requireMedianMs: median(requires), activateMedianMs: median(activates) };
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startCodeServer, repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator } from '../../src/sim/server';
+import { startSshd, type Sshd } from '../support/sshd';
+import { execFileSync } from 'node:child_process';
 
 const resultsDir = join(repoRoot, 'test-results');
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -18,6 +20,7 @@ const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-net
 describe('e2e: Inference Doctor in code-server', function () {
   this.timeout(300_000);
   let sim: { url: string; close(): Promise<void> };
+  let sshd: Sshd;
   let codeServer: RunningCodeServer;
   let browser: Browser;
   let page: Page;
@@ -32,7 +35,23 @@ describe('e2e: Inference Doctor in code-server', function () {
     copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
     mkdirSync(join(workspace, 'deploy'));
     copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
-    codeServer = await startCodeServer({ workspace, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
+    // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
+    sshd = await startSshd();
+    const sshConfig = join(workspace, '.ssh-config');
+    writeFileSync(sshConfig, [
+      'Host gpu-box', '  HostName 127.0.0.1', `  Port ${sshd.port}`, `  User ${sshd.user}`,
+      `  IdentityFile ${sshd.clientKey}`, '  IdentitiesOnly yes', '',
+    ].join('\n'));
+    const knownHosts = join(workspace, '.known_hosts');
+    writeFileSync(knownHosts, '');
+    codeServer = await startCodeServer({
+      workspace,
+      settings: {
+        'inferenceDoctor.health.intervalSeconds': 0,
+        'inferenceDoctor.ssh.configFile': sshConfig,
+        'inferenceDoctor.ssh.knownHostsFile': knownHosts,
+      },
+    });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
@@ -48,6 +67,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       await codeServer.close();
     }
     await sim?.close();
+    await sshd?.close();
   });
 
   it('shows the Inference Doctor sidebar with its welcome content', async () => {
@@ -179,6 +199,33 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(text, /environment\sreport/i);
     assert.match(text, /Python/);
     await page.screenshot({ path: join(resultsDir, 'e2e-environment-report.png') });
+  });
+
+  it('connects to an SSH host only after the user trusts its key, then reports its environment', async () => {
+    const hostsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Hosts/i }) });
+    const hostRow = hostsPane.locator('.monaco-list-row', { hasText: 'gpu-box' });
+    await hostRow.waitFor({ timeout: 30_000 });
+    await hostRow.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: 'Connect to Host' }).first().click({ timeout: 30_000 });
+    // Unknown host key: a modal with the SHA256 fingerprint, before any authentication.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 60_000 });
+    const expected = execFileSync('/usr/bin/ssh-keygen', ['-lf', `${sshd.hostKeyFile}.pub`], { encoding: 'utf8' }).split(/\s+/)[1];
+    const dialogText = await dialog.innerText();
+    assert.match(dialogText, /authenticity of gpu-box/);
+    assert.ok(dialogText.includes(expected), `dialog should show ${expected}:\n${dialogText}`);
+    assert.doesNotMatch(sshd.log(), /Accepted publickey/, 'no authentication before the key is trusted');
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-host-key.png') });
+    await dialog.locator('.monaco-button', { hasText: 'Trust Once' }).click();
+    await hostsPane.locator('.monaco-list-row', { hasText: 'gpu-box' }).filter({ hasText: /connected/ }).waitFor({ timeout: 60_000 });
+    assert.match(sshd.log(), /Accepted publickey/);
+
+    await runCommand(page, 'Inference Doctor: Show Environment Report');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'gpu-box' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'gpu-box' }).first().click();
+    await page.locator('.tab', { hasText: 'environment-report.txt' }).filter({ hasText: 'environment' }).first().waitFor({ timeout: 120_000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: 'gpu-box' }).first().waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-environment.png') });
   });
 });
 
