@@ -18,6 +18,7 @@ import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, writ
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { seededRandom as mulberry32 } from '../../src/core/random';
+import type { CorpusCase } from './corpusCase';
 
 // ---------- seeded PRNG ----------
 
@@ -170,18 +171,7 @@ function healthyExcerpt(minLen: number, maxLen: number): { text: string; source:
 }
 
 // ---------- records ----------
-interface Case {
-  id: string;
-  label: 'ok' | 'degenerate' | 'nan';
-  shape: string;
-  source?: string;
-  text: string;
-  finish_reason?: string | null;
-  matched_stop?: string | number | null;
-  logprobs?: unknown;
-  tool_calls?: unknown;
-  token0_text?: string;
-}
+type Case = CorpusCase;
 
 const NAN = '\u0000NaN';
 const PINF = '\u0000Inf';

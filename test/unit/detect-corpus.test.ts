@@ -9,19 +9,8 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { createDetector, detectRecord, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
 import type { DetectRecordResult, FinishInfo, VerdictKind } from '../../src/core/detect';
+import type { CorpusCase } from '../corpus/corpusCase';
 
-interface CorpusCase {
-  id: string;
-  label: VerdictKind;
-  shape: string;
-  source?: string;
-  text: string;
-  finish_reason?: string | null;
-  matched_stop?: string | number | null;
-  logprobs?: unknown;
-  tool_calls?: unknown;
-  token0_text?: string;
-}
 
 const CORPUS = join(__dirname, '..', 'corpus', 'corpus.jsonl');
 
