@@ -113,31 +113,70 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n---\n\n') }, range };
 }
 
-const completionCache = new WeakMap<CatalogIndex, CompletionItem[]>();
-function flagItems(index: CatalogIndex): CompletionItem[] {
+/** `data` of a flag completion item: the option string, looked up again in `completionItem/resolve`. */
+export interface FlagItemData { option: string }
+
+/** Most flag items sent per request; beyond it the list is marked incomplete and re-requested as the user types. */
+export const MAX_FLAG_ITEMS = 100;
+const MAX_DETAIL = 60;
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+interface CachedItem { item: CompletionItem; lower: string }
+const completionCache = new WeakMap<CatalogIndex, CachedItem[]>();
+/** Lean flag items (no documentation: that comes from `completionItem/resolve`), sorted by sortText. */
+function flagItems(index: CatalogIndex): CachedItem[] {
   let items = completionCache.get(index);
   if (items) return items;
   items = [];
   for (const [option, e] of index.byOption) {
     const d = defaultText(e);
+    const detail = [e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · ');
+    const data: FlagItemData = { option };
     const item: CompletionItem = {
       label: option,
       kind: CompletionItemKind.Property,
-      detail: [e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · ') || undefined,
-      documentation: e.help ? { kind: MarkupKind.Markdown, value: e.help } : undefined,
+      detail: detail ? clip(detail, MAX_DETAIL) : undefined,
       sortText: `${e.deprecated ? '1' : '0'}${option}`,
+      data,
     };
     if (e.deprecated) item.tags = [CompletionItemTag.Deprecated];
-    items.push(item);
+    items.push({ item, lower: option.toLowerCase() });
   }
+  items.sort((a, b) => (a.item.sortText! < b.item.sortText! ? -1 : a.item.sortText! > b.item.sortText! ? 1 : 0));
   completionCache.set(index, items);
   return items;
+}
+
+/** The client's fuzzy filter keeps an item when the typed characters occur in order in its label. */
+function subsequence(word: string, label: string): boolean {
+  let j = 0;
+  for (let i = 0; i < label.length && j < word.length; i++) if (label.charCodeAt(i) === word.charCodeAt(j)) j++;
+  return j === word.length;
+}
+
+/** Fills `documentation` of a flag completion item (the hover text of its flag). */
+export function resolveCompletion(item: CompletionItem, index: CatalogIndex | undefined): CompletionItem {
+  const option = (item.data as Partial<FlagItemData> | undefined)?.option;
+  if (!index || typeof option !== 'string') return item;
+  const e = index.byOption.get(option);
+  if (!e) return item;
+  return { ...item, documentation: { kind: MarkupKind.Markdown, value: flagMarkdown(e, index, option) } };
+}
+
+export interface CompleteOptions {
+  /** The client takes `CompletionList.itemDefaults.editRange` (LSP 3.17): items then carry no textEdit. */
+  editRangeDefault?: boolean;
 }
 
 const WORD_BREAK = /[\s"'[\],=]/;
 
 /** Completion of flags (after `-`/`--`) and of choices (after a flag, or after `--flag=`). */
-export function complete(analysis: Analysis, text: string, offset: number, pos: Position, index: CatalogIndex | undefined): CompletionList | null {
+export function complete(
+  analysis: Analysis, text: string, offset: number, pos: Position, index: CatalogIndex | undefined, options: CompleteOptions = {},
+): CompletionList | null {
   if (!index) return null;
   // the word under the cursor, back to a separator
   let start = offset;
@@ -148,8 +187,25 @@ export function complete(analysis: Analysis, text: string, offset: number, pos: 
   const wordRange: Range = { start: { line: pos.line, character: pos.character - word.length }, end: pos };
   const eq = word.indexOf('=');
   if (word.startsWith('-') && eq < 0) {
-    const items = flagItems(index).map((it) => ({ ...it, textEdit: { range: wordRange, newText: it.label } }));
-    return { isIncomplete: false, items };
+    // filter on the server (the client filters the same way) and cap: hundreds of options are not worth sending
+    const lower = word.toLowerCase();
+    const all = flagItems(index);
+    const items: CompletionItem[] = [];
+    let dropped = false;
+    for (const c of all) {
+      if (lower.length > 2 && !subsequence(lower, c.lower)) {
+        dropped = true;
+        continue;
+      }
+      if (items.length >= MAX_FLAG_ITEMS) {
+        dropped = true;
+        break;
+      }
+      items.push(options.editRangeDefault ? c.item : { ...c.item, textEdit: { range: wordRange, newText: c.item.label } });
+    }
+    const list: CompletionList = { isIncomplete: dropped, items };
+    if (options.editRangeDefault) list.itemDefaults = { editRange: wordRange };
+    return list;
   }
   let entry: FlagEntry | undefined;
   let valueStart = start;

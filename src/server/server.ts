@@ -22,7 +22,7 @@ import {
 import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
 import { CatalogStore, findServerArgs, infoOf, parserOptions, type LoadedCatalog } from './catalogs';
 import { codeLensesFor } from './codeLens';
-import { complete, definition, hover, symbols } from './features';
+import { complete, definition, hover, resolveCompletion, symbols } from './features';
 
 interface Doc {
   doc: TextDocument;
@@ -49,6 +49,7 @@ export function startServer(connection: Connection, baseDir: string): void {
   const docs = new Map<string, Doc>();
   const docCatalogs = new Map<string, DocCatalog>();
   let codeLensRefresh = false;
+  let editRangeDefault = false;
   let folders: string[] = [];
   let hasConfiguration = false;
   let settings: FlagsSettings = {};
@@ -261,11 +262,12 @@ export function startServer(connection: Connection, baseDir: string): void {
     }
     hasConfiguration = !!params.capabilities.workspace?.configuration;
     codeLensRefresh = !!params.capabilities.workspace?.codeLens?.refreshSupport;
+    editRangeDefault = !!params.capabilities.textDocument?.completion?.completionList?.itemDefaults?.includes('editRange');
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
         hoverProvider: true,
-        completionProvider: { triggerCharacters: ['-', '=', ' ', '"', "'"] },
+        completionProvider: { triggerCharacters: ['-', '=', ' ', '"', "'"], resolveProvider: true },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
         definitionProvider: true,
         documentSymbolProvider: true,
@@ -387,8 +389,18 @@ export function startServer(connection: Connection, baseDir: string): void {
   connection.onCompletion(guard(null, (p) => {
     const d = docs.get(p.textDocument.uri);
     if (!d) return null;
-    return complete(analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active());
+    return complete(analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active(), { editRangeDefault });
   }));
+
+  connection.onCompletionResolve(async (item) => {
+    await ready;
+    try {
+      return resolveCompletion(item, store.active());
+    } catch (e) {
+      log(`error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      return item;
+    }
+  });
 
   connection.onDefinition(guard(null, (p) => {
     const d = docs.get(p.textDocument.uri);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
-  CodeAction, CompletionList, Diagnostic, DocumentSymbol, Hover, Location, MarkupContent, PublishDiagnosticsParams, TextEdit,
+  CodeAction, CompletionItem, CompletionList, Diagnostic, DocumentSymbol, Hover, Location, MarkupContent, PublishDiagnosticsParams, TextEdit,
 } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import type { CatalogStatus, DocumentCommand } from '../../src/shared/lspProtocol';
@@ -235,6 +235,16 @@ describe('language server over stdio', function () {
       const item = flags.items.find((i) => i.label === '--attention-backend');
       assert.ok(item);
       assert.deepEqual((item.textEdit as TextEdit).range, { start: posOf(text, '--att'), end: posOf(text, '--att', 5) });
+      // lean items: documentation arrives through completionItem/resolve
+      assert.equal(item.documentation, undefined);
+      assert.ok(item.data);
+      assert.ok(flags.items.every((i) => i.label.includes('att') || /a.*t.*t/.test(i.label)));
+      const resolved = await c.request<CompletionItem>('completionItem/resolve', item);
+      assert.equal(resolved.label, '--attention-backend');
+      assert.match((resolved.documentation as MarkupContent).value, /\*\*`--attention-backend`\*\*/);
+      assert.match((resolved.documentation as MarkupContent).value, /Choices: .*`triton`/);
+      const all = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position: posOf(text, '--att', 2) });
+      assert.ok(all.isIncomplete && all.items.length > 0 && all.items.length <= 100);
 
       const t2 = 'python -m sglang.launch_server --model-path x --attention-backend tr\n';
       await change(c, uri, t2, 2);
