@@ -775,7 +775,9 @@ function getQuery(language: Language): Query {
 function unwrapTypeNode(node: Node): Node {
   let n = node;
   for (let i = 0; i < 10 && n.type === 'type'; i++) {
-    const inner = n.namedChildren.find((c) => c && c.type !== 'comment');
+    // firstNamedChild: one node instead of the whole namedChildren array
+    const first = n.firstNamedChild;
+    const inner = first && first.type !== 'comment' ? first : n.namedChildren.find((c) => c && c.type !== 'comment');
     if (!inner) break;
     n = inner;
   }
@@ -787,8 +789,9 @@ function genericParts(node: Node | undefined): { name: string; params: Node[] } 
   if (!node) return undefined;
   const n = unwrapTypeNode(node);
   if (n.type === 'generic_type') {
-    const head = n.namedChildren[0];
-    const params = n.namedChildren.find((c) => c?.type === 'type_parameter');
+    const head = n.firstNamedChild;
+    const last = n.lastNamedChild;
+    const params = last?.type === 'type_parameter' ? last : n.namedChildren.find((c) => c?.type === 'type_parameter');
     if (!head || !params) return undefined;
     return {
       name: head.text,

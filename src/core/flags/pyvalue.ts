@@ -54,6 +54,16 @@ export interface StringParts { text: string; holes: number; bytes: boolean }
 
 /** Text of one `string` node; f-string holes are kept as their source `{expr}`. */
 export function stringNodeText(node: Node): StringParts {
+  // fast path: an unprefixed literal without escapes is its text minus the quotes (one slice instead of a node per part)
+  const whole = node.text;
+  const q0 = whole.charCodeAt(0);
+  if (q0 === 34 || q0 === 39) {
+    const ql = whole.startsWith(whole[0].repeat(3)) ? 3 : 1;
+    const quote = whole.slice(0, ql);
+    if (whole.length >= 2 * ql && whole.endsWith(quote) && !whole.includes('\\')) {
+      return { text: whole.slice(ql, whole.length - ql), holes: 0, bytes: false };
+    }
+  }
   let prefix = '';
   let text = '';
   let holes = 0;
@@ -600,10 +610,14 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
 }
 
 /** Identifiers an expression mentions (bounded). */
+const LEAF_LITERALS = new Set(['integer', 'float', 'true', 'false', 'none', 'comment', 'string_content', 'string_start', 'string_end']);
+
 export function identifiersIn(node: Node, out: Set<string> = new Set(), depth = 0): Set<string> {
   if (depth > MAX_DEPTH || out.size > 200) return out;
-  if (node.type === 'identifier') { out.add(node.text); return out; }
-  if (node.type === 'attribute') {
+  const type = node.type;
+  if (type === 'identifier') { out.add(node.text); return out; }
+  if (LEAF_LITERALS.has(type)) return out;
+  if (type === 'attribute') {
     const obj = node.childForFieldName('object');
     if (obj) identifiersIn(obj, out, depth + 1);
     return out;
