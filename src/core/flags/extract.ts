@@ -612,11 +612,21 @@ class Extractor {
     };
     let sawDataclassCall = false;
     const calls: { node: Node; method: string }[] = [];
-    for (const m of query.matches(this.root)) {
-      const c = m.captures.find((x) => x.name === 'call')?.node;
-      const method = m.captures.find((x) => x.name === 'm')?.node.text;
-      if (c && method) calls.push({ node: c, method });
+    const seen = new Set<string>();
+    const ranges = callRanges(this.root.text);
+    for (const range of ranges) {
+      for (const m of query.matches(this.root, range)) {
+        const c = m.captures.find((x) => x.name === 'call')?.node;
+        const method = m.captures.find((x) => x.name === 'm')?.node.text;
+        if (!c || !method) continue;
+        const key = `${c.startIndex}:${c.endIndex}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        calls.push({ node: c, method });
+      }
     }
+    // a call spanning two ranges comes once, in source order as one whole-tree query gives it
+    if (ranges.length > 1) calls.sort((a, b) => a.node.startIndex - b.node.startIndex);
     for (const { node: c, method } of calls) {
       if (method === 'add_argument_group' || method === 'add_mutually_exclusive_group') {
         const parent = c.parent;
@@ -770,6 +780,31 @@ function getQuery(language: Language): Query {
     };
   }
   return cachedQuery.query;
+}
+
+const CALL_NAME_RE = /add_argument|add_mutually_exclusive_group|add_cli_args_from_dataclass/g;
+const ROW_GAP = 100;
+
+interface RowRange { startPosition: { row: number; column: number }; endPosition: { row: number; column: number } }
+
+/**
+ * Line ranges that can hold a call the query matches: the method name must occur in the text, so
+ * the query only descends where it does (not through thousands of dataclass fields). Rows, not
+ * indices: web-tree-sitter takes query index ranges in bytes but gives node indices in UTF-16 units.
+ */
+function callRanges(source: string): RowRange[] {
+  const out: RowRange[] = [];
+  CALL_NAME_RE.lastIndex = 0;
+  let row = 0;
+  let at = 0;
+  for (let m = CALL_NAME_RE.exec(source); m; m = CALL_NAME_RE.exec(source)) {
+    for (let i = source.indexOf('\n', at); i >= 0 && i < m.index; i = source.indexOf('\n', i + 1)) row++;
+    at = m.index;
+    const last = out[out.length - 1];
+    if (last && row - last.endPosition.row < ROW_GAP) last.endPosition.row = row + 1;
+    else out.push({ startPosition: { row, column: 0 }, endPosition: { row: row + 1, column: 0 } });
+  }
+  return out;
 }
 
 function unwrapTypeNode(node: Node): Node {
