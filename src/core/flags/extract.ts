@@ -920,7 +920,7 @@ function positionalArgs(call: Node): Node[] {
 /** A dataclass field statement (`name: T = default`), or undefined. */
 function fieldInfoOf(stmt: Node): FieldInfo | undefined {
   if (stmt.type !== 'expression_statement') return undefined;
-  const a = stmt.namedChildren[0];
+  const a = stmt.firstNamedChild;
   if (a?.type !== 'assignment') return undefined;
   const left = a.childForFieldName('left');
   const typeNode = a.childForFieldName('type') ?? undefined;
