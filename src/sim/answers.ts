@@ -125,6 +125,11 @@ export interface AnswerPlan {
   content: Iterable<SimToken>;
   finishReason: 'stop' | 'length';
   matchedStop: string | number | null;
+  /**
+   * The request ran with a tool-call parser: SGLang's chat layer turns a "stop" into
+   * finish_reason "tool_calls" and drops matched_stop, even when no call was produced.
+   */
+  toolCallStop?: boolean;
   /** Number of content tokens the plan yields. */
   completionTokens: number;
 }
@@ -197,6 +202,8 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
     }
     case 'empty':
       return { reasoning, content: [], finishReason: 'stop', matchedStop: EOS_TOKEN_ID, completionTokens: 0 };
+    case 'tool-calls-lost':
+      return { reasoning, content: [], finishReason: 'stop', matchedStop: 'NaN happened', toolCallStop: true, completionTokens: 0 };
     case 'huge': {
       const total = behaviour.totalChars ?? 50 * 1024 * 1024;
       const size = Math.max(1, behaviour.chunkChars ?? 64 * 1024);

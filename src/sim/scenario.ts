@@ -12,6 +12,7 @@ export type Behaviour =
   | 'sentence-loop' // a healthy start, then one sentence repeated until max_tokens
   | 'token-salad' // random multilingual tokens that never reach EOS
   | 'empty' // empty answer, stop on EOS at once
+  | 'tool-calls-lost' // NaN on a tool-call request: the chat layer reports tool_calls, no calls, no marker
   | 'slow' // healthy text with a delay per token (tokenDelayMs, default 200)
   | 'cut' // the connection drops in the middle of a chunk
   | 'http-500' // 500 with an OpenAI-shaped (or native) JSON error
@@ -24,7 +25,7 @@ export type Behaviour =
   | 'huge'; // a very long answer in big chunks (totalChars, chunkChars)
 
 export const BEHAVIOURS: readonly Behaviour[] = [
-  'healthy', 'token0-run', 'nan-marker', 'short-loop', 'sentence-loop', 'token-salad', 'empty', 'slow', 'cut',
+  'healthy', 'token0-run', 'nan-marker', 'short-loop', 'sentence-loop', 'token-salad', 'empty', 'tool-calls-lost', 'slow', 'cut',
   'http-500', 'http-503', 'html-error', 'hang', 'error-midstream', 'bad-json', 'no-done', 'huge',
 ];
 

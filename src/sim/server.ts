@@ -241,8 +241,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
           index: 0,
           message: { role: 'assistant', content, reasoning_content: useParser(r) ? reasoning || null : null, tool_calls: null },
           logprobs: r.logprobs ? chatLogprobs(tokens) : null,
-          finish_reason: plan.finishReason,
-          matched_stop: plan.matchedStop,
+          ...chatFinish(plan),
         }],
         usage: usage(r, n),
         metadata: { weight_version: 'default' },
@@ -384,7 +383,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     if (r.route === 'generate') {
       await write(event({ text: cumulative, meta_info: nativeMeta(r, n, nativeFinish(plan, n), r.logprobs ? allTokens : null, started), index: 0 }));
     } else if (r.route === 'chat') {
-      await write(event({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }], usage: null }));
+      await write(event({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, ...chatFinish(plan) }], usage: null }));
     } else {
       await write(event({ ...base, choices: [{ index: 0, text: '', logprobs: null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }], usage: null }));
     }
@@ -514,3 +513,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 }
 
 export { EOS_TOKEN_ID };
+
+/** finish_reason + matched_stop as the OpenAI chat layer reports them (tool-call stops lose the marker). */
+function chatFinish(plan: AnswerPlan): { finish_reason: string; matched_stop: string | number | null } {
+  if (plan.toolCallStop && plan.finishReason === 'stop') return { finish_reason: 'tool_calls', matched_stop: null };
+  return { finish_reason: plan.finishReason, matched_stop: plan.matchedStop };
+}
