@@ -9,6 +9,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openHost, type Host, type UnknownHostKeyInfo } from '../core/hosts/index';
+import { UsageError } from './command';
 
 export interface HostArgs {
   identityFiles: string[];
@@ -25,7 +26,8 @@ export const HOST_OPTIONS_HELP = [
   '  --accept-new-host-key   accept and remember a host key seen for the first time',
 ].join('\n');
 
-export class UsageError extends Error {}
+// The CLI's one usage error: main.ts turns it into exit 64 with the command's usage text.
+export { UsageError };
 
 /** Take the host options out of argv; returns them and the remaining arguments in order. */
 export function extractHostArgs(argv: readonly string[]): { hostArgs: HostArgs; rest: string[] } {

@@ -122,6 +122,13 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.equal((await cli(['probe', all.url, '--frobnicate'])).code, 64);
   });
 
+  it('host options with a missing value are a usage error (exit 64), not a crash', async () => {
+    const r = await cli(['env', 'local', '--identity']);
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, /--identity needs a FILE argument/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  });
+
   it('--help, no command and unknown commands', async () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
