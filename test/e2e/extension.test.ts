@@ -211,8 +211,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     const hostsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Hosts/i }) });
     const hostRow = hostsPane.locator('.monaco-list-row', { hasText: 'gpu-box' });
     await hostRow.waitFor({ timeout: 30_000 });
-    await hostRow.click({ button: 'right' });
-    await page.locator('.monaco-menu .action-label', { hasText: 'Connect to Host' }).first().click({ timeout: 30_000 });
+    // The row's inline "Connect to Host" action (shown on hover); a context menu can close under load.
+    await hostRow.hover();
+    await hostRow.locator('.action-label[aria-label^="Connect to Host"]').click({ timeout: 30_000 });
     // Unknown host key: a modal with the SHA256 fingerprint, before any authentication.
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 60_000 });
