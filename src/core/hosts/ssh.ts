@@ -31,13 +31,27 @@ export function loadSsh2(): Promise<Ssh2> {
 export interface UnknownHostKeyInfo { host: string; port: number; keyType: string; sha256Fingerprint: string }
 export type HostKeyDecision = 'once' | 'remember' | 'reject';
 
+export interface PasswordPromptInfo {
+  user: string;
+  host: string;
+  prompt: string;
+  /** Whether the answer may be shown while typed (false for passwords). */
+  echo: boolean;
+  method: 'keyboard-interactive' | 'password';
+  attempt: number;
+}
+
 export interface SshCallbacks {
   /** Asked for a key that no known_hosts file has. No callback = reject. */
   onUnknownHostKey?(info: UnknownHostKeyInfo): HostKeyDecision | Promise<HostKeyDecision>;
   /** Passphrase for an encrypted identity file; undefined skips the key. */
   askPassphrase?(info: { keyFile: string; attempt: number }): Promise<string | undefined>;
-  /** Password / keyboard-interactive answers; undefined = give up on that method. */
-  askPassword?(info: { user: string; host: string; prompt: string; echo: boolean }): Promise<string | undefined>;
+  /**
+   * Password / keyboard-interactive answers. `prompt` is the server's own text for
+   * keyboard-interactive (e.g. "Password: "); `attempt` counts from 1 per method. Undefined =
+   * the user declined: no further password prompts on this connection.
+   */
+  askPassword?(info: PasswordPromptInfo): Promise<string | undefined>;
   /** Progress and notes (ignored known_hosts lines, reconnects). */
   log?(message: string): void;
 }
@@ -60,6 +74,8 @@ export interface SshConnectOptions {
   defaultKeepaliveMs?: number;
   /** Connection attempts for network errors (default 3), with backoff from 250 ms up to 4 s. */
   connectAttempts?: number;
+  /** Tries per password method (keyboard-interactive, then password), as OpenSSH's NumberOfPasswordPrompts (default 3). */
+  passwordAttempts?: number;
   /** Concurrent exec channels on the connection (OpenSSH MaxSessions defaults to 10). */
   maxSessions?: number;
 }
@@ -109,16 +125,32 @@ class Semaphore {
   }
 }
 
+/** "a, b ×3, c": consecutive repeats of one method (password retries) counted, not listed. */
+function describeTried(tried: readonly string[]): string {
+  const out: { m: string; n: number }[] = [];
+  for (const m of tried) {
+    const last = out[out.length - 1];
+    if (last?.m === m) last.n++; else out.push({ m, n: 1 });
+  }
+  return out.map(({ m, n }) => (n > 1 ? `${m} ×${n}` : m)).join(', ');
+}
+
 /** Translate an ssh2 / socket error into one that says what to do. */
-function connectError(err: unknown, t: SshTarget, via?: string): HostError {
+function connectError(err: unknown, t: SshTarget, via?: string, tried: readonly string[] = []): HostError {
   if (err instanceof HostError) return err;
   const e = err as NodeJS.ErrnoException & { level?: string };
   const where = `${t.hostName}:${t.port}${via ? ` (via ${via})` : ''}`;
   const msg = e?.message ?? String(err);
   if (e?.level === 'client-authentication') {
-    return new HostError('auth', `Authentication as ${show(t.user)} on ${where} failed (${msg}). `
-      + 'Check the user name, load your key into ssh-agent (`ssh-add`), pass it with --identity / IdentityFile, '
-      + 'or add its public key to ~/.ssh/authorized_keys on the server.', { cause: err });
+    const detail = tried.length ? `${msg}; tried: ${describeTried(tried)}` : msg;
+    // Answers were sent and refused: the advice is about the password, not about keys.
+    const typed = tried.some((m) => m === 'password' || m === 'keyboard-interactive');
+    return new HostError('auth', `Authentication as ${show(t.user)} on ${where} failed (${detail}). `
+      + (typed
+        ? 'The server did not accept the password (or keyboard-interactive answers): check the password and the user name, '
+          + 'or use a key (ssh-agent, --identity / IdentityFile).'
+        : 'Check the user name, load your key into ssh-agent (`ssh-add`), pass it with --identity / IdentityFile, '
+          + 'or add its public key to ~/.ssh/authorized_keys on the server.'), { cause: err });
   }
   if (e?.level === 'client-timeout' || /timed out/i.test(msg)) {
     return new HostError('connect', `Timed out connecting to ${where}: check the host name, VPN and firewall, or raise ConnectTimeout.`, { cause: err });
@@ -255,10 +287,7 @@ export class SshHost implements Host {
       const onAbort = (): void => finish(abortError(signal?.reason));
       const onError = (err: Error & { level?: string }): void => {
         if (hostKeyFailure) { finish(hostKeyFailure); return; }
-        if (err.level === 'client-authentication' && authTried.length) {
-          err.message = `${err.message}; tried: ${authTried.join(', ')}`;
-        }
-        finish(connectError(err, hop, via));
+        finish(connectError(err, hop, via, err.level === 'client-authentication' ? authTried : []));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       client.on('error', onError);
@@ -356,39 +385,65 @@ export class SshHost implements Host {
   private makeAuthHandler(hop: SshTarget, report: (tried: string[]) => void, signal?: AbortSignal) {
     const tried: string[] = [];
     const agent = this.options.agentSocket === undefined ? process.env.SSH_AUTH_SOCK : this.options.agentSocket ?? undefined;
-    const steps: (() => Promise<AnyAuthMethod | undefined>)[] = [];
+    // `wire` is the method name the server lists, so a step the server does not accept is skipped
+    // before it runs (before the user is asked anything for it).
+    interface Step { wire: AuthenticationType; run(): Promise<AnyAuthMethod | undefined> }
+    const steps: Step[] = [];
     const username = hop.user;
-    if (agent && !hop.identitiesOnly) steps.push(() => Promise.resolve({ type: 'agent', username, agent }));
+    if (agent && !hop.identitiesOnly) steps.push({ wire: 'publickey', run: () => Promise.resolve({ type: 'agent', username, agent }) });
     const idFiles = [...new Set([...(hop === this.target ? this.options.identityFiles ?? [] : []), ...hop.identityFiles])];
     for (const f of idFiles) {
-      steps.push(async () => {
-        const ssh2 = await loadSsh2();
-        const k = await this.loadKey(f, ssh2, signal);
-        if (!k) return undefined;
-        return { type: 'publickey', username, key: k.data, ...(k.passphrase !== undefined ? { passphrase: k.passphrase } : {}) };
+      steps.push({
+        wire: 'publickey',
+        run: async () => {
+          const ssh2 = await loadSsh2();
+          const k = await this.loadKey(f, ssh2, signal);
+          if (!k) return undefined;
+          return { type: 'publickey', username, key: k.data, ...(k.passphrase !== undefined ? { passphrase: k.passphrase } : {}) };
+        },
       });
     }
     const cb = this.callbacks;
-    const ask = cb.askPassword ? (info: { user: string; host: string; prompt: string; echo: boolean }) => cb.askPassword!(info) : undefined;
+    const ask = cb.askPassword ? cb.askPassword.bind(cb) : undefined;
     if (ask) {
-      steps.push(() => Promise.resolve({
-        type: 'keyboard-interactive', username,
-        prompt: (_name, _instr, _lang, prompts, finish) => {
-          void (async () => {
-            const answers: string[] = [];
-            for (const p of prompts) {
-              const a = await ask({ user: username, host: hop.hostName, prompt: p.prompt, echo: !!p.echo }).catch(() => undefined);
-              if (a === undefined) { finish([]); return; }
-              answers.push(a);
-            }
-            finish(answers);
-          })();
-        },
-      }));
-      steps.push(async () => {
-        const pw = await ask({ user: username, host: hop.hostName, prompt: `${username}@${hop.hostName}'s password: `, echo: false });
-        return pw === undefined ? undefined : { type: 'password', username, password: pw };
-      });
+      // Once the user declines (undefined), no later password prompt is shown for this connection.
+      let declined = false;
+      const attempts = Math.max(1, this.options.passwordAttempts ?? 3);
+      for (let attempt = 1; attempt <= attempts; attempt++) {
+        steps.push({
+          wire: 'keyboard-interactive',
+          run: () => Promise.resolve(declined ? undefined : {
+            type: 'keyboard-interactive', username,
+            prompt: (_name, _instr, _lang, prompts, finish) => {
+              void (async () => {
+                const answers: string[] = [];
+                for (const p of prompts) {
+                  throwIfAborted(signal);
+                  const a = declined ? undefined : await ask({
+                    user: username, host: hop.hostName, prompt: p.prompt, echo: !!p.echo, method: 'keyboard-interactive', attempt,
+                  });
+                  if (a === undefined) { declined = true; break; }
+                  answers.push(a);
+                }
+                // Always answer every prompt (the protocol requires the count to match); empty
+                // answers after a decline just fail this round.
+                finish(prompts.map((_p, i) => answers[i] ?? ''));
+              })().catch(() => { declined = true; finish(prompts.map(() => '')); });
+            },
+          }),
+        });
+      }
+      for (let attempt = 1; attempt <= attempts; attempt++) {
+        steps.push({
+          wire: 'password',
+          run: async () => {
+            if (declined) return undefined;
+            const pw = await ask({ user: username, host: hop.hostName, prompt: `${username}@${hop.hostName}'s password: `, echo: false, method: 'password', attempt });
+            if (pw === undefined) { declined = true; return undefined; }
+            return { type: 'password', username, password: pw };
+          },
+        });
+      }
     }
     let i = 0;
     const handler: AuthHandlerMiddleware = (methodsLeftIn, _partial, nextIn) => {
@@ -398,11 +453,10 @@ export class SshHost implements Host {
       void (async () => {
         while (i < steps.length) {
           const step = steps[i++];
+          if (methodsLeft && !methodsLeft.includes(step.wire)) continue;
           try {
-            const m = await step();
+            const m = await step.run();
             if (!m) continue;
-            const wire = m.type === 'agent' ? 'publickey' : m.type;
-            if (methodsLeft && !methodsLeft.includes(wire)) continue;
             tried.push(m.type === 'publickey' ? `key ${idFiles.find((f) => this.keyCache.get(f)?.data === m.key) ?? ''}` : m.type);
             report(tried);
             next(m);
