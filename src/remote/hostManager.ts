@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LocalHost } from '../core/hosts/local';
+import { PasswordSession, sshPasswordKey } from '../core/hosts/savedPassword';
 import { connectSsh, type SshCallbacks, type UnknownHostKeyInfo, type HostKeyDecision } from '../core/hosts/ssh';
 import { listSshAliases, parseHostSpec, resolveSshTarget, type SshConfigOptions } from '../core/hosts/sshConfig';
 import { HostError, type Host } from '../core/hosts/types';
@@ -34,7 +35,6 @@ export interface HostState {
 }
 
 const MANUAL_KEY = 'inferenceDoctor.remote.manualHosts';
-const passwordKey = (id: string): string => `inferenceDoctor.sshPassword.${id}`;
 
 export class HostManager implements vscode.Disposable {
   private readonly states = new Map<string, HostState>();
@@ -93,7 +93,7 @@ export class HostManager implements vscode.Disposable {
     await this.disconnect(id);
     const spec = id.slice('manual:'.length);
     await this.context.globalState.update(MANUAL_KEY, this.context.globalState.get<string[]>(MANUAL_KEY, []).filter((s) => s !== spec));
-    await this.context.secrets.delete(passwordKey(id));
+    await this.context.secrets.delete(sshPasswordKey(id));
     this.states.delete(id);
     this.changed.fire(undefined);
   }
@@ -153,19 +153,29 @@ export class HostManager implements vscode.Disposable {
       const known = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('knownHostsFile')?.trim();
       const trustStoreFile = vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
       await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
-      const typed: { password?: string } = {};
-      const host = await connectSsh(target, this.callbacks(entry, typed), {
-        trustStoreFile,
-        ...(known ? { knownHostsFiles: [known.startsWith('~/') ? join(homedir(), known.slice(2)) : known] } : {}),
-        signal: ac.signal,
-      });
-      if (typed.password !== undefined) void this.offerToSavePassword(entry, typed.password);
+      const passwords = new PasswordSession(this.context.secrets, entry.id, ({ user, host, prompt, echo, attempt }) => Promise.resolve(vscode.window.showInputBox({
+        title: `${user}@${host}`,
+        prompt: `${attempt > 1 ? 'Not accepted, try again. ' : ''}${prompt.trim() || 'Password'}`,
+        password: !echo, ignoreFocusOut: true,
+      })));
+      let host: Host;
+      try {
+        host = await connectSsh(target, { ...this.callbacks(entry), askPassword: passwords.askPassword }, {
+          trustStoreFile,
+          ...(known ? { knownHostsFiles: [known.startsWith('~/') ? join(homedir(), known.slice(2)) : known] } : {}),
+          signal: ac.signal,
+        });
+      } catch (e) {
+        // Forgets the saved password only when it was offered and refused.
+        await passwords.failed(e).catch(() => false);
+        throw e;
+      }
+      void passwords.connected(() => this.confirmSavePassword(entry)).catch((e: unknown) => this.log.warn(`Could not save the password: ${errorText(e)}`));
       return host;
     } finally { sub.dispose(); }
   }
 
-  private callbacks(entry: HostEntry, typed: { password?: string }): SshCallbacks {
-    let triedSaved = false;
+  private callbacks(entry: HostEntry): SshCallbacks {
     return {
       log: (m) => this.log.info(m),
       onUnknownHostKey: (info) => askHostKey(entry, info),
@@ -174,27 +184,15 @@ export class HostManager implements vscode.Disposable {
         prompt: attempt > 1 ? 'Wrong passphrase, try again (Escape skips this key)' : `To connect to ${entry.label}. Not saved.`,
         password: true, ignoreFocusOut: true,
       }),
-      askPassword: async ({ user, host, prompt, echo }) => {
-        if (!triedSaved && !echo) {
-          triedSaved = true;
-          const saved = await this.context.secrets.get(passwordKey(entry.id));
-          if (saved) return saved;
-        }
-        const pw = await vscode.window.showInputBox({
-          title: `${user}@${host}`, prompt: prompt.trim() || 'Password', password: !echo, ignoreFocusOut: true,
-        });
-        if (pw !== undefined && !echo) typed.password = pw;
-        return pw;
-      },
     };
   }
 
-  private async offerToSavePassword(entry: HostEntry, password: string): Promise<void> {
+  private async confirmSavePassword(entry: HostEntry): Promise<boolean> {
     const save = 'Save Password';
     const answer = await vscode.window.showInformationMessage(
       `Connected to ${entry.label}. Save the password in VS Code's secret storage for next time?`, save, "Don't Save",
     );
-    if (answer === save) await this.context.secrets.store(passwordKey(entry.id), password);
+    return answer === save;
   }
 
   private async showConnectError(entry: HostEntry, e: unknown): Promise<void> {
@@ -203,7 +201,6 @@ export class HostManager implements vscode.Disposable {
       await vscode.window.showErrorMessage(`Refused to connect to ${entry.label}`, { modal: true, detail: msg });
       return;
     }
-    if (e instanceof HostError && e.kind === 'auth') void this.context.secrets.delete(passwordKey(entry.id));
     void vscode.window.showErrorMessage(`Could not connect to ${entry.label}: ${msg}`);
   }
 
