@@ -29,6 +29,12 @@ export interface SshdOptions {
   hostKeyType?: 'ed25519' | 'rsa' | 'ecdsa';
   /** Allow password authentication (for a throwaway user). */
   passwordAuth?: boolean;
+  /**
+   * Keyboard-interactive through PAM (`UsePAM yes`, `KbdInteractiveAuthentication yes`): the
+   * server's own prompts ("Password: "). PAM needs sshd to run as root; check
+   * `kbdInteractiveUnavailable()` first.
+   */
+  kbdInteractive?: boolean;
   extraConfig?: string;
 }
 
@@ -80,11 +86,11 @@ export class Sshd {
       `PidFile ${join(this.dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,
       'StrictModes no',
-      'UsePAM no',
+      `UsePAM ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
       'PermitRootLogin yes',
       'PubkeyAuthentication yes',
       `PasswordAuthentication ${this.opts.passwordAuth ? 'yes' : 'no'}`,
-      'KbdInteractiveAuthentication no',
+      `KbdInteractiveAuthentication ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
       'AllowTcpForwarding yes',
       'AllowAgentForwarding no',
       'X11Forwarding no',
@@ -194,6 +200,17 @@ function banner(port: number): Promise<boolean> {
 export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   const s = new Sshd(opts);
   try { return await s.start(); } catch (e) { await s.close(); throw e; }
+}
+
+/**
+ * Why keyboard-interactive (PAM) tests cannot run here, or undefined when they can: PAM
+ * authentication of other users needs sshd running as root, the sshd PAM service and useradd.
+ */
+export function kbdInteractiveUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'keyboard-interactive via PAM needs sshd running as root (run the tests as root)';
+  if (!existsSync('/etc/pam.d/sshd')) return '/etc/pam.d/sshd is missing (install openssh-server with its PAM config)';
+  if (!existsSync('/usr/sbin/useradd') || !existsSync('/usr/sbin/chpasswd')) return 'useradd/chpasswd are missing (needed for a throwaway user)';
+  return undefined;
 }
 
 /** A throwaway local user with a password, for password-auth tests. Undefined if useradd is missing. */
