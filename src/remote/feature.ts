@@ -119,13 +119,26 @@ export class RemoteFeature implements vscode.Disposable {
     await this.hosts.connect(entry.id);
   }
 
+  /** From the Command Palette (no tree node): pick among the hosts the command applies to. */
+  private async pickHost(wantConnected: boolean, placeHolder: string): Promise<string | undefined> {
+    const hosts = this.hosts.list().filter((h) => (this.hosts.state(h.id).state === 'connected') === wantConnected);
+    if (hosts.length === 0) {
+      void vscode.window.showInformationMessage(wantConnected ? 'No host is connected.' : 'Every host is already connected.');
+      return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(hosts.map((h) => ({
+      label: h.label, description: h.source === 'local' ? 'local' : h.spec, id: h.id,
+    })), { placeHolder });
+    return pick?.id;
+  }
+
   async connect(arg: unknown): Promise<void> {
-    const id = this.hostIdOf(arg) ?? (await this.pickSession(undefined, 'Connect to which host?'))?.entry.id;
+    const id = this.hostIdOf(arg) ?? await this.pickHost(false, 'Connect to which host?');
     if (id) await this.hosts.connect(id);
   }
 
   async disconnect(arg: unknown): Promise<void> {
-    const id = this.hostIdOf(arg);
+    const id = this.hostIdOf(arg) ?? await this.pickHost(true, 'Disconnect which host?');
     if (!id) return;
     if (this.searchView.state?.hostId === id) this.searchView.state.cancel?.();
     await this.hosts.disconnect(id);

@@ -467,7 +467,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       } else if (path === '/get_model_info' || (path === '/model_info' && !legacy)) {
         sendJson(res, 200, modelInfo(firstModel, legacy));
       } else if (path === '/get_server_info' || (path === '/server_info' && !legacy)) {
-        sendJson(res, 200, buildServerInfo(scenario, firstModel, !!apiKey));
+        const where = server.address();
+        sendJson(res, 200, buildServerInfo(scenario, firstModel, !!apiKey, where && typeof where === 'object' ? { host: where.address, port: where.port } : undefined));
       } else {
         sendJson(res, 404, { detail: 'Not Found' });
       }

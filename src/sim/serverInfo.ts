@@ -63,8 +63,9 @@ function pyFloats(state: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export function buildServerInfo(scenario: ResolvedScenario, modelPath: string, hasApiKey: boolean): Record<string, unknown> {
-  const args: Record<string, unknown> = { ...defaultArgs(modelPath), reasoning_parser: scenario.reasoningParser ?? null, ...scenario.serverArgs };
+/** `listen` is where the simulator really listens: SGLang reports its own host and port. */
+export function buildServerInfo(scenario: ResolvedScenario, modelPath: string, hasApiKey: boolean, listen?: { host: string; port: number }): Record<string, unknown> {
+  const args: Record<string, unknown> = { ...defaultArgs(modelPath), ...listen, reasoning_parser: scenario.reasoningParser ?? null, ...scenario.serverArgs };
   // Secrets are redacted in what the server reports.
   if (hasApiKey || args.api_key) args.api_key = '***';
   return {

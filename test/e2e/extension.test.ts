@@ -8,10 +8,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, exists
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { startCodeServer, repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
+import { freePort, startCodeServer, repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
+import { startFakeLaunchServer, type FakeLaunchServer } from '../support/fakeLaunchServer';
 import { execFileSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 
 const resultsDir = join(repoRoot, 'test-results');
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -21,6 +23,7 @@ describe('e2e: Inference Doctor in code-server', function () {
   this.timeout(300_000);
   let sim: { url: string; close(): Promise<void> };
   let sshd: Sshd;
+  let remoteServer: FakeLaunchServer;
   let workspace: string;
   let codeServer: RunningCodeServer;
   let browser: Browser;
@@ -36,6 +39,13 @@ describe('e2e: Inference Doctor in code-server', function () {
     copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
     mkdirSync(join(workspace, 'deploy'));
     copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
+    // The "GPU box" runs SGLang: a process whose command line is the launch command (the FP4 GEMM
+    // backend it asks for differs from what the server reports), serving the simulator.
+    remoteServer = await startFakeLaunchServer({
+      simJs: join(repoRoot, 'dist/sim.js'), scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'), port: await freePort(),
+      flags: ['--model-path', '/models/Qwen3-Next-80B-A3B-Instruct-NVFP4', '--quantization', 'modelopt_fp4',
+        '--moe-runner-backend', 'flashinfer_cutlass', '--fp4-gemm-backend', 'flashinfer_cudnn'],
+    });
     // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
     sshd = await startSshd();
     const sshConfig = join(workspace, '.ssh-config');
@@ -68,6 +78,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       await codeServer.close();
     }
     await sim?.close();
+    await remoteServer?.stop();
     await sshd?.close();
   });
 
@@ -259,6 +270,81 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.ok(await tab.count() >= 1);
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-search.png') });
   });
+
+  it('forwards the server found on the SSH host to a local port and lists it in Servers', async () => {
+    await runCommand(page, 'Inference Doctor: Forward Port and Add to Servers');
+    await pickQuickItem(page, 'gpu-box');
+    const toast = page.locator('.notification-toast', { hasText: 'is forwarded to' });
+    await toast.waitFor({ timeout: 60_000 });
+    const m = new RegExp(`gpu-box:${remoteServer.port} is forwarded to http://127\\.0\\.0\\.1:(\\d+)`).exec(await toast.innerText());
+    assert.ok(m, await toast.innerText());
+    const localPort = Number(m[1]);
+    assert.notEqual(localPort, remoteServer.port);
+    // The local end answers as the server does: the tunnel runs through sshd to the remote port.
+    const models = await (await fetch(`http://127.0.0.1:${localPort}/v1/models`)).json() as { data: { id: string }[] };
+    assert.ok(models.data.some((x) => x.id === 'nan-model'), JSON.stringify(models));
+    await serversPane(page).locator('.monaco-list-row', { hasText: 'Qwen3-Next-80B-A3B-Instruct-NVFP4' }).waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-forward.png') });
+  });
+
+  it('shows /server_info beside the launch command as a diff, naming what differs', async () => {
+    await runCommand(page, 'Inference Doctor: Compare /server_info with Launch File');
+    await pickQuickItem(page, 'gpu-box');
+    const toast = page.locator('.notification-toast', { hasText: 'Launch file vs /server_info' });
+    await toast.waitFor({ timeout: 60_000 });
+    // model_path differs too: the simulator serves its own model, not the path on the command line.
+    assert.match(await toast.innerText(), /\b2 differ\b/);
+    await page.locator('.tab', { hasText: 'server_info' }).first().waitFor({ timeout: 30_000 });
+    const diff = page.locator('.monaco-diff-editor').first();
+    await diff.waitFor({ timeout: 30_000 });
+    // The launch side asked for cuDNN; the server reports the CUTLASS default it actually runs.
+    await diff.locator('.editor.original .view-lines', { hasText: 'flashinfer_cudnn' }).waitFor({ timeout: 30_000 });
+    await diff.locator('.editor.modified .view-lines', { hasText: 'flashinfer_cutlass' }).waitFor({ timeout: 30_000 });
+    assert.match(await diff.locator('.editor.modified .view-lines').innerText(), /fp4_gemm_runner_backend/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-compare.png') });
+  });
+
+  it('follows the server log and warns when the server reports NaN', async () => {
+    await runCommand(page, 'Inference Doctor: Follow Server Log');
+    await pickQuickItem(page, 'gpu-box');
+    await page.locator('.tab', { hasText: 'server.log' }).first().waitFor({ timeout: 60_000 });
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.filter({ hasText: 'test stand-in' }).waitFor({ timeout: 60_000 });
+    appendFileSync(remoteServer.logFile, '[2026-11-29 12:00:00 TP0] Detected errors during sampling! NaN in the logits.\n');
+    const toast = page.locator('.notification-toast', { hasText: 'Detected errors during sampling' }).first();
+    await toast.waitFor({ timeout: 60_000 });
+    assert.match(await toast.innerText(), /gpu-box/);
+    await editor.filter({ hasText: 'NaN in the logits' }).waitFor({ timeout: 30_000 });
+    // The log is a read-only editor in the sglang-log language.
+    await page.locator('.statusbar-item', { hasText: /SGLang Log/i }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-log.png') });
+  });
+
+  it('asks again after Trust Once; Trust and Remember stores the key so the next connect asks nothing', async () => {
+    const accepted = (): number => (sshd.log().match(/Accepted publickey/g) ?? []).length;
+    await runCommand(page, 'Inference Doctor: Disconnect Host');
+    await pickQuickItem(page, 'gpu-box');
+    await runCommand(page, 'Inference Doctor: Connect to Host');
+    await pickQuickItem(page, 'gpu-box');
+    const before = accepted();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 60_000 });
+    assert.match(await dialog.innerText(), /authenticity of gpu-box/);
+    await dialog.locator('.monaco-button', { hasText: 'Trust and Remember' }).click();
+    await waitUntil(() => accepted() > before, 60_000, 'sshd never accepted the key after Trust and Remember');
+    const store = findFile(join(codeServer.userDataDir, 'User', 'globalStorage'), 'known_hosts');
+    assert.ok(store, 'no trust store written');
+    assert.ok(readFileSync(store, 'utf8').includes(sshd.hostKeyPub.split(/\s+/)[1]), 'the trust store should hold the host key');
+
+    await runCommand(page, 'Inference Doctor: Disconnect Host');
+    await pickQuickItem(page, 'gpu-box');
+    const second = accepted();
+    await runCommand(page, 'Inference Doctor: Connect to Host');
+    await pickQuickItem(page, 'gpu-box');
+    await waitUntil(() => accepted() > second, 60_000, 'the reconnect did not authenticate');
+    assert.equal(await dialog.isVisible(), false, 'a remembered key must not ask again');
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-remembered.png') });
+  });
 });
 
 /** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
@@ -331,4 +417,29 @@ function copyActivationTiming(userDataDir: string): void {
   };
   walk(logs);
   if (found.length) writeFileSync(join(resultsDir, 'activation.json'), readFileSync(found[found.length - 1]));
+}
+
+/** Picks the row of an open QuickPick that shows `text`. */
+async function pickQuickItem(page: Page, text: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
+
+async function waitUntil(ok: () => boolean, timeoutMs: number, message: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function findFile(dir: string, name: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) { const f = findFile(path, name); if (f) return f; }
+    else if (entry.name === name) return path;
+  }
+  return undefined;
 }
