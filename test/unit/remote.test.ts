@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildCatalog, type FlagEntry } from '../../src/core/flags';
 import { findLaunchCommands } from '../../src/core/launch/index';
-import { compareLaunchWithServerInfo, comparisonJson, fieldOfFlag, NOT_SET, NOT_REPORTED, summariseComparison } from '../../src/core/remote/compare';
+import {
+  compareLaunchWithServerInfo, comparisonJson, fieldOfFlag, fieldResolverFromCatalog, NOT_SET, NOT_REPORTED, summariseComparison,
+  type CatalogFieldEntry,
+} from '../../src/core/remote/compare';
+import { catalogFieldResolver } from '../../src/remote/catalogFields';
+import type { CatalogEntriesResult } from '../../src/shared/lspProtocol';
 import { BurstNotifier, LogBuffer, classifyLogLine, followArgv, type LogAlert } from '../../src/core/remote/logWatch';
 import { SearchResultGroups, relativeTo } from '../../src/core/remote/searchGroups';
 import { decodeHostAuthority, encodeHostAuthority, remoteUriString } from '../../src/core/remote/uris';
@@ -123,6 +131,86 @@ describe('remote: launch file vs /server_info', () => {
     const cmds = findLaunchCommands(text, 'shellscript');
     const pick = HostSession.pickLaunchCommand(cmds, 30001);
     assert.equal(pick?.args.find((a) => a.name === '--model-path')?.values?.[0].value, 'b');
+  });
+});
+
+describe('remote: flag fields from the catalog', () => {
+  // Own fixture: cli_name renames (one the built-in table knows, one it does not), aliases, a
+  // BooleanOptionalAction negation and a store_false flag with another dest. Runs under argparse too.
+  let entries: FlagEntry[];
+  before(async () => {
+    const src = readFileSync(join(__dirname, '..', 'fixtures', 'server_args', 'renamed_fields.py'), 'utf8');
+    entries = (await buildCatalog(src, { keepTree: false })).entries;
+  });
+
+  it('maps each flag, alias and --no- negation to the catalog field; unknown flags fall back to the table', () => {
+    const r = fieldResolverFromCatalog(entries);
+    const cases: [string, string | undefined][] = [
+      ['--fp4-gemm-backend', 'fp4_gemm_runner_backend'], // cli_name differs from the field
+      ['--moe-kernel', 'moe_runner_backend'], // a rename the table does not know
+      ['--tensor-parallel-size', 'tp_size'], ['--tp', 'tp_size'], ['--model', 'model_path'], ['--model-path', 'model_path'],
+      ['--enable-overlap-schedule', 'enable_overlap_schedule'], ['--no-enable-overlap-schedule', 'enable_overlap_schedule'],
+      ['--disable-radix-cache', 'enable_radix_cache'],
+      ['--speculative-algo', 'speculative_algorithm'], // not in this catalog: the table
+      ['--brand-new-flag', 'brand_new_flag'], ['-x', undefined],
+    ];
+    for (const [flag, field] of cases) assert.equal(r.fieldOf(flag), field, flag);
+    assert.equal(fieldOfFlag('--moe-kernel'), 'moe_kernel', 'without the catalog the rename is missed');
+    assert.equal(r.bareValueOf?.('--no-enable-overlap-schedule'), false);
+    assert.equal(r.bareValueOf?.('--disable-radix-cache'), false);
+    assert.equal(r.bareValueOf?.('--enable-overlap-schedule'), undefined);
+  });
+
+  it('compares renamed, negated and store_false flags by their fields (the table alone gets them wrong)', () => {
+    const [cmd] = findLaunchCommands('python -m sglang.launch_server --model /m --moe-kernel triton --fp4-gemm-backend auto '
+      + '--no-enable-overlap-schedule --disable-radix-cache --tp 2', 'shellscript');
+    const info = {
+      model_path: '/m', moe_runner_backend: 'triton', fp4_gemm_runner_backend: 'flashinfer_cutlass',
+      enable_overlap_schedule: false, enable_radix_cache: false, tp_size: 2,
+    };
+    const c = compareLaunchWithServerInfo(cmd, info, fieldResolverFromCatalog(entries));
+    const rows = Object.fromEntries(c.rows.map((r) => [r.field, [r.flag, r.launch, r.status]]));
+    assert.deepEqual(rows, {
+      enable_overlap_schedule: ['--no-enable-overlap-schedule', false, 'same'],
+      enable_radix_cache: ['--disable-radix-cache', false, 'same'],
+      fp4_gemm_runner_backend: ['--fp4-gemm-backend', 'auto', 'auto-resolved'],
+      model_path: ['--model', '/m', 'same'],
+      moe_runner_backend: ['--moe-kernel', 'triton', 'same'],
+      tp_size: ['--tp', 2, 'same'],
+    });
+    const table = compareLaunchWithServerInfo(cmd, info);
+    const status = (f: string) => table.rows.find((r) => r.field === f)?.status;
+    assert.equal(status('moe_kernel'), 'not-reported');
+    assert.equal(status('no_enable_overlap_schedule'), 'not-reported');
+    assert.equal(status('moe_runner_backend'), 'default');
+  });
+
+  it('tolerates malformed entries (catalog JSON from the wire) and keeps the first definition', () => {
+    const junk = [
+      null, { flag: '--a', field: '' }, { flag: 7, aliases: 'x', negations: null, field: 'f' },
+      { flag: '--dup', aliases: [], negations: [], field: 'first' }, { flag: '--dup', aliases: [], negations: [], field: 'second' },
+    ] as unknown as CatalogFieldEntry[];
+    const r = fieldResolverFromCatalog(junk);
+    assert.equal(r.fieldOf('--dup'), 'first');
+    assert.equal(r.fieldOf('--a'), 'a');
+  });
+
+  it('the extension side uses the language server\'s active catalog, else the table (never throws, bounded wait)', async () => {
+    const result = (partial: Partial<CatalogEntriesResult>): CatalogEntriesResult => ({ generation: 1, source: null, entries: [], choiceLists: [], ...partial });
+    const withCatalog = await catalogFieldResolver(() => Promise.resolve(result({
+      source: { kind: 'runtime', label: 'gpu-box · python3', version: '0.5.3', era: 'dataclass', flags: entries.length, errors: [] }, entries,
+    })));
+    assert.equal(withCatalog.source, 'runtime catalog gpu-box · python3 0.5.3');
+    assert.equal(withCatalog.resolver?.fieldOf('--moe-kernel'), 'moe_runner_backend');
+    const none = await catalogFieldResolver(() => Promise.resolve(result({})));
+    assert.deepEqual([none.resolver, none.source, none.note], [undefined, 'built-in table', 'no flag catalog is loaded']);
+    assert.equal((await catalogFieldResolver(() => Promise.resolve(undefined))).resolver, undefined);
+    const failed = await catalogFieldResolver(() => Promise.reject(new Error('server crashed')));
+    assert.match(failed.note ?? '', /server crashed/);
+    const t0 = Date.now();
+    const slow = await catalogFieldResolver(() => new Promise(() => undefined), 50);
+    assert.ok(Date.now() - t0 < 2000);
+    assert.match(slow.note ?? '', /did not answer within 50 ms/);
   });
 });
 

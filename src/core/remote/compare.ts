@@ -3,9 +3,13 @@
  * the server resolved (dataclass fields in /server_info), keyed by field name, so a diff shows
  * what `auto` became and which defaults applied. No vscode import.
  */
+import type { FlagEntry } from '../flags/types';
 import type { LaunchArg, LaunchCommand } from '../launch/types';
 
-/** Flags whose dataclass field is not the flag name in snake_case. */
+/**
+ * Fallback for when no flag catalog is at hand: flags whose dataclass field is not the flag name
+ * in snake_case. The catalog (`fieldResolverFromCatalog`) knows every rename of its version.
+ */
 const FIELD_ALIASES: Record<string, string> = {
   '--model': 'model_path',
   '--tokenizer': 'tokenizer_path',
@@ -42,6 +46,46 @@ export function fieldOfFlag(flag: string): string | undefined {
   return FIELD_ALIASES[flag] ?? flag.slice(2).replace(/-/g, '_');
 }
 
+/** Which field a launch-file flag sets, and what the flag means when given without a value. */
+export interface FlagFieldResolver {
+  fieldOf: (flag: string) => string | undefined;
+  /**
+   * Value a bare flag stands for: false for `--no-x` and store_false, the const of store_const.
+   * Undefined (or no function) = true, the store_true case.
+   */
+  bareValueOf?: (flag: string) => unknown;
+}
+
+/** What the resolver reads from a catalog entry (FlagEntry, or the same fields from JSON). */
+export type CatalogFieldEntry = Pick<FlagEntry, 'flag' | 'aliases' | 'negations' | 'field'> & Partial<Pick<FlagEntry, 'action' | 'const'>>;
+
+/**
+ * Resolver backed by a flag catalog: each entry's flag, aliases and `--no-x` negations map to its
+ * field (argparse dest), so renamed flags (`--fp4-gemm-backend` -> fp4_gemm_runner_backend) need
+ * no table. Flags the catalog does not know go to `fallback` (the built-in table).
+ */
+export function fieldResolverFromCatalog(entries: readonly CatalogFieldEntry[], fallback: (flag: string) => string | undefined = fieldOfFlag): FlagFieldResolver {
+  const fields = new Map<string, string>();
+  const bare = new Map<string, unknown>();
+  const add = (name: unknown, field: string, bareValue?: unknown): void => {
+    // First definition wins, as in argparse (a second one would be a conflict error there).
+    if (typeof name !== 'string' || !name.startsWith('-') || fields.has(name)) return;
+    fields.set(name, field);
+    if (bareValue !== undefined) bare.set(name, bareValue);
+  };
+  for (const e of entries) {
+    if (!e || typeof e.field !== 'string' || !e.field) continue;
+    const positive = e.action === 'store_false' ? false : e.action === 'store_const' && e.const !== undefined ? e.const : undefined;
+    add(e.flag, e.field, positive);
+    for (const a of Array.isArray(e.aliases) ? e.aliases : []) add(a, e.field, positive);
+    for (const n of Array.isArray(e.negations) ? e.negations : []) add(n, e.field, false);
+  }
+  return {
+    fieldOf: (flag) => fields.get(flag) ?? fallback(flag),
+    bareValueOf: (flag) => bare.get(flag),
+  };
+}
+
 export type CompareStatus = 'same' | 'different' | 'auto-resolved' | 'default' | 'not-reported' | 'dynamic';
 
 export interface CompareRow {
@@ -68,10 +112,10 @@ function coerce(text: string, like: unknown): unknown {
   return text;
 }
 
-function launchValue(arg: LaunchArg, like: unknown): { value: unknown; dynamic: boolean } {
+function launchValue(arg: LaunchArg, like: unknown, bare: unknown): { value: unknown; dynamic: boolean } {
   const vs = arg.values ?? [];
   const dynamic = vs.some((v) => v.dynamic);
-  if (vs.length === 0) return { value: true, dynamic };
+  if (vs.length === 0) return { value: bare === undefined ? true : bare, dynamic };
   if (vs.length === 1) return { value: coerce(vs[0].value, Array.isArray(like) ? like[0] : like), dynamic };
   return { value: vs.map((v) => coerce(v.value, Array.isArray(like) ? like[0] : undefined)), dynamic };
 }
@@ -83,15 +127,17 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Compare one launch command with a /server_info body. `fieldOf` maps a flag to its field (the
- * flag catalog can supply it; the default covers SGLang's naming and common aliases).
+ * Compare one launch command with a /server_info body. `fieldOf` maps a flag to its field and
+ * `bareValueOf` says what a value-less flag means: pass `fieldResolverFromCatalog(entries)` when a
+ * flag catalog is at hand; the default covers SGLang's naming and common aliases.
  */
 export function compareLaunchWithServerInfo(
   cmd: LaunchCommand,
   info: Record<string, unknown>,
-  opts: { fieldOf?: (flag: string) => string | undefined; alwaysFields?: readonly string[] } = {},
+  opts: Partial<FlagFieldResolver> & { alwaysFields?: readonly string[] } = {},
 ): Comparison {
   const fieldOf = opts.fieldOf ?? fieldOfFlag;
+  const bareValueOf = opts.bareValueOf ?? (() => undefined);
   const fromLaunch = new Map<string, { flag: string; arg: LaunchArg }>();
   for (const a of cmd.args) {
     if (a.kind !== 'flag' || !a.name) continue;
@@ -110,7 +156,7 @@ export function compareLaunchWithServerInfo(
     if (has) row.server = SECRET_FIELDS.has(field) && server !== null ? '***' : server;
     if (!l) row.status = 'default';
     else {
-      const { value, dynamic } = launchValue(l.arg, server);
+      const { value, dynamic } = launchValue(l.arg, server, bareValueOf(l.flag));
       row.launch = SECRET_FIELDS.has(field) ? '***' : value;
       if (!has) row.status = 'not-reported';
       else if (dynamic) row.status = 'dynamic';

@@ -11,7 +11,7 @@ import { HostError, type ExecOptions, type ExecResult, type ForwardedPort, type 
 import { findLaunchCommands } from '../launch/index';
 import type { LanguageHint, LaunchCommand } from '../launch/types';
 import { fetchServerInfo } from '../probe/server-api';
-import { compareLaunchWithServerInfo, type Comparison } from './compare';
+import { compareLaunchWithServerInfo, type Comparison, type FlagFieldResolver } from './compare';
 import { BurstNotifier, LogBuffer, classifyLogLine, followArgv, type LogAlert, type LogSource } from './logWatch';
 import { SearchResultGroups } from './searchGroups';
 
@@ -264,8 +264,11 @@ export class HostSession {
     return onPort[onPort.length - 1] ?? cmds[cmds.length - 1];
   }
 
-  /** Fetch /server_info through `baseUrl` and compare it with the server's launch file. */
-  async compareWithLaunch(server: SglangServer, baseUrl: string, opts: { apiKey?: string; signal?: AbortSignal; launch?: LaunchText } = {}): Promise<{ comparison: Comparison; launch: LaunchText; command: LaunchCommand; info: Record<string, unknown> }> {
+  /**
+   * Fetch /server_info through `baseUrl` and compare it with the server's launch file. `fields`
+   * maps flags to fields (from a flag catalog); without it the built-in table is used.
+   */
+  async compareWithLaunch(server: SglangServer, baseUrl: string, opts: { apiKey?: string; signal?: AbortSignal; launch?: LaunchText; fields?: FlagFieldResolver } = {}): Promise<{ comparison: Comparison; launch: LaunchText; command: LaunchCommand; info: Record<string, unknown> }> {
     const launch = opts.launch ?? await (async () => {
       const src = await this.launchSource(server);
       if (!src) throw new HostError('not-found', `No launch file or command line found for the server on port ${server.port}.`);
@@ -275,7 +278,7 @@ export class HostSession {
     const command = HostSession.pickLaunchCommand(cmds, server.port);
     if (!command) throw new HostError('not-found', `${launch.path ?? 'The command line'} has no SGLang launch command (python -m sglang.launch_server / sglang serve).`);
     const info = await fetchServerInfo({ baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }, opts.signal ? { signal: opts.signal } : {});
-    return { comparison: compareLaunchWithServerInfo(command, info), launch, command, info };
+    return { comparison: compareLaunchWithServerInfo(command, info, opts.fields ?? {}), launch, command, info };
   }
 
   // ---- logs ---------------------------------------------------------------------------------
