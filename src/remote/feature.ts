@@ -16,6 +16,7 @@ import { HostManager, errorText, type HostEntry } from './hostManager';
 import { HostsView, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchNode } from './searchView';
+import { catalogFieldResolver } from './catalogFields';
 
 export interface RemoteWiring {
   fireHosts: (node: HostsNode | undefined) => void;
@@ -328,6 +329,8 @@ export class RemoteFeature implements vscode.Disposable {
   async compareServerInfo(arg: unknown): Promise<void> {
     const s = await this.pickServerOnHost(arg, 'Compare /server_info of which server?');
     if (!s) return;
+    // Asked in parallel with the port forward and /server_info; falls back to the built-in table.
+    const fields = catalogFieldResolver();
     try {
       const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${s.entry.label}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
         const ac = new AbortController();
@@ -335,14 +338,17 @@ export class RemoteFeature implements vscode.Disposable {
         const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
         const rec = this.forwardRecords().find((r) => r.hostId === s.hostId && r.key === s.key);
         const apiKey = rec && this.servers.store.get(rec.serverId) ? (await this.servers.store.target(rec.serverId)).apiKey : undefined;
-        return s.session.compareWithLaunch(s.server, `http://127.0.0.1:${fwd.localPort}`, { signal: ac.signal, ...(apiKey ? { apiKey } : {}) });
+        const { resolver } = await fields;
+        return s.session.compareWithLaunch(s.server, `http://127.0.0.1:${fwd.localPort}`, { signal: ac.signal, ...(apiKey ? { apiKey } : {}), ...(resolver ? { fields: resolver } : {}) });
       });
       const base = `/${slug(s.entry.label)}/${slug(s.key)}`;
       const left = this.generated.set(`${base}/launch-file.json`, comparisonJson(result.comparison.launchDoc));
       const right = this.generated.set(`${base}/server_info.json`, comparisonJson(result.comparison.serverDoc));
       const from = result.launch.path ?? 'command line';
       await vscode.commands.executeCommand('vscode.diff', left, right, `${from} ↔ /server_info (${s.entry.label}:${s.server.port})`, { preview: false });
-      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${summariseComparison(result.comparison)}.`);
+      const { source, note } = await fields;
+      if (note) this.log.info(`Compare /server_info: flag fields from the ${source} (${note}).`);
+      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${summariseComparison(result.comparison)} (fields from the ${source}).`);
     } catch (e) {
       void vscode.window.showErrorMessage(`Could not compare: ${errorText(e)}`);
     }

@@ -16,6 +16,9 @@ import { HostError } from '../../src/core/hosts/types';
 import { BACKEND_OPTION_PRESETS } from '../../src/core/hosts/search';
 import { HostSession, serverKey } from '../../src/core/remote/session';
 import { NOT_SET } from '../../src/core/remote/compare';
+import { catalogFieldResolver } from '../../src/remote/catalogFields';
+import { StdioLspClient } from '../../src/server/stdioClient';
+import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspProtocol';
 import type { LogAlert } from '../../src/core/remote/logWatch';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
@@ -178,6 +181,51 @@ describe('remote service layer over a real sshd', function () {
     assert.deepEqual(Object.keys(r.comparison.launchDoc), Object.keys(r.comparison.serverDoc));
     await session.closeForward(key);
     assert.equal(session.forwardFor(key), undefined);
+  });
+
+  it('compares by the language server\'s catalog: a renamed flag lands on its /server_info field', async function () {
+    this.timeout(60_000);
+    // The real language server (dist/server.js, built by scripts/test.mjs) over stdio, its
+    // workspace holding our own server_args.py whose --moe-kernel sets moe_runner_backend (a
+    // rename the built-in table does not know), then the diff through sshd and the simulator.
+    const ws = mkdtempSync(join(tmpdir(), 'id-remote-ws-'));
+    mkdirSync(join(ws, 'sglang', 'srt'), { recursive: true });
+    copyFileSync(join(FIXTURES, 'server_args', 'renamed_fields.py'), join(ws, 'sglang', 'srt', 'server_args.py'));
+    const lsp = new StdioLspClient({ serverPath: join(__dirname, '..', '..', 'dist', 'server.js') });
+    try {
+      await lsp.initialize(ws);
+      const deadline = Date.now() + 20_000;
+      while ((await lsp.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).active?.kind !== 'workspace') {
+        if (Date.now() > deadline) throw new Error(`no workspace catalog; stderr: ${lsp.stderr.slice(-500)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const fields = await catalogFieldResolver(() => lsp.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', {}));
+      assert.ok(fields.resolver, fields.note);
+      assert.match(fields.source, /^workspace catalog .*server_args\.py/);
+
+      const server = { ...session.report!.servers.find((x) => x.pid === 4242)!, port: sim.port, host: '0.0.0.0' };
+      const key = serverKey(server);
+      const fwd = await session.forward(key, sim.port, server.host);
+      const launch = {
+        text: `${python} -m sglang.launch_server --model-path healthy --port ${sim.port} --moe-kernel triton --fp4-gemm-backend auto\n`,
+        hint: 'shellscript' as const, source: { kind: 'command-line' as const, text: '' },
+      };
+      const withCatalog = await session.compareWithLaunch(server, `http://127.0.0.1:${fwd.localPort}`, { launch, fields: fields.resolver });
+      const row = (rows: typeof withCatalog.comparison.rows, f: string) => rows.find((x) => x.field === f);
+      const moe = row(withCatalog.comparison.rows, 'moe_runner_backend');
+      assert.deepEqual({ flag: moe?.flag, launch: moe?.launch, server: moe?.server }, { flag: '--moe-kernel', launch: 'triton', server: withCatalog.info.moe_runner_backend });
+      assert.notEqual(moe?.status, 'default');
+      assert.equal(row(withCatalog.comparison.rows, 'moe_kernel'), undefined);
+      assert.equal(row(withCatalog.comparison.rows, 'fp4_gemm_runner_backend')?.status, 'auto-resolved');
+      // Control: without the catalog the renamed flag is a field the server never reports.
+      const table = await session.compareWithLaunch(server, `http://127.0.0.1:${fwd.localPort}`, { launch });
+      assert.equal(row(table.comparison.rows, 'moe_kernel')?.status, 'not-reported');
+      assert.equal(row(table.comparison.rows, 'moe_runner_backend')?.status, 'default');
+      await session.closeForward(key);
+    } finally {
+      await lsp.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   it('follows a growing log with tail -F and notifies once per burst on NaN lines', async () => {
