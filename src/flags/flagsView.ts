@@ -223,7 +223,8 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   getTreeItem(node: FlagsNode): vscode.TreeItem {
     if (node.kind === 'family') {
       const item = new vscode.TreeItem(FAMILY_LABELS[node.family], this.filterText ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `family:${node.family}`;
+      // VS Code keeps a node's collapse state by id; a filtered tree gets fresh ids so its families open.
+      item.id = this.filterText ? `family:${node.family}?${this.filterText}` : `family:${node.family}`;
       item.description = `${node.flags.length} flag${node.flags.length === 1 ? '' : 's'}`;
       item.contextValue = 'flagFamily';
       item.iconPath = new vscode.ThemeIcon('symbol-namespace');

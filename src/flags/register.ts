@@ -178,7 +178,9 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     let filesToInclude: string | undefined;
     if (target?.scheme === 'file') {
       const sglangDir = vscode.Uri.joinPath(target, '..', '..');
-      const rel = vscode.workspace.asRelativePath(sglangDir, true);
+      // The folder name belongs in the pattern only in a multi-root workspace ("./root/…"); the
+      // default of asRelativePath does exactly that.
+      const rel = vscode.workspace.asRelativePath(sglangDir);
       if (rel !== sglangDir.fsPath) filesToInclude = `./${rel.replace(/\\/g, '/')}`;
     }
     await vscode.commands.executeCommand('workbench.action.findInFiles', {

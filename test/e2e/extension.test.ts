@@ -24,6 +24,7 @@ describe('e2e: Inference Doctor in code-server', function () {
   let sim: { url: string; close(): Promise<void> };
   let sshd: Sshd;
   let remoteServer: FakeLaunchServer;
+  let fakePython: string;
   let workspace: string;
   let codeServer: RunningCodeServer;
   let browser: Browser;
@@ -55,18 +56,30 @@ describe('e2e: Inference Doctor in code-server', function () {
     ].join('\n'));
     const knownHosts = join(workspace, '.known_hosts');
     writeFileSync(knownHosts, '');
+    // A Python "with SGLang installed": the fake package (its plugin grows a choice list at import).
+    fakePython = join(mkdtempSync(join(tmpdir(), 'id-e2e-venv-')), 'python3');
+    writeFileSync(fakePython, `#!/bin/sh\nPYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, { mode: 0o755 });
     codeServer = await startCodeServer({
       workspace,
       settings: {
         'inferenceDoctor.health.intervalSeconds': 0,
         'inferenceDoctor.ssh.configFile': sshConfig,
         'inferenceDoctor.ssh.knownHostsFile': knownHosts,
+        'inferenceDoctor.flags.python': fakePython,
       },
     });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  afterEach(async function () {
+    // A failed step leaves a picture of the editor for the CI artefacts.
+    if (this.currentTest?.state === 'failed' && page) {
+      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
+      await page.screenshot({ path: join(resultsDir, `e2e-failed-${name}.png`) }).catch(() => undefined);
+    }
   });
 
   after(async () => {
@@ -345,7 +358,69 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.equal(await dialog.isVisible(), false, 'a remembered key must not ask again');
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-remembered.png') });
   });
+
+  it('Backend Flags view: filter, the selected server\'s value, open the definition, copy a choice, find usages', async () => {
+    // Focusing the view opens the sidebar on it (a click on the activity icon would toggle it closed).
+    await runCommand(page, 'Focus on Backend Flags View');
+    const pane = flagsPane(page);
+    await runCommand(page, 'Inference Doctor: Select Server for Flags');
+    await pickQuickItem(page, 'simulator');
+    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
+    await answerQuickInput(page, 'Filter Backend Flags', 'fp4-gemm');
+    // The renamed flag, with the value /server_info reports on the selected server.
+    const flagRow = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();
+    await flagRow.filter({ hasText: '● flashinfer_cutlass' }).waitFor({ timeout: 60_000 });
+    await pane.locator('.pane-header', { hasText: 'filter: fp4-gemm' }).waitFor({ timeout: 10_000 });
+
+    // A click opens the field's definition in server_args.py.
+    await flagRow.click();
+    const source = readFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), 'utf8').split('\n');
+    const line = source.findIndex((l) => /^\s*fp4_gemm_runner_backend\b/.test(l)) + 1;
+    await page.locator('.tab.active', { hasText: 'server_args.py' }).waitFor({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: new RegExp(`Ln ${line},`) }).first().waitFor({ timeout: 30_000 });
+
+    // A choice row's inline action copies "--flag value".
+    if (!(await pane.locator('.monaco-list-row', { hasText: 'flashinfer_cudnn' }).first().isVisible())) {
+      await flagRow.locator('.monaco-tl-twistie').click();
+    }
+    const choice = pane.locator('.monaco-list-row', { hasText: 'flashinfer_cudnn' }).first();
+    await choice.hover();
+    await choice.locator('.action-label[aria-label^="Copy Flag with Value"]').click({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: 'Copied --fp4-gemm-backend flashinfer_cudnn' }).first().waitFor({ timeout: 30_000 });
+    const marks = await pane.locator('.monaco-list-row', { hasText: 'flashinfer_cutlass' }).filter({ hasText: 'on simulator' }).count();
+    assert.equal(marks, 1, 'the server\'s value is marked on its choice row');
+
+    // Find Usages searches the SGLang tree for the field (not the flag: the two differ here).
+    await flagRow.click();
+    await runCommand(page, 'Inference Doctor: Find Usages of Flag Field');
+    const searchView = page.locator('.search-view');
+    await searchView.locator('.monaco-list-row', { hasText: 'server_args.py' }).first().waitFor({ timeout: 60_000 });
+    assert.equal(await searchView.locator('.search-widget textarea').first().inputValue(), 'fp4_gemm_runner_backend');
+    await page.screenshot({ path: join(resultsDir, 'e2e-flags-view.png') });
+  });
+
+  it('Load Flags from Installed SGLang builds the parser in that Python and marks what grew at run time', async () => {
+    await runCommand(page, 'Focus on Backend Flags View');
+    await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
+    await pickQuickItem(page, fakePython);
+    const toast = page.locator('.notification-toast', { hasText: 'loaded' }).filter({ hasText: 'flags from SGLang' }).first();
+    await toast.waitFor({ timeout: 120_000 });
+    const text = await toast.innerText();
+    assert.match(text, /loaded \d+ flags from SGLang 0\.0\.0-fake/);
+    assert.match(text, /with choices added at run time/);
+    // The plugin's attention backend shows on the flag's row and as a choice "added at run time".
+    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
+    await answerQuickInput(page, 'Filter Backend Flags', 'attention-backend');
+    const pane = flagsPane(page);
+    const row = pane.locator('.monaco-list-row', { hasText: '--attention-backend' }).filter({ hasText: 'at run time' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(resultsDir, 'e2e-flags-runtime.png') });
+  });
 });
+
+function flagsPane(page: Page) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
+}
 
 /** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
 function serversPane(page: Page) {
@@ -363,9 +438,13 @@ async function openFile(page: Page, name: string): Promise<void> {
 }
 
 async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  // F1 can be lost while focus moves (an editor opening after a click): press again, bounded.
+  for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+  }
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
   await input.fill(`>${title}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
   await input.press('Enter');
