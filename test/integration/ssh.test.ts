@@ -317,6 +317,57 @@ describe('SshHost over a real sshd', function () {
     });
   });
 
+  describe('port forwarding when the connection dies', () => {
+    let slow: Server;
+    let slowPort = 0;
+    before(async () => {
+      // Streams 100 lines over 2 s on /stream; answers at once elsewhere.
+      slow = createServer((req, res) => {
+        if (req.url !== '/stream') { res.end('quick'); return; }
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        let i = 0;
+        const t = setInterval(() => { res.write(`chunk ${i++}\n`); if (i === 100) { clearInterval(t); res.end(); } }, 20);
+        res.on('close', () => clearInterval(t));
+      });
+      await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+      const a = slow.address();
+      slowPort = typeof a === 'object' && a ? a.port : 0;
+    });
+    after(() => new Promise<void>((r) => { slow.closeAllConnections(); slow.close(() => r()); }));
+
+    it('connection killed mid-forward: the open response fails (not a clean end), the log says why, the next request reconnects', async () => {
+      const logs: string[] = [];
+      const h = await connectSsh(targetFor(d, work), { log: (m) => logs.push(m) }, { knownHostsFiles: [knownHosts], identityFiles: [d.clientKey], agentSocket: null });
+      const fwd = await h.forwardPort(slowPort);
+      try {
+        const res = await fetch(`http://127.0.0.1:${fwd.localPort}/stream`);
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let got = '';
+        let killed = 0;
+        const err = await (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return undefined;
+            got += decoder.decode(value, { stream: true });
+            if (!killed && got.includes('chunk 5\n')) killed = d.killSessions();
+          }
+        })().then(() => undefined, (e: unknown) => e);
+        assert.ok(killed > 0, 'no sshd session process was found to kill');
+        assert.ok(err, `the cut response ended cleanly after ${got.length} bytes`);
+        assert.match(got, /chunk 5\n/, 'what arrived before the cut is kept');
+        assert.doesNotMatch(got, /chunk 99/);
+        assert.ok(logs.some((l) => /cut mid-transfer/.test(l) && /lost/.test(l)), logs.join('\n'));
+        // Same local port, fresh SSH connection.
+        assert.equal(await (await fetch(`http://127.0.0.1:${fwd.localPort}/after`)).text(), 'quick');
+        assert.equal(h.connections, 2);
+      } finally {
+        await fwd.close();
+        await h.close();
+      }
+    });
+  });
+
   describe('ProxyJump', () => {
     let jump: Sshd;
     before(async () => { jump = await startSshd(); });

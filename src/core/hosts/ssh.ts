@@ -646,8 +646,18 @@ export class SshHost implements Host {
           }
           sock.pipe(stream).pipe(sock);
           sock.resume();
+          // A dropped connection must not look like a finished response: reset the local socket
+          // (the client sees ECONNRESET, not a clean end) and say why.
+          const cut = (why: HostError): void => {
+            this.callbacks.log?.(`Port forward to ${remoteHost}:${remotePort} on ${this.label} was cut mid-transfer: ${why.message}`);
+            if (!sock.destroyed) sock.resetAndDestroy();
+          };
+          live.onDead.add(cut);
           stream.on('error', () => sock.destroy());
-          stream.on('close', () => sock.end());
+          stream.on('close', () => {
+            // When the whole connection drops, channels close just before it is marked dead: let `cut` go first.
+            setImmediate(() => { live.onDead.delete(cut); if (!sock.destroyed) sock.end(); });
+          });
           sock.on('error', () => stream.destroy());
           sock.on('close', () => stream.close());
         });
