@@ -281,6 +281,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     const tab = page.locator('.tab', { hasText: 'server_args.py' }).filter({ hasText: /server_args\.py/ });
     await page.locator('.monaco-editor .view-line', { hasText: 'FP4_GEMM_RUNNER_BACKEND_CHOICES' }).first().waitFor({ timeout: 60_000 });
     assert.ok(await tab.count() >= 1);
+    // The remote document gets the same code lenses as a local server_args.py.
+    await page.locator('.monaco-editor .codelens-decoration:visible', { hasText: /used by \d+ flags? · can grow at run time/ }).first().waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-search.png') });
   });
 
@@ -439,15 +441,21 @@ async function openFile(page: Page, name: string): Promise<void> {
 
 async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
-  // F1 can be lost while focus moves (an editor opening after a click): press again, bounded.
-  for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => undefined);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  // The palette can be lost while focus moves (an editor opening after a click closes it): open it
+  // again and retype, bounded.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!(await input.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      await row.waitFor({ timeout: attempt < 3 ? 10_000 : 30_000 });
+      await input.press('Enter', { timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
   }
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
-  await input.press('Enter');
 }
 
 /** Answers one input box, after making sure it is the one with that title (the widget is reused). */
