@@ -9,10 +9,20 @@ import * as vscode from 'vscode';
 import { LocalHost } from '../core/hosts/local';
 import type { CatalogEra, FlagCatalog } from '../core/flags/types';
 import { loadDumpScript, mergeCatalogs, readRuntimeCatalog, type FlagDifference, type RuntimeCatalog } from '../core/flags/runtime';
+import type { Host } from '../core/hosts/types';
+import type { HostRuleContext } from '../core/remote/ruleContext';
 import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
+import { runtimeHosts, type RuntimeHostTarget } from './runtimeHosts';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
-export interface LoadRuntimeArgs { python?: string; refresh?: boolean }
+export interface LoadRuntimeArgs {
+  python?: string;
+  refresh?: boolean;
+  /** A connected host of the Hosts view (`local`, `config:gpu-box`…); default: ask when SSH hosts are connected. */
+  hostId?: string;
+}
+
+const LOCAL_ID = 'local';
 
 export interface LoadedRuntimeFlags {
   label: string;
@@ -35,23 +45,49 @@ async function interpreters(host: LocalHost): Promise<{ path: string; from: stri
   return out.filter((c) => !seen.has(c.path) && !!seen.add(c.path));
 }
 
-async function pickInterpreter(host: LocalHost): Promise<string | undefined> {
-  const found = await interpreters(host);
+async function pickInterpreter(host: LocalHost, target: RuntimeHostTarget | undefined): Promise<string | undefined> {
+  // On a connected host, discovery already knows the interpreters (those with SGLang first).
+  const found = target && target.id !== LOCAL_ID
+    ? [...target.interpreters].sort((a, b) => Number(!!b.sglangVersion) - Number(!!a.sglangVersion))
+      .map((i) => ({ path: i.path, from: i.sglangVersion ? `sglang ${i.sglangVersion}` : 'no sglang found' }))
+    : await interpreters(host);
   const other = { label: '$(edit) Other interpreter…', description: 'enter a path (e.g. a virtualenv\'s bin/python)', path: '' };
+  const where = target ? ` on ${target.label}` : '';
   const picked = await vscode.window.showQuickPick(
     [...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other],
-    { placeHolder: 'Which Python has the SGLang to read flags from?', ignoreFocusOut: true },
+    { placeHolder: `Which Python${where} has the SGLang to read flags from?`, ignoreFocusOut: true },
   );
   if (!picked) return undefined;
   if (picked.path) return picked.path;
-  const typed = await vscode.window.showInputBox({ title: 'Python interpreter', prompt: 'Path of a python that can import sglang', ignoreFocusOut: true });
+  const typed = await vscode.window.showInputBox({ title: `Python interpreter${where}`, prompt: 'Path of a python that can import sglang', ignoreFocusOut: true });
   return typed?.trim() || undefined;
 }
 
-function summary(rt: RuntimeCatalog, differences: FlagDifference[]): string {
+/** This machine, or a connected host of the Hosts view; asks only when an SSH host is connected. */
+async function pickHost(hostId: string | undefined): Promise<{ target?: RuntimeHostTarget } | undefined> {
+  const targets = runtimeHosts();
+  if (hostId) {
+    const t = targets.find((x) => x.id === hostId);
+    if (!t && hostId !== LOCAL_ID) {
+      void vscode.window.showErrorMessage(`Inference Doctor: ${hostId} is not connected. Connect it in the Hosts view first.`);
+      return undefined;
+    }
+    return { target: t };
+  }
+  const remote = targets.filter((t) => t.id !== LOCAL_ID);
+  if (remote.length === 0) return { target: targets.find((t) => t.id === LOCAL_ID) };
+  const picked = await vscode.window.showQuickPick(
+    [{ label: 'This machine', description: 'local', id: LOCAL_ID }, ...remote.map((t) => ({ label: t.label, description: 'connected', id: t.id }))],
+    { placeHolder: 'Read the flags of the SGLang installed where?', ignoreFocusOut: true },
+  );
+  if (!picked) return undefined;
+  return { target: targets.find((t) => t.id === picked.id) };
+}
+
+function summary(rt: RuntimeCatalog, differences: FlagDifference[], hostLabel: string): string {
   const count = (k: FlagDifference['kind']): number => differences.filter((d) => d.kind === k).length;
   const parts = [
-    `${rt.catalog.entries.length} flags from SGLang${rt.version ? ` ${rt.version}` : ''}`,
+    `${rt.catalog.entries.length} flags from SGLang${rt.version ? ` ${rt.version}` : ''} on ${hostLabel}`,
     rt.source === 'help' ? 'read from --help' : undefined,
     rt.fromCache ? 'cached' : undefined,
   ].filter(Boolean);
@@ -73,9 +109,14 @@ function differencesMarkdown(label: string, rt: RuntimeCatalog, differences: Fla
 
 /** Runs the command; the differences it found, for the Backend Flags view. */
 export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: LoadRuntimeArgs = {}): Promise<LoadedRuntimeFlags | undefined> {
-  const host = new LocalHost();
+  const local = new LocalHost();
   const refresh = opts.refresh === true;
-  const python = typeof opts.python === 'string' && opts.python ? opts.python : await pickInterpreter(host);
+  const where = await pickHost(typeof opts.hostId === 'string' ? opts.hostId : undefined);
+  if (!where) return undefined;
+  const target = where.target;
+  const host: Host = target && target.id !== LOCAL_ID ? target.host : local;
+  const hostLabel = target && target.id !== LOCAL_ID ? target.label : local.label;
+  const python = typeof opts.python === 'string' && opts.python ? opts.python : await pickInterpreter(local, target);
   if (!python) return undefined;
   const script = await loadDumpScript(context.asAbsolutePath(join('python', 'dump_sglang_args.py')));
   const cacheDir = join(context.globalStorageUri.fsPath, 'flag-catalogs');
@@ -86,7 +127,9 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
       (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        return readRuntimeCatalog(host, python, { script, cacheDir, refresh, signal: abort.signal, onProgress: (message) => progress.report({ message }) });
+        return readRuntimeCatalog(host, python, {
+          script, cacheDir, refresh, signal: abort.signal, onProgress: (message) => progress.report({ message }), ...(target?.env ? { env: target.env } : {}),
+        });
       },
     );
   } catch (e) {
@@ -109,17 +152,24 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
     byFlag = merged.byFlag;
   }
   const { catalogToJson } = await import('../core/flags');
-  const label = `${host.label} · ${python}`;
-  await sendRuntimeCatalog({ catalog: catalogToJson(catalog), hostLabel: label, ...(rt.version ? { version: rt.version } : {}) });
+  const label = `${hostLabel} · ${python}`;
+  // The host's GPU and package versions let known-bad rules say "your GPU" instead of "if your GPU is…".
+  const rules: HostRuleContext | undefined = target?.ruleContext(python);
+  await sendRuntimeCatalog({
+    catalog: catalogToJson(catalog), hostLabel: label, ...(rt.version ? { version: rt.version } : {}),
+    ...(rules?.computeCapability !== undefined ? { computeCapability: rules.computeCapability } : {}),
+    ...(rules && Object.keys(rules.packageVersions).length ? { packageVersions: rules.packageVersions } : {}),
+  });
   const show = 'Show Differences';
   const reload = 'Reload (ignore cache)';
   const buttons = [...(differences.length || rt.warnings.length ? [show] : []), ...(rt.fromCache ? [reload] : [])];
-  void vscode.window.showInformationMessage(summary(rt, differences), ...buttons).then(async (answer) => {
+  const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
+  void vscode.window.showInformationMessage(`${summary(rt, differences, hostLabel)}${gpu}`, ...buttons).then(async (answer) => {
     if (answer === show) {
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: differencesMarkdown(host.label, rt, differences) });
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: differencesMarkdown(hostLabel, rt, differences) });
       await vscode.window.showTextDocument(doc, { preview: true });
     } else if (answer === reload) {
-      const again: LoadRuntimeArgs = { refresh: true, python };
+      const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
       await vscode.commands.executeCommand('inferenceDoctor.loadRuntimeFlags', again);
     }
   });

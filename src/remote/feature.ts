@@ -17,6 +17,8 @@ import { HostsView, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchNode } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
+import { setRuntimeHostProvider, type RuntimeHostTarget } from '../flags/runtimeHosts';
+import { ruleContextFromReport } from '../core/remote/ruleContext';
 
 export interface RemoteWiring {
   fireHosts: (node: HostsNode | undefined) => void;
@@ -49,7 +51,33 @@ export class RemoteFeature implements vscode.Disposable {
       this.hosts.onDidDisconnect(() => this.hostsView.refresh()),
       servers.store.onDidChange(() => void this.dropForwardsOfRemovedServers()),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('inferenceDoctor.ssh.configFile')) this.hosts.reload(); }),
+      setRuntimeHostProvider(() => this.runtimeHostTargets()),
     );
+  }
+
+  /** Connected hosts for "Load Flags from Installed SGLang": their interpreters and GPU. */
+  private runtimeHostTargets(): RuntimeHostTarget[] {
+    const out: RuntimeHostTarget[] = [];
+    for (const entry of this.hosts.connected()) {
+      const session = this.hosts.session(entry.id);
+      if (!session) continue;
+      const report = session.report;
+      out.push({
+        id: entry.id, label: entry.label, host: session.host,
+        interpreters: (report?.interpreters ?? []).map((i) => ({ path: i.path, ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}) })),
+        ruleContext: (python) => (session.report ? ruleContextFromReport(session.report, python) : undefined),
+      });
+    }
+    return out;
+  }
+
+  /** The interpreter row's action: read the flags of the SGLang it has. */
+  async loadFlagsFromInterpreter(arg: unknown): Promise<void> {
+    const n = arg as Partial<Extract<HostsNode, { kind: 'interpreter' }>> | undefined;
+    if (n?.kind !== 'interpreter' || !n.hostId || n.index === undefined) return;
+    const it = this.hosts.session(n.hostId)?.report?.interpreters[n.index];
+    if (!it) return;
+    await vscode.commands.executeCommand('inferenceDoctor.loadRuntimeFlags', { hostId: n.hostId, python: it.path });
   }
 
   // ---- argument helpers ---------------------------------------------------------------------

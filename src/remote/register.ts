@@ -28,6 +28,7 @@ export const REMOTE_COMMANDS = {
   openLaunchFile: 'inferenceDoctor.openLaunchFile',
   compareServerInfo: 'inferenceDoctor.compareServerInfoWithLaunchFile',
   followServerLog: 'inferenceDoctor.followServerLog',
+  loadFlagsFromInterpreter: 'inferenceDoctor.loadFlagsFromInterpreter',
 } as const;
 
 export function registerRemote(context: vscode.ExtensionContext, servers: ServersFeature): void {
@@ -109,5 +110,6 @@ export function registerRemote(context: vscode.ExtensionContext, servers: Server
     cmd(REMOTE_COMMANDS.openLaunchFile, (f, a) => f.openLaunchFile(a)),
     cmd(REMOTE_COMMANDS.compareServerInfo, (f, a) => f.compareServerInfo(a)),
     cmd(REMOTE_COMMANDS.followServerLog, (f, a) => f.followLog(a)),
+    cmd(REMOTE_COMMANDS.loadFlagsFromInterpreter, (f, a) => f.loadFlagsFromInterpreter(a)),
   );
 }

@@ -321,6 +321,9 @@ export function ruleMessage(m: RuleMatchResult): string {
   const parts = [`Known issue: ${r.title}. Symptom: ${r.symptom}`];
   const unknown = m.unknown.map((u) => u.message);
   if (unknown.length) parts.push(`Only if: ${unknown.join('; ')}.`);
+  // With a host selected, say that its GPU is the one the rule is about.
+  const gpu = m.held.find((h) => h.kind === 'gpu');
+  if (gpu) parts.push(`Matches the selected host: ${gpu.message}.`);
   parts.push(`Fix: ${r.fix.summary}`);
   return parts.join(' ').replace(/\.\./g, '.');
 }

@@ -4,7 +4,7 @@
  * one that answers well, and read the verdict the probe panel shows.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
@@ -48,7 +48,11 @@ describe('e2e: Inference Doctor in code-server', function () {
         '--moe-runner-backend', 'flashinfer_cutlass', '--fp4-gemm-backend', 'flashinfer_cudnn'],
     });
     // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
-    sshd = await startSshd();
+    // Its GPU: the stub nvidia-smi (an SM 12.0 card) first on the PATH of every SSH session.
+    const gpuBin = mkdtempSync(join(tmpdir(), 'id-e2e-gpu-'));
+    copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(gpuBin, 'nvidia-smi'));
+    chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
+    sshd = await startSshd({ sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
     const sshConfig = join(workspace, '.ssh-config');
     writeFileSync(sshConfig, [
       'Host gpu-box', '  HostName 127.0.0.1', `  Port ${sshd.port}`, `  User ${sshd.user}`,
@@ -189,6 +193,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     const issue = page.locator('.monaco-hover-content:visible', { hasText: 'GDN' }).first();
     await issue.waitFor({ timeout: 30_000 });
     assert.match(await issue.innerText(), /SM 12/);
+    // No host is selected yet: the rule says which GPUs it is about.
+    assert.match(await issue.innerText(), /the GPU is unknown/);
     await page.screenshot({ path: join(resultsDir, 'e2e-service-known-issue.png') });
     await page.mouse.move(5, 500);
 
@@ -404,6 +410,8 @@ describe('e2e: Inference Doctor in code-server', function () {
   it('Load Flags from Installed SGLang builds the parser in that Python and marks what grew at run time', async () => {
     await runCommand(page, 'Focus on Backend Flags View');
     await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
+    // gpu-box is connected too, so the command asks where first.
+    await pickQuickItem(page, 'This machine');
     await pickQuickItem(page, fakePython);
     const toast = page.locator('.notification-toast', { hasText: 'loaded' }).filter({ hasText: 'flags from SGLang' }).first();
     await toast.waitFor({ timeout: 120_000 });
@@ -418,6 +426,27 @@ describe('e2e: Inference Doctor in code-server', function () {
     await row.waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-flags-runtime.png') });
   });
+
+  it('Load Flags from an SSH host gives known-issue checks that host\'s GPU', async () => {
+    await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
+    await pickQuickItem(page, 'gpu-box');
+    // Discovery on gpu-box knows its interpreters; the SGLang one is typed as another path here.
+    await pickQuickItem(page, 'Other interpreter');
+    await answerQuickInput(page, 'Python interpreter on gpu-box', fakePython);
+    const toast = page.locator('.notification-toast', { hasText: 'on gpu-box' }).filter({ hasText: 'flags from SGLang' }).first();
+    await toast.waitFor({ timeout: 120_000 });
+    assert.match(await toast.innerText(), /Known issues now check the GPU of gpu-box \(SM 12\.0\)/);
+    // The known issue on the incident's unit now speaks of this GPU, not of an unknown one.
+    await openFile(page, 'sglang.service');
+    const command = page.locator('.monaco-editor .view-line span', { hasText: 'sglang.launch_server' }).first();
+    await command.hover();
+    const issue = page.locator('.monaco-hover-content:visible', { hasText: 'GDN' }).first();
+    await issue.waitFor({ timeout: 30_000 });
+    assert.match(await issue.innerText(), /Matches the selected host: GPU compute capability 12\.0/);
+    assert.doesNotMatch(await issue.innerText(), /GPU is unknown/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-flags-host-gpu.png') });
+    await page.mouse.move(5, 500);
+  });
 });
 
 function flagsPane(page: Page) {
@@ -430,13 +459,25 @@ function serversPane(page: Page) {
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
-  await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30_000 });
-  await input.press('Enter');
-  await page.locator('.tab', { hasText: name }).waitFor({ timeout: 30_000 });
+  const active = page.locator('.tab.active', { hasText: name });
+  // Quick Open can close under a notification or an opening editor: retry, bounded, until the
+  // file is the active tab (an older tab of the same file does not count).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // F1 opens the same widget; without the '>' prefix it searches files. (Ctrl+P can reach the
+      // browser instead of the workbench when focus is on a notification.)
+      if (!(await input.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(name, { timeout: 5_000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+      await input.press('Enter', { timeout: 5_000 });
+      await active.waitFor({ timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
 }
 
 async function runCommand(page: Page, title: string): Promise<void> {

@@ -363,6 +363,7 @@ describe('language server over stdio', function () {
       await c.conn.sendNotification('inferenceDoctor/setRuntimeCatalog', { catalog, hostLabel: 'gpu-box', version: '0.5.0', computeCapability: 12.0 });
       const withGpu = await next;
       assert.ok(byCode(withGpu.diagnostics, 'known-bad').length >= 1);
+      assert.ok(byCode(withGpu.diagnostics, 'known-bad').some((d) => /Matches the selected host: GPU compute capability 12\.0/.test(d.message)));
       const s1 = await activeCatalog(c, 'runtime');
       assert.equal(s1.computeCapability, 12);
       const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: posOf(text, '--moe-runner-backend', 3) });

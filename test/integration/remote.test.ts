@@ -16,6 +16,8 @@ import { HostError } from '../../src/core/hosts/types';
 import { BACKEND_OPTION_PRESETS } from '../../src/core/hosts/search';
 import { HostSession, serverKey } from '../../src/core/remote/session';
 import { NOT_SET } from '../../src/core/remote/compare';
+import { ruleContextFromReport } from '../../src/core/remote/ruleContext';
+import { loadDumpScript, readRuntimeCatalog } from '../../src/core/flags/runtime';
 import { catalogFieldResolver } from '../../src/remote/catalogFields';
 import { StdioLspClient } from '../../src/server/stdioClient';
 import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspProtocol';
@@ -107,6 +109,24 @@ describe('remote service layer over a real sshd', function () {
     assert.ok(report.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)), JSON.stringify(report.warnings));
     assert.deepEqual(session.sglangDirs(), [join(sp, 'sglang')]);
     assert.deepEqual(report.servers.map(serverKey).sort(), ['pid:4242', 'unit:sglang-b.service']);
+  });
+
+  it('reads the runtime flag catalog over SSH and gives the language server the host\'s GPU and package versions', async () => {
+    const report = session.report ?? await session.discover();
+    const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_sglang_args.py'));
+    // The interpreter on the host imports the fake SGLang whose plugin grows a choice list.
+    const rt = await readRuntimeCatalog(session.host, python, {
+      script, env: { PYTHONPATH: join(FIXTURES, 'fake-sglang'), PYTHONDONTWRITEBYTECODE: '1' }, timeoutMs: 60_000,
+    });
+    assert.equal(rt.source, 'dump');
+    assert.equal(rt.hostId, session.host.id);
+    const attention = rt.catalog.entries.find((e) => e.flag === '--attention-backend');
+    assert.ok(attention?.choices?.includes('fake_plugin_attn'), 'choices added by the plugin at run time');
+    assert.ok(rt.catalog.entries.some((e) => e.flag === '--fake-plugin-mode'));
+    const rules = ruleContextFromReport(report);
+    assert.equal(rules.computeCapability, 12);
+    assert.equal(rules.packageVersions.sglang, '0.5.2');
+    assert.equal(rules.packageVersions['sgl-kernel'], '0.3.9.post2');
   });
 
   it('streams search results grouped by file, bounded', async () => {

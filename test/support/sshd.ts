@@ -35,6 +35,8 @@ export interface SshdOptions {
    * `kbdInteractiveUnavailable()` first.
    */
   kbdInteractive?: boolean;
+  /** More variables for every session (sshd reads only its first SetEnv line, so they share it). */
+  sessionEnv?: Record<string, string>;
   extraConfig?: string;
 }
 
@@ -102,7 +104,7 @@ export class Sshd {
       'PrintMotd no',
       // The machine's own ~/.bashrc (pyenv, cargo, …) can take seconds per command; bash reads it
       // for every ssh command. Point HOME at an empty dir so tests measure ssh, not dotfiles.
-      `SetEnv HOME=${this.home}`,
+      `SetEnv ${[`HOME=${this.home}`, ...Object.entries(this.opts.sessionEnv ?? {}).map(([k, v]) => `${k}=${v}`)].map(quoteSetEnv).join(' ')}`,
       this.opts.extraConfig ?? '',
       '',
     ].join('\n'));
@@ -186,6 +188,12 @@ export class Sshd {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** sshd_config takes a SetEnv word in double quotes when it has spaces. */
+function quoteSetEnv(assignment: string): string {
+  if (/["\\\n]/.test(assignment)) throw new Error(`unsupported character in SetEnv ${assignment}`);
+  return /\s/.test(assignment) ? `"${assignment}"` : assignment;
 }
 
 function banner(port: number): Promise<boolean> {

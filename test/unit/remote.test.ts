@@ -14,6 +14,7 @@ import { SearchResultGroups, relativeTo } from '../../src/core/remote/searchGrou
 import { decodeHostAuthority, encodeHostAuthority, remoteUriString } from '../../src/core/remote/uris';
 import { forwardTargetHost, launchHintForPath, HostSession, serverKey, sglangPackageDirs } from '../../src/core/remote/session';
 import type { EnvReport } from '../../src/core/discovery/index';
+import { interpreterFor, ruleContextFromReport } from '../../src/core/remote/ruleContext';
 
 describe('remote: log classification', () => {
   it('classifies the trouble lines from the field', () => {
@@ -256,5 +257,56 @@ describe('remote: URIs and small helpers', () => {
       { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false } } } },
     ] } as unknown as EnvReport;
     assert.deepEqual(sglangPackageDirs(report), ['/s1']);
+  });
+});
+
+describe('remote: what the known-bad rules learn about a host', () => {
+  const pkg = (version?: string) => (version ? { found: true, version, path: '/x' } : { found: false });
+  const interp = (path: string, versions: Record<string, string | undefined>) => ({
+    path, sources: ['PATH'], libraries: [], verdicts: [],
+    probe: {
+      python: { version: '3.11.7', executable: path, prefix: '/p' }, caches: {}, errors: [],
+      packages: {
+        sglang: pkg(versions.sglang), sgl_kernel: pkg(versions.sgl_kernel), flashinfer: pkg(versions.flashinfer),
+        torch: pkg(versions.torch), triton: pkg(undefined), transformers: pkg(undefined), vllm: pkg(undefined),
+      },
+    },
+  });
+  const report = (gpus: { major: number; minor: number }[], interpreters: ReturnType<typeof interp>[]): EnvReport => ({
+    host: 'gpu-box', generatedAt: '2026-11-29T00:00:00Z', servers: [], listening: [], warnings: [], notes: [],
+    gpus: gpus.map((c, index) => ({ index, name: 'GPU', computeCap: c })),
+    interpreters: interpreters as unknown as EnvReport['interpreters'],
+  });
+
+  it('one architecture: its compute capability; package versions of the interpreter with SGLang, in both spellings', () => {
+    const r = report([{ major: 12, minor: 0 }, { major: 12, minor: 0 }], [
+      interp('/usr/bin/python3', {}),
+      interp('/opt/venv/bin/python', { sglang: '0.5.2', sgl_kernel: '0.3.9.post2', flashinfer: '0.6.1' }),
+    ]);
+    const ctx = ruleContextFromReport(r);
+    assert.equal(ctx.computeCapability, 12);
+    assert.equal(ctx.gpuNote, undefined);
+    assert.deepEqual(ctx.packageVersions, { sglang: '0.5.2', sgl_kernel: '0.3.9.post2', 'sgl-kernel': '0.3.9.post2', flashinfer: '0.6.1' });
+    assert.equal(interpreterFor(r)?.path, '/opt/venv/bin/python');
+  });
+
+  it('the chosen interpreter wins; an interpreter discovery never saw gives no versions', () => {
+    const r = report([{ major: 8, minor: 9 }], [
+      interp('/a/python', { sglang: '0.4.0', flashinfer: '0.2.0' }),
+      interp('/b/python', { sglang: '0.5.9', flashinfer: '0.6.17' }),
+    ]);
+    assert.equal(ruleContextFromReport(r, '/b/python').packageVersions.flashinfer, '0.6.17');
+    assert.equal(ruleContextFromReport(r, '/a/python').packageVersions.flashinfer, '0.2.0');
+    assert.deepEqual(ruleContextFromReport(r, '/elsewhere/python').packageVersions, {});
+    assert.equal(ruleContextFromReport(r).computeCapability, 8.9);
+  });
+
+  it('mixed architectures or no GPU: no compute capability, and a note that says why', () => {
+    const mixed = ruleContextFromReport(report([{ major: 9, minor: 0 }, { major: 12, minor: 0 }], []));
+    assert.equal(mixed.computeCapability, undefined);
+    assert.match(mixed.gpuNote ?? '', /9\.0, 12\.0.*CUDA_VISIBLE_DEVICES/);
+    const none = ruleContextFromReport(report([], []));
+    assert.equal(none.computeCapability, undefined);
+    assert.match(none.gpuNote ?? '', /no GPU/);
   });
 });
