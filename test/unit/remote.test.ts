@@ -275,7 +275,7 @@ describe('remote: what the known-bad rules learn about a host', () => {
   const report = (gpus: { major: number; minor: number }[], interpreters: ReturnType<typeof interp>[]): EnvReport => ({
     host: 'gpu-box', generatedAt: '2026-11-29T00:00:00Z', servers: [], listening: [], warnings: [], notes: [],
     gpus: gpus.map((c, index) => ({ index, name: 'GPU', computeCap: c })),
-    interpreters: interpreters as unknown as EnvReport['interpreters'],
+    interpreters: interpreters,
   });
 
   it('one architecture: its compute capability; package versions of the interpreter with SGLang, in both spellings', () => {
