@@ -62,7 +62,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     writeFileSync(knownHosts, '');
     // A Python "with SGLang installed": the fake package (its plugin grows a choice list at import).
     fakePython = join(mkdtempSync(join(tmpdir(), 'id-e2e-venv-')), 'python3');
-    writeFileSync(fakePython, `#!/bin/sh\nPYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, { mode: 0o755 });
+    writeFileSync(fakePython, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, { mode: 0o755 });
     codeServer = await startCodeServer({
       workspace,
       settings: {
