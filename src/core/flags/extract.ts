@@ -38,11 +38,11 @@ interface ConstInfo {
 
 interface FieldParts { typeNode: PyNode; right: PyNode | undefined }
 interface FieldInfo {
-  readonly name: string;
+  name: string;
   /** The statement; for lite fields a childless node with its span (text and positions only). */
-  readonly stmt: PyNode;
+  stmt: PyNode;
   /** Source text of the default value, if any. */
-  readonly rightText: string | undefined;
+  rightText: string | undefined;
   /** Annotation and default nodes. Lite fields re-parse on each call (see scanClass). */
   parts(): FieldParts | undefined;
 }
@@ -52,19 +52,13 @@ class NodeField implements FieldInfo {
   parts(): FieldParts { return this.nodes; }
 }
 
-/**
- * A lite field known by its span only (it lives as long as the extraction: few slots, no
- * strings beyond its name); its nodes are parsed when asked for.
- */
+/** A lite field known by its span only; its nodes are parsed when asked for. */
 class LiteField implements FieldInfo {
-  constructor(readonly name: string, private readonly src: LiteSource, private readonly root: Node,
-    private readonly start: number, private readonly end: number, private readonly rightStart: number) {}
-
-  get stmt(): LiteNode { return new LiteNode(this.src, 'expression_statement', this.start, this.end); }
-  get rightText(): string | undefined { return this.rightStart >= 0 ? this.src.slice(this.rightStart, this.end) : undefined; }
+  constructor(readonly name: string, readonly stmt: LiteNode, readonly rightText: string | undefined,
+    private readonly src: LiteSource, private readonly root: Node) {}
 
   parts(): FieldParts | undefined {
-    const { start, end } = this;
+    const { startIndex: start, endIndex: end } = this.stmt;
     const lite = parseFieldStatement(this.src, start, end);
     if (lite) return fieldInfoOf(lite)?.parts();
     // outside the lite subset after all (an f-string, a lambda): the tree-sitter statement
@@ -92,12 +86,8 @@ class Extractor {
   readonly annotatedNames = new Set(['A', 'Annotated', 'typing.Annotated']);
   readonly diagnostics: CatalogDiagnostic[] = [];
   readonly ctx: EvalContext;
-  /** Where each entry was defined (string offsets), parallel to collect()'s entries, for incremental re-extraction. */
-  // (parallel arrays, not an object per entry: they live as long as the extraction)
-  readonly defStarts: number[] = [];
-  readonly defEnds: number[] = [];
-  readonly defKinds: Definition['kind'][] = [];
-  readonly defGroups: (string | undefined)[] = [];
+  /** Where each entry was defined (string offsets), for incremental re-extraction. */
+  readonly defs = new Map<FlagEntry, Definition>();
   readonly refFields = new Set<string>();
   private depthWarned = false;
   private lite: LiteSource | undefined;
@@ -340,7 +330,8 @@ class Extractor {
     const h = scanFieldHeader(src, start, end);
     if (!h) return fieldInfoOf(stmt);
     if (CLASS_VAR.test(src.slice(h.typeStart, h.typeEnd))) return undefined;
-    return new LiteField(h.name, src, this.root, start, end, h.rightStart);
+    const rightText = h.rightStart >= 0 ? src.slice(h.rightStart, end) : undefined;
+    return new LiteField(h.name, new LiteNode(src, 'expression_statement', start, end), rightText, src, this.root);
   }
 
   /** Items of a list/set literal whose trailing comment says they are deprecated. */
@@ -421,9 +412,10 @@ class Extractor {
   }
 
   range(node: PyNode): CatalogRange {
-    const s = node.startPosition; // each read is a WASM call or a line lookup
-    const e = node.endPosition;
-    return { start: { line: s.row, character: s.column }, end: { line: e.row, character: e.column } };
+    return {
+      start: { line: node.startPosition.row, character: node.startPosition.column },
+      end: { line: node.endPosition.row, character: node.endPosition.column },
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -441,8 +433,7 @@ class Extractor {
     let group: string | undefined;
     for (const m of metas) {
       if (m.type === 'call') {
-        const dotted = dottedName(m.childForFieldName('function') ?? m);
-        const fname = dotted?.slice(dotted.lastIndexOf('.') + 1);
+        const fname = dottedName(m.childForFieldName('function') ?? m)?.split('.').pop();
         if (fname === 'Arg' && !arg && !helpNode) { arg = keywordArgs(m); helpNode = arg.get('help'); continue; }
         if (fname === 'NS' && group === undefined) {
           const p = positionalArgs(m)[0] ?? keywordArgs(m).get('path');
@@ -456,13 +447,13 @@ class Extractor {
     if (!arg) return undefined;
     // helpers are methods, not closures: one closure per field adds up over thousands of fields
     if (this.argBool(arg, 'no_cli')) return undefined;
-    const cliName = this.argStr(arg, 'cli_name') ?? `--${f.name.replaceAll('_', '-')}`;
+    const cliName = this.argStr(arg, 'cli_name') ?? `--${f.name.replace(/_/g, '-')}`;
     const aliasesNode = arg.get('aliases');
     const aliasesVal = aliasesNode ? evaluate(aliasesNode, this.ctx) : null;
     const aliases = Array.isArray(aliasesVal) ? aliasesVal.filter((x): x is string => typeof x === 'string') : [];
-    const range = this.range(f.stmt);
     const entry: FlagEntry = {
-      flag: cliName, aliases, negations: [], field: f.name, source: 'dataclass', line: range.start.line + 1, range,
+      flag: cliName, aliases, negations: [], field: f.name, source: 'dataclass',
+      line: f.stmt.startPosition.row + 1, range: this.range(f.stmt),
     };
     if (helpNode) entry.help = textOf(helpNode, this.ctx).text;
     else entry.help = '';
@@ -670,16 +661,14 @@ class Extractor {
       expanded.add(cls.name);
       for (const f of cls.fields) {
         if (only && !only.has(f.name)) continue;
-        const stmt = f.stmt;
-        const key = memo ? stmt.text : ''; // one string, so its hash is computed once
-        let e = this.memoGet(memo, envSig, key, stmt);
+        let e = this.memoGet(memo, envSig, f.stmt);
         if (e === undefined) {
           e = this.fieldEntry(f);
-          this.memoSet(memo, envSig, key, e);
+          this.memoSet(memo, envSig, f.stmt, e);
         }
         if (e) {
           entries.push(e);
-          this.addDef(stmt, 'field', undefined);
+          this.defs.set(e, { start: f.stmt.startIndex, end: f.stmt.endIndex, kind: 'field' });
         }
       }
     };
@@ -738,61 +727,43 @@ class Extractor {
         }
       }
       const sig = argSig + (group ?? '');
-      const key = memo ? c.text : '';
-      let e = this.memoGet(memo, sig, key, c);
+      let e = this.memoGet(memo, sig, c);
       if (e === undefined) {
         e = this.argumentEntry(c, group);
-        this.memoSet(memo, sig, key, e);
+        this.memoSet(memo, sig, c, e);
       }
       if (e) {
         entries.push(e);
-        this.addDef(c, 'call', group);
+        this.defs.set(e, { start: c.startIndex, end: c.endIndex, kind: 'call', ...(group !== undefined ? { group } : {}) });
       }
       // attributes an argparse call reads (default=ServerArgs.x): editing field x is not local
       const args = c.childForFieldName('arguments');
       if (args) for (const m of args.text.matchAll(/\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)) this.refFields.add(m[1]);
     }
     if (!sawDataclassCall) {
-      // dataclass fields first (argparse adds them first), then the calls seen so far
       const before = entries.length;
+      const dc: FlagEntry[] = [];
+      const saved = entries.splice(0, before);
       for (const k of this.classes.values()) expand(k, undefined);
-      rotate(entries, before);
-      rotate(this.defStarts, before);
-      rotate(this.defEnds, before);
-      rotate(this.defKinds, before);
-      rotate(this.defGroups, before);
+      dc.push(...entries.splice(0));
+      entries.push(...dc, ...saved);
     }
     return entries;
   }
 
-  private addDef(node: PyNode, kind: Definition['kind'], group: string | undefined): void {
-    this.defStarts.push(node.startIndex);
-    this.defEnds.push(node.endIndex);
-    this.defKinds.push(kind);
-    this.defGroups.push(group);
-  }
-
-  clearDefs(): void {
-    this.defStarts.length = 0;
-    this.defEnds.length = 0;
-    this.defKinds.length = 0;
-    this.defGroups.length = 0;
-  }
-
   /**
    * Memo of per-definition results: one map per environment signature, keyed by the definition's
-   * text `key` (a slice of the source: hashed in place, where a `sig + text` key would be copied).
+   * text (a slice of the source: hashed in place, where a `sig + text` key would be copied).
    * Returns the cached entry (moved to `node`), null for a cached "no entry", undefined on a miss.
    */
-  private memoGet(memo: Map<string, unknown> | undefined, sig: string, key: string, node: PyNode): FlagEntry | null | undefined {
+  private memoGet(memo: Map<string, unknown> | undefined, sig: string, node: PyNode): FlagEntry | null | undefined {
     const bySig = memo?.get(sig) as Map<string, FlagEntry | null> | undefined;
-    const hit = bySig?.get(key);
+    const hit = bySig?.get(node.text);
     if (!hit) return hit;
-    const range = this.range(node);
-    return { ...hit, line: range.start.line + 1, range };
+    return { ...hit, line: node.startPosition.row + 1, range: this.range(node) };
   }
 
-  private memoSet(memo: Map<string, unknown> | undefined, sig: string, key: string, e: FlagEntry | undefined): void {
+  private memoSet(memo: Map<string, unknown> | undefined, sig: string, node: PyNode, e: FlagEntry | undefined): void {
     if (!memo) return;
     let bySig = memo.get(sig) as Map<string, FlagEntry | null> | undefined;
     if (!bySig) {
@@ -801,7 +772,7 @@ class Extractor {
       bySig = new Map();
       memo.set(sig, bySig);
     } else if (bySig.size > MEMO_ENTRIES) bySig.clear();
-    bySig.set(key, e ? { ...e } : null);
+    bySig.set(node.text, e ? { ...e } : null);
   }
 
   /** What a memoized definition depends on besides its own text: module constants and class defaults. */
@@ -1050,11 +1021,6 @@ function fieldInfoOf(stmt: PyNode): FieldInfo | undefined {
   return new NodeField(left.text, stmt, right?.text, { typeNode, right });
 }
 
-/** Moves the first `n` items of `a` to its end, in order. */
-function rotate<T>(a: T[], n: number): void {
-  for (const x of a.splice(0, n)) a.push(x);
-}
-
 function detectEra(entries: FlagEntry[], lists: ChoiceList[]): CatalogEra {
   const dc = entries.filter((e) => e.source === 'dataclass').length;
   const manual = entries.length - dc;
@@ -1123,14 +1089,14 @@ export function extractWithState(tree: Tree, language: Language, opts: ExtractOp
   const catalog = finishEntries(ex, entries, [...ex.diagnostics]);
   const n = entries.length;
   const state: ExtractState = { extractor: ex, starts: new Int32Array(n), ends: new Int32Array(n), kinds: [], groups: [], clean };
-  for (let i = 0; i < n; i++) {
-    const known = i < ex.defStarts.length; // parallel to entries
-    state.starts[i] = known ? ex.defStarts[i] : -1;
-    state.ends[i] = known ? ex.defEnds[i] : -1;
-    state.kinds.push(known ? ex.defKinds[i] : 'call');
-    state.groups.push(known ? ex.defGroups[i] : undefined);
-  }
-  ex.clearDefs();
+  entries.forEach((e, i) => {
+    const d = ex.defs.get(e);
+    state.starts[i] = d ? d.start : -1;
+    state.ends[i] = d ? d.end : -1;
+    state.kinds.push(d?.kind ?? 'call');
+    state.groups.push(d?.group);
+  });
+  ex.defs.clear();
   return { catalog, state };
 }
 

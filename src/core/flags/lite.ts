@@ -36,7 +36,6 @@ export interface PyNode {
  */
 export class LiteSource {
   private lineStarts: number[] | undefined;
-  private hint = 0;
 
   constructor(readonly text: string, readonly base = 0, private readonly basePoint: Point = { row: 0, column: 0 }) {}
 
@@ -52,21 +51,13 @@ export class LiteSource {
       this.lineStarts = starts;
     }
     const at = index - this.base;
-    let lo = this.hint;
-    // lookups mostly move forward through the file: try the last row and the next one first
-    if (!(starts[lo] <= at && (lo + 1 >= starts.length || at < starts[lo + 1]))) {
-      lo++;
-      if (!(lo < starts.length && starts[lo] <= at && (lo + 1 >= starts.length || at < starts[lo + 1]))) {
-        lo = 0;
-        let hi = starts.length - 1;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1;
-          if (starts[mid] <= at) lo = mid;
-          else hi = mid - 1;
-        }
-      }
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= at) lo = mid;
+      else hi = mid - 1;
     }
-    this.hint = lo;
     const column = at - starts[lo];
     return lo === 0 ? { row: this.basePoint.row, column: this.basePoint.column + column } : { row: this.basePoint.row + lo, column };
   }
@@ -148,8 +139,11 @@ const STOP_WORDS = new Set([
   'raise', 'return', 'try', 'while', 'with', 'yield', 'print', 'exec', 'match', 'case',
 ]);
 
-// Binary operators bind in Python's order: | < & < << >> < + - < * / // % @ (powers 1-5, set by
-// the lexer); `^` is left out: tree-sitter ranks it differently.
+/** Binary operators and their binding power (Python's order; `^` is left out: tree-sitter ranks it differently). */
+const BINARY: Record<string, number> = {
+  '|': 1, '&': 2, '<<': 3, '>>': 3, '+': 4, '-': 4, '*': 5, '/': 5, '//': 5, '%': 5, '@': 5,
+};
+
 const MAX_NEST = 60;
 
 /** Characters after a backslash that the lite lexer accepts in a string (see FieldParser.string). */
@@ -165,8 +159,6 @@ class FieldParser {
   private ts = 0;
   private te = 0;
   private op = '';
-  /** Binding power of the current operator token as a binary operator (0: none; `**` is -1, handled in unary()). */
-  private power = 0;
   /** End of the last consumed token. */
   private last = 0;
   /** Bracket depth at which the current type-level expression started (-1 outside types). */
@@ -214,7 +206,6 @@ class FieldParser {
     if (c === 34 || c === 39) { this.string(i, c); return; }
     let op: string;
     let n = 1;
-    let power = 0;
     const d = i + 1 < end ? t.charCodeAt(i + 1) : 0;
     switch (c) {
       case 40: op = '('; this.depth++; break;
@@ -227,25 +218,24 @@ class FieldParser {
       case 58: if (d === 61) this.fail(); op = ':'; break;
       case 46: if (d === 46 || (d >= 48 && d <= 57)) this.fail(); op = '.'; break;
       case 61: if (d === 61) this.fail(); op = '='; break;
-      case 43: op = '+'; power = 4; break;
-      case 45: if (d === 62) this.fail(); op = '-'; power = 4; break;
-      case 42: if (d === 42) { op = '**'; n = 2; power = -1; } else { op = '*'; power = 5; } break;
-      case 47: if (d === 47) { op = '//'; n = 2; } else op = '/'; power = 5; break;
-      case 37: op = '%'; power = 5; break;
-      case 64: op = '@'; power = 5; break;
-      case 124: op = '|'; power = 1; break;
-      case 38: op = '&'; power = 2; break;
+      case 43: op = '+'; break;
+      case 45: if (d === 62) this.fail(); op = '-'; break;
+      case 42: if (d === 42) { op = '**'; n = 2; } else op = '*'; break;
+      case 47: if (d === 47) { op = '//'; n = 2; } else op = '/'; break;
+      case 37: op = '%'; break;
+      case 64: op = '@'; break;
+      case 124: op = '|'; break;
+      case 38: op = '&'; break;
       case 126: op = '~'; break;
-      case 60: if (d !== 60) this.fail(); op = '<<'; n = 2; power = 3; break;
-      case 62: if (d !== 62) this.fail(); op = '>>'; n = 2; power = 3; break;
+      case 60: if (d !== 60) this.fail(); op = '<<'; n = 2; break;
+      case 62: if (d !== 62) this.fail(); op = '>>'; n = 2; break;
       default: this.fail();
     }
     if (this.depth < 0) this.fail();
     // augmented assignment (`|=`, `<<=`) is not an expression
-    if (power !== 0 && i + n < end && t.charCodeAt(i + n) === 61) this.fail();
+    if ((BINARY[op] !== undefined || op === '**') && i + n < end && t.charCodeAt(i + n) === 61) this.fail();
     this.tok = Tok.Op;
     this.op = op;
-    this.power = power;
     this.te = this.pos = i + n;
   }
 
@@ -471,8 +461,8 @@ class FieldParser {
     let left = this.unary();
     for (;;) {
       if (this.tok !== Tok.Op) break;
-      const power = this.power;
-      if (power <= minPower) break;
+      const power = BINARY[this.op];
+      if (power === undefined || power <= minPower) break;
       const opNode = new LiteNode(this.src, this.op, this.ts + this.base, this.te + this.base);
       this.next();
       const right = this.expression(power);
