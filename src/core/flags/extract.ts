@@ -13,22 +13,18 @@ import {
   dottedName, evaluate, identifiersIn, MAX_DEPTH, PyDict, PySet, stringNodeText, textOf, toJson, UNRESOLVED,
   type EvalContext, type Evaluated, type PyVal,
 } from './pyvalue';
-import { LiteNode, LiteSource, parseFieldStatement, scanFieldHeader, type PyNode } from './lite';
 import type {
   CatalogDiagnostic, CatalogEra, CatalogRange, ChoiceList, ChoiceValue, FlagCatalog, FlagEntry,
 } from './types';
 
 const MAX_DIAGNOSTICS = 50;
-const CLASS_VAR = /^(typing\.)?ClassVar\b/;
-const MEMO_SIGNATURES = 8;
-const MEMO_ENTRIES = 20_000;
 const ZERO_ARG_ACTIONS = new Set(['store_true', 'store_false', 'store_const', 'append_const', 'count', 'BooleanOptionalAction']);
 const MUTATORS = new Set(['extend', 'append', 'add', 'update', 'insert', '__iadd__']);
 
 interface ConstInfo {
   name: string;
   value: Evaluated;
-  valueNode: PyNode | undefined;
+  valueNode: Node | undefined;
   line: number;
   conditional: boolean;
   unknownAdditions: boolean;
@@ -36,38 +32,7 @@ interface ConstInfo {
   deprecatedValues: { value: ChoiceValue; replacement?: string }[];
 }
 
-interface FieldParts { typeNode: PyNode; right: PyNode | undefined }
-interface FieldInfo {
-  name: string;
-  /** The statement; for lite fields a childless node with its span (text and positions only). */
-  stmt: PyNode;
-  /** Source text of the default value, if any. */
-  rightText: string | undefined;
-  /** Annotation and default nodes. Lite fields re-parse on each call (see scanClass). */
-  parts(): FieldParts | undefined;
-}
-/** A field whose nodes are already at hand. */
-class NodeField implements FieldInfo {
-  constructor(readonly name: string, readonly stmt: PyNode, readonly rightText: string | undefined, private readonly nodes: FieldParts) {}
-  parts(): FieldParts { return this.nodes; }
-}
-
-/** A lite field known by its span only; its nodes are parsed when asked for. */
-class LiteField implements FieldInfo {
-  constructor(readonly name: string, readonly stmt: LiteNode, readonly rightText: string | undefined,
-    private readonly src: LiteSource, private readonly root: Node) {}
-
-  parts(): FieldParts | undefined {
-    const { startIndex: start, endIndex: end } = this.stmt;
-    const lite = parseFieldStatement(this.src, start, end);
-    if (lite) return fieldInfoOf(lite)?.parts();
-    // outside the lite subset after all (an f-string, a lambda): the tree-sitter statement
-    let n = this.root.descendantForIndex(start, end);
-    while (n && n.type !== 'expression_statement' && n.startIndex === start && n.endIndex === end) n = n.parent;
-    return n?.type === 'expression_statement' && n.startIndex === start && n.endIndex === end ? fieldInfoOf(n)?.parts() : undefined;
-  }
-}
-
+interface FieldInfo { name: string; stmt: Node; typeNode: Node | undefined; right: Node | undefined }
 interface ClassInfo { name: string; node: Node; fields: FieldInfo[]; byName: Map<string, FieldInfo> }
 
 /** Source span of the definition an entry came from (string offsets into the source). */
@@ -90,8 +55,6 @@ class Extractor {
   readonly defs = new Map<FlagEntry, Definition>();
   readonly refFields = new Set<string>();
   private depthWarned = false;
-  private lite: LiteSource | undefined;
-  private treeHasError: boolean | undefined;
 
   constructor(private readonly root: Node, private readonly language: Language) {
     this.ctx = {
@@ -108,7 +71,7 @@ class Extractor {
     if (this.diagnostics.length < MAX_DIAGNOSTICS) this.diagnostics.push({ message, line, severity });
   }
 
-  tooDeep(depth: number, node: PyNode): boolean {
+  tooDeep(depth: number, node: Node): boolean {
     if (depth <= MAX_DEPTH) return false;
     if (!this.depthWarned) {
       this.depthWarned = true;
@@ -124,9 +87,9 @@ class Extractor {
     const owner = dotted.slice(0, dot);
     const attr = dotted.slice(dot + 1);
     const cls = this.classes.get(owner.split('.').pop() ?? owner);
-    const right = cls?.byName.get(attr)?.parts()?.right;
-    if (right) {
-      const d = this.fieldDefault(right);
+    const field = cls?.byName.get(attr);
+    if (field?.right) {
+      const d = this.fieldDefault(field.right);
       if ('value' in d) return d.value as PyVal;
     }
     return UNRESOLVED;
@@ -306,7 +269,7 @@ class Extractor {
     if (!name || !body) return;
     const info: ClassInfo = { name, node, fields: [], byName: new Map() };
     for (const stmt of body.namedChildren) {
-      const f = stmt ? this.fieldInfo(stmt) : undefined;
+      const f = stmt ? fieldInfoOf(stmt) : undefined;
       if (!f) continue;
       info.fields.push(f);
       info.byName.set(f.name, f);
@@ -314,30 +277,10 @@ class Extractor {
     if (!this.classes.has(name) || info.fields.length) this.classes.set(name, info);
   }
 
-  /**
-   * The field statement re-read as plain JS nodes (see lite.ts): thousands of fields would
-   * otherwise cost a WASM call and a Node object per property read. Statements inside a syntax
-   * error keep their tree-sitter nodes, and so does anything outside the lite subset.
-   */
-  private fieldInfo(stmt: Node): FieldInfo | undefined {
-    if (stmt.type !== 'expression_statement') return undefined;
-    this.treeHasError ??= this.root.hasError;
-    if (this.treeHasError && stmt.hasError) return fieldInfoOf(stmt);
-    const src = (this.lite ??= new LiteSource(this.root.text, this.root.startIndex, this.root.startPosition));
-    const { startIndex: start, endIndex: end } = stmt;
-    // Tokens only here; the nodes are built once, when the entry is (LiteField.parts). Field trees
-    // kept from here to collect() would outlive young-generation GCs, which copy what survives.
-    const h = scanFieldHeader(src, start, end);
-    if (!h) return fieldInfoOf(stmt);
-    if (CLASS_VAR.test(src.slice(h.typeStart, h.typeEnd))) return undefined;
-    const rightText = h.rightStart >= 0 ? src.slice(h.rightStart, end) : undefined;
-    return new LiteField(h.name, new LiteNode(src, 'expression_statement', start, end), rightText, src, this.root);
-  }
-
   /** Items of a list/set literal whose trailing comment says they are deprecated. */
-  deprecatedItems(list: PyNode): { value: ChoiceValue; replacement?: string }[] {
+  deprecatedItems(list: Node): { value: ChoiceValue; replacement?: string }[] {
     const out: { value: ChoiceValue; replacement?: string }[] = [];
-    const kids = list.namedChildren.filter((x): x is PyNode => !!x);
+    const kids = list.namedChildren.filter((x): x is Node => !!x);
     for (let i = 0; i < kids.length; i++) {
       const item = kids[i];
       if (item.type === 'comment') continue;
@@ -356,7 +299,7 @@ class Extractor {
   // Shared pieces
   // -------------------------------------------------------------------------------------------
 
-  fieldDefault(right: PyNode): { value: unknown } | { expr: string } {
+  fieldDefault(right: Node): { value: unknown } | { expr: string } {
     if (right.type === 'call') {
       const fnName = dottedName(right.childForFieldName('function') ?? right);
       if (fnName === 'field' || fnName === 'dataclasses.field' || fnName === 'msgspec.field') {
@@ -385,7 +328,7 @@ class Extractor {
     return v === UNRESOLVED ? { expr: right.text } : { value: toJson(v) };
   }
 
-  choicesOf(node: PyNode, into: FlagEntry): void {
+  choicesOf(node: Node, into: FlagEntry): void {
     const v = evaluate(node, this.ctx);
     const literal = node.type === 'list' || node.type === 'tuple' || node.type === 'set';
     const ids = identifiersIn(node);
@@ -411,7 +354,7 @@ class Extractor {
     if (known.length) into.deprecatedChoices = known;
   }
 
-  range(node: PyNode): CatalogRange {
+  range(node: Node): CatalogRange {
     return {
       start: { line: node.startPosition.row, character: node.startPosition.column },
       end: { line: node.endPosition.row, character: node.endPosition.column },
@@ -423,13 +366,12 @@ class Extractor {
   // -------------------------------------------------------------------------------------------
 
   fieldEntry(f: FieldInfo): FlagEntry | undefined {
-    const parts = f.parts();
-    if (!parts) return undefined;
-    const ann = genericParts(parts.typeNode);
+    if (!f.typeNode) return undefined;
+    const ann = genericParts(f.typeNode);
     if (!ann || !this.annotatedNames.has(ann.name) || ann.params.length < 2) return undefined;
-    const [inner, ...metas] = ann.params as [PyNode, ...PyNode[]];
-    let arg: Map<string, PyNode> | undefined;
-    let helpNode: PyNode | undefined;
+    const [inner, ...metas] = ann.params as [Node, ...Node[]];
+    let arg: Map<string, Node> | undefined;
+    let helpNode: Node | undefined;
     let group: string | undefined;
     for (const m of metas) {
       if (m.type === 'call') {
@@ -445,9 +387,19 @@ class Extractor {
       if (!arg && !helpNode && isStringish(m)) { helpNode = m; arg = new Map(); }
     }
     if (!arg) return undefined;
-    // helpers are methods, not closures: one closure per field adds up over thousands of fields
-    if (this.argBool(arg, 'no_cli')) return undefined;
-    const cliName = this.argStr(arg, 'cli_name') ?? `--${f.name.replace(/_/g, '-')}`;
+    const bool = (k: string): boolean | undefined => {
+      const n = arg.get(k);
+      if (!n) return undefined;
+      const v = evaluate(n, this.ctx);
+      return typeof v === 'boolean' ? v : undefined;
+    };
+    if (bool('no_cli')) return undefined;
+    const str = (k: string): string | undefined => {
+      const n = arg.get(k);
+      const v = n ? evaluate(n, this.ctx) : UNRESOLVED;
+      return typeof v === 'string' ? v : undefined;
+    };
+    const cliName = str('cli_name') ?? `--${f.name.replace(/_/g, '-')}`;
     const aliasesNode = arg.get('aliases');
     const aliasesVal = aliasesNode ? evaluate(aliasesNode, this.ctx) : null;
     const aliases = Array.isArray(aliasesVal) ? aliasesVal.filter((x): x is string => typeof x === 'string') : [];
@@ -458,16 +410,19 @@ class Extractor {
     if (helpNode) entry.help = textOf(helpNode, this.ctx).text;
     else entry.help = '';
     if (group !== undefined) entry.group = group;
-    if (this.argBool(arg, 'resolvable')) entry.resolvable = true;
+    if (bool('resolvable')) entry.resolvable = true;
 
     let hasDefault = false;
-    if (parts.right) {
+    if (f.right) {
       hasDefault = true;
-      const d = this.fieldDefault(parts.right);
+      const d = this.fieldDefault(f.right);
       if ('value' in d) entry.default = d.value; else entry.defaultExpr = d.expr;
     }
     const constNode = arg.get('const');
     const constVal = constNode ? evaluate(constNode, this.ctx) : UNRESOLVED;
+    const setConst = (): void => {
+      if (constNode && constVal !== null && constVal !== UNRESOLVED) entry.const = toJson(constVal);
+    };
     const typeParser = arg.get('type_parser');
     const choicesNode = arg.get('choices');
     const nargsNode = arg.get('nargs');
@@ -500,7 +455,7 @@ class Extractor {
       else { entry.choicesExpr = innerType.text; entry.dynamicChoices = true; }
       entry.type = typeParser ? callableName(typeParser) : pyTypeName(vals[0]);
       if (!hasDefault) entry.default = null;
-      setConst(entry, constNode, constVal);
+      setConst();
       return entry;
     }
     if (lit && (lit.name === 'List' || lit.name === 'list' || lit.name === 'typing.List') && !typeParser) {
@@ -508,7 +463,7 @@ class Extractor {
       entry.nargs = typeof nargs === 'string' || typeof nargs === 'number' ? nargs : '+';
       if (choicesNode) this.choicesOf(choicesNode, entry);
       if (!hasDefault) entry.default = null;
-      setConst(entry, constNode, constVal);
+      setConst();
       return entry;
     }
     if (innerType.type === 'identifier' && innerType.text === 'bool') {
@@ -521,23 +476,10 @@ class Extractor {
     if (choicesNode) this.choicesOf(choicesNode, entry);
     if (typeof nargs === 'string' || typeof nargs === 'number') entry.nargs = nargs;
     if (!hasDefault) entry.default = null;
-    setConst(entry, constNode, constVal);
-    const req = this.argBool(arg, 'required');
+    setConst();
+    const req = bool('required');
     if ((req === true || (req === undefined && !hasDefault)) && [cliName, ...aliases].some((n) => n.startsWith('-'))) entry.required = true;
     return entry;
-  }
-
-  private argBool(arg: Map<string, PyNode>, k: string): boolean | undefined {
-    const n = arg.get(k);
-    if (!n) return undefined;
-    const v = evaluate(n, this.ctx);
-    return typeof v === 'boolean' ? v : undefined;
-  }
-
-  private argStr(arg: Map<string, PyNode>, k: string): string | undefined {
-    const n = arg.get(k);
-    const v = n ? evaluate(n, this.ctx) : UNRESOLVED;
-    return typeof v === 'string' ? v : undefined;
   }
 
   private implicitActionDefault(entry: FlagEntry): void {
@@ -574,7 +516,7 @@ class Extractor {
     const argsNode = call.childForFieldName('arguments');
     if (!argsNode) return undefined;
     const names: string[] = [];
-    const kw = new Map<string, PyNode>();
+    const kw = new Map<string, Node>();
     for (const a of argsNode.namedChildren) {
       if (!a || a.type === 'comment') continue;
       if (a.type === 'keyword_argument') {
@@ -618,7 +560,7 @@ class Extractor {
         const dotted = dottedName(defaultNode);
         const owner = dotted?.split('.');
         const f = owner && owner.length === 2 ? this.classes.get(owner[0])?.byName.get(owner[1]) : undefined;
-        entry.defaultExpr = f?.rightText ?? defaultNode.text;
+        entry.defaultExpr = f?.right ? f.right.text : defaultNode.text;
       }
     } else this.implicitActionDefault(entry);
     if (!defaultNode && !actionNode) entry.default = null;
@@ -661,11 +603,7 @@ class Extractor {
       expanded.add(cls.name);
       for (const f of cls.fields) {
         if (only && !only.has(f.name)) continue;
-        let e = this.memoGet(memo, envSig, f.stmt);
-        if (e === undefined) {
-          e = this.fieldEntry(f);
-          this.memoSet(memo, envSig, f.stmt, e);
-        }
+        const e = this.memoized(memo, envSig, f.stmt, () => this.fieldEntry(f));
         if (e) {
           entries.push(e);
           this.defs.set(e, { start: f.stmt.startIndex, end: f.stmt.endIndex, kind: 'field' });
@@ -726,12 +664,7 @@ class Extractor {
           if (g.name === obj.text && g.at < c.startIndex) { group = g.title; break; }
         }
       }
-      const sig = argSig + (group ?? '');
-      let e = this.memoGet(memo, sig, c);
-      if (e === undefined) {
-        e = this.argumentEntry(c, group);
-        this.memoSet(memo, sig, c, e);
-      }
+      const e = this.memoized(memo, argSig + (group ?? ''), c, () => this.argumentEntry(c, group));
       if (e) {
         entries.push(e);
         this.defs.set(e, { start: c.startIndex, end: c.endIndex, kind: 'call', ...(group !== undefined ? { group } : {}) });
@@ -751,28 +684,17 @@ class Extractor {
     return entries;
   }
 
-  /**
-   * Memo of per-definition results: one map per environment signature, keyed by the definition's
-   * text (a slice of the source: hashed in place, where a `sig + text` key would be copied).
-   * Returns the cached entry (moved to `node`), null for a cached "no entry", undefined on a miss.
-   */
-  private memoGet(memo: Map<string, unknown> | undefined, sig: string, node: PyNode): FlagEntry | null | undefined {
-    const bySig = memo?.get(sig) as Map<string, FlagEntry | null> | undefined;
-    const hit = bySig?.get(node.text);
-    if (!hit) return hit;
-    return { ...hit, line: node.startPosition.row + 1, range: this.range(node) };
-  }
-
-  private memoSet(memo: Map<string, unknown> | undefined, sig: string, node: PyNode, e: FlagEntry | undefined): void {
-    if (!memo) return;
-    let bySig = memo.get(sig) as Map<string, FlagEntry | null> | undefined;
-    if (!bySig) {
-      // each edit of a module constant starts a new signature; keep only a few generations
-      if (memo.size >= MEMO_SIGNATURES) memo.clear();
-      bySig = new Map();
-      memo.set(sig, bySig);
-    } else if (bySig.size > MEMO_ENTRIES) bySig.clear();
-    bySig.set(node.text, e ? { ...e } : null);
+  private memoized(memo: Map<string, unknown> | undefined, sig: string, node: Node, make: () => FlagEntry | undefined): FlagEntry | undefined {
+    if (!memo) return make();
+    const key = `${sig}\u0000${node.text}`;
+    const hit = memo.get(key) as FlagEntry | null | undefined;
+    if (hit !== undefined) {
+      if (hit === null) return undefined;
+      return { ...hit, line: node.startPosition.row + 1, range: this.range(node) };
+    }
+    const e = make();
+    memo.set(key, e ? { ...e } : null);
+    return e;
   }
 
   /** What a memoized definition depends on besides its own text: module constants and class defaults. */
@@ -790,7 +712,7 @@ class Extractor {
     for (const [k, v] of this.hooks) { mix(k); mix([...v].join(',')); }
     for (const cls of withClassDefaults ? this.classes.values() : []) {
       mix(cls.name);
-      for (const f of cls.fields) { mix(f.name); mix(f.rightText ?? ''); }
+      for (const f of cls.fields) { mix(f.name); mix(f.right?.text ?? ''); }
     }
     mix([...this.annotatedNames].join(','));
     return (h >>> 0).toString(36);
@@ -885,7 +807,7 @@ function callRanges(source: string): RowRange[] {
   return out;
 }
 
-function unwrapTypeNode(node: PyNode): PyNode {
+function unwrapTypeNode(node: Node): Node {
   let n = node;
   for (let i = 0; i < 10 && n.type === 'type'; i++) {
     // firstNamedChild: one node instead of the whole namedChildren array
@@ -898,7 +820,7 @@ function unwrapTypeNode(node: PyNode): PyNode {
 }
 
 /** `Name[params]` in either its type form (generic_type) or expression form (subscript). */
-function genericParts(node: PyNode | undefined): { name: string; params: PyNode[] } | undefined {
+function genericParts(node: Node | undefined): { name: string; params: Node[] } | undefined {
   if (!node) return undefined;
   const n = unwrapTypeNode(node);
   if (n.type === 'generic_type') {
@@ -908,21 +830,21 @@ function genericParts(node: PyNode | undefined): { name: string; params: PyNode[
     if (!head || !params) return undefined;
     return {
       name: head.text,
-      params: items(params).map(unwrapTypeNode),
+      params: params.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map(unwrapTypeNode),
     };
   }
   if (n.type === 'subscript') {
     const value = n.childForFieldName('value');
     const name = value ? dottedName(value) : undefined;
     if (!name) return undefined;
-    const subs = n.childrenForFieldName('subscript').filter((c): c is PyNode => !!c);
-    const params = subs.length === 1 && subs[0].type === 'tuple' ? subs[0].namedChildren.filter((c): c is PyNode => !!c && c.type !== 'comment') : subs;
+    const subs = n.childrenForFieldName('subscript').filter((c): c is Node => !!c);
+    const params = subs.length === 1 && subs[0].type === 'tuple' ? subs[0].namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') : subs;
     return { name, params };
   }
   return undefined;
 }
 
-function unwrapOptional(node: PyNode): { type: PyNode; optional: boolean } {
+function unwrapOptional(node: Node): { type: Node; optional: boolean } {
   const n = unwrapTypeNode(node);
   const g = genericParts(n);
   if (g && (g.name === 'Optional' || g.name === 'typing.Optional') && g.params.length === 1) return { type: g.params[0], optional: true };
@@ -931,21 +853,17 @@ function unwrapOptional(node: PyNode): { type: PyNode; optional: boolean } {
     if (rest.length === 1 && rest.length < g.params.length) return { type: rest[0], optional: true };
   }
   if (n.type === 'binary_operator' || n.type === 'union_type') {
-    const parts = n.namedChildren.filter((c): c is PyNode => !!c && c.type !== 'comment').map(unwrapTypeNode);
+    const parts = n.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map(unwrapTypeNode);
     const rest = parts.filter((p) => p.type !== 'none' && p.text !== 'None');
     if (rest.length === 1 && parts.length === 2) return { type: rest[0], optional: true };
   }
   return { type: n, optional: false };
 }
 
-function scalarTypeName(node: PyNode | undefined): string {
+function scalarTypeName(node: Node | undefined): string {
   if (!node) return 'str';
   const t = unwrapTypeNode(node).text;
   return t === 'int' || t === 'float' || t === 'str' ? t : 'str';
-}
-
-function setConst(entry: FlagEntry, constNode: PyNode | undefined, constVal: Evaluated): void {
-  if (constNode && constVal !== null && constVal !== UNRESOLVED) entry.const = toJson(constVal);
 }
 
 function pyTypeName(v: Evaluated | undefined): string {
@@ -955,20 +873,20 @@ function pyTypeName(v: Evaluated | undefined): string {
   return 'str';
 }
 
-function callableName(node: PyNode): string {
+function callableName(node: Node): string {
   if (node.type === 'lambda') return '<lambda>';
   const d = dottedName(node);
   if (d) return d.split('.').pop()!;
   return node.text;
 }
 
-function actionName(node: PyNode, ctx: EvalContext): string {
+function actionName(node: Node, ctx: EvalContext): string {
   const v = evaluate(node, ctx);
   if (typeof v === 'string') return v;
   return callableName(node);
 }
 
-function isStringish(node: PyNode): boolean {
+function isStringish(node: Node): boolean {
   if (node.type === 'string' || node.type === 'concatenated_string') return true;
   if (node.type === 'parenthesized_expression') {
     const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
@@ -981,8 +899,8 @@ function isStringish(node: PyNode): boolean {
   return false;
 }
 
-function keywordArgs(call: PyNode): Map<string, PyNode> {
-  const out = new Map<string, PyNode>();
+function keywordArgs(call: Node): Map<string, Node> {
+  const out = new Map<string, Node>();
   const args = call.childForFieldName('arguments');
   for (const a of args?.namedChildren ?? []) {
     if (a?.type !== 'keyword_argument') continue;
@@ -993,32 +911,22 @@ function keywordArgs(call: PyNode): Map<string, PyNode> {
   return out;
 }
 
-function positionalArgs(call: PyNode): PyNode[] {
-  const out: PyNode[] = [];
-  for (const a of call.childForFieldName('arguments')?.namedChildren ?? []) {
-    if (a && a.type !== 'keyword_argument' && a.type !== 'comment' && a.type !== 'list_splat' && a.type !== 'dictionary_splat') out.push(a);
-  }
-  return out;
-}
-
-/** Named children that are not comments (a loop: a filter callback is one closure per call, per field). */
-function items(n: PyNode): PyNode[] {
-  const out: PyNode[] = [];
-  for (const c of n.namedChildren) if (c && c.type !== 'comment') out.push(c);
-  return out;
+function positionalArgs(call: Node): Node[] {
+  const args = call.childForFieldName('arguments');
+  return (args?.namedChildren ?? []).filter((a): a is Node => !!a && a.type !== 'keyword_argument' && a.type !== 'comment'
+    && a.type !== 'list_splat' && a.type !== 'dictionary_splat');
 }
 
 /** A dataclass field statement (`name: T = default`), or undefined. */
-function fieldInfoOf(stmt: PyNode): FieldInfo | undefined {
+function fieldInfoOf(stmt: Node): FieldInfo | undefined {
   if (stmt.type !== 'expression_statement') return undefined;
   const a = stmt.firstNamedChild;
   if (a?.type !== 'assignment') return undefined;
   const left = a.childForFieldName('left');
   const typeNode = a.childForFieldName('type') ?? undefined;
   if (left?.type !== 'identifier' || !typeNode) return undefined;
-  if (CLASS_VAR.test(typeNode.text)) return undefined;
-  const right = a.childForFieldName('right') ?? undefined;
-  return new NodeField(left.text, stmt, right?.text, { typeNode, right });
+  if (/^(typing\.)?ClassVar\b/.test(typeNode.text)) return undefined;
+  return { name: left.text, stmt, typeNode, right: a.childForFieldName('right') ?? undefined };
 }
 
 function detectEra(entries: FlagEntry[], lists: ChoiceList[]): CatalogEra {

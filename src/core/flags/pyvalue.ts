@@ -3,7 +3,7 @@
  * literals, module constants, `LIST + [...]`, tuples, sets, `Literal[...]`, comprehensions over
  * known iterables, `X[0]`, dict keys, simple str methods. Anything else is UNRESOLVED.
  */
-import type { PyNode } from './lite';
+import type { Node } from 'web-tree-sitter';
 
 export class PySet { constructor(public items: PyVal[]) {} }
 export class PyDict { constructor(public entries: [PyVal, PyVal][]) {} }
@@ -50,33 +50,18 @@ export function decodeEscapes(raw: string): string {
   });
 }
 
-/** Backslashes only in \n \t \r \\ \' \" (one escape token each in tree-sitter, one ESCAPE_RE match each). */
-function simpleEscapesOnly(s: string): boolean {
-  for (let i = s.indexOf('\\'); i >= 0; i = s.indexOf('\\', i + 2)) {
-    const c = s.charCodeAt(i + 1);
-    if (c !== 110 && c !== 116 && c !== 114 && c !== 92 && c !== 39 && c !== 34) return false;
-  }
-  return true;
-}
-
 export interface StringParts { text: string; holes: number; bytes: boolean }
 
 /** Text of one `string` node; f-string holes are kept as their source `{expr}`. */
-export function stringNodeText(node: PyNode): StringParts {
-  // fast path: an unprefixed literal whose escapes are all simple is its text minus the quotes,
-  // those escapes decoded (one slice instead of a node per part). Lite nodes (lite.ts) have no
-  // parts and always take this path.
+export function stringNodeText(node: Node): StringParts {
+  // fast path: an unprefixed literal without escapes is its text minus the quotes (one slice instead of a node per part)
   const whole = node.text;
   const q0 = whole.charCodeAt(0);
   if (q0 === 34 || q0 === 39) {
-    const ql = whole.charCodeAt(1) === q0 && whole.charCodeAt(2) === q0 ? 3 : 1;
-    const n = whole.length;
-    let closed = n >= 2 * ql;
-    for (let i = 1; closed && i <= ql; i++) closed = whole.charCodeAt(n - i) === q0;
-    if (closed) {
-      const inner = whole.slice(ql, n - ql);
-      if (!inner.includes('\\')) return { text: inner, holes: 0, bytes: false };
-      if (simpleEscapesOnly(inner)) return { text: decodeEscapes(inner), holes: 0, bytes: false };
+    const ql = whole.startsWith(whole[0].repeat(3)) ? 3 : 1;
+    const quote = whole.slice(0, ql);
+    if (whole.length >= 2 * ql && whole.endsWith(quote) && !whole.includes('\\')) {
+      return { text: whole.slice(ql, whole.length - ql), holes: 0, bytes: false };
     }
   }
   let prefix = '';
@@ -112,7 +97,7 @@ export function stringNodeText(node: PyNode): StringParts {
  * Help-like text of an expression: strings joined (implicit concatenation, `+`, parentheses),
  * f-string holes kept, other operands kept as `{source}`.
  */
-export function textOf(node: PyNode, ctx: EvalContext | undefined, depth = 0): { text: string; exact: boolean } {
+export function textOf(node: Node, ctx: EvalContext | undefined, depth = 0): { text: string; exact: boolean } {
   if (depth > MAX_DEPTH) return { text: '', exact: false };
   switch (node.type) {
     case 'string': {
@@ -348,7 +333,7 @@ function builtin(name: string, args: PyVal[]): Evaluated {
 }
 
 /** Dotted name of an identifier/attribute chain, or undefined. */
-export function dottedName(node: PyNode, depth = 0): string | undefined {
+export function dottedName(node: Node, depth = 0): string | undefined {
   if (depth > 20) return undefined;
   if (node.type === 'identifier') return node.text;
   if (node.type === 'attribute') {
@@ -368,10 +353,10 @@ function scopedContext(ctx: EvalContext, bindings: Map<string, PyVal>): EvalCont
   };
 }
 
-function bindTarget(target: PyNode, value: PyVal, bindings: Map<string, PyVal>): boolean {
+function bindTarget(target: Node, value: PyVal, bindings: Map<string, PyVal>): boolean {
   if (target.type === 'identifier') { bindings.set(target.text, value); return true; }
   if (target.type === 'pattern_list' || target.type === 'tuple_pattern' || target.type === 'list_pattern' || target.type === 'tuple') {
-    const parts = target.namedChildren.filter((c): c is PyNode => !!c && c.type !== 'comment');
+    const parts = target.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
     const items = Array.isArray(value) ? value : undefined;
     if (!items || items.length !== parts.length) return false;
     return parts.every((p, i) => bindTarget(p, items[i], bindings));
@@ -379,10 +364,10 @@ function bindTarget(target: PyNode, value: PyVal, bindings: Map<string, PyVal>):
   return false;
 }
 
-function comprehension(node: PyNode, ctx: EvalContext, depth: number): Evaluated {
+function comprehension(node: Node, ctx: EvalContext, depth: number): Evaluated {
   const body = node.childForFieldName('body');
   if (!body) return UNRESOLVED;
-  const clauses = node.namedChildren.filter((c): c is PyNode => !!c && (c.type === 'for_in_clause' || c.type === 'if_clause'));
+  const clauses = node.namedChildren.filter((c): c is Node => !!c && (c.type === 'for_in_clause' || c.type === 'if_clause'));
   const out: PyVal[] = [];
   let budget = MAX_ITEMS;
   const run = (i: number, bindings: Map<string, PyVal>): boolean => {
@@ -421,7 +406,7 @@ function comprehension(node: PyNode, ctx: EvalContext, depth: number): Evaluated
   return out;
 }
 
-function elements(node: PyNode, ctx: EvalContext, depth: number): PyVal[] | undefined {
+function elements(node: Node, ctx: EvalContext, depth: number): PyVal[] | undefined {
   const out: PyVal[] = [];
   for (const child of node.namedChildren) {
     if (!child || child.type === 'comment') continue;
@@ -441,7 +426,7 @@ function elements(node: PyNode, ctx: EvalContext, depth: number): PyVal[] | unde
   return out;
 }
 
-export function evaluate(node: PyNode, ctx: EvalContext, depth = 0): Evaluated {
+export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
   if (depth > MAX_DEPTH) return UNRESOLVED;
   switch (node.type) {
     case 'string': {
@@ -510,10 +495,10 @@ export function evaluate(node: PyNode, ctx: EvalContext, depth = 0): Evaluated {
       return truthy(a) ? a : evaluate(r, ctx, depth + 1);
     }
     case 'comparison_operator': {
-      const kids = node.children.filter((c): c is PyNode => !!c && c.type !== 'comment');
+      const kids = node.children.filter((c): c is Node => !!c && c.type !== 'comment');
       let prev: Evaluated = UNRESOLVED;
       let i = 0;
-      const operands: PyNode[] = [];
+      const operands: Node[] = [];
       const ops: string[] = [];
       for (const k of kids) {
         if (k.isNamed) operands.push(k);
@@ -534,7 +519,7 @@ export function evaluate(node: PyNode, ctx: EvalContext, depth = 0): Evaluated {
       return true;
     }
     case 'conditional_expression': {
-      const parts = node.namedChildren.filter((c): c is PyNode => !!c && c.type !== 'comment');
+      const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
       if (parts.length !== 3) return UNRESOLVED;
       const cond = evaluate(parts[1], ctx, depth + 1);
       if (cond === UNRESOLVED) return UNRESOLVED;
@@ -572,7 +557,7 @@ export function evaluate(node: PyNode, ctx: EvalContext, depth = 0): Evaluated {
       return comprehension(node, ctx, depth + 1);
     case 'subscript': {
       const valueNode = node.childForFieldName('value');
-      const subs = node.childrenForFieldName('subscript').filter((c): c is PyNode => !!c);
+      const subs = node.childrenForFieldName('subscript').filter((c): c is Node => !!c);
       if (!valueNode || subs.length !== 1) return UNRESOLVED;
       const base = evaluate(valueNode, ctx, depth + 1);
       if (base === UNRESOLVED) return UNRESOLVED;
@@ -627,7 +612,7 @@ export function evaluate(node: PyNode, ctx: EvalContext, depth = 0): Evaluated {
 /** Identifiers an expression mentions (bounded). */
 const LEAF_LITERALS = new Set(['integer', 'float', 'true', 'false', 'none', 'comment', 'string_content', 'string_start', 'string_end']);
 
-export function identifiersIn(node: PyNode, out: Set<string> = new Set(), depth = 0): Set<string> {
+export function identifiersIn(node: Node, out: Set<string> = new Set(), depth = 0): Set<string> {
   if (depth > MAX_DEPTH || out.size > 200) return out;
   const type = node.type;
   if (type === 'identifier') { out.add(node.text); return out; }
