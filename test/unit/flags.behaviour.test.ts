@@ -26,6 +26,16 @@ describe('flag catalog: traps of server_args.py', function () {
     inline = await buildCatalog(read('inline_v04.py'), { keepTree: false });
   });
 
+  it('leading blank lines and comments lose no flag and shift every line by as much (all three eras)', async () => {
+    for (const [file, base] of [['inline_v04.py', inline], ['choices_lists_2025.py', lists], ['dataclass_main.py', main]] as const) {
+      for (const prefix of ['\n\n\n', '\n'.repeat(40), '# a comment\n\n\n']) {
+        const shifted = await buildCatalog(prefix + read(file), { keepTree: false });
+        const k = prefix.split('\n').length - 1;
+        assert.deepEqual(shifted.entries.map((e) => [e.flag, e.line - k]), base.entries.map((e) => [e.flag, e.line]), `${file} after ${k} lines`);
+      }
+    }
+  });
+
   it('flag is not the field: cli_name renames fp4/fp8 GEMM flags', () => {
     const fp4 = entry(main, '--fp4-gemm-backend');
     assert.equal(fp4.field, 'fp4_gemm_runner_backend');

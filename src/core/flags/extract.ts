@@ -613,7 +613,9 @@ class Extractor {
     let sawDataclassCall = false;
     const calls: { node: Node; method: string }[] = [];
     const seen = new Set<string>();
-    const ranges = callRanges(this.root.text);
+    // The module node starts at its first token, after any leading blank lines: rows counted in its
+    // text are relative to that row.
+    const ranges = callRanges(this.root.text, this.root.startPosition.row);
     for (const range of ranges) {
       for (const m of query.matches(this.root, range)) {
         const c = m.captures.find((x) => x.name === 'call')?.node;
@@ -792,10 +794,10 @@ interface RowRange { startPosition: { row: number; column: number }; endPosition
  * the query only descends where it does (not through thousands of dataclass fields). Rows, not
  * indices: web-tree-sitter takes query index ranges in bytes but gives node indices in UTF-16 units.
  */
-function callRanges(source: string): RowRange[] {
+function callRanges(source: string, firstRow: number): RowRange[] {
   const out: RowRange[] = [];
   CALL_NAME_RE.lastIndex = 0;
-  let row = 0;
+  let row = firstRow;
   let at = 0;
   for (let m = CALL_NAME_RE.exec(source); m; m = CALL_NAME_RE.exec(source)) {
     for (let i = source.indexOf('\n', at); i >= 0 && i < m.index; i = source.indexOf('\n', i + 1)) row++;
