@@ -17,6 +17,7 @@ Options:
   --python PATH       also inspect this interpreter (repeatable)
   --no-torch          do not import torch (faster; no CUDA runtime details)
   --cuobjdump         prefer cuobjdump over the built-in fatbin reader
+  --no-check-env      skip \`python -m sglang.check_env\` (it imports torch and touches the GPU)
   --max-lib-mb N      read at most N MiB of each shared library (default 256)
   -h, --help          show this help
 `;
@@ -30,7 +31,8 @@ export interface EnvCommandIo {
 export async function envCommand(argv: string[], host: HostLike, io: EnvCommandIo = {}): Promise<number> {
   const out = io.out ?? ((s: string) => { process.stdout.write(s); });
   const err = io.err ?? ((s: string) => { process.stderr.write(s); });
-  const opts: DiscoverOptions = { pythonPaths: [], signal: io.signal };
+  // A report asked for by hand includes SGLang's own check_env (where it exists).
+  const opts: DiscoverOptions = { pythonPaths: [], signal: io.signal, checkEnv: true };
   let json = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -44,6 +46,7 @@ export async function envCommand(argv: string[], host: HostLike, io: EnvCommandI
       case '--json': json = true; break;
       case '--no-torch': opts.torch = 'no'; break;
       case '--cuobjdump': opts.cuobjdump = 'prefer'; break;
+      case '--no-check-env': opts.checkEnv = false; break;
       case '--python': {
         const v = value();
         if (!v) { err(`--python needs a path\n${ENV_USAGE}`); return 2; }

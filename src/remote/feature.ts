@@ -195,7 +195,8 @@ export class RemoteFeature implements vscode.Disposable {
     if (!picked) return;
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Discovering the environment on ${picked.entry.label}…` },
-      () => this.hosts.discover(picked.entry.id),
+      // The report asked for by hand includes SGLang's own check_env where it exists.
+      () => this.hosts.discover(picked.entry.id, { checkEnv: true }),
     );
     if (!report) {
       void vscode.window.showErrorMessage(`Discovery on ${picked.entry.label} failed: ${this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error'}`);

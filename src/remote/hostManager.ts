@@ -11,7 +11,7 @@ import { PasswordSession, sshPasswordKey } from '../core/hosts/savedPassword';
 import { connectSsh, type SshCallbacks, type UnknownHostKeyInfo, type HostKeyDecision } from '../core/hosts/ssh';
 import { listSshAliases, parseHostSpec, resolveSshTarget, type SshConfigOptions } from '../core/hosts/sshConfig';
 import { HostError, type Host } from '../core/hosts/types';
-import type { EnvReport } from '../core/discovery/index';
+import type { DiscoverOptions, EnvReport } from '../core/discovery/index';
 import { HostSession } from '../core/remote/session';
 
 export type HostSource = 'local' | 'config' | 'manual';
@@ -205,12 +205,13 @@ export class HostManager implements vscode.Disposable {
   }
 
   /** Run discovery (again); the tree shows progress. */
-  discover(id: string): Promise<EnvReport | undefined> {
+  discover(id: string, opts?: DiscoverOptions): Promise<EnvReport | undefined> {
     const st = this.state(id);
     const session = st.session;
     if (!session) return Promise.resolve(undefined);
-    if (st.discovering) return st.discovering;
-    const p = session.discover().then((r) => {
+    // A running discovery without the asked-for options: let it finish, then run one with them.
+    if (st.discovering) return opts ? st.discovering.then(() => this.discover(id, opts)) : st.discovering;
+    const p = session.discover(opts).then((r) => {
       this.set(id, { discovering: undefined, discoveryError: undefined });
       return r;
     }, (e: unknown) => {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { LocalHost } from '../../src/core/hosts/local';
 import { execFileSync, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -243,6 +244,40 @@ describe('discovery on a fake host', function () {
     ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
   });
 
+  it('runs python -m sglang.check_env only when asked, where SGLang has it, bounded by a timeout', async function () {
+    if (!python) this.skip();
+    const base = { env, roots, home: join(root, 'home'), torch: 'no' as const, cuobjdump: 'never' as const };
+    const plain = await discoverEnv(host, base);
+    assert.ok(plain.interpreters.every((i) => i.checkEnv === undefined), 'not run unless asked');
+
+    const asked = await discoverEnv(host, { ...base, checkEnv: true });
+    const ran = asked.interpreters.filter((i) => i.checkEnv);
+    assert.equal(ran.length, 2, 'at most two interpreters');
+    assert.equal(ran[0].checkEnv!.code, 0);
+    assert.match(ran[0].checkEnv!.output, /^Python: 3\.\d+/);
+    assert.match(ran[0].checkEnv!.output, /GPU 0 Compute Capability: 12\.0/);
+    assert.doesNotMatch(ran[0].checkEnv!.output, /\u001b/, 'terminal colours removed');
+    const text = formatEnvReport(asked);
+    assert.ok(text.includes('      python -m sglang.check_env\n          Python: 3.'), text);
+
+    // A hung check_env (a broken driver) is killed at the timeout; the report still comes.
+    const slow = await discoverEnv(new LocalHost(), { ...base, env: { ...env, FAKE_CHECK_ENV_SLEEP: '5' }, checkEnv: true, checkEnvTimeoutMs: 400 });
+    const cut = slow.interpreters.find((i) => i.checkEnv)!.checkEnv!;
+    assert.equal(cut.code, null);
+    assert.match(cut.error ?? '', /did not finish within 400 ms/);
+    assert.match(formatEnvReport(slow), /python -m sglang\.check_env \(.*did not finish within 400 ms\)/);
+
+    // An SGLang without the module: nothing is run, nothing reported.
+    const file = join(root, 'fake', 'site-packages', 'sglang', 'check_env.py');
+    await fs.rename(file, `${file}.off`);
+    try {
+      const old = await discoverEnv(host, { ...base, checkEnv: true });
+      assert.ok(old.interpreters.every((i) => i.checkEnv === undefined));
+    } finally {
+      await fs.rename(`${file}.off`, file);
+    }
+  });
+
   it('env command prints text or JSON and exits 1 on error findings', async function () {
     if (!python) this.skip();
     // The command cannot set roots: it runs with the default roots, the stubbed PATH and a fake HOME.
@@ -252,6 +287,11 @@ describe('discovery on a fake host', function () {
     assert.equal(code, 1);
     assert.equal(parsed.gpus[0].computeCap?.major, 12);
     assert.ok(parsed.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)));
+    // The command runs SGLang's check_env by default; --no-check-env skips it.
+    assert.ok(parsed.interpreters.some((i) => /GPU 0 Compute Capability: 12\.0/.test(i.checkEnv?.output ?? '')));
+    let skipped = '';
+    await envCommand(['--json', '--no-torch', '--no-check-env'], host, { out: (s) => { skipped += s; } });
+    assert.ok((JSON.parse(skipped) as EnvReport).interpreters.every((i) => i.checkEnv === undefined));
     let err = '';
     assert.equal(await envCommand(['--bogus'], host, { err: (s) => { err += s; } }), 2);
     assert.match(err, /Unknown option "--bogus"/);

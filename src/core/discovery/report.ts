@@ -45,7 +45,24 @@ export interface InterpreterReport {
   error?: string;
   libraries: LibraryReport[];
   verdicts: PackageVerdict[];
+  /** `python -m sglang.check_env`, when asked for and the installed SGLang has it. */
+  checkEnv?: CheckEnvResult;
 }
+
+export interface CheckEnvResult {
+  /** Exit code; null when it was killed (timeout) or could not start. */
+  code: number | null;
+  /** stdout then stderr, terminal colours removed, at most CHECK_ENV_MAX_BYTES. */
+  output: string;
+  truncated: boolean;
+  error?: string;
+}
+
+/** check_env imports torch and initialises CUDA: slow, and it can hang on a broken driver. */
+export const CHECK_ENV_TIMEOUT_MS = 120_000;
+export const CHECK_ENV_MAX_BYTES = 64 * 1024;
+/** Interpreters with SGLang to run it in (servers' interpreters come first). */
+const CHECK_ENV_MAX_INTERPRETERS = 2;
 
 export interface EnvReport {
   host: string;
@@ -77,6 +94,12 @@ export interface DiscoverOptions {
   /** Import torch in the probe: 'auto' when sglang or vllm is installed. */
   torch?: 'auto' | 'yes' | 'no';
   probeTimeoutMs?: number;
+  /**
+   * Also run `python -m sglang.check_env` where the installed SGLang has it. Off by default: it
+   * imports torch and touches the GPU, so the report commands ask for it, not every connect.
+   */
+  checkEnv?: boolean;
+  checkEnvTimeoutMs?: number;
   /** Extra environment for every command (tests set PATH / PYTHONPATH). */
   env?: Record<string, string>;
   signal?: AbortSignal;
@@ -350,10 +373,27 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
     return it;
   });
 
+  if (opts.checkEnv) await runCheckEnv(host, report.interpreters, opts);
   const caps = gpuCaps(report);
   for (const it of report.interpreters) it.verdicts = verdictsFor(it, caps);
   computeWarnings(report);
   return report;
+}
+
+async function runCheckEnv(host: HostLike, interpreters: InterpreterReport[], opts: DiscoverOptions): Promise<void> {
+  const withSglang = interpreters.filter((it) => it.probe?.packages.sglang.found && it.probe.packages.sglang.path).slice(0, CHECK_ENV_MAX_INTERPRETERS);
+  for (const it of withSglang) {
+    // Older SGLang has no check_env module: look for the file rather than run an ImportError.
+    const file = `${it.probe!.packages.sglang.path!}/check_env.py`;
+    try { await host.stat(file); } catch { continue; }
+    const r = await runGuarded(host, [it.path, '-m', 'sglang.check_env'], {
+      env: opts.env, signal: opts.signal, timeoutMs: opts.checkEnvTimeoutMs ?? CHECK_ENV_TIMEOUT_MS, maxOutputBytes: CHECK_ENV_MAX_BYTES,
+    });
+    const clean = (t: string): string => t.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r\n?/g, '\n');
+    const text = [clean(r.stdout).trimEnd(), clean(r.stderr).trimEnd()].filter(Boolean).join('\n');
+    const truncated = text.length > CHECK_ENV_MAX_BYTES;
+    it.checkEnv = { code: r.code, output: truncated ? text.slice(0, CHECK_ENV_MAX_BYTES) : text, truncated, ...(r.ok ? {} : { error: r.error ?? 'failed' }) };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,6 +464,13 @@ export function formatEnvReport(r: EnvReport): string {
       if (key === 'flashinfer' && p.caches.flashinfer) L.push(`          JIT cache ${p.caches.flashinfer.path}${p.caches.flashinfer.exists ? '' : ' (absent)'}`);
     }
     for (const v of it.verdicts) L.push(`      → ${v.message}`);
+    if (it.checkEnv) {
+      const c = it.checkEnv;
+      L.push(`      python -m sglang.check_env${c.code === 0 ? '' : ` (${c.code === null ? c.error ?? 'did not finish' : `exit ${c.code}`})`}`);
+      const lines = c.output.split('\n');
+      for (const line of lines.slice(0, 120)) L.push(`          ${line}`);
+      if (lines.length > 120 || c.truncated) L.push('          … (cut; run it on the host for the rest)');
+    }
   }
   L.push('');
 
