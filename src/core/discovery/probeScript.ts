@@ -1,9 +1,10 @@
 /**
  * The one Python script discovery runs with each interpreter, and the typed, validated shape of
- * what it prints. The script never imports sglang, sgl_kernel or flashinfer (importing them
+ * what it prints. The script never imports sglang, sgl_kernel, flashinfer or vllm (importing them
  * loads CUDA libraries and can take a long time or crash on the wrong GPU): it locates packages
  * with importlib, reads versions from package metadata or the package's own files, and lists the
- * shared libraries. Only torch is imported, and only when asked (`--torch=yes`) or when sglang or
+ * shared libraries (of sgl_kernel, flashinfer and vllm, and the .so files in FlashInfer's JIT
+ * cache). Only torch is imported, and only when asked (`--torch=yes`) or when sglang or
  * vllm is installed (`--torch=auto`). Every step is guarded; the JSON line always comes out.
  * Written to run on Python 2.7 as well, so an old `python` on PATH reports instead of crashing.
  */
@@ -18,6 +19,11 @@ for a in sys.argv[1:]:
     if a.startswith("--torch="):
         TORCH = a.split("=", 1)[1]
 MAX_LIBS = 64
+# The JIT cache nests <version>/<archs>/cached_ops/<op>/<op>.so; a big or odd cache must not
+# make the walk long, so depth, .so count and directories visited are all bounded.
+CACHE_DEPTH = 6
+CACHE_MAX_LIBS = 64
+CACHE_MAX_DIRS = 2000
 VER_RE = re.compile(r"^\s*__version__\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
 
 def err_text(e):
@@ -66,12 +72,18 @@ def file_version(d):
             pass
     return None
 
-def list_libs(d):
+def list_libs(d, depth=3, limit=MAX_LIBS, max_dirs=None, flags=None):
     out = []
     base = d.rstrip(os.sep).count(os.sep)
+    seen = 0
     for root, dirs, files in os.walk(d):
+        seen += 1
+        if max_dirs is not None and seen > max_dirs:
+            if flags is not None:
+                flags["truncated"] = True
+            return out
         dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
-        if root.count(os.sep) - base >= 3:
+        if root.count(os.sep) - base >= depth:
             dirs[:] = []
         for f in sorted(files):
             if f.endswith(".so") or ".so." in f:
@@ -81,7 +93,9 @@ def list_libs(d):
                 except BaseException:
                     size = None
                 out.append({"path": p, "size": size})
-                if len(out) >= MAX_LIBS:
+                if len(out) >= limit:
+                    if flags is not None:
+                        flags["truncated"] = True
                     return out
     return out
 
@@ -104,9 +118,12 @@ def package(key, module, dists, libs=False):
         info["error"] = err_text(e)
     return info
 
-def cache_dir(key, path):
+def cache_dir(key, path, libs=False):
     try:
-        R["caches"][key] = {"path": path, "exists": os.path.isdir(path)}
+        info = {"path": path, "exists": os.path.isdir(path)}
+        R["caches"][key] = info
+        if libs and info["exists"]:
+            info["libraries"] = list_libs(path, CACHE_DEPTH, CACHE_MAX_LIBS, CACHE_MAX_DIRS, info)
     except BaseException as e:
         R["errors"].append(err_text(e))
 
@@ -151,9 +168,9 @@ def main():
     t = package("torch", "torch", ["torch"])
     package("triton", "triton", ["triton"])
     package("transformers", "transformers", ["transformers"])
-    vl = package("vllm", "vllm", ["vllm"])
+    vl = package("vllm", "vllm", ["vllm"], libs=True)
     home = os.path.expanduser("~")
-    cache_dir("flashinfer", os.path.join(os.environ.get("FLASHINFER_WORKSPACE_BASE") or home, ".cache", "flashinfer"))
+    cache_dir("flashinfer", os.path.join(os.environ.get("FLASHINFER_WORKSPACE_BASE") or home, ".cache", "flashinfer"), libs=True)
     cache_dir("triton", os.environ.get("TRITON_CACHE_DIR") or os.path.join(home, ".triton", "cache"))
     want = TORCH == "yes" or (TORCH == "auto" and (sgl.get("found") or vl.get("found")))
     if t.get("found") and want:
@@ -188,13 +205,21 @@ export interface PyTorch extends PyPackage {
   devices?: { index: number; name: string; capability: [number, number] }[];
 }
 
+/** A cache directory; `libraries` only for FlashInfer's JIT cache, `truncated` when a bound cut the listing. */
+export interface PyCache {
+  path: string;
+  exists: boolean;
+  libraries?: PyLibrary[];
+  truncated?: boolean;
+}
+
 export const PACKAGE_KEYS = ['sglang', 'sgl_kernel', 'flashinfer', 'torch', 'triton', 'transformers', 'vllm'] as const;
 export type PackageKey = (typeof PACKAGE_KEYS)[number];
 
 export interface PythonProbe {
   python: { version: string; executable: string; prefix: string };
   packages: Record<Exclude<PackageKey, 'torch'>, PyPackage> & { torch: PyTorch };
-  caches: Record<string, { path: string; exists: boolean }>;
+  caches: Record<string, PyCache>;
   errors: string[];
 }
 
@@ -214,13 +239,18 @@ function pkg(v: unknown): PyPackage {
   if (path) p.path = path;
   if (version) p.version = version;
   if (error) p.error = error;
-  if (Array.isArray(o.libraries)) {
-    p.libraries = o.libraries.slice(0, 256).flatMap((l) => {
-      if (!isObj(l) || typeof l.path !== 'string') return [];
-      return [{ path: l.path, size: typeof l.size === 'number' && Number.isFinite(l.size) ? l.size : null }];
-    });
-  }
+  const libs = libraries(o.libraries);
+  if (libs) p.libraries = libs;
   return p;
+}
+
+function libraries(v: unknown): PyLibrary[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return v.slice(0, 256).flatMap((l) => {
+    // Longer than PATH_MAX is not a path; cutting it would name another file.
+    if (!isObj(l) || typeof l.path !== 'string' || l.path.length > 4096) return [];
+    return [{ path: l.path, size: typeof l.size === 'number' && Number.isFinite(l.size) ? l.size : null }];
+  });
 }
 
 function torch(v: unknown): PyTorch {
@@ -262,8 +292,13 @@ export function parseProbeOutput(stdout: string): PythonProbe {
   const pk = isObj(raw.packages) ? raw.packages : {};
   const caches: PythonProbe['caches'] = {};
   if (isObj(raw.caches)) {
-    for (const [k, v] of Object.entries(raw.caches)) {
-      if (isObj(v) && typeof v.path === 'string') caches[k] = { path: v.path, exists: v.exists === true };
+    for (const [k, v] of Object.entries(raw.caches).slice(0, 16)) {
+      if (k === '__proto__' || !isObj(v) || typeof v.path !== 'string' || v.path.length > 4096) continue; // a JSON key must not reach the prototype
+      const c: PyCache = { path: v.path, exists: v.exists === true };
+      const libs = libraries(v.libraries);
+      if (libs) c.libraries = libs;
+      if (v.truncated === true) c.truncated = true;
+      caches[k] = c;
     }
   }
   return {
