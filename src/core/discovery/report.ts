@@ -1,6 +1,7 @@
 /**
  * Environment discovery: GPUs, CUDA versions, running SGLang servers, Python environments with
- * their inference packages, and the GPU architectures compiled into sgl-kernel / FlashInfer.
+ * their inference packages, and the GPU architectures compiled into sgl-kernel, FlashInfer (its
+ * wheel and its JIT cache) and vLLM.
  * Everything is guarded: a missing tool becomes a note, never an exception.
  */
 import { readLibraryTargets, uniqueTargets, type CudaTarget, type LibraryTargets } from '../gpu/fatbin';
@@ -27,12 +28,15 @@ export interface EnvWarning {
   library?: string;
 }
 
+/** Where a library came from: a package's own files, or FlashInfer's JIT cache (`flashinfer_jit`). */
+export type LibrarySource = 'sgl_kernel' | 'flashinfer' | 'vllm' | 'flashinfer_jit';
+
 export interface LibraryReport extends LibraryTargets {
-  package: 'sgl_kernel' | 'flashinfer';
+  package: LibrarySource;
 }
 
 export interface PackageVerdict {
-  package: 'sgl-kernel' | 'flashinfer' | 'torch';
+  package: (typeof LIB_LABEL)[LibrarySource] | 'torch';
   gpuArch: string;
   level: CompatLevel;
   message: string;
@@ -106,7 +110,9 @@ export interface DiscoverOptions {
   now?: () => Date;
 }
 
-const LIB_LABEL = { sgl_kernel: 'sgl-kernel', flashinfer: 'flashinfer' } as const;
+const LIB_LABEL = { sgl_kernel: 'sgl-kernel', flashinfer: 'flashinfer', flashinfer_jit: 'FlashInfer JIT cache', vllm: 'vLLM' } as const;
+/** Verdict order: the packages' own libraries, then what FlashInfer compiled on this host. */
+const LIB_ORDER = ['sgl_kernel', 'flashinfer', 'flashinfer_jit', 'vllm'] as const;
 
 async function gatherGpus(host: HostLike, run: RunOptions, notes: string[]): Promise<Pick<EnvReport, 'gpus' | 'driverCudaVersion' | 'driverVersion'>> {
   const [q, banner] = await Promise.all([runGuarded(host, NVIDIA_SMI_QUERY, run), runGuarded(host, ['nvidia-smi'], run)]);
@@ -249,6 +255,8 @@ function computeWarnings(report: EnvReport): void {
       w.push({ severity: 'warning', code: 'cuda-too-old', message: `nvcc is CUDA ${report.nvccVersion}; JIT-compiled kernels (FlashInfer, DeepGEMM) for ${archOf(cc)} need CUDA ≥ ${need}` });
     }
   }
+  // The JIT cache belongs to the user, not to one interpreter: report each cache once.
+  const jitSeen = new Set<string>();
   for (const it of report.interpreters) {
     if (it.error) {
       w.push({ severity: 'warning', code: 'probe-failed', message: `Could not inspect ${it.path}: ${it.error}`, interpreter: it.path });
@@ -277,14 +285,27 @@ function computeWarnings(report: EnvReport): void {
         }
       }
     }
+    const jitCache = p.caches.flashinfer?.path ?? '';
     for (const v of it.verdicts) {
+      const jit = v.package === LIB_LABEL.flashinfer_jit;
+      if (jit && v.level !== 'native') {
+        if (jitSeen.has(`${jitCache}\0${v.gpuArch}`)) continue;
+        jitSeen.add(`${jitCache}\0${v.gpuArch}`);
+      }
+      const at = jit ? `FlashInfer in ${where}` : `in ${where}`;
+      // A rebuildable cache or FlashInfer's own JIT fallback: worth a warning, not an error.
+      const soft = v.package === 'flashinfer' || jit;
       if (v.level === 'none') {
-        w.push({ severity: v.package === 'flashinfer' ? 'warning' : 'error', code: 'arch-missing', message: `${v.message} — in ${where}`, interpreter: it.path, library: v.package });
+        w.push({ severity: soft ? 'warning' : 'error', code: 'arch-missing', message: `${v.message} — ${at}`, interpreter: it.path, library: v.package });
       } else if (v.level === 'ptx-jit') {
-        w.push({ severity: 'warning', code: 'arch-ptx-only', message: `${v.message} — in ${where}`, interpreter: it.path, library: v.package });
+        w.push({ severity: 'warning', code: 'arch-ptx-only', message: `${v.message} — ${at}`, interpreter: it.path, library: v.package });
       }
     }
     for (const l of it.libraries) {
+      if (l.package === 'flashinfer_jit') {
+        if (jitSeen.has(l.path)) continue;
+        jitSeen.add(l.path);
+      }
       if (l.error) w.push({ severity: 'info', code: 'library-unreadable', message: `Could not read GPU targets of ${l.path}: ${l.error}`, interpreter: it.path, library: l.package });
       else if (!l.complete && l.hasFatbin) w.push({ severity: 'info', code: 'library-unreadable', message: `GPU target list of ${l.path} may be incomplete: ${l.issues[0] ?? ''}`, interpreter: it.path, library: l.package });
     }
@@ -293,15 +314,26 @@ function computeWarnings(report: EnvReport): void {
   w.sort((a, b) => rank[a.severity] - rank[b.severity]);
 }
 
+/** vLLM has no entry in the shared impact table: say what fails instead of the generic sentence. */
+const VLLM_IMPACT = 'its compiled ops (vllm._C, fused MoE, flash-attention) fail with "no kernel image is available for execution on the device"';
+
 function verdictsFor(it: InterpreterReport, caps: ComputeCap[]): PackageVerdict[] {
   const out: PackageVerdict[] = [];
   for (const cc of caps) {
-    for (const pkg of ['sgl_kernel', 'flashinfer'] as const) {
-      const libs = it.libraries.filter((l) => l.package === pkg && !l.error);
+    for (const src of LIB_ORDER) {
+      const libs = it.libraries.filter((l) => l.package === src && !l.error);
+      if (src === 'flashinfer_jit') {
+        const v = jitCacheVerdict(libs, cc, it.probe?.caches.flashinfer?.path ?? '');
+        if (v) out.push(v);
+        continue;
+      }
       const targets = uniqueTargets(libs.flatMap((l) => l.targets));
       if (libs.length === 0 || targets.length === 0) continue; // nothing compiled in (pure-Python or JIT-only package)
-      const c = compatibility(targets, cc, LIB_LABEL[pkg]);
-      out.push({ package: LIB_LABEL[pkg], gpuArch: c.gpuArch, level: c.level, message: c.message });
+      const c = compatibility(targets, cc, LIB_LABEL[src]);
+      const message = src === 'vllm' && c.level === 'none'
+        ? `${LIB_LABEL.vllm} has no ${c.gpuArch} code: ${VLLM_IMPACT} (built for ${targets.map((t) => t.name).join(', ')})`
+        : c.message;
+      out.push({ package: LIB_LABEL[src], gpuArch: c.gpuArch, level: c.level, message });
     }
     const arch = it.probe?.packages.torch.archList;
     if (arch && arch.length) {
@@ -310,6 +342,43 @@ function verdictsFor(it: InterpreterReport, caps: ComputeCap[]): PackageVerdict[
     }
   }
   return out;
+}
+
+function relativeTo(dir: string, path: string): string {
+  return dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+}
+
+/**
+ * FlashInfer's JIT cache is judged file by file, not as a union like a package: FlashInfer loads
+ * each cached op on its own, so one op built for another GPU fails however fine its neighbours are.
+ */
+function jitCacheVerdict(libs: LibraryReport[], cc: ComputeCap, cache: string): PackageVerdict | undefined {
+  const withCode = libs.filter((l) => l.targets.length > 0);
+  if (withCode.length === 0) return undefined;
+  const label = LIB_LABEL.flashinfer_jit;
+  const judged = withCode.map((l) => ({ l, c: compatibility(l.targets, cc, label) }));
+  const gpuArch = archOf(cc);
+  const names = (js: typeof judged): string => {
+    const n = js.map((j) => relativeTo(cache, j.l.path));
+    return n.length > 3 ? `${n.slice(0, 3).join(', ')} and ${n.length - 3} more` : n.join(', ');
+  };
+  const of = (js: typeof judged): string => `${js.length} of ${withCode.length} cached kernel${withCode.length === 1 ? '' : 's'}`;
+  const bad = judged.filter((j) => j.c.level === 'none');
+  if (bad.length) {
+    const built = uniqueTargets(bad.flatMap((j) => j.l.targets)).map((t) => t.name).join(', ');
+    return {
+      package: label, gpuArch, level: 'none',
+      message: `${label} has no ${gpuArch} code in ${of(bad)} (${names(bad)}; built for ${built}): they were built for other GPUs, e.g. a cache copied from another machine; clear ${cache || 'the cache'} and FlashInfer rebuilds them for this GPU`,
+    };
+  }
+  const ptx = judged.filter((j) => j.c.level === 'ptx-jit');
+  if (ptx.length) {
+    return {
+      package: label, gpuArch, level: 'ptx-jit',
+      message: `${label} has only PTX for ${gpuArch} in ${of(ptx)} (${names(ptx)}): the driver JIT-compiles them at every start; clear ${cache || 'the cache'} and FlashInfer rebuilds them for this GPU`,
+    };
+  }
+  return { package: label, gpuArch, level: 'native', message: `${label} has ${gpuArch} code (${withCode.length} cached kernel${withCode.length === 1 ? '' : 's'})` };
 }
 
 export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): Promise<EnvReport> {
@@ -366,10 +435,14 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
     const r = await probeInterpreter(host, c.path, opts);
     if (r.error) { it.error = r.error; return it; }
     it.probe = r.probe;
-    for (const pkg of ['sgl_kernel', 'flashinfer'] as const) {
-      const libs = (r.probe?.packages[pkg].libraries ?? []).slice(0, opts.maxLibrariesPerPackage ?? 16);
+    const maxLibs = opts.maxLibrariesPerPackage ?? 16;
+    for (const pkg of ['sgl_kernel', 'flashinfer', 'vllm'] as const) {
+      const libs = (r.probe?.packages[pkg].libraries ?? []).slice(0, maxLibs);
       for (const l of libs) it.libraries.push({ ...(await readLib(l.path)), package: pkg });
     }
+    // The JIT cache matters only to an interpreter that has FlashInfer; readLib shares the reads.
+    const jit = r.probe?.packages.flashinfer.found ? r.probe.caches.flashinfer?.libraries ?? [] : [];
+    for (const l of jit.slice(0, maxLibs)) it.libraries.push({ ...(await readLib(l.path)), package: 'flashinfer_jit' });
     return it;
   });
 
@@ -441,6 +514,12 @@ export function formatEnvReport(r: EnvReport): string {
     L.push(`  ${it.path}  [${it.sources.join(', ')}]`);
     if (it.error || !it.probe) { L.push(`      could not inspect: ${it.error ?? 'unknown error'}`); continue; }
     const p = it.probe;
+    const libLines = (src: LibrarySource, dir: string, indent = 10): void => {
+      for (const l of it.libraries.filter((x) => x.package === src)) {
+        const what = l.error ? `unreadable: ${l.error}` : l.hasFatbin ? targetsText(l.targets) + (l.complete ? '' : ' (may be incomplete)') : 'no CUDA code';
+        L.push(`${' '.repeat(indent)}${relativeTo(dir, l.path)}: ${what}`);
+      }
+    };
     L.push(`      Python ${p.python.version}`);
     for (const [key, label] of [['sglang', 'sglang'], ['sgl_kernel', 'sgl-kernel'], ['flashinfer', 'flashinfer'], ['torch', 'torch'], ['triton', 'triton'], ['transformers', 'transformers'], ['vllm', 'vllm']] as const) {
       const pkg = p.packages[key];
@@ -454,14 +533,15 @@ export function formatEnvReport(r: EnvReport): string {
         } else if (t.importError) extra = `  import failed: ${t.importError}`;
       }
       L.push(`      ${label.padEnd(13)}${pkg.version ?? '(version unknown)'}  ${pkg.path ?? ''}${extra}`);
-      if (key === 'sgl_kernel' || key === 'flashinfer') {
-        for (const l of it.libraries.filter((x) => x.package === key)) {
-          const name = l.path.startsWith(`${pkg.path ?? ''}/`) ? l.path.slice((pkg.path ?? '').length + 1) : l.path;
-          const what = l.error ? `unreadable: ${l.error}` : l.hasFatbin ? targetsText(l.targets) + (l.complete ? '' : ' (may be incomplete)') : 'no CUDA code';
-          L.push(`          ${name}: ${what}`);
-        }
+      if (key === 'sgl_kernel' || key === 'flashinfer' || key === 'vllm') libLines(key, pkg.path ?? '');
+      const cache = key === 'flashinfer' ? p.caches.flashinfer : undefined;
+      if (cache) {
+        const listed = cache.libraries?.length ?? 0;
+        const read = it.libraries.filter((x) => x.package === 'flashinfer_jit').length;
+        const cut = cache.truncated || read < listed ? ` (read only the first ${read} .so files)` : '';
+        L.push(`          JIT cache ${cache.path}${cache.exists ? '' : ' (absent)'}${cut}`);
+        libLines('flashinfer_jit', cache.path, 14);
       }
-      if (key === 'flashinfer' && p.caches.flashinfer) L.push(`          JIT cache ${p.caches.flashinfer.path}${p.caches.flashinfer.exists ? '' : ' (absent)'}`);
     }
     for (const v of it.verdicts) L.push(`      → ${v.message}`);
     if (it.checkEnv) {
