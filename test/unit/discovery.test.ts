@@ -118,7 +118,11 @@ describe('discovery parsers', () => {
     const p = parseProbeOutput(`noise\n${PROBE_MARKER}${JSON.stringify({
       python: { version: '3.12.1', executable: '/x', prefix: '/' },
       packages: { sglang: { found: true, version: 7, path: '/s' }, sgl_kernel: { found: true, libraries: [{ path: '/a.so', size: 'big' }, 5] }, torch: { found: true, imported: true, cuda_version: null, devices: [{ capability: [12, 0], name: 'G' }, { capability: 'x' }] } },
-      caches: { triton: { path: '/t', exists: 1 } },
+      caches: {
+        triton: { path: '/t', exists: 1 },
+        flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }, { path: `/${'x'.repeat(5000)}.so` }, 'op.so'] },
+        ['__proto__']: { path: '/evil', exists: true },
+      },
       errors: ['e', 3],
     })}\n`);
     assert.equal(p.packages.sglang.version, undefined);
@@ -126,7 +130,8 @@ describe('discovery parsers', () => {
     assert.equal(p.packages.torch.cudaVersion, null);
     assert.deepEqual(p.packages.torch.devices, [{ index: 0, name: 'G', capability: [12, 0] }]);
     assert.equal(p.packages.vllm.found, false);
-    assert.deepEqual(p.caches, { triton: { path: '/t', exists: false } });
+    assert.deepEqual(p.caches, { triton: { path: '/t', exists: false }, flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }] } });
+    assert.equal(Object.getPrototypeOf(p.caches), Object.prototype);
     assert.deepEqual(p.errors, ['e']);
   });
 });
@@ -138,6 +143,7 @@ describe('discovery on a fake host', function () {
   let host: TestHost;
   let env: Record<string, string>;
   let roots: { envsDirs: string[]; envDirs: string[]; projectDirs: string[] };
+  let jitCache: string;
 
   before(async () => {
     python = realPython();
@@ -150,6 +156,11 @@ describe('discovery on a fake host', function () {
     // git keeps no empty folders: make flashinfer/data here rather than rely on the checkout.
     await fs.mkdir(join(sp, 'flashinfer', 'data'), { recursive: true });
     await fs.copyFile(elf('sm100a_sm120_ptx120.so'), join(sp, 'flashinfer', 'data', 'libflashinfer_kernels.so'));
+    await fs.copyFile(elf('sm90a_sm100a.so'), join(sp, 'vllm', '_C.abi3.so')); // a vLLM wheel without Blackwell workstation code
+    // FlashInfer's JIT cache under the test HOME, laid out as <version>/<arch>/cached_ops/<op>/<op>.so.
+    jitCache = join(root, 'home', '.cache', 'flashinfer');
+    await fs.mkdir(join(jitCache, '0.4.1', '120', 'cached_ops', 'norm'), { recursive: true });
+    await fs.copyFile(elf('sm100a_sm120_ptx120.so'), join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so'));
     for (const f of await fs.readdir(join(root, 'fake', 'bin'))) await fs.chmod(join(root, 'fake', 'bin', f), 0o755);
     // A conda env and a project venv whose interpreter is the real python3 (symlinked).
     await fs.mkdir(join(root, 'opt', 'conda', 'envs', 'sglang', 'bin'), { recursive: true });
@@ -209,19 +220,29 @@ describe('discovery on a fake host', function () {
     assert.equal(pk.flashinfer.version, '0.4.1');
     assert.equal(pk.torch.version, '2.7.1+cu126');
     assert.equal(pk.torch.cudaVersion, '12.6');
+    assert.equal(pk.vllm.version, '0.10.1.1');
+    assert.deepEqual(main.probe!.caches.flashinfer, { path: jitCache, exists: true, libraries: [{ path: join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so'), size: (await fs.stat(join(FIXTURES, 'elf', 'sm100a_sm120_ptx120.so'))).size }] });
 
     const libs = Object.fromEntries(main.libraries.map((l) => [l.path.slice(l.path.lastIndexOf('/') + 1), [l.sass, l.ptx, l.hasFatbin]]));
     assert.deepEqual(libs, {
       'common_ops.abi3.so': [['sm_90a', 'sm_100a'], [], true],
       'cpu_ops.so': [[], [], false],
       'libflashinfer_kernels.so': [['sm_100a', 'sm_120'], ['compute_120'], true],
+      '_C.abi3.so': [['sm_90a', 'sm_100a'], [], true],
+      'norm.so': [['sm_100a', 'sm_120'], ['compute_120'], true],
     });
+    assert.deepEqual(main.libraries.map((l) => l.package), ['sgl_kernel', 'sgl_kernel', 'flashinfer', 'vllm', 'flashinfer_jit']);
     // The stand-in torch is built for sm_80/86/90 without PTX: no sm_120 code either.
-    assert.deepEqual(main.verdicts.map((v) => [v.package, v.level]), [['sgl-kernel', 'none'], ['flashinfer', 'native'], ['torch', 'none']]);
+    assert.deepEqual(main.verdicts.map((v) => [v.package, v.level]), [
+      ['sgl-kernel', 'none'], ['flashinfer', 'native'], ['FlashInfer JIT cache', 'native'], ['vLLM', 'none'], ['torch', 'none'],
+    ]);
+    assert.equal(main.verdicts[2].message, 'FlashInfer JIT cache has sm_120 code (1 cached kernel)');
 
     const missing = report.warnings.filter((w) => w.code === 'arch-missing' && w.interpreter === python);
-    assert.equal(missing.length, 2, JSON.stringify(report.warnings, null, 1)); // sgl-kernel and torch
+    assert.deepEqual(missing.map((w) => [w.library, w.severity]), [['sgl-kernel', 'error'], ['vLLM', 'error'], ['torch', 'error']], JSON.stringify(report.warnings, null, 1));
     assert.match(missing.find((w) => w.library === 'sgl-kernel')!.message, /^sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back .*built for sm_90a, sm_100a.* in .*\(used by the server on port 30000\)/);
+    assert.match(missing.find((w) => w.library === 'vLLM')!.message, /^vLLM has no sm_120 code: its compiled ops .*"no kernel image is available.*\(built for sm_90a, sm_100a\) — in .*\(used by the server on port 30000\)/);
+    assert.ok(!report.warnings.some((w) => w.library === 'FlashInfer JIT cache'), 'a cache built for this GPU is fine');
     assert.ok(report.warnings.some((w) => w.code === 'cuda-too-old' && /CUDA 12\.6; sm_120 needs CUDA ≥ 12\.8/.test(w.message)));
     assert.ok(report.warnings.some((w) => w.code === 'torch-no-cuda' && w.severity === 'warning'));
     assert.equal(report.warnings[0].severity, 'error');
@@ -240,8 +261,47 @@ describe('discovery on a fake host', function () {
       'common_ops.abi3.so: sm_90a sm_100a',
       'cpu_ops.so: no CUDA code',
       'data/libflashinfer_kernels.so: sm_100a sm_120 | PTX compute_120',
+      `          JIT cache ${jitCache}\n              0.4.1/120/cached_ops/norm/norm.so: sm_100a sm_120 | PTX compute_120\n`,
+      'vllm         0.10.1.1  ',
+      '          _C.abi3.so: sm_90a sm_100a\n',
+      '→ FlashInfer JIT cache has sm_120 code (1 cached kernel)',
       'ERROR sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back',
+      'ERROR vLLM has no sm_120 code: its compiled ops',
     ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
+  });
+
+  it('warns once when the FlashInfer JIT cache holds kernels built for another GPU, and bounds what it reads', async function () {
+    if (!python) this.skip();
+    // A second arch directory, as left by a cache copied from a Hopper machine.
+    const other = join(jitCache, '0.4.1', '90a');
+    await fs.mkdir(join(other, 'cached_ops', 'sampling'), { recursive: true });
+    await fs.copyFile(join(FIXTURES, 'elf', 'sm90a_sm100a.so'), join(other, 'cached_ops', 'sampling', 'sampling.so'));
+    try {
+      const r = await discoverEnv(host, { env, roots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', now: () => new Date(0) });
+      const main = r.interpreters.find((i) => i.path === python)!;
+      const v = main.verdicts.find((x) => x.package === 'FlashInfer JIT cache')!;
+      assert.equal(v.level, 'none');
+      assert.equal(v.message, `FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels (0.4.1/90a/cached_ops/sampling/sampling.so; built for sm_90a, sm_100a): they were built for other GPUs, e.g. a cache copied from another machine; clear ${jitCache} and FlashInfer rebuilds them for this GPU`);
+      // Every interpreter here sees the same cache (one user, one HOME): one finding, not three.
+      assert.ok(r.interpreters.filter((i) => i.verdicts.some((x) => x.package === 'FlashInfer JIT cache' && x.level === 'none')).length > 1);
+      const jit = r.warnings.filter((w) => w.library === 'FlashInfer JIT cache');
+      assert.deepEqual(jit.map((w) => [w.code, w.severity]), [['arch-missing', 'warning']]);
+      assert.match(jit[0].message, / — FlashInfer in \S+python\S*/);
+      const text = formatEnvReport(r);
+      for (const s of [
+        `          JIT cache ${jitCache}\n              0.4.1/120/cached_ops/norm/norm.so: sm_100a sm_120 | PTX compute_120\n              0.4.1/90a/cached_ops/sampling/sampling.so: sm_90a sm_100a\n`,
+        '→ FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels',
+        'WARN  FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels',
+      ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
+
+      // maxLibrariesPerPackage bounds the cache like a package: only the first file is read.
+      const one = await discoverEnv(host, { env, roots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', maxLibrariesPerPackage: 1 });
+      const m1 = one.interpreters.find((i) => i.path === python)!;
+      assert.deepEqual(m1.libraries.filter((l) => l.package === 'flashinfer_jit').map((l) => l.path), [join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so')]);
+      assert.ok(formatEnvReport(one).includes(`JIT cache ${jitCache} (read only the first 1 .so files)`));
+    } finally {
+      await fs.rm(other, { recursive: true, force: true });
+    }
   });
 
   it('runs python -m sglang.check_env only when asked, where SGLang has it, bounded by a timeout', async function () {
