@@ -5,7 +5,7 @@
  * - in code-server: what the extension itself recorded during the last e2e run
  *   (test-results/activation.json), when that file exists.
  */
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,8 +33,12 @@ function stubVscode(): unknown {
   return Object.fromEntries(names.map((name) => [name, proxy]));
 }
 
+/** Temp dirs the bench made; removed when it ends. */
+const made: string[] = [];
+
 function fakeContext(): unknown {
   const dir = mkdtempSync(join(tmpdir(), 'id-bench-act-'));
+  made.push(dir);
   const memento = { get: () => undefined, update: () => Promise.resolve(), keys: () => [] };
   return {
     subscriptions: [] as unknown[],
@@ -86,11 +90,19 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 export async function run(): Promise<Record<string, unknown>> {
   const bundle = join(root, 'dist/extension.js');
   if (!existsSync(bundle)) return { error: 'dist/extension.js missing: run node scripts/build.mjs' };
-  const empty = join(mkdtempSync(join(tmpdir(), 'id-bench-empty-')), 'empty-extension.js');
+  const emptyDir = mkdtempSync(join(tmpdir(), 'id-bench-empty-'));
+  made.push(emptyDir);
+  const empty = join(emptyDir, 'empty-extension.js');
   writeFileSync(empty, 'exports.activate = function activate(context) { context.subscriptions.push({ dispose() {} }); };\n');
   const runs = 15;
-  const extension = timeLoad(bundle, runs);
-  const baseline = timeLoad(empty, runs);
+  let extension: LoadTiming;
+  let baseline: LoadTiming;
+  try {
+    extension = timeLoad(bundle, runs);
+    baseline = timeLoad(empty, runs);
+  } finally {
+    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  }
   const report: Record<string, unknown> = {
     node: { runs, extensionRequireAndActivate: extension, baselineEmptyExtension: baseline, bundleBytes: statSync(bundle).size },
     goalMs: 20,

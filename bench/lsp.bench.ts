@@ -125,6 +125,7 @@ export async function run(): Promise<Record<string, unknown>> {
   if (build.status !== 0) throw new Error(`server build failed: ${build.stderr}`);
   const ws = mkdtempSync(join(tmpdir(), 'id-lsp-bench-'));
   const clients: StdioLspClient[] = [];
+  const extraDirs: string[] = [];
   try {
     mkdirSync(join(ws, 'sglang', 'srt'), { recursive: true });
     writeFileSync(join(ws, 'sglang', 'srt', 'server_args.py'), generateMainEra());
@@ -178,7 +179,9 @@ export async function run(): Promise<Record<string, unknown>> {
     };
     const idle = new StdioLspClient({ serverPath });
     clients.push(idle);
-    await idle.initialize(mkdtempSync(join(tmpdir(), 'id-lsp-idle-')));
+    const idleWs = mkdtempSync(join(tmpdir(), 'id-lsp-idle-'));
+    extraDirs.push(idleWs);
+    await idle.initialize(idleWs);
     await idle.request('inferenceDoctor/catalogStatus', null, 60_000);
     const three = new StdioLspClient({ serverPath, configuration: { 'inferenceDoctor.flags': { serverArgsPath: join(ARGS, 'inline_v04.py') } } });
     clients.push(three);
@@ -195,7 +198,7 @@ export async function run(): Promise<Record<string, unknown>> {
     out.memory = { rssMbThreeCatalogs: Number((await heapOf(three)).toFixed(1)), baselineRssMbIdleServer: Number((await heapOf(idle)).toFixed(1)), catalogsLoaded: sources };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
-    rmSync(ws, { recursive: true, force: true });
+    for (const d of [ws, ...extraDirs]) rmSync(d, { recursive: true, force: true });
   }
   return out;
 }

@@ -3,13 +3,14 @@
 // Tiers: unit (plain Node), integration (real HTTP, sshd), webview (headless Chromium),
 // e2e (the packaged .vsix in code-server). `npm test -- unit webview` runs only those.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const requested = process.argv.slice(2);
 const tiers = requested.length ? requested : ['unit', 'integration', 'webview', 'e2e'];
-const tallyFile = join(mkdtempSync(join(tmpdir(), 'id-tally-')), 'tally.jsonl');
+const tallyDir = mkdtempSync(join(tmpdir(), 'id-tally-'));
+const tallyFile = join(tallyDir, 'tally.jsonl');
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 
@@ -42,6 +43,7 @@ if (existsSync(tallyFile)) {
     passed += t.passes; failed += t.failures; skipped += t.pending;
   }
 }
+rmSync(tallyDir, { recursive: true, force: true });
 if (failedTiers.length && failed === 0) failed = failedTiers.length; // a tier that crashed before reporting
 if (failedTiers.length) console.error(`\nFailed tiers: ${failedTiers.join(', ')}`);
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -4,7 +4,7 @@
  * one that answers well, and read the verdict the probe panel shows.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
@@ -25,6 +25,8 @@ describe('e2e: Inference Doctor in code-server', function () {
   let sshd: Sshd;
   let remoteServer: FakeLaunchServer;
   let fakePython: string;
+  /** Temp dirs removed when the suite ends. */
+  const scratch: string[] = [];
   let workspace: string;
   let codeServer: RunningCodeServer;
   let browser: Browser;
@@ -34,6 +36,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     mkdirSync(resultsDir, { recursive: true });
     sim = await startSimulator({ port: 0, scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json') });
     workspace = mkdtempSync(join(tmpdir(), 'id-e2e-ws-'));
+    scratch.push(workspace);
     writeFileSync(join(workspace, 'README.md'), '# scratch workspace for the e2e test\n');
     // A checkout-shaped SGLang source (main-era server_args.py) and the incident's systemd unit.
     mkdirSync(join(workspace, 'sglang/srt'), { recursive: true });
@@ -50,6 +53,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
     // Its GPU: the stub nvidia-smi (an SM 12.0 card) first on the PATH of every SSH session.
     const gpuBin = mkdtempSync(join(tmpdir(), 'id-e2e-gpu-'));
+    scratch.push(gpuBin);
     copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(gpuBin, 'nvidia-smi'));
     chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
     sshd = await startSshd({ sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
@@ -61,7 +65,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     const knownHosts = join(workspace, '.known_hosts');
     writeFileSync(knownHosts, '');
     // A Python "with SGLang installed": the fake package (its plugin grows a choice list at import).
-    fakePython = join(mkdtempSync(join(tmpdir(), 'id-e2e-venv-')), 'python3');
+    const venv = mkdtempSync(join(tmpdir(), 'id-e2e-venv-'));
+    scratch.push(venv);
+    fakePython = join(venv, 'python3');
     writeFileSync(fakePython, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, { mode: 0o755 });
     codeServer = await startCodeServer({
       workspace,
@@ -97,6 +103,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await sim?.close();
     await remoteServer?.stop();
     await sshd?.close();
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
   });
 
   it('shows the Inference Doctor sidebar with its welcome content', async () => {

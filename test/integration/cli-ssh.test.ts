@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSshd, type Sshd } from '../support/sshd';
@@ -52,6 +52,7 @@ describe('inference-doctor search/env over SSH (dist/cli.js + real sshd)', funct
 
   after(async () => {
     await sshd?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('refuses an unknown host key without --accept-new-host-key, naming its fingerprint', async () => {
