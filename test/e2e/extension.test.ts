@@ -332,6 +332,23 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-compare.png') });
   });
 
+  it('opens the launch command of the server on the host, with hovers on its flags', async () => {
+    await runCommand(page, 'Inference Doctor: Open Launch File');
+    await pickQuickItem(page, 'gpu-box');
+    // No unit file or script for this process: its own command line, as a shell script.
+    await page.locator('.tab.active', { hasText: 'command-line.sh' }).waitFor({ timeout: 60_000 });
+    // The line is long: hover a flag near its start, inside the viewport.
+    // A token span (class mtkN), not the span that wraps the whole line.
+    const flag = page.locator('.monaco-editor .view-line span[class^="mtk"]', { hasText: '--model-path' }).first();
+    await flag.waitFor({ timeout: 30_000 });
+    await flag.hover();
+    const help = page.locator('.monaco-hover-content:visible', { hasText: 'Local folder or Hugging Face repo id' }).first();
+    await help.waitFor({ timeout: 30_000 });
+    assert.match(await help.innerText(), /--model-path/);
+    await page.mouse.move(5, 500);
+    await page.screenshot({ path: join(resultsDir, 'e2e-ssh-launch-file.png') });
+  });
+
   it('follows the server log and warns when the server reports NaN', async () => {
     await runCommand(page, 'Inference Doctor: Follow Server Log');
     await pickQuickItem(page, 'gpu-box');
