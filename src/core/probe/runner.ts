@@ -285,15 +285,6 @@ function applyPayload(endpoint: Endpoint, obj: Json, answer: Answer, stream: boo
   return null;
 }
 
-/** JSON.parse first (no result wrapper on the hot path), Python literals only when that fails. */
-function parseChunk(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return tryParsePyJson(text);
-  }
-}
-
 function looksLikeAnswer(endpoint: Endpoint, obj: Json): boolean {
   if (endpoint === 'generate') return 'text' in obj || 'meta_info' in obj;
   return Array.isArray(obj.choices);
@@ -403,7 +394,7 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
         }
         answer.chunkCount++;
         if (emit) emit({ type: 'chunk', raw: item.data, at: now() });
-        const parsed = parseChunk(item.data);
+        const parsed = tryParsePyJson(item.data);
         if (!parsed.ok || !isObj(parsed.value)) {
           const snippet = item.data.slice(0, 200);
           error = item.type === 'truncated'
