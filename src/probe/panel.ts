@@ -103,28 +103,6 @@ export class ProbePanel implements vscode.Disposable {
     return new ProbePanel(webviewPanel, deps);
   }
 
-  /**
-   * Registers the serializer so the panel comes back after a reload (the webview restores its
-   * form and shown entries from its own setState). `deps` may be lazy, to keep activation cheap.
-   */
-  static registerSerializer(deps: ProbePanelDeps | (() => ProbePanelDeps | Promise<ProbePanelDeps>)): vscode.Disposable {
-    return vscode.window.registerWebviewPanelSerializer(PROBE_VIEW_TYPE, {
-      deserializeWebviewPanel: async (webviewPanel: vscode.WebviewPanel) => {
-        ProbePanel.revive(webviewPanel, typeof deps === 'function' ? await deps() : deps);
-      },
-    });
-  }
-
-  /** Opens one history entry in the panel (for "Open Probe History" and similar commands). */
-  static async openHistoryEntry(deps: ProbePanelDeps, historyId: string, pane: Pane = 'main'): Promise<void> {
-    const entry = await deps.history.get(historyId);
-    if (!entry) {
-      void vscode.window.showWarningMessage('That probe is no longer in the history.');
-      return;
-    }
-    ProbePanel.createOrShow(deps, { historyId, pane });
-  }
-
   /** Quick pick over the history; the chosen run opens in the panel. */
   static async pickHistoryEntry(deps: ProbePanelDeps): Promise<void> {
     const entries = await deps.history.list();
@@ -142,7 +120,8 @@ export class ProbePanel implements vscode.Disposable {
       })),
       { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
     );
-    if (picked) await ProbePanel.openHistoryEntry(deps, picked.id);
+    // showEntry reads the entry (and says so in the panel if it went away since the list).
+    if (picked) ProbePanel.createOrShow(deps, { historyId: picked.id });
   }
 
   private constructor(
