@@ -2,7 +2,7 @@
  * Adapts the flags, search and env modules (which own their parsing and output) to the
  * Command contract of main.ts.
  */
-import { EXIT, type Command } from '../command';
+import { UsageError, type Command } from '../command';
 import { flagsCommand } from '../flags';
 import { searchCommand } from '../search';
 import { envCommand, ENV_USAGE } from '../env';
@@ -28,14 +28,17 @@ export const envCliCommand: Command = {
   usage: `Usage: inference-doctor env HOST [--json]\n${ENV_USAGE}\n${HOST_OPTIONS_HELP}`,
   run: async (argv, io) => {
     const { hostArgs, rest } = extractHostArgs(argv);
-    const hostInput = rest.find((a) => !a.startsWith('-'));
-    if (!hostInput) {
-      io.stderr.write('inference-doctor env: name a HOST (an ~/.ssh/config alias, ssh://user@host:port, or local)\n');
-      return EXIT.usage;
-    }
-    const host = await openHostFromArgs(hostInput, hostArgs, io.signal);
+    // HOST is the first argument that is neither an option nor the value of --python / --max-lib-mb.
+    const hostIndex = rest.findIndex((a, i) => !a.startsWith('-') && rest[i - 1] !== '--python' && rest[i - 1] !== '--max-lib-mb');
+    // A UsageError lets main.ts print the usage (and answer `env --help` with exit 0).
+    if (hostIndex < 0) throw new UsageError('Name a HOST (an ~/.ssh/config alias, ssh://user@host:port, or local)');
+    const host = await openHostFromArgs(rest[hostIndex], hostArgs, io.signal);
     try {
-      return await envCommand(rest.filter((a) => a !== hostInput), host);
+      return await envCommand(rest.filter((_a, i) => i !== hostIndex), host, {
+        out: (s) => { io.stdout.write(s); },
+        err: (s) => { io.stderr.write(s); },
+        signal: io.signal,
+      });
     } finally {
       await host.close();
     }
