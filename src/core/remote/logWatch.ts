@@ -128,7 +128,6 @@ export class LogBuffer {
  */
 export class BurstNotifier {
   private lastAlertAt = -Infinity;
-  private inBurst = false;
   private current: { first: LogAlert; count: number; kinds: Set<LogAlertKind> } | undefined;
 
   constructor(private readonly quietMs = 30_000, private readonly now: () => number = Date.now) {}
@@ -136,14 +135,14 @@ export class BurstNotifier {
   /** Record an alert; true when the caller should notify now. */
   offer(alert: LogAlert): boolean {
     const t = this.now();
-    const newBurst = !this.inBurst || t - this.lastAlertAt >= this.quietMs;
+    const quiet = t - this.lastAlertAt;
     this.lastAlertAt = t;
-    if (newBurst) {
-      this.inBurst = true;
+    if (!this.current || quiet >= this.quietMs) {
       this.current = { first: alert, count: 1, kinds: new Set([alert.kind]) };
       return true;
     }
-    if (this.current) { this.current.count++; this.current.kinds.add(alert.kind); }
+    this.current.count++;
+    this.current.kinds.add(alert.kind);
     return false;
   }
 
