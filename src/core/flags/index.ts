@@ -33,8 +33,6 @@ interface Retained {
   parser: Parser;
   memo: Map<string, unknown>;
   opts: BuildOptions;
-  /** Trees to free with this state: the latest one, and the unedited tree `extract` points into. */
-  trees: Tree[];
   /** State of the last full extraction, for re-extracting only the edited definition. */
   extract?: ExtractState;
   /** The tree `extract` holds nodes of; never edited, freed with the state. */
@@ -44,17 +42,19 @@ interface Retained {
 }
 
 const retained = new WeakMap<FlagCatalog, Retained>();
-const registry = new FinalizationRegistry<Tree[]>((trees) => {
-  for (const tree of trees) {
-    try { tree.delete(); } catch { /* already gone */ }
-  }
-});
+
+/** Trees to free with a state: the latest one, and the unedited tree `extract` points into. */
+function treesOf(state: Retained): Tree[] {
+  return state.baseTree ? [state.tree, state.baseTree] : [state.tree];
+}
 
 function freeTrees(trees: Tree[]): void {
   for (const t of trees) {
     try { t.delete(); } catch { /* already gone */ }
   }
 }
+
+const registry = new FinalizationRegistry<Tree[]>(freeTrees);
 
 let sharedParser: Promise<Parser> | undefined;
 let sharedKey = '';
@@ -88,7 +88,7 @@ function parseBounded(parser: Parser, source: string, old: Tree | null, timeoutM
 
 function keep(catalog: FlagCatalog, state: Retained): FlagCatalog {
   retained.set(catalog, state);
-  registry.register(catalog, state.trees, catalog);
+  registry.register(catalog, treesOf(state), catalog);
   return catalog;
 }
 
@@ -107,9 +107,9 @@ function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, un
   // The extraction state points into `tree`; later edits go to a copy so those nodes stay valid.
   if (extract) {
     const work = tree.copy();
-    return keep(catalog, { tree: work, source, parser, memo, opts, trees: [work, tree], extract, baseTree: tree });
+    return keep(catalog, { tree: work, source, parser, memo, opts, extract, baseTree: tree });
   }
-  return keep(catalog, { tree, source, parser, memo, opts, trees: [tree] });
+  return keep(catalog, { tree, source, parser, memo, opts });
 }
 
 /** Parse `source` (a server_args.py of any era) and extract its flag catalog. Never throws on bad input. */
@@ -213,11 +213,10 @@ export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit
     } catch {
       local = undefined;
     }
-    if (local) return keep(local, { ...state, tree, source, lines: starts, trees: [tree, state.baseTree] });
+    if (local) return keep(local, { ...state, source, lines: starts });
   }
   const next = parseBounded(parser, source, tree, opts.timeoutMs ?? 2000);
-  tree.delete();
-  if (state.baseTree) state.baseTree.delete();
+  freeTrees(treesOf(state));
   if (!next) return emptyCatalog('Parsing timed out or failed; no catalog');
   if (memo.size > 20_000) memo.clear();
   const catalog = finish(parser, next, source, memo, opts);
@@ -237,7 +236,7 @@ export function disposeCatalog(catalog: FlagCatalog): void {
   if (!state) return;
   retained.delete(catalog);
   registry.unregister(catalog);
-  freeTrees(state.trees);
+  freeTrees(treesOf(state));
 }
 
 export const CATALOG_JSON_VERSION = 1;
