@@ -10,7 +10,7 @@ import {
   buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog,
   type PythonParserOptions,
 } from '../core/flags';
-import type { CatalogSourceInfo, CatalogSourceKind, SetRuntimeCatalogParams } from '../shared/lspProtocol';
+import type { CatalogSourceInfo, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
 export interface LoadedCatalog {
@@ -71,9 +71,9 @@ export async function findServerArgs(folders: string[], limits = { entries: 20_0
   return fallback;
 }
 
-export function infoOf(kind: CatalogSourceKind, c: LoadedCatalog): CatalogSourceInfo {
+export function infoOf(c: LoadedCatalog): CatalogSourceInfo {
   return {
-    kind, label: c.index.meta.label, era: c.index.catalog.era, flags: c.index.catalog.entries.length, errors: c.errors,
+    kind: c.index.meta.kind, label: c.index.meta.label, era: c.index.catalog.era, flags: c.index.catalog.entries.length, errors: c.errors,
     ...(c.index.meta.version ? { version: c.index.meta.version } : {}),
   };
 }
@@ -95,7 +95,17 @@ export class CatalogStore {
   constructor(readonly parserOpts: PythonParserOptions) {}
 
   active(): CatalogIndex | undefined {
-    return (this.workspace ?? this.runtime ?? this.settings)?.index;
+    return this.activeLoaded()?.index;
+  }
+
+  /** The catalog in use, by priority; `staticOnly` skips the runtime catalog (the file-based one). */
+  activeLoaded(staticOnly = false): LoadedCatalog | undefined {
+    return this.workspace ?? (staticOnly ? undefined : this.runtime) ?? this.settings;
+  }
+
+  /** Every loaded catalog, in priority order. */
+  loaded(): LoadedCatalog[] {
+    return [this.workspace, this.runtime, this.settings].filter((c): c is LoadedCatalog => !!c);
   }
 
   /** Runs catalog work one at a time (tree handover in updateCatalog is not re-entrant). */

@@ -20,7 +20,7 @@ import {
   type FlagsSettings,
 } from '../shared/lspProtocol';
 import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
-import { CatalogStore, findServerArgs, infoOf, parserOptions, type LoadedCatalog } from './catalogs';
+import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
 import { codeLensesFor } from './codeLens';
 import { complete, definition, hover, resolveCompletion, symbols } from './features';
 
@@ -149,25 +149,16 @@ export function startServer(connection: Connection, baseDir: string): void {
     if (codeLensRefresh) void connection.sendRequest('workspace/codeLens/refresh').then(undefined, () => undefined);
   }
 
-  function activeLoaded(): { kind: 'workspace' | 'runtime' | 'settings'; loaded: LoadedCatalog } | undefined {
-    if (store.workspace) return { kind: 'workspace', loaded: store.workspace };
-    if (store.runtime) return { kind: 'runtime', loaded: store.runtime };
-    if (store.settings) return { kind: 'settings', loaded: store.settings };
-    return undefined;
-  }
-
   function catalogEntries(p: CatalogEntriesParams | undefined): CatalogEntriesResult {
     const generation = store.generation;
     if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
-    const active = p?.staticOnly
-      ? (store.workspace ? { kind: 'workspace' as const, loaded: store.workspace } : store.settings ? { kind: 'settings' as const, loaded: store.settings } : undefined)
-      : activeLoaded();
+    const active = store.activeLoaded(p?.staticOnly);
     if (!active) return { generation, source: null, entries: [], choiceLists: [] };
-    const { catalog, meta } = active.loaded.index;
+    const { catalog, meta } = active.index;
     const result: CatalogEntriesResult = {
-      generation, source: infoOf(active.kind, active.loaded), entries: catalog.entries, choiceLists: catalog.choiceLists,
+      generation, source: infoOf(active), entries: catalog.entries, choiceLists: catalog.choiceLists,
     };
-    if (active.kind !== 'runtime') {
+    if (meta.kind !== 'runtime') {
       if (meta.uri) result.definitionUri = meta.uri;
       return result;
     }
@@ -186,11 +177,7 @@ export function startServer(connection: Connection, baseDir: string): void {
   }
 
   function status(): CatalogStatus {
-    const sources = [
-      store.workspace && infoOf('workspace', store.workspace),
-      store.runtime && infoOf('runtime', store.runtime),
-      store.settings && infoOf('settings', store.settings),
-    ].filter((x): x is NonNullable<typeof x> => !!x);
+    const sources = store.loaded().map(infoOf);
     return {
       active: sources[0] ?? null, sources, rules: { count: rules.length, errors: ruleErrors, files: ruleFiles },
       ...(store.computeCapability !== undefined ? { computeCapability: store.computeCapability } : {}),
