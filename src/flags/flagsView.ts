@@ -9,7 +9,7 @@
  * extension host, and it always shows the catalog the hovers and diagnostics use.
  */
 import * as vscode from 'vscode';
-import type { ChoiceValue, FlagEntry, FlagFamily } from '../core/flags/types';
+import { choiceText, type ChoiceValue, type FlagEntry, type FlagFamily } from '../core/flags/types';
 import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
 import type { FlagDifference } from '../core/flags/runtime';
 import type { CatalogEntriesResult, CatalogSourceInfo } from '../shared/lspProtocol';
@@ -35,10 +35,6 @@ export interface FlagNode { kind: 'flag'; entry: FlagEntry; family: FlagFamily; 
 
 /** Source of the entries: asks the language server (injected so the view stays testable). */
 export type CatalogLoader = (knownGeneration: number | undefined) => Promise<CatalogEntriesResult | undefined>;
-
-export function choiceText(v: ChoiceValue): string {
-  return v === null ? 'None' : String(v);
-}
 
 /** A /server_info value as the command line would spell it. */
 export function valueText(v: unknown): string | undefined {

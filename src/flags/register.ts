@@ -10,10 +10,12 @@
  */
 import * as vscode from 'vscode';
 import type { FlagEntry } from '../core/flags/types';
+import { shellWord } from '../core/hosts/quote';
+import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { ServersFeature } from '../servers/register';
 import { LENS_COMMANDS, type FlagLensArgs } from '../shared/lspProtocol';
 import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
-import { onCatalogStatus, REMOTE_FILE_SCHEME, requestCatalogEntries } from './languageClient';
+import { onCatalogStatus, requestCatalogEntries } from './languageClient';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
 export const FLAGS_COMMANDS = {
@@ -31,10 +33,6 @@ const SERVER_KEY = 'inferenceDoctor.flags.server';
 const FILTERED_CONTEXT = 'inferenceDoctor.flagsFiltered';
 
 /** Quotes a value for a POSIX shell only when it needs it. */
-export function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /** `--flag value` for the clipboard; a value-less flag alone. */
 export function flagWithValue(e: FlagEntry, value: string | undefined): string {
   if (takesNoValue(e)) {
@@ -167,7 +165,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     }
     if (!field) return;
     const target = uri ? vscode.Uri.parse(uri) : undefined;
-    if (target?.scheme === REMOTE_FILE_SCHEME) {
+    if (target?.scheme === REMOTE_SCHEME) {
       await vscode.env.clipboard.writeText(field);
       const known = (await vscode.commands.getCommands(true)).includes('inferenceDoctor.searchSglangSource');
       void vscode.window.showInformationMessage(`"${field}" copied: paste it as the query of the SGLang source search on that host.`);

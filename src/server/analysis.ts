@@ -4,11 +4,13 @@
  * and answers hover/completion/code actions from it; benchmarks call it in process.
  */
 import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
-import type { FlagEntry } from '../core/flags';
+import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
+import { shellWord } from '../core/hosts/quote';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
+import { LineIndex } from '../core/launch/source';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
-import { choiceText, closestChoices, fieldFromFlag, type CatalogIndex } from './catalogIndex';
+import { closestChoices, type CatalogIndex } from './catalogIndex';
 
 export interface Fix { title: string; edits: TextEdit[]; preferred?: boolean }
 export interface FixData { fixes: Fix[] }
@@ -95,7 +97,8 @@ function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, 
   return d;
 }
 
-function argRange(f: ResolvedFlag): Range {
+/** A flag with its values (through the last separate value; an inline `=value` is inside the arg). */
+export function argRange(f: ResolvedFlag): Range {
   const vs = f.arg.values ?? [];
   const end = vs.length && !f.arg.inline ? vs[vs.length - 1].range.end : f.arg.range.end;
   return { start: f.arg.range.start, end };
@@ -104,10 +107,6 @@ function argRange(f: ResolvedFlag): Range {
 function quoteOf(tok: LaunchToken | undefined): string {
   const c = tok?.text[0];
   return c === '"' || c === "'" ? c : '';
-}
-
-function shellWord(v: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Text for a replacement value in the style of the token it replaces. */
@@ -150,12 +149,6 @@ function removeEdit(cmd: LaunchCommand, f: ResolvedFlag): TextEdit {
 
 function renameEdit(f: ResolvedFlag, to: string): TextEdit {
   return { range: f.arg.nameRange ?? f.arg.range, newText: to };
-}
-
-export function lineOffsets(text: string): (p: Range['start']) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (p) => Math.min(text.length, (starts[Math.min(p.line, starts.length - 1)] ?? 0) + p.character);
 }
 
 function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit[] {
@@ -360,7 +353,10 @@ export function analyzeText(text: string, hint: LanguageHint, index: CatalogInde
       out.commands.push(ac);
       if (index) flagDiagnostics(ac, index, out.diagnostics);
       if (env.diagnostics !== false && ac.matches.length) {
-        offsetOf ??= lineOffsets(text);
+        if (!offsetOf) {
+          const lines = new LineIndex(text);
+          offsetOf = (p) => lines.offset(p);
+        }
         ruleDiagnostics(ac, index, text, offsetOf, out.diagnostics);
       }
     } catch {

@@ -2,7 +2,7 @@
  * Lookup structures over one flag catalog, built once per catalog version: option string → entry,
  * field → entry, argparse-style abbreviations, "did you mean" suggestions and prebuilt completions.
  */
-import type { ChoiceValue, FlagCatalog, FlagEntry } from '../core/flags';
+import { choiceText, type ChoiceValue, type FlagCatalog, type FlagEntry } from '../core/flags';
 import type { CatalogSourceKind } from '../shared/lspProtocol';
 
 export interface CatalogMeta {
@@ -96,15 +96,6 @@ export function arityOf(entry: FlagEntry, option: string): Arity {
   if (entry.nargs === '+' || entry.nargs === '*' || (typeof entry.nargs === 'number' && entry.nargs > 1)) return 'many';
   if (entry.nargs === '?') return 1;
   return 1;
-}
-
-export function choiceText(v: ChoiceValue): string {
-  return v === null ? 'None' : String(v);
-}
-
-/** Field name a flag would have if flag = `--` + field with `_` → `-`. */
-export function fieldFromFlag(flag: string): string {
-  return flag.replace(/^-+/, '').replace(/-/g, '_');
 }
 
 let rowA = new Int32Array(64);

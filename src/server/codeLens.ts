@@ -6,9 +6,9 @@
  * object (a new one exists only after an edit), so repeated requests cost a map lookup.
  */
 import type { CodeLens } from 'vscode-languageserver';
-import type { ChoiceList, FlagCatalog, FlagEntry } from '../core/flags';
+import { choiceText, type ChoiceList, type FlagCatalog, type FlagEntry } from '../core/flags';
 import { LENS_COMMANDS, type FlagLensArgs } from '../shared/lspProtocol';
-import { choiceText, type CatalogIndex } from './catalogIndex';
+import type { CatalogIndex } from './catalogIndex';
 
 const MAX_DEFAULT = 32;
 

@@ -6,10 +6,10 @@ import {
   CompletionItemKind, CompletionItemTag, MarkupKind, SymbolKind,
   type CompletionItem, type CompletionList, type DocumentSymbol, type Hover, type Location, type Position, type Range,
 } from 'vscode-languageserver';
-import type { FlagEntry } from '../core/flags';
-import type { LaunchArg, LaunchToken } from '../core/launch';
-import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
-import { choiceText, type CatalogIndex } from './catalogIndex';
+import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
+import type { LaunchToken } from '../core/launch';
+import { argRange, ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import type { CatalogIndex } from './catalogIndex';
 
 export const NO_CATALOG = 'No flag catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath.';
 
@@ -65,7 +65,7 @@ export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string
   if (e.type) facts.push(`Type: \`${e.type}\``);
   if (e.action) facts.push(`Action: \`${e.action}\``);
   if (e.nargs !== undefined && e.nargs !== 0) facts.push(`nargs: \`${e.nargs}\``);
-  if (e.field !== e.flag.replace(/^-+/, '').replace(/-/g, '_')) facts.push(`Field: \`${e.field}\``);
+  if (e.field !== fieldFromFlag(e.flag)) facts.push(`Field: \`${e.field}\``);
   if (facts.length) lines.push(facts.map((f) => `- ${f}`).join('\n'));
   if (e.choices?.length) {
     const dep = new Map((e.deprecatedChoices ?? []).map((x) => [choiceText(x.value), x.replacement]));
@@ -260,19 +260,18 @@ export function symbols(analysis: Analysis): DocumentSymbol[] {
       kind: SymbolKind.Function,
       range: ac.cmd.range,
       selectionRange: ac.cmd.entryRange,
-      children: ac.flags.map((f) => flagSymbol(f.arg, f)),
+      children: ac.flags.map(flagSymbol),
     };
   });
 }
 
-function flagSymbol(arg: LaunchArg, f: ResolvedFlag): DocumentSymbol {
-  const vs = arg.values ?? [];
-  const end = vs.length && !arg.inline ? vs[vs.length - 1].range.end : arg.range.end;
+function flagSymbol(f: ResolvedFlag): DocumentSymbol {
+  const { arg } = f;
   return {
     name: arg.name ?? arg.text,
-    detail: vs.map((v) => v.value).join(' ') || undefined,
+    detail: (arg.values ?? []).map((v) => v.value).join(' ') || undefined,
     kind: f.entry ? SymbolKind.Property : SymbolKind.Key,
-    range: { start: arg.range.start, end },
+    range: argRange(f),
     selectionRange: arg.nameRange ?? arg.range,
   };
 }

@@ -13,8 +13,9 @@ import {
   dottedName, evaluate, identifiersIn, MAX_DEPTH, PyDict, PySet, stringNodeText, textOf, toJson, UNRESOLVED,
   type EvalContext, type Evaluated, type PyVal,
 } from './pyvalue';
-import type {
-  CatalogDiagnostic, CatalogEra, CatalogRange, ChoiceList, ChoiceValue, FlagCatalog, FlagEntry,
+import {
+  fieldFromFlag, type CatalogDiagnostic, type CatalogEra, type CatalogRange, type ChoiceList, type ChoiceValue, type FlagCatalog,
+  type FlagEntry,
 } from './types';
 
 const MAX_DIAGNOSTICS = 50;
@@ -541,7 +542,7 @@ class Extractor {
     else if (!optionStrings.length) field = flag;
     else {
       const long = optionStrings.find((s) => s.startsWith('--')) ?? optionStrings[0];
-      field = long.replace(/^-+/, '').replace(/-/g, '_');
+      field = fieldFromFlag(long);
     }
     const entry: FlagEntry = {
       flag, aliases: names.slice(1), negations: [], field, source: 'add_argument',

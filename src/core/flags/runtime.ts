@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { HostError, type Host } from '../hosts/types';
-import type { ChoiceValue, FlagCatalog, FlagEntry } from './types';
+import { choiceText, fieldFromFlag, type ChoiceValue, type FlagCatalog, type FlagEntry } from './types';
 
 /** The line python/dump_sglang_args.py prints before its JSON document. */
 export const RUNTIME_JSON_MARKER = '@@INFERENCE_DOCTOR_JSON@@';
@@ -157,7 +157,7 @@ export function actionsToCatalog(actions: RuntimeAction[]): FlagCatalog {
       flag,
       aliases: positive.filter((o) => o !== flag),
       negations,
-      field: typeof a.dest === 'string' && a.dest ? a.dest : flag.replace(/^-+/, '').replace(/-/g, '_'),
+      field: typeof a.dest === 'string' && a.dest ? a.dest : fieldFromFlag(flag),
       source: 'add_argument',
       line: 0,
       range: ZERO_RANGE,
@@ -261,7 +261,7 @@ function actionFromInvocation(invocation: string, help: string, group: string | 
     else if (metavar) a.metavar = metavar;
   }
   const long = options.find((o) => o.startsWith('--')) ?? options[0];
-  a.dest = a.metavar && /^[A-Z][A-Z0-9_]*$/.test(a.metavar) ? a.metavar.toLowerCase() : long.replace(/^-+/, '').replace(/-/g, '_');
+  a.dest = a.metavar && /^[A-Z][A-Z0-9_]*$/.test(a.metavar) ? a.metavar.toLowerCase() : fieldFromFlag(long);
   const def = /\(default:\s*([^)]*)\)/.exec(help);
   if (def) a.default = helpLiteral(def[1]);
   return a;
@@ -346,8 +346,6 @@ export interface MergeOptions {
   keepStaticOnly?: boolean;
 }
 
-const text = (v: ChoiceValue): string => (v === null ? 'None' : String(v));
-
 function sameDefault(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a === b || (Number.isNaN(a) && Number.isNaN(b));
   return JSON.stringify(a) === JSON.stringify(b);
@@ -394,7 +392,7 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
       aliases: r.aliases,
       negations: r.negations.length ? r.negations : s.negations,
       // --help cannot always tell the dest; the static field is right when the runtime one was guessed.
-      field: r.field === r.flag.replace(/^-+/, '').replace(/-/g, '_') && s.field !== r.field ? s.field : r.field,
+      field: r.field === fieldFromFlag(r.flag) && s.field !== r.field ? s.field : r.field,
     };
     for (const k of ['help', 'type', 'action', 'nargs', 'const', 'required'] as const) {
       if (r[k] !== undefined) (merged as unknown as Record<string, unknown>)[k] = r[k];
@@ -406,15 +404,15 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
     if (r.choices) {
       merged.choices = r.choices;
       if (s.choices) {
-        const st = new Set(s.choices.map(text));
-        const rt = new Set(r.choices.map(text));
-        const added = r.choices.filter((c) => !st.has(text(c)));
-        const removed = s.choices.filter((c) => !rt.has(text(c)));
+        const st = new Set(s.choices.map(choiceText));
+        const rt = new Set(r.choices.map(choiceText));
+        const added = r.choices.filter((c) => !st.has(choiceText(c)));
+        const removed = s.choices.filter((c) => !rt.has(choiceText(c)));
         if (added.length) {
           merged.dynamicChoices = true;
-          note({ kind: 'choices-grew', flag: r.flag, field: merged.field, added, message: `${r.flag}: ${added.length} choice${added.length > 1 ? 's' : ''} grew at run time (${added.map(text).join(', ')})` });
+          note({ kind: 'choices-grew', flag: r.flag, field: merged.field, added, message: `${r.flag}: ${added.length} choice${added.length > 1 ? 's' : ''} grew at run time (${added.map(choiceText).join(', ')})` });
         }
-        if (removed.length) note({ kind: 'choices-removed', flag: r.flag, field: merged.field, removed, message: `${r.flag}: ${removed.map(text).join(', ')} listed in server_args.py but not accepted by the installed parser` });
+        if (removed.length) note({ kind: 'choices-removed', flag: r.flag, field: merged.field, removed, message: `${r.flag}: ${removed.map(choiceText).join(', ')} listed in server_args.py but not accepted by the installed parser` });
       }
     }
     if (s.default !== undefined && r.default !== undefined && !sameDefault(s.default, r.default)) {

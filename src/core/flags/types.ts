@@ -9,6 +9,16 @@ export interface CatalogRange { start: CatalogPosition; end: CatalogPosition }
 
 export type ChoiceValue = string | number | boolean | null;
 
+/** A choice as argv and Python print it (`None` for null). */
+export function choiceText(v: ChoiceValue): string {
+  return v === null ? 'None' : String(v);
+}
+
+/** The dest argparse derives from an option string: `--tp-size` → `tp_size`. */
+export function fieldFromFlag(flag: string): string {
+  return flag.replace(/^-+/, '').replace(/-/g, '_');
+}
+
 export interface FlagEntry {
   /** First option string, as argparse prints it: "--fp4-gemm-backend". */
   flag: string;

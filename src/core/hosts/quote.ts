@@ -16,6 +16,14 @@ export function quoteArg(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * One word for a command line a person reads or pastes (a clipboard copy, a quick fix): left bare
+ * when it has only characters no shell treats specially, else single-quoted.
+ */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Quote every element and join with spaces: the result is one POSIX sh command line. */
 export function quoteArgv(argv: readonly string[]): string {
   if (!Array.isArray(argv) || argv.length === 0) throw new HostError('invalid-argument', 'Empty command: argv needs at least the program name');

@@ -39,7 +39,9 @@ export interface Src {
 
 export class LineIndex {
   private readonly starts: number[] = [0];
+  private readonly length: number;
   constructor(text: string) {
+    this.length = text.length;
     let i = text.indexOf('\n');
     while (i >= 0) {
       this.starts.push(i + 1);
@@ -59,6 +61,11 @@ export class LineIndex {
   }
   range(start: number, end: number): Range {
     return { start: this.pos(start), end: this.pos(end) };
+  }
+  /** The offset of a position (a line past the end counts as the last line; capped at the text's end). */
+  offset(p: Position): number {
+    const a = this.starts;
+    return Math.min(this.length, a[Math.min(p.line, a.length - 1)] + p.character);
   }
 }
 

@@ -3,7 +3,7 @@
  * the server resolved (dataclass fields in /server_info), keyed by field name, so a diff shows
  * what `auto` became and which defaults applied. No vscode import.
  */
-import type { FlagEntry } from '../flags/types';
+import { fieldFromFlag, type FlagEntry } from '../flags/types';
 import type { LaunchArg, LaunchCommand } from '../launch/types';
 
 /**
@@ -43,7 +43,7 @@ export const DYNAMIC = '(set from a variable or expression)';
 /** The dataclass field a flag sets: alias table, else `--foo-bar` → `foo_bar`. */
 export function fieldOfFlag(flag: string): string | undefined {
   if (!flag.startsWith('--')) return undefined;
-  return FIELD_ALIASES[flag] ?? flag.slice(2).replace(/-/g, '_');
+  return FIELD_ALIASES[flag] ?? fieldFromFlag(flag);
 }
 
 /** Which field a launch-file flag sets, and what the flag means when given without a value. */
