@@ -7,22 +7,20 @@
  *   await sendRuntimeCatalog({ catalog, hostLabel, computeCapability });   // from remote/flags features
  */
 import * as vscode from 'vscode';
+import { REMOTE_SCHEME } from '../core/remote/uris';
 import { log } from '../log';
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import {
   CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
-  type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type DocumentCommand, type SetRuntimeCatalogParams,
+  type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
-
-/** URI scheme of files read from SSH hosts (src/remote); server_args.py there gets code lenses too. */
-export const REMOTE_FILE_SCHEME = 'inference-doctor-remote';
 
 /** Documents the server looks at. Pattern-based entries catch unit files whatever language id they get. */
 export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string; scheme?: string } | { pattern: string; language?: string; scheme?: string })[] = [
   // server_args.py, local or on a host: code lenses, and the catalog it defines
   { scheme: 'file', language: 'python', pattern: '**/server_args.py' },
-  { scheme: REMOTE_FILE_SCHEME, language: 'python', pattern: '**/server_args.py' },
-  { scheme: REMOTE_FILE_SCHEME, pattern: '**/server_args.py' },
+  { scheme: REMOTE_SCHEME, language: 'python', pattern: '**/server_args.py' },
+  { scheme: REMOTE_SCHEME, pattern: '**/server_args.py' },
   { language: 'shellscript' },
   { language: 'yaml' },
   { language: 'dockercompose' },
@@ -45,7 +43,7 @@ export const onCatalogStatus = statusEmitter.event;
 
 function matches(doc: vscode.TextDocument): boolean {
   const s = doc.uri.scheme;
-  if (s !== 'file' && s !== 'untitled' && s !== 'vscode-remote' && s !== REMOTE_FILE_SCHEME) return false;
+  if (s !== 'file' && s !== 'untitled' && s !== 'vscode-remote' && s !== REMOTE_SCHEME) return false;
   return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
 }
 
@@ -75,24 +73,27 @@ async function start(context: vscode.ExtensionContext): Promise<LanguageClient |
   return c;
 }
 
+/** Starts the server unless it is starting already; a failure is logged, shown, and allows a later retry. */
+function startOnce(context: vscode.ExtensionContext): Promise<LanguageClient | undefined> {
+  starting ??= start(context).catch((e: unknown) => {
+    starting = undefined;
+    log().error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  });
+  return starting;
+}
+
 /**
  * Registers the language client; the server starts with the first matching document (already open
  * ones included). Safe to call once from activate().
  */
 export function registerLanguageClient(context: vscode.ExtensionContext): void {
   extensionContext = context;
-  const ensure = (reason: vscode.TextDocument): void => {
-    if (starting) return;
-    log().info(`starting the flags language server for ${reason.uri.toString()} (${reason.languageId})`);
-    starting = start(context).catch((e: unknown) => {
-      starting = undefined;
-      log().error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-      void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
-    });
-  };
   const check = (doc: vscode.TextDocument): void => {
-    if (!starting && matches(doc)) ensure(doc);
+    if (starting || !matches(doc)) return;
+    log().info(`starting the flags language server for ${doc.uri.toString()} (${doc.languageId})`);
+    void startOnce(context);
   };
   for (const doc of vscode.workspace.textDocuments) check(doc);
   if (!starting) {
@@ -111,15 +112,7 @@ export function registerLanguageClient(context: vscode.ExtensionContext): void {
  */
 export function ensureLanguageClient(): Promise<LanguageClient | undefined> {
   if (client) return Promise.resolve(client);
-  if (starting) return starting;
-  const context = extensionContext;
-  if (!context) return Promise.resolve(undefined);
-  starting = start(context).catch((e: unknown) => {
-    starting = undefined;
-    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
-  });
-  return starting;
+  return extensionContext ? startOnce(extensionContext) : Promise.resolve(undefined);
 }
 
 /** The active catalog's entries (starting the server when needed); undefined when it cannot run. */
@@ -143,16 +136,4 @@ export async function sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promi
   lastRuntime = params;
   const c = client ?? (starting ? await starting : undefined);
   if (c) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', params);
-}
-
-/** The server's catalog status, or undefined when it is not running. */
-export async function catalogStatus(): Promise<CatalogStatus | undefined> {
-  const c = client ?? (starting ? await starting : undefined);
-  return c ? sendCustomRequest(c, 'inferenceDoctor/catalogStatus', undefined) : undefined;
-}
-
-/** Launch commands and flags of an open document, as the server sees them. */
-export async function flagsForDocument(uri: vscode.Uri): Promise<DocumentCommand[]> {
-  const c = client ?? (starting ? await starting : undefined);
-  return c ? sendCustomRequest(c, 'inferenceDoctor/flagsForDocument', { uri: uri.toString() }) : [];
 }

@@ -8,6 +8,11 @@ import * as vscode from 'vscode';
 export const GENERATED_SCHEME = 'inference-doctor-gen';
 export const LOG_SCHEME = 'inference-doctor-log';
 
+/** A host label, file name or server key as one safe path segment of a generated document's URI. */
+export function slug(s: string): string {
+  return s.replace(/[^\w.@-]+/g, '_').slice(0, 80) || '_';
+}
+
 export class GeneratedDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly contents = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -77,11 +82,8 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
 
   /** `inference-doctor-log:/<host>/<name>.sglang.log` (the extension the sglang-log language claims). */
   uriFor(hostLabel: string, name: string): vscode.Uri {
-    const safe = (s: string): string => s.replace(/[^\w.@-]+/g, '_');
-    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${safe(hostLabel)}/${safe(name)}.sglang.log` });
+    return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${slug(hostLabel)}/${slug(name)}.sglang.log` });
   }
-
-  has(uri: vscode.Uri): boolean { return this.sources.has(uri.toString()); }
 
   /** Show `source` at `uri`, stopping whatever followed that log before. */
   add(uri: vscode.Uri, source: LogDocumentSource): void {

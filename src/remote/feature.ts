@@ -11,11 +11,11 @@ import { describeLogSource, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
 import { DEFAULT_MAX_SEARCH_RESULTS, serverKey, type HostSession } from '../core/remote/session';
 import type { ServersFeature } from '../servers/register';
-import { GeneratedDocuments, LogDocuments } from './documents';
+import { GeneratedDocuments, LogDocuments, slug } from './documents';
 import { HostManager, errorText, type HostEntry } from './hostManager';
-import { HostsView, type HostsNode } from './hostsView';
+import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
-import { SearchView, type SearchNode } from './searchView';
+import { SearchView, type SearchNode, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
 import { setRuntimeHostProvider, type RuntimeHostTarget } from '../flags/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
@@ -140,7 +140,7 @@ export class RemoteFeature implements vscode.Disposable {
       title: 'Add SSH Host', prompt: 'user@host[:port] (or an alias from your ssh config)', placeHolder: 'root@gpu-box:22', ignoreFocusOut: true,
       validateInput: (v) => {
         if (!v.trim()) return 'Enter user@host[:port]';
-        try { parseSpec(v); return undefined; } catch (e) { return errorText(e); }
+        try { parseHostSpec(v); return undefined; } catch (e) { return errorText(e); }
       },
     });
     if (!spec) return;
@@ -238,10 +238,11 @@ export class RemoteFeature implements vscode.Disposable {
     this.searchView.clear();
     const ac = new AbortController();
     const max = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('maxSearchResults', DEFAULT_MAX_SEARCH_RESULTS);
-    this.searchView.start({
+    const st: SearchState = {
       hostId: entry.id, hostLabel: entry.label, pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive,
       groups: new SearchResultGroups(paths, max), running: true, cancel: () => ac.abort('cancelled'),
-    });
+    };
+    this.searchView.start(st);
     void vscode.commands.executeCommand('inferenceDoctor.search.focus');
     let last = 0;
     const run = await vscode.window.withProgress(
@@ -251,8 +252,8 @@ export class RemoteFeature implements vscode.Disposable {
         return session.search({
           pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive, wordRegexp: q.wordRegexp, paths, maxResults: max, signal: ac.signal,
           onProgress: (groups) => {
-            const st = this.searchView.state;
-            if (!st || st.cancel === undefined) return;
+            // A newer search (or Clear) replaced this one: its late batches must not land there.
+            if (this.searchView.state !== st) return;
             st.groups = groups;
             const now = Date.now();
             if (now - last > 200) { last = now; this.searchView.update(); progress.report({ message: groups.describe() }); }
@@ -260,8 +261,7 @@ export class RemoteFeature implements vscode.Disposable {
         });
       },
     );
-    const st = this.searchView.state;
-    if (!st || st.hostId !== entry.id) return;
+    if (this.searchView.state !== st) return;
     st.groups = run.groups;
     st.running = false;
     if (run.error && !run.cancelled) {
@@ -300,7 +300,7 @@ export class RemoteFeature implements vscode.Disposable {
         serverId = existing.serverId;
         if (this.servers.store.get(serverId)?.baseUrl !== baseUrl) await this.servers.store.update(serverId, { baseUrl });
       } else {
-        const model = s.server.modelPath ? s.server.modelPath.replace(/\/+$/, '').split('/').pop() : 'sglang';
+        const model = modelName(s.server) ?? 'sglang';
         const added = await this.servers.store.add({ label: `${model} on ${s.entry.label}:${s.server.port}`, baseUrl, hostId: s.hostId });
         serverId = added.id;
         await this.saveForwardRecords([...records.filter((r) => !(r.hostId === s.hostId && r.key === s.key)),
@@ -434,10 +434,6 @@ export class RemoteFeature implements vscode.Disposable {
 
 interface Query { pattern: string; fixedStrings: boolean; caseSensitive: boolean; wordRegexp: boolean }
 
-function parseSpec(v: string): void {
-  parseHostSpec(v);
-}
-
 /** QuickPick with the backend presets, free text, and regex / case / whole-word toggles. */
 function askQuery(hostLabel: string): Promise<Query | undefined> {
   return new Promise((resolve) => {
@@ -475,10 +471,6 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
     render();
     qp.show();
   });
-}
-
-function slug(s: string): string {
-  return s.replace(/[^\w.@-]+/g, '_').slice(0, 80) || '_';
 }
 
 export function createRemoteFeature(context: vscode.ExtensionContext, servers: ServersFeature, wiring: RemoteWiring): RemoteFeature {

@@ -4,12 +4,10 @@
  * and this module itself is loaded on first use (see register.ts).
  */
 import * as vscode from 'vscode';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { LocalHost } from '../core/hosts/local';
 import { PasswordSession, sshPasswordKey } from '../core/hosts/savedPassword';
 import { connectSsh, type SshCallbacks, type UnknownHostKeyInfo, type HostKeyDecision } from '../core/hosts/ssh';
-import { listSshAliases, parseHostSpec, resolveSshTarget, type SshConfigOptions } from '../core/hosts/sshConfig';
+import { expandTilde, listSshAliases, parseHostSpec, resolveSshTarget, type SshConfigOptions } from '../core/hosts/sshConfig';
 import { HostError, type Host } from '../core/hosts/types';
 import type { DiscoverOptions, EnvReport } from '../core/discovery/index';
 import { HostSession } from '../core/remote/session';
@@ -36,6 +34,7 @@ export interface HostState {
 
 const MANUAL_KEY = 'inferenceDoctor.remote.manualHosts';
 
+/** `~/x` in a path setting → under the home directory. */
 export class HostManager implements vscode.Disposable {
   private readonly states = new Map<string, HostState>();
   private readonly connecting = new Map<string, Promise<HostSession | undefined>>();
@@ -52,7 +51,7 @@ export class HostManager implements vscode.Disposable {
 
   private sshConfigOptions(): SshConfigOptions {
     const file = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('configFile')?.trim();
-    return file ? { configFile: file.startsWith('~/') ? join(homedir(), file.slice(2)) : file } : {};
+    return file ? { configFile: expandTilde(file) } : {};
   }
 
   list(): HostEntry[] {
@@ -162,7 +161,7 @@ export class HostManager implements vscode.Disposable {
       try {
         host = await connectSsh(target, { ...this.callbacks(entry), askPassword: passwords.askPassword }, {
           trustStoreFile,
-          ...(known ? { knownHostsFiles: [known.startsWith('~/') ? join(homedir(), known.slice(2)) : known] } : {}),
+          ...(known ? { knownHostsFiles: [expandTilde(known)] } : {}),
           signal: ac.signal,
         });
       } catch (e) {

@@ -23,6 +23,11 @@ const STATE_ICON: Record<string, [string, string | undefined]> = {
 
 export interface ForwardInfo { localPort: number; serverId?: string }
 
+/** The last segment of the server's model path (`/models/Qwen3-8B/` → `Qwen3-8B`). */
+export function modelName(s: SglangServer): string | undefined {
+  return s.modelPath?.replace(/\/+$/, '').split('/').pop() || undefined;
+}
+
 export class HostsView implements vscode.TreeDataProvider<HostsNode> {
   private readonly hostNodes = new Map<string, HostsNode>();
 
@@ -106,7 +111,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
     const who = s?.unit ?? (s?.pid !== undefined ? `pid ${s.pid}` : 'server');
     const item = new vscode.TreeItem(`${who} :${s?.port ?? '?'}`);
     item.iconPath = new vscode.ThemeIcon(fwd ? 'plug' : 'server-process', fwd ? new vscode.ThemeColor('testing.iconPassed') : undefined);
-    const model = s?.modelPath ? s.modelPath.slice(s.modelPath.replace(/\/+$/, '').lastIndexOf('/') + 1) : undefined;
+    const model = s && modelName(s);
     item.description = [model, fwd ? `→ 127.0.0.1:${fwd.localPort}` : undefined].filter(Boolean).join(' · ');
     item.tooltip = s ? [
       `${s.kind === 'serve' ? 'sglang serve' : 'sglang.launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,

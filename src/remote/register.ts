@@ -4,14 +4,12 @@
  * first runs, so activation stays cheap.
  */
 import * as vscode from 'vscode';
+import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { ServersFeature } from '../servers/register';
+import { GENERATED_SCHEME, LOG_SCHEME } from './documents';
 import type { RemoteFeature } from './feature';
 import type { HostsNode } from './hostsView';
 import type { SearchNode } from './searchView';
-
-export const REMOTE_FS_SCHEME = 'inference-doctor-remote';
-export const GENERATED_DOC_SCHEME = 'inference-doctor-gen';
-export const LOG_DOC_SCHEME = 'inference-doctor-log';
 
 /** Command ids (stable: package.json and UI tests use them). */
 export const REMOTE_COMMANDS = {
@@ -88,12 +86,12 @@ export function registerRemote(context: vscode.ExtensionContext, servers: Server
 
   context.subscriptions.push(
     hostsChanged, searchChanged, fsChanged, genChanged, logChanged, hostsTree, searchTree,
-    vscode.workspace.registerFileSystemProvider(REMOTE_FS_SCHEME, fsProvider, { isReadonly: true, isCaseSensitive: true }),
-    vscode.workspace.registerTextDocumentContentProvider(GENERATED_DOC_SCHEME, {
+    vscode.workspace.registerFileSystemProvider(REMOTE_SCHEME, fsProvider, { isReadonly: true, isCaseSensitive: true }),
+    vscode.workspace.registerTextDocumentContentProvider(GENERATED_SCHEME, {
       onDidChange: genChanged.event,
       provideTextDocumentContent: async (uri) => (await load()).generated.provideTextDocumentContent(uri),
     }),
-    vscode.workspace.registerTextDocumentContentProvider(LOG_DOC_SCHEME, {
+    vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, {
       onDidChange: logChanged.event,
       provideTextDocumentContent: async (uri) => (await load()).logs.provideTextDocumentContent(uri),
     }),

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { HostError } from '../core/hosts/types';
-import { REMOTE_SCHEME, decodeHostAuthority, remoteUriString } from '../core/remote/uris';
+import { decodeHostAuthority, remoteUriString } from '../core/remote/uris';
 import type { HostManager } from './hostManager';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -14,10 +14,8 @@ export function remoteUri(hostId: string, absPath: string): vscode.Uri {
   return vscode.Uri.parse(remoteUriString(hostId, absPath));
 }
 
-export class RemoteFileSystem implements vscode.FileSystemProvider {
-  private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changed.event;
-
+/** The reading half of the provider; register.ts adds the read-only rest (writes refused). */
+export class RemoteFileSystem {
   constructor(private readonly hosts: HostManager) {}
 
   private async hostOf(uri: vscode.Uri) {
@@ -36,8 +34,6 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
     if (e instanceof HostError && e.kind === 'not-found') return vscode.FileSystemError.FileNotFound(uri);
     return vscode.FileSystemError.Unavailable(e instanceof Error ? e.message : String(e));
   }
-
-  watch(): vscode.Disposable { return new vscode.Disposable(() => undefined); }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
     const host = await this.hostOf(uri);
@@ -68,11 +64,4 @@ export class RemoteFileSystem implements vscode.FileSystemProvider {
       return await host.readFile(uri.path, { maxBytes: MAX_FILE_BYTES });
     } catch (e) { throw this.mapError(e, uri); }
   }
-
-  createDirectory(uri: vscode.Uri): never { throw vscode.FileSystemError.NoPermissions(uri); }
-  writeFile(uri: vscode.Uri): never { throw vscode.FileSystemError.NoPermissions(uri); }
-  delete(uri: vscode.Uri): never { throw vscode.FileSystemError.NoPermissions(uri); }
-  rename(oldUri: vscode.Uri): never { throw vscode.FileSystemError.NoPermissions(oldUri); }
 }
-
-export { REMOTE_SCHEME };

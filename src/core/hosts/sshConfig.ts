@@ -51,7 +51,8 @@ function localUser(o: SshConfigOptions): string {
   try { return userInfo().username; } catch { return process.env.USER ?? 'root'; }
 }
 
-function expandTilde(p: string, o: SshConfigOptions): string {
+/** `~` and `~/…` as ssh reads them (o.home, default the user's home). */
+export function expandTilde(p: string, o: SshConfigOptions = {}): string {
   if (p === '~') return home(o);
   if (p.startsWith('~/')) return join(home(o), p.slice(2));
   return p;
