@@ -14,6 +14,7 @@ import { startSshd, type Sshd } from '../support/sshd';
 import { startFakeLaunchServer, type FakeLaunchServer } from '../support/fakeLaunchServer';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
+import { waitFor } from '../support/wait';
 
 const resultsDir = join(repoRoot, 'test-results');
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -185,29 +186,21 @@ describe('e2e: Inference Doctor in code-server', function () {
     // The language server starts with the first matching document; wait for its squiggles.
     await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
 
-    const flag = page.locator('.monaco-editor .view-line span', { hasText: '--moe-runner-backend' }).first();
-    await flag.hover();
-    const help = page.locator('.monaco-hover-content:visible', { hasText: '--moe-runner-backend' }).first();
-    await help.waitFor({ timeout: 30_000 });
-    assert.match(await help.innerText(), /Kernel family for MoE/);
-    assert.match(await help.innerText(), /Choices:.*flashinfer_cutlass/s);
+    const help = await hoverToken(page, '--moe-runner-backend', '--moe-runner-backend');
+    assert.match(help, /Kernel family for MoE/);
+    assert.match(help, /Choices:.*flashinfer_cutlass/s);
     await page.screenshot({ path: join(resultsDir, 'e2e-service-hover.png') });
     await page.mouse.move(5, 500);
 
     // The known-bad rule is reported on the launch command itself.
-    const command = page.locator('.monaco-editor .view-line span', { hasText: 'sglang.launch_server' }).first();
-    await command.hover();
-    const issue = page.locator('.monaco-hover-content:visible', { hasText: 'GDN' }).first();
-    await issue.waitFor({ timeout: 30_000 });
-    assert.match(await issue.innerText(), /SM 12/);
+    const issue = await hoverToken(page, 'sglang.launch_server', 'GDN');
+    assert.match(issue, /SM 12/);
     // No host is selected yet: the rule says which GPUs it is about.
-    assert.match(await issue.innerText(), /the GPU is unknown/);
+    assert.match(issue, /the GPU is unknown/);
     await page.screenshot({ path: join(resultsDir, 'e2e-service-known-issue.png') });
     await page.mouse.move(5, 500);
 
-    const renamed = page.locator('.monaco-editor .view-line span', { hasText: '--fp4-gemm-runner-backend' }).first();
-    await renamed.hover();
-    await page.locator('.monaco-hover-content:visible', { hasText: 'renamed to --fp4-gemm-backend' }).first().waitFor({ timeout: 30_000 });
+    await hoverToken(page, '--fp4-gemm-runner-backend', 'renamed to --fp4-gemm-backend');
     await page.mouse.move(5, 500);
   });
 
@@ -338,15 +331,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     // No unit file or script for this process: its own command line, as a shell script.
     await page.locator('.tab.active', { hasText: 'command-line.sh' }).waitFor({ timeout: 60_000 });
     // The line is long: hover a flag near its start, inside the viewport.
-    // A token span (class mtkN), not the span that wraps the whole line.
-    const flag = page.locator('.monaco-editor .view-line span[class^="mtk"]', { hasText: '--model-path' }).first();
-    await flag.waitFor({ timeout: 30_000 });
-    await flag.hover();
-    const help = page.locator('.monaco-hover-content:visible', { hasText: 'Local folder or Hugging Face repo id' }).first();
-    await help.waitFor({ timeout: 30_000 });
-    assert.match(await help.innerText(), /--model-path/);
-    await page.mouse.move(5, 500);
+    const help = await hoverToken(page, '--model-path', 'Local folder or Hugging Face repo id');
+    assert.match(help, /--model-path/);
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-launch-file.png') });
+    await page.mouse.move(5, 500);
   });
 
   it('follows the server log and warns when the server reports NaN', async () => {
@@ -376,7 +364,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await dialog.waitFor({ timeout: 60_000 });
     assert.match(await dialog.innerText(), /authenticity of gpu-box/);
     await dialog.locator('.monaco-button', { hasText: 'Trust and Remember' }).click();
-    await waitUntil(() => accepted() > before, 60_000, 'sshd never accepted the key after Trust and Remember');
+    await waitFor('sshd to accept the key after Trust and Remember', () => accepted() > before, 60_000);
     const store = findFile(join(codeServer.userDataDir, 'User', 'globalStorage'), 'known_hosts');
     assert.ok(store, 'no trust store written');
     assert.ok(readFileSync(store, 'utf8').includes(sshd.hostKeyPub.split(/\s+/)[1]), 'the trust store should hold the host key');
@@ -386,7 +374,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     const second = accepted();
     await runCommand(page, 'Inference Doctor: Connect to Host');
     await pickQuickItem(page, 'gpu-box');
-    await waitUntil(() => accepted() > second, 60_000, 'the reconnect did not authenticate');
+    await waitFor('the reconnect to authenticate', () => accepted() > second, 60_000);
     assert.equal(await dialog.isVisible(), false, 'a remembered key must not ask again');
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-remembered.png') });
   });
@@ -462,12 +450,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(await toast.innerText(), /Known issues now check the GPU of gpu-box \(SM 12\.0\)/);
     // The known issue on the incident's unit now speaks of this GPU, not of an unknown one.
     await openFile(page, 'sglang.service');
-    const command = page.locator('.monaco-editor .view-line span', { hasText: 'sglang.launch_server' }).first();
-    await command.hover();
-    const issue = page.locator('.monaco-hover-content:visible', { hasText: 'GDN' }).first();
-    await issue.waitFor({ timeout: 30_000 });
-    assert.match(await issue.innerText(), /Matches the selected host: GPU compute capability 12\.0/);
-    assert.doesNotMatch(await issue.innerText(), /GPU is unknown/);
+    const issue = await hoverToken(page, 'sglang.launch_server', 'GDN');
+    assert.match(issue, /Matches the selected host: GPU compute capability 12\.0/);
+    assert.doesNotMatch(issue, /GPU is unknown/);
     await page.screenshot({ path: join(resultsDir, 'e2e-flags-host-gpu.png') });
     await page.mouse.move(5, 500);
   });
@@ -571,19 +556,47 @@ function copyActivationTiming(userDataDir: string): void {
   if (found.length) writeFileSync(join(resultsDir, 'activation.json'), readFileSync(found[found.length - 1]));
 }
 
+/**
+ * Runs in the page: the centre of `tok` in a visible editor line, from a DOM Range over its
+ * characters (a line's text is split into spans by tokens and by link or diagnostic decorations,
+ * differently per language). Kept as source text: the test's compiler would add helpers the page
+ * does not have.
+ */
+const TOKEN_CENTRE = `(tok) => {
+  for (const line of document.querySelectorAll('.monaco-editor .view-lines .view-line')) {
+    const nodes = [];
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
+    const at = nodes.map((n) => n.data).join('').replace(/\\u00a0/g, ' ').indexOf(tok);
+    if (at < 0) continue;
+    const locate = (i) => {
+      for (const n of nodes) { if (i < n.data.length) return [n, i]; i -= n.data.length; }
+      const last = nodes[nodes.length - 1];
+      return [last, last.data.length];
+    };
+    const range = document.createRange();
+    range.setStart(...locate(at));
+    range.setEnd(...locate(at + tok.length));
+    const r = range.getBoundingClientRect();
+    if (r.width > 0 && r.left >= 0 && r.right <= window.innerWidth) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }
+  return null;
+}`;
+
+/** Points the mouse at `token` in a visible editor and returns the text of the hover that contains `hoverText`. */
+async function hoverToken(page: Page, token: string, hoverText: string): Promise<string> {
+  const point = await waitFor(`${token} on screen`, async () => (await page.evaluate<{ x: number; y: number } | null>(`(${TOKEN_CENTRE})(${JSON.stringify(token)})`)) ?? undefined, 30_000);
+  await page.mouse.move(point.x, point.y);
+  const hover = page.locator('.monaco-hover-content:visible', { hasText: hoverText }).first();
+  await hover.waitFor({ timeout: 30_000 });
+  return hover.innerText();
+}
+
 /** Picks the row of an open QuickPick that shows `text`. */
 async function pickQuickItem(page: Page, text: string): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   await row.waitFor({ timeout: 30_000 });
   await row.click();
-}
-
-async function waitUntil(ok: () => boolean, timeoutMs: number, message: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(message);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 function findFile(dir: string, name: string): string | undefined {

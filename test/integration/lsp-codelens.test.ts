@@ -13,6 +13,7 @@ import type { CodeLens } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import { StdioLspClient } from '../../src/server/stdioClient';
 import type { CatalogStatus, FlagLensArgs } from '../../src/shared/lspProtocol';
+import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 const SERVER = join(ROOT, 'dist', 'server.js');
@@ -45,16 +46,6 @@ const ERAS: Era[] = [
     list: [81, 'used by no flag'],
   },
 ];
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const lensesOf = (c: StdioLspClient, uri: string): Promise<CodeLens[]> => c.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
 const titleAt = (lenses: CodeLens[], line: number): string | undefined => lenses.find((l) => l.range.start.line === line)?.command?.title;

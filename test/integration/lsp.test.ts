@@ -15,6 +15,7 @@ import type {
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import type { CatalogStatus, DocumentCommand } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/server/stdioClient';
+import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 const SERVER = join(ROOT, 'dist', 'server.js');
@@ -36,16 +37,6 @@ function applyEdits(text: string, edits: TextEdit[]): string {
   let out = text;
   for (const e of sorted) out = out.slice(0, off(e.range.start)) + e.newText + out.slice(off(e.range.end));
   return out;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function activeCatalog(c: StdioLspClient, kind: string): Promise<CatalogStatus> {

@@ -24,18 +24,9 @@ import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspPr
 import type { LogAlert } from '../../src/core/remote/logWatch';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
+import { waitFor } from '../support/wait';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
-
-async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('remote service layer over a real sshd', function () {
   this.timeout(60_000);
@@ -161,7 +152,7 @@ describe('remote service layer over a real sshd', function () {
     writeFileSync(script, `#!/bin/bash\n# python -m sglang.launch_server --port 30000\nsleep 30 >> '${log}' 2>&1\n`);
     const child = spawn('bash', [script], { cwd: root, stdio: 'ignore', detached: true });
     try {
-      const pid = await until('the sleep child', () => {
+      const pid = await waitFor('the sleep child', () => {
         try { return Number(execFileSync('pgrep', ['-P', String(child.pid), 'sleep'], { encoding: 'utf8' }).trim()) || undefined; } catch { return undefined; }
       });
       const server = { kind: 'launch_server' as const, argv: ['python3', '-m', 'sglang.launch_server'], port: 30000, portIsDefault: true, host: '127.0.0.1', source: 'process' as const, pid };
@@ -254,16 +245,16 @@ describe('remote service layer over a real sshd', function () {
     const alerts: [LogAlert, boolean][] = [];
     const f = session.followLog({ kind: 'file', path: log }, { maxLines: 250, quietMs: 60_000, onAlert: (a, n) => alerts.push([a, n]) });
     try {
-      await until('the last 200 lines', () => f.buffer.lineCount >= 200);
+      await waitFor('the last 200 lines', () => f.buffer.lineCount >= 200);
       assert.equal(f.buffer.snapshot()[0], '[2026-11-29 10:00:00] Decode batch 100');
       appendFileSync(log, 'ok line\n[2026-11-29 10:00:01 TP0] Detected errors during sampling! NaN in the logits.\n');
-      await until('the first alert', () => alerts.length >= 1);
+      await waitFor('the first alert', () => alerts.length >= 1);
       appendFileSync(log, 'logits NaN again\n');
-      await until('the second alert', () => alerts.length >= 2);
+      await waitFor('the second alert', () => alerts.length >= 2);
       assert.deepEqual(alerts.map(([a, n]) => [a.kind, n]), [['sampling-error', true], ['nan', false]]);
       assert.equal(alerts[0][0].lineNumber, 202);
       for (let i = 0; i < 100; i++) appendFileSync(log, `line ${i}\n`);
-      await until('bounded buffer', () => f.buffer.lineCount >= 303);
+      await waitFor('bounded buffer', () => f.buffer.lineCount >= 303);
       assert.equal(f.buffer.size, 250);
     } finally { f.stop(); }
     const end = await f.done;
@@ -278,7 +269,7 @@ describe('remote service layer over a real sshd', function () {
     const p = session.search({ pattern: 'moe_runner_backend', fixedStrings: true, tool: 'grep', paths: [dir, fifo], onProgress: (g) => { seen = g.matchCount; } });
     // grep streams the package, then blocks reading the FIFO: kill the connection then. (grep
     // block-buffers a pipe, so its last few KB may never leave it before the kill.)
-    await until('results before the kill', () => seen >= 500, 20_000);
+    await waitFor('results before the kill', () => seen >= 500, 20_000);
     await new Promise((r) => setTimeout(r, 300));
     const seenAtKill = seen;
     const before = host.connections;

@@ -12,6 +12,7 @@ import { connectSsh, loadSsh2, type SshConnectOptions } from '../../src/core/hos
 import { resolveSshTarget, type SshTarget } from '../../src/core/hosts/sshConfig';
 import { HostError } from '../../src/core/hosts/types';
 import { startSshd, type Sshd } from '../support/sshd';
+import { waitFor } from '../support/wait';
 
 function targetFor(d: Sshd, home: string): SshTarget {
   // configFile /dev/null and an empty home: the only default identities (~/.ssh/id_*) do not exist.
@@ -26,14 +27,6 @@ function fingerprint(pubFile: string): string {
   const m = /(SHA256:\S+)/.exec(out);
   assert.ok(m, out);
   return m[1];
-}
-
-async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 interface Agent { sock: string; child: ChildProcess; stop(): Promise<void> }
@@ -53,7 +46,7 @@ async function startAgent(dir: string): Promise<Agent> {
     });
   };
   try {
-    await waitFor(() => exited || existsSync(sock), 5000, 'ssh-agent socket');
+    await waitFor('ssh-agent socket', () => exited || existsSync(sock), 5000);
     if (exited) throw new Error('ssh-agent exited at start');
   } catch (e) { await stop(); throw e; }
   return { sock, child, stop };
