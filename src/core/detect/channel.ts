@@ -68,6 +68,10 @@ const REP_MASK = REP_W - 1;
 const REP_NEED = Math.ceil(L_seqRep * REP_W);
 const PMAX = L_maxPeriod;
 const INF = 0x7fffffff;
+const EMPTY = -0x40000000;
+/** Short units (period <= UNIT_MAX_PERIOD) at least UNIT_MIN long are kept for the answer-flood rule. */
+const UNIT_MAX_PERIOD = 8;
+const UNIT_MIN = 16;
 
 function powImul(b: number, e: number): number {
   let r = 1;
@@ -110,7 +114,8 @@ export class Channel {
   nonWhitespace = false;
 
   private readonly ring = new Uint16Array(RING);
-  private readonly table = new Int32Array(1 << TABLE_BITS);
+  /** Last position + 1 of each n-gram hash; EMPTY (far in the past) when none, which keeps `seen` branch-free. */
+  private readonly table = new Int32Array(1 << TABLE_BITS).fill(EMPTY);
   private readonly repBits = new Uint8Array(REP_W);
   private hash = 0;
 
@@ -141,6 +146,7 @@ export class Channel {
   private saladCount = 0;
 
   private readonly flagged = new Set<ReasonCode>();
+  private unit: { period: number; length: number; start: number } | null = null;
 
   constructor(private readonly sink: FlagSink, token0Text: string) {
     this.t0 = token0Text.length ? token0Text : '!';
@@ -191,6 +197,7 @@ export class Channel {
       if (c === runChar) {
         if (++runLen >= runAlarm) runAlarm = this.onRun(c, runLen, runStart);
       } else {
+        if (runLen >= UNIT_MIN) this.noteUnit(1, runLen, runStart, runStart + runLen - 1);
         runChar = c;
         runLen = 1;
         runStart = pos;
@@ -204,7 +211,8 @@ export class Channel {
         const idx = Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
         const j = table[idx] - 1;
         table[idx] = pos + 1;
-        const seen = j >= 0 && pos - j <= REP_W ? 1 : 0;
+        // Branch-free: whether the last copy of this n-gram lies within the window (1 <= pos - j <= REP_W).
+        const seen = (((pos - j - 1) >>> 0) - REP_W) >>> 31;
         const slot = pos & REP_MASK;
         repCount += seen - rep[slot];
         rep[slot] = seen;
@@ -217,6 +225,7 @@ export class Channel {
           if (ring[(pos - lag) & RMASK] === c) {
             if (++matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
           } else {
+            if (lag <= UNIT_MAX_PERIOD && matchRun + lag >= UNIT_MIN) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
             lag = 0;
             matchRun = 0;
           }
@@ -280,6 +289,30 @@ export class Channel {
     this.prevChar = prevChar;
     this.afterBackslash = afterBackslash;
     this.nonWhitespace = nonWs;
+  }
+
+  /**
+   * Keeps the longest unit run for the answer-flood rule. Only units of words ("a ", "Of",
+   * "-th"): digits, backslashes and list separators repeat in data ("0, ", "\\x00", "int, ").
+   */
+  private noteUnit(period: number, length: number, start: number, last: number): void {
+    if (this.unit && length <= this.unit.length) return;
+    let letters = 0;
+    for (let k = 0; k < period; k++) {
+      const c = this.ring[(last - k) & RMASK];
+      if ((c >= 48 && c <= 57) || c === 44 || c === 59 || c === 124 || c === 92) return;
+      if (isLetter(c)) letters++;
+    }
+    if (letters > 0) this.unit = { period, length, start };
+  }
+
+  /** The longest run of one character or of a unit of at most 8 characters, the current one included. */
+  longestUnit(): { period: number; length: number; start: number } | null {
+    if (this.runLen >= UNIT_MIN) this.noteUnit(1, this.runLen, this.runStart, this.runStart + this.runLen - 1);
+    if (this.lag !== 0 && this.lag <= UNIT_MAX_PERIOD && this.matchRun + this.lag >= UNIT_MIN) {
+      this.noteUnit(this.lag, this.matchRun + this.lag, this.pos - this.matchRun - this.lag, this.pos - 1);
+    }
+    return this.unit;
   }
 
   /** Length of the run of positions ending at pos that equal the character `p` earlier. */

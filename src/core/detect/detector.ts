@@ -3,12 +3,14 @@
  * this file adds token-level evidence (ids, logprobs), finish-time rules and the verdict.
  */
 import { Channel } from './channel';
+import { LexicalScanner } from './lexical';
 import { LIMITS } from './limits';
 import type {
   DetectorOptions,
   FinishInfo,
   Reason,
   ReasonCode,
+  ReasonKind,
   StreamDelta,
   TokenInfo,
   Verdict,
@@ -37,6 +39,15 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
   empty: 'degenerate',
   'length-repetition': 'degenerate',
   'tool-calls-missing': 'degenerate',
+  'answer-flood': 'degenerate',
+  'special-tokens': 'degenerate',
+  'template-leak': 'degenerate',
+  'word-repetition': 'degenerate',
+  'word-salad': 'degenerate',
+  mojibake: 'degenerate',
+  'prompt-echo': 'degenerate',
+  'list-cycle': 'degenerate',
+  'spliced-token': 'degenerate',
 });
 
 const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
@@ -52,11 +63,22 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   empty: 'the answer is empty: a broken FP4 GEMM can give all-zero activations; check the GEMM backend',
   'length-repetition': 'the answer ran to max_tokens while repeating itself instead of stopping',
   'tool-calls-missing': 'finish_reason is tool_calls but no tool call came: a stop on "NaN happened" becomes tool_calls and loses its marker',
+  'answer-flood': 'an answer made of one repeated character is what NaN or broken logits give once token 0 is not "!": check the quantized GEMM, MoE and attention backends for this GPU',
+  'special-tokens': 'filler and control tokens are never sampled from sound logits: suspect the quantization, the attention backend or a tokenizer that does not match the weights',
+  'template-leak': 'check the chat template and the stop tokens the server uses (--chat-template, generation_config.json eos_token_id); a model that talks past its turn can also have broken logits',
+  'word-repetition': 'words repeating back to back is what a broken attention backend, KV cache or CUDA graph gives: compare with another attention backend, a bf16 KV cache or --disable-cuda-graph',
+  'word-salad': 'words in random order are what sanitized NaN logits or a broken kernel produce: compare with another GEMM/attention backend or without quantization',
+  mojibake: 'the tokenizer or detokenizer does not match the model, or a client decoded the bytes in the wrong encoding',
+  'prompt-echo': 'the model repeats its input: check the chat template (a base model or a missing template gives this) and the attention backend',
+  'list-cycle': 'the model is looping through the same items: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
+  'spliced-token': 'a single foreign token in fluent text can be a sampling or kernel fault; probe again to see whether it recurs',
 });
 
 class StreamingDetector implements Detector {
   private readonly content: Channel;
+  private readonly contentLex: LexicalScanner;
   private reasoningCh: Channel | null = null;
+  private reasoningLex: LexicalScanner | null = null;
   private readonly reasons: Reason[] = [];
   private readonly codes = new Set<ReasonCode>();
   private cached: Verdict = OK_VERDICT;
@@ -74,6 +96,8 @@ class StreamingDetector implements Detector {
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
+    this.contentLex = new LexicalScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind),
+      typeof opts.prompt === 'string' ? opts.prompt : undefined);
   }
 
   get verdict(): Verdict {
@@ -84,35 +108,58 @@ class StreamingDetector implements Detector {
     return this.content.pos + (this.reasoningCh ? this.reasoningCh.pos : 0);
   }
 
-  private reasoning(): Channel {
-    if (!this.reasoningCh) {
-      this.reasoningCh = new Channel((code, offset, detail) =>
-        this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`), this.token0Text);
+  private reasoning(): { ch: Channel; lex: LexicalScanner } {
+    if (!this.reasoningCh || !this.reasoningLex) {
+      const inReasoning = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind): void =>
+        this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`, kind);
+      this.reasoningCh = new Channel(inReasoning, this.token0Text);
+      this.reasoningLex = new LexicalScanner(inReasoning);
     }
-    return this.reasoningCh;
+    return { ch: this.reasoningCh, lex: this.reasoningLex };
   }
 
-  private add(code: ReasonCode, offset: number, detail: string): void {
-    if (this.codes.has(code)) return;
-    this.codes.add(code);
-    const kind = REASON_KIND[code];
-    this.reasons.push({ code, kind, message: `${capitalise(detail)}; ${ADVICE[code]}.`, offset });
+  /**
+   * Records a reason. One reason per code: a suspect is replaced when the same code later reaches
+   * its full kind, and a suspect never changes the verdict.
+   */
+  private add(code: ReasonCode, offset: number, detail: string, level?: ReasonKind): void {
+    const kind = level ?? REASON_KIND[code];
+    const message = `${capitalise(detail)}; ${ADVICE[code]}.`;
+    if (this.codes.has(code)) {
+      const i = this.reasons.findIndex((r) => r.code === code);
+      if (i < 0 || kind === 'suspect' || this.reasons[i].kind !== 'suspect') return;
+      this.reasons[i] = { code, kind, message, offset };
+    } else {
+      this.codes.add(code);
+      this.reasons.push({ code, kind, message, offset });
+    }
     let onset = Infinity;
-    let worst: VerdictKind = 'degenerate';
+    let worst: VerdictKind = 'ok';
     for (const r of this.reasons) {
+      if (r.kind === 'suspect') continue;
       if (r.offset < onset) onset = r.offset;
       if (r.kind === 'nan') worst = 'nan';
+      else if (worst === 'ok') worst = 'degenerate';
     }
-    this.cached = { kind: worst, reasons: this.reasons.slice(), onset };
+    // In order of offset: where the answer goes wrong first comes first, however it was streamed.
+    const reasons = this.reasons.slice().sort((a, b) => a.offset - b.offset || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    this.cached = { kind: worst, reasons, onset: worst === 'ok' ? null : onset };
   }
 
   push(delta: StreamDelta): Verdict {
     if (!delta || typeof delta !== 'object') return this.cached;
     const start = this.content.pos;
     const text = delta.text;
-    if (typeof text === 'string' && text.length) this.content.feed(text);
+    if (typeof text === 'string' && text.length) {
+      this.content.feed(text);
+      this.contentLex.feed(text);
+    }
     const reasoning = delta.reasoning;
-    if (typeof reasoning === 'string' && reasoning.length) this.reasoning().feed(reasoning);
+    if (typeof reasoning === 'string' && reasoning.length) {
+      const r = this.reasoning();
+      r.ch.feed(reasoning);
+      r.lex.feed(reasoning);
+    }
     const tokens = delta.tokens;
     if (Array.isArray(tokens) && tokens.length) this.tokens(tokens, start, this.content.pos - start);
     return this.cached;
@@ -189,6 +236,8 @@ class StreamingDetector implements Detector {
       if (!ch) continue;
       ch.checkCompression();
     }
+    this.contentLex.finish(this.content.longestUnit());
+    if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
     if (reason === 'length') {
       const loop = this.content.tailLoop();
       if (loop) {

@@ -80,3 +80,79 @@ export const LIMITS = Object.freeze({
   saladLogprobTokens: 16,
   saladLogprob: -8,
 });
+
+/**
+ * Thresholds of the word-, line- and marker-level signals (lexical.ts). Shares are of the words
+ * in one window (LEX.wordWindow words while streaming, all of a short answer at finish).
+ *
+ * How they were chosen: from the tuning split of the corpus of real broken and healthy outputs
+ * (test/corpus/real), never from its validation split, with the healthy part of the generated
+ * corpus (test/corpus/corpus.jsonl) as a check on code, tables, licences and logs.
+ */
+export const LEX = Object.freeze({
+  /** Words in the sliding window (a power of two). */
+  wordWindow: 32,
+  /** A short answer is judged on all its words at finish from this many words. */
+  shortMinWords: 8,
+  /** A window reads as prose when at most this share of its gaps hold code-ish symbols. */
+  proseMaxCodeGaps: 0.25,
+  /** ... and at least this share are the gaps prose has (" ", ", ", ". ", " ("). */
+  proseGaps: 0.7,
+  /** Share of words equal to the word before them (only spaces between): stutter. */
+  stutterShare: 0.15,
+  /** Low type-token ratio in prose: at most this share of distinct words, from ttrMinWords words. */
+  ttrMaxShare: 0.28,
+  ttrMinWords: 16,
+  /** Function-word salad: this share of function words, ... */
+  functionOnlyShare: 0.8,
+  /** ... or this share with at most functionSaladDistinct distinct words. */
+  functionSaladShare: 0.7,
+  functionSaladDistinct: 0.5,
+  /** Multilingual salad: share of words whose script cannot follow the previous word's. */
+  switchShare: 0.2,
+  /** ... among at least this many writing systems in the window (Russian with English terms has two). */
+  switchScripts: 3,
+  /** BPE salad: share of words glued from pieces (script clash or case turn inside, doubled halves). */
+  oddShare: 0.2,
+  /** Random vocabulary: almost no function words, and this share of glued or foreign words ... */
+  noStopShare: 0.1,
+  noStopOdd: 0.1,
+  /** ... or words strung together by single spaces (no commas, no lines: not a list). */
+  noStopSpaces: 0.8,
+  /** An answer of nothing but one character is a flood from this many copies ("GGGGGGGG"). */
+  floodWholeChars: 8,
+  /** Symbols only: at most this share of letters and digits among symbolsMinChars or more visible characters. */
+  symbolsMinChars: 12,
+  symbolsMaxShare: 0.15,
+  /** The same word this many times in a row (only spaces between) is stutter at any length. */
+  sameWordRun: 4,
+  /** Letter/digit turns inside one run of letters and digits that make it glued junk (hex aside). */
+  tokenTurns: 3,
+  /** Words before an inline "Human:" for it to count as a new turn. */
+  roleMinWords: 3,
+  /** Answer flood: the most frequent character's share of visible characters at finish, from floodMinChars. */
+  floodMinChars: 16,
+  floodShare: 0.6,
+  /** ... and while streaming, once floodStreamChars copies make floodStreamShare of the answer. */
+  floodStreamChars: 48,
+  floodStreamShare: 0.95,
+  /** A short unit (period <= 8) repeating over this share of the answer, from floodMinChars. */
+  unitShare: 0.5,
+  /** Blank answer: whitespace share, from blankMinChars whitespace characters. */
+  blankMinChars: 32,
+  blankShare: 0.9,
+  /** Filler/control tokens in a row that make special-tokens degenerate (one alone is suspect). */
+  fillerRun: 3,
+  /** UTF-8-read-as-code-page sequences that make mojibake degenerate (one is suspect). */
+  mojibakeEvents: 2,
+  /** CP1251 needs this many more: Cyrillic text has the most lead/continuation look-alikes. */
+  cp1251Extra: 1,
+  /** U+FFFD characters that make mojibake degenerate (one is suspect). */
+  replacementChars: 2,
+  /** List items need this many letters; this many repeating an earlier item of the list make list-cycle. */
+  itemMinLetters: 3,
+  itemDuplicates: 4,
+  /** Prompt echo: the first echoChars of the normalised prompt, when it has echoMinChars. */
+  echoChars: 64,
+  echoMinChars: 16,
+});

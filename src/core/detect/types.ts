@@ -15,12 +15,27 @@ export type ReasonCode =
   | 'token-salad' // script mixing, U+FFFD, byte-level BPE artefacts
   | 'empty' // empty or whitespace-only answer
   | 'length-repetition' // finish_reason "length" while the tail repeats
-  | 'tool-calls-missing'; // finish_reason "tool_calls" but no tool call came
+  | 'tool-calls-missing' // finish_reason "tool_calls" but no tool call came
+  | 'answer-flood' // most of a (possibly short) answer is one character or a short unit repeated
+  | 'special-tokens' // filler/control tokens (<unk>, [PAD], <unusedN>, [control_N], <0xHH>) in the text
+  | 'template-leak' // chat-template markers or invented role turns in the answer (runaway past end-of-turn)
+  | 'word-repetition' // words doubled back to back, or a prose window made of a handful of words
+  | 'word-salad' // words in random order: function-word salad, random vocabulary, scripts switching per word
+  | 'mojibake' // UTF-8 read as CP1252/CP1251, or U+FFFD where bytes were lost
+  | 'prompt-echo' // the prompt repeated in the answer
+  | 'list-cycle' // lines or list items repeating in a cycle (numbers aside)
+  | 'spliced-token'; // one word of another script or vocabulary spliced into fluent text (suspect only)
+
+/**
+ * How strong a reason is. `suspect` is weak evidence (one spliced token, a short salad): it is
+ * reported and shown, but the verdict stays what the other reasons make it.
+ */
+export type ReasonKind = Exclude<VerdictKind, 'ok'> | 'suspect';
 
 export interface Reason {
   code: ReasonCode;
-  /** The verdict this reason alone supports. */
-  kind: Exclude<VerdictKind, 'ok'>;
+  /** The verdict this reason alone supports; `suspect` supports none. */
+  kind: ReasonKind;
   /** One sentence a user can act on. */
   message: string;
   /** UTF-16 offset into the answer's content where the trouble starts. */
@@ -30,7 +45,7 @@ export interface Reason {
 export interface Verdict {
   kind: VerdictKind;
   reasons: Reason[];
-  /** Earliest offset among the reasons; null when the verdict is ok. */
+  /** Earliest offset among the reasons that made the verdict; null when the verdict is ok. */
   onset: number | null;
 }
 
@@ -60,6 +75,8 @@ export interface DetectorOptions {
   token0Text?: string;
   /** Id of the token that all-NaN argmax lands on. Defaults to 0. */
   token0Id?: number;
+  /** The prompt the answer replies to, when known: lets the detector see it echoed. */
+  prompt?: string;
 }
 
 export const OK_VERDICT: Verdict = Object.freeze<Verdict>({ kind: 'ok', reasons: [], onset: null });

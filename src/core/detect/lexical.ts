@@ -1,0 +1,954 @@
+/**
+ * Word-, line- and marker-level evidence for one text stream, fed the same pieces as Channel.
+ *
+ * Channel sees characters (runs, loops, n-grams); this scanner sees what those miss in real
+ * broken answers: words doubled or in random order, scripts switching from word to word,
+ * chat-template markers and filler tokens, role turns after the answer, UTF-8 read in the wrong
+ * code page, lines that cycle with only their numbers changing, and a mostly-one-character
+ * answer too short for Channel's absolute thresholds.
+ *
+ * Bounded: fixed rings of the last WINDOW words and ITEM_RING list items, a marker buffer of at
+ * most MARKER_MAX code units, counters. Per character the hot path is one class lookup and a
+ * hash step; the rest runs once per word, line or marker.
+ *
+ * Words are hand-tokenised on purpose: a segmenter (Intl.Segmenter) allocates a segment object
+ * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
+ * CJK splitting nor anything beyond "letters between non-letters".
+ */
+import {
+  afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav, lit, msa, nld,
+  nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul,
+} from 'stopword';
+import { LEX } from './limits';
+import { scriptOf, SCRIPT_CJK, SCRIPT_CYRILLIC, SCRIPT_HANGUL, SCRIPT_INHERIT, SCRIPT_LATIN, SCRIPT_NONE } from './script';
+import { incompatibleScripts } from './script';
+import type { ReasonCode, ReasonKind } from './types';
+
+export type LexSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
+
+const WINDOW = LEX.wordWindow;
+const WMASK = WINDOW - 1;
+const ITEM_RING = 64;
+const IMASK = ITEM_RING - 1;
+const MARKER_MAX = 48;
+const FNV = 0x811c9dc5 | 0;
+const FNV_P = 0x01000193;
+
+/** Per-word flags kept in the window ring. */
+const F_REPEAT = 1; // same word as the previous one, only spaces between
+const F_STOP = 2; // a function word (stopword) of one of the listed languages
+const F_CODEGAP = 4; // the gap before it holds code-ish symbols (= { } < > / \ | _ * # ` @ $ ...)
+const F_SWITCH = 8; // its script cannot share a text with the previous word's (Latin/Cyrillic/Thai/...)
+const F_ODD = 16; // odd inside: a script clash, a lower->UPPER turn after two lower-case letters, a doubled half
+const F_LISTED = 32; // Latin or Cyrillic: a script whose languages have stopword lists here
+const F_SPACE = 64; // the gap before it is exactly one space
+const F_RARE_SWITCH = 256; // a switch other than Latin <-> Cyrillic (which Russian technical text does all the time)
+const F_PROSE = 128; // the gap before it is what prose puts between words: " ", ", ", ". ", " (" ...
+
+// Character classes for ASCII.
+const C_SPACE = 1;
+const C_NEWLINE = 2;
+const C_PROSE = 3; // , . ; : ! ? ' " ( ) - and digits: prose punctuation
+const C_CODE = 4; // symbols that mark code, markup or data
+const C_LETTER = 5;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if (c === 32 || c === 9) ASCII_CLASS[c] = C_SPACE;
+  else if (c === 10 || c === 13 || c === 11 || c === 12) ASCII_CLASS[c] = C_NEWLINE;
+  else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) ASCII_CLASS[c] = C_LETTER;
+  else if ((c >= 48 && c <= 57) || ',.;:!?\'"()-'.includes(String.fromCharCode(c))) ASCII_CLASS[c] = C_PROSE;
+  else ASCII_CLASS[c] = C_CODE;
+}
+
+/** Lower-case one UTF-16 unit for the scripts stopword lists cover (ASCII, Latin-1, Cyrillic). */
+function lower(c: number): number {
+  if (c < 128) return c >= 65 && c <= 90 ? c | 32 : c;
+  if (c >= 0xc0 && c <= 0xde && c !== 0xd7) return c + 32;
+  if (c >= 0x410 && c <= 0x42f) return c + 32;
+  if (c >= 0x400 && c <= 0x40f) return c + 80;
+  return c;
+}
+
+function isUpper(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7) || (c >= 0x400 && c <= 0x42f);
+}
+
+function isLower(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7) || (c >= 0x430 && c <= 0x45f);
+}
+
+export function wordHash(word: string): number {
+  let h = FNV;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ lower(word.charCodeAt(i)), FNV_P);
+  return h;
+}
+
+/**
+ * Function words of the Latin- and Cyrillic-script languages stopword has lists for. The salad
+ * rules only judge words of those scripts, so a language without a list reads as "no function
+ * words"; covering every list the package has keeps that to the languages it lacks.
+ */
+const STOPWORDS: ReadonlySet<number> = (() => {
+  const set = new Set<number>();
+  const lists = [afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav,
+    lit, msa, nld, nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul];
+  for (const list of lists) {
+    for (const w of list) {
+      // Split "l'" or "don't" the way the scanner does: letters only.
+      for (const part of w.split(/[^\p{L}]+/u)) if (part) set.add(wordHash(part));
+    }
+  }
+  return set;
+})();
+
+/** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
+const END_MARKER = /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
+const START_MARKER = /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
+/** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
+const FILLER = /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
+
+/** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
+const USER_ROLES = new Set(['user', 'human', 'instruction'].map(wordHash));
+const OTHER_ROLES = new Set(['assistant', 'system', 'gpt'].map(wordHash));
+
+/** Byte value of a code unit in CP1252 (Latin-1 where CP1252 has a hole) and CP1251; 0 = none. */
+function codePageTable(label: string, latin1Holes: boolean): Uint8Array {
+  const table = new Uint8Array(0x2200);
+  const dec = new TextDecoder(label);
+  for (let b = 0x80; b <= 0xff; b++) {
+    const ch = dec.decode(Uint8Array.of(b)).charCodeAt(0);
+    if (ch < table.length && ch !== 0xfffd) table[ch] = b;
+    if (latin1Holes && b < 0xa0 && table[b] === 0) table[b] = b;
+  }
+  return table;
+}
+const CP1252 = codePageTable('windows-1252', true);
+/** GBK's curly quotes and dashes are A1 xx: read as Latin-1 they show as "¡¯", "¡°", "¡±". */
+const GBK_LEAD = 0xa1;
+const CP1251 = codePageTable('windows-1251', false);
+
+/** Follows one code page's bytes through UTF-8's lead/continuation grammar. */
+class Utf8Misread {
+  private need = 0;
+  private got = 0;
+  private start = 0;
+  events = 0;
+  firstAt = -1;
+  sample = '';
+  private pending = '';
+
+  /**
+   * partial: a lead byte and at least one continuation byte count, complete or not (a lost third
+   * byte is common: "ç§" for 私). Only for CP1252, where a lead next to a continuation never
+   * happens in real text; in CP1251 every Cyrillic letter is a lead and Ukrainian і/ї/є are
+   * continuations, so only complete sequences count there.
+   */
+  constructor(private readonly table: Uint8Array, private readonly partial: boolean, private readonly minRun = 1) {}
+
+  private run = 0;
+  private lastEnd = -2;
+
+  /**
+   * minRun > 1 (CP1251): only D0/D1 leads, the two that start every Cyrillic letter in UTF-8, and
+   * only back-to-back sequences count, minRun at least ("РїСЂРёРІРµС‚" is five): Ukrainian "дії"
+   * or "РІ" in capitals are one sequence alone.
+   */
+  private event(): void {
+    if (this.minRun > 1) {
+      this.run = this.start === this.lastEnd + 1 ? this.run + 1 : 1;
+      this.lastEnd = this.start + this.pending.length - 1;
+      if (this.run < this.minRun) return;
+      if (this.run > this.minRun) {
+        this.events++;
+        return;
+      }
+      this.events += this.minRun - 1;
+    }
+    if (this.events === 0) {
+      this.firstAt = this.start;
+      this.sample = this.pending;
+    }
+    this.events++;
+  }
+
+  reset(): void {
+    if (this.partial && this.need > 0 && this.got > 0) this.event();
+    this.need = 0;
+  }
+
+  step(c: number, pos: number): void {
+    const b = c < this.table.length ? this.table[c] : 0;
+    if (this.need > 0) {
+      if (b >= 0x80 && b <= 0xbf) {
+        this.pending += String.fromCharCode(c);
+        this.got++;
+        if (--this.need === 0) this.event();
+        return;
+      }
+      if (this.partial && this.got > 0) this.event();
+      this.need = 0;
+    }
+    if (this.minRun > 1 ? b === 0xd0 || b === 0xd1 : b >= 0xc2 && b <= 0xf4) {
+      this.need = b < 0xe0 ? 1 : b < 0xf0 ? 2 : 3;
+      this.got = 0;
+      this.start = pos;
+      this.pending = String.fromCharCode(c);
+    }
+  }
+}
+
+export class LexicalScanner {
+  private pos = 0;
+  private readonly flagged = new Set<ReasonCode>();
+
+  // Current word.
+  private wLen = 0;
+  private wHash = FNV;
+  private wStart = 0;
+  private wScript = 0;
+  private wLowerRun = 0;
+  private wOdd = false;
+  private readonly wBuf = new Uint16Array(32);
+
+  private wFirst = 0;
+  private sameRun = 0;
+  private sameRunStart = 0;
+  /** The current word is made of a-f only ("ffff", "dead"): in hex dumps such words repeat. */
+  private wHex = true;
+  private lastRole = 0;
+  private lastRoleAt = 0;
+  private lastRoleCapital = false;
+  private lastRoleText = '';
+
+  // Current run of letters and digits.
+  private tokKind = 0; // 0 none, 1 letter, 2 digit
+  private tokTurns = 0;
+  private tokHex = true;
+
+  // Gap since the previous word.
+  private gapSpacesOnly = true;
+  private gapLast = 0;
+  private gapCode = false;
+  private gapLen = 0;
+  private gapFirst = 0;
+
+  // Word window.
+  private words = 0;
+  private readonly wFlags = new Uint16Array(WINDOW);
+  private readonly wHashes = new Int32Array(WINDOW);
+  private readonly wScripts = new Uint8Array(WINDOW);
+  private readonly wStarts = new Float64Array(WINDOW);
+  private readonly sums = new Int32Array(10); // per flag bit: count in the window
+  private prevHash = 0;
+  private prevScript = 0;
+  private prevPrevScript = 0;
+  private prevWordStart = 0;
+  private prevWordListed = false;
+  private spliced = -1;
+
+  // Lines.
+  private lineWords = 0;
+  private lineHash = FNV;
+  private lineLetters = 0;
+  private lineFirstWord = 0;
+  private lineFirstGap = 0;
+  /** A gap inside the line held code symbols: code and data lines repeat legitimately. */
+  private lineCode = false;
+  private lineStart = 0;
+  private lineBackticks = 0;
+  private lineLead = true;
+  private inFence = false;
+  private inInline = false;
+  /** List items ("12. x", "- x") seen, their hashes (enumerator left out, other digits in), duplicates. */
+  private items = 0;
+  private readonly itemHashes = new Int32Array(ITEM_RING);
+  private duplicates = 0;
+  private firstDuplicate = -1;
+  /** Where the line is in its enumerator: 0 leading spaces, 1 digits, 2 after "." or ")" or a bullet, 3 item text, 4 not an item. */
+  private enumState = 0;
+  private wordsBeforeLine = 0;
+  private newlinesAfterText = 0;
+
+  // Markers.
+  private marker: string | null = null;
+  private markerStart = 0;
+  private fillerRun = 0;
+  private fillerRunStart = 0;
+  private fillers = 0;
+  private firstFiller = -1;
+  private firstFillerText = '';
+  private byteRun = 0;
+  private textSinceMarker = false;
+  /** The first end-of-turn marker, and whether answer text came before it. */
+  private endMarker: { text: string; at: number; after: boolean } | null = null;
+
+  // Characters.
+  private readonly counts = new Int32Array(128);
+  private readonly firstAt = new Float64Array(128);
+  private top = 0;
+  private nonWs = 0;
+  private ws = 0;
+  private firstNonWs = -1;
+  private thinkTagChars = 0;
+  private fffd = 0;
+  private firstFffd = -1;
+  private readonly cp1252 = new Utf8Misread(CP1252, true);
+  private readonly cp1251 = new Utf8Misread(CP1251, false, 3);
+  private prevWide = 0;
+  private gbk = 0;
+  private firstGbk = -1;
+  private unknownPieces = 0;
+  private letterOrDigit = 0;
+  private misreadArmed = false;
+
+  // Prompt echo (KMP over the whitespace-collapsed, lower-cased text).
+  private readonly echo: string | null;
+  private readonly echoFail: Int32Array | null;
+  private echoK = 0;
+  private echoLastSpace = true;
+  private echoNormPos = 0;
+  private echoes = 0;
+  private firstEcho = -1;
+
+  constructor(private readonly sink: LexSink, prompt?: string) {
+    const norm = typeof prompt === 'string' ? normalisePrompt(prompt).slice(0, LEX.echoChars) : '';
+    if (norm.length >= LEX.echoMinChars) {
+      this.echo = norm;
+      this.echoFail = kmpTable(norm);
+    } else {
+      this.echo = null;
+      this.echoFail = null;
+    }
+  }
+
+  has(code: ReasonCode): boolean {
+    return this.flagged.has(code);
+  }
+
+  private flag(code: ReasonCode, offset: number, detail: string, kind: ReasonKind = 'degenerate'): void {
+    if (kind !== 'suspect') {
+      if (this.flagged.has(code)) return;
+      this.flagged.add(code);
+    }
+    this.sink(code, Math.max(0, offset), detail, kind);
+  }
+
+  feed(s: string): void {
+    const len = s.length;
+    let pos = this.pos;
+    const counts = this.counts;
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      let cls: number;
+      let sc = 0;
+      if (c < 128) {
+        cls = ASCII_CLASS[c];
+        if (cls === C_LETTER) sc = SCRIPT_LATIN;
+        const n = ++counts[c];
+        if (n === 1) this.firstAt[c] = pos;
+        if (n > counts[this.top]) this.top = c;
+        if (this.misreadArmed) {
+          this.cp1252.reset();
+          this.cp1251.reset();
+          this.misreadArmed = false;
+        }
+        if (cls === C_LETTER || (c >= 48 && c <= 57)) this.letterOrDigit++;
+      } else {
+        sc = scriptOf(c);
+        cls = sc !== SCRIPT_NONE ? C_LETTER : isSpaceUnit(c) ? C_SPACE : C_PROSE;
+        if (c === 0xfffd) {
+          if (this.fffd++ === 0) this.firstFffd = pos;
+        }
+        else if (c === 0x2047) this.unknownPieces++; // "⁇": SentencePiece's rendering of an unknown piece
+        this.cp1252.step(c, pos);
+        this.cp1251.step(c, pos);
+        if (this.prevWide === GBK_LEAD && c >= 0xa1 && c <= 0xfe) {
+          if (this.gbk++ === 0) this.firstGbk = pos - 1;
+        }
+        this.misreadArmed = true;
+        // Letters of any script, and astral characters (CJK extensions, but emoji too: an
+        // emoji-only answer is not a symbol flood).
+        if (sc !== SCRIPT_NONE || (c >= 0xd800 && c < 0xe000)) this.letterOrDigit++;
+      }
+      this.prevWide = c;
+      if (cls === C_SPACE || cls === C_NEWLINE) this.ws++;
+      else {
+        this.nonWs++;
+        if (this.firstNonWs < 0) this.firstNonWs = pos;
+      }
+
+      if (this.marker !== null) this.markerChar(c, pos);
+      else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
+        this.marker = String.fromCharCode(c);
+        this.markerStart = pos;
+      } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
+
+      if (this.echo !== null) this.echoStep(c, cls, pos);
+
+      if (cls === C_LETTER) {
+        if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
+        if (this.tokKind === 2) this.tokTurns++;
+        this.tokKind = 1;
+        if (!(c < 128 && isHexLetter(c))) {
+          this.tokHex = false;
+          this.wHex = false;
+        }
+        if (this.wLen === 0) this.startWord(pos, sc, c);
+        else if (sc !== SCRIPT_INHERIT && sc !== this.wScript) {
+          if (incompatibleScripts(this.wScript, sc)) this.wOdd = true;
+          this.wScript = sc;
+        }
+        if (isUpper(c)) {
+          if (this.wLowerRun >= 2) this.wOdd = true;
+          this.wLowerRun = 0;
+        } else if (isLower(c)) this.wLowerRun++;
+        if (this.wLen < 32) this.wBuf[this.wLen] = lower(c);
+        this.wHash = Math.imul(this.wHash ^ lower(c), FNV_P);
+        this.wLen++;
+      } else {
+        if (this.wLen !== 0) this.endWord();
+        if (c >= 48 && c <= 57) {
+          if (this.tokKind === 1) this.tokTurns++;
+          this.tokKind = 2;
+        } else if (this.tokKind !== 0) this.endToken();
+        if (this.enumState < 3) this.enumStep(c, cls);
+        else if (c >= 48 && c <= 57) this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), FNV_P);
+        this.gapLast = c;
+        if (this.gapLen++ === 0) {
+          this.gapFirst = c;
+          if (c === 58 && this.lastRole !== 0) this.inlineRole();
+        }
+        if (cls !== C_SPACE) {
+          this.gapSpacesOnly = false;
+        }
+        if (cls === C_CODE) this.gapCode = true;
+        if (c === 96) this.backtick();
+        else if (cls === C_NEWLINE) {
+          if (c === 10) this.endLine(pos);
+        } else if (cls !== C_SPACE) this.lineLead = false;
+      }
+      pos++;
+      // At fixed offsets, so that the verdict does not depend on how the text was split.
+      if ((pos & 15) === 0 && this.nonWs >= LEX.floodStreamChars && !this.flagged.has('answer-flood')) this.checkFlood(false);
+    }
+    this.pos = pos;
+  }
+
+  private startWord(pos: number, sc: number, c: number): void {
+    this.wStart = pos;
+    this.wFirst = c;
+    this.wScript = sc;
+    this.wHash = FNV;
+    this.wLowerRun = 0;
+    this.wOdd = false;
+    this.wHex = true;
+    this.lineLead = false;
+  }
+
+  /** End of a run of letters and digits: many letter/digit turns inside one ("i3la90oller") is glued junk. */
+  private endToken(): void {
+    if (this.tokTurns >= LEX.tokenTurns && !this.tokHex && this.words > 0) {
+      const slot = (this.words - 1) & WMASK;
+      const f = this.wFlags[slot];
+      if (!(f & F_ODD)) {
+        this.wFlags[slot] = f | F_ODD;
+        this.sums[31 - Math.clz32(F_ODD)]++;
+      }
+    }
+    this.tokKind = 0;
+    this.tokTurns = 0;
+    this.tokHex = true;
+  }
+
+  /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
+  private inlineRole(): void {
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital) return;
+    const at = this.lastRoleAt;
+    if (this.lastRole === 1) {
+      this.flag('template-leak', at, `a user turn ("${this.lastRoleText}:") starts at offset ${at} inside the answer: the model writes the user's part`);
+    } else if (this.lastRole === 2) {
+      this.flag('template-leak', at, `a role label ("${this.lastRoleText}:") at offset ${at} looks like a new turn`, 'suspect');
+    }
+  }
+
+  private endWord(): void {
+    const h = this.wHash | 0;
+    const len = this.wLen;
+    const sc = this.wScript;
+    const data = this.wHex && len >= 4;
+    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data) {
+      if (++this.sameRun >= LEX.sameWordRun && !this.flagged.has('word-repetition') &&
+        this.sum(F_CODEGAP) <= LEX.proseMaxCodeGaps * Math.min(this.words, WINDOW)) {
+        this.flag('word-repetition', this.sameRunStart, `the word at offset ${this.sameRunStart} comes ${this.sameRun} times in a row`);
+      }
+    } else {
+      this.sameRun = 1;
+      this.sameRunStart = this.wStart;
+    }
+    this.lastRole = USER_ROLES.has(h) ? 1 : OTHER_ROLES.has(h) ? 2 : 0;
+    if (this.lastRole !== 0) {
+      this.lastRoleAt = this.wStart;
+      this.lastRoleCapital = isUpper(this.wFirst);
+      this.lastRoleText = String.fromCharCode(...this.wBuf.subarray(0, Math.min(len, 32)));
+    }
+    let f = 0;
+    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data) f |= F_REPEAT;
+    if (STOPWORDS.has(h)) f |= F_STOP;
+    if (this.gapCode) f |= F_CODEGAP;
+    if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
+    else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
+    const listed = sc === SCRIPT_LATIN || sc === SCRIPT_CYRILLIC;
+    if (listed) f |= F_LISTED;
+    if (this.words > 0 && this.prevScript !== 0 && scriptsClash(this.prevScript, sc)) {
+      f |= F_SWITCH;
+      if (!((this.prevScript === SCRIPT_LATIN && sc === SCRIPT_CYRILLIC) || (this.prevScript === SCRIPT_CYRILLIC && sc === SCRIPT_LATIN))) f |= F_RARE_SWITCH;
+    }
+    let odd = this.wOdd;
+    if (!odd && len >= 6 && len <= 32 && (len & 1) === 0 && this.halvesEqual(len)) odd = true;
+    if (odd) f |= F_ODD;
+
+    // One word of another script between two of the same script: a spliced token (suspect).
+    if (this.words >= 2 && this.spliced < 0 && this.prevPrevScript !== 0 && this.prevPrevScript === sc &&
+      scriptsClash(sc, this.prevScript) && this.prevWordListed === false && listed) {
+      this.spliced = this.prevWordStart;
+    }
+
+    const slot = this.words & WMASK;
+    if (this.words >= WINDOW) this.forget(this.wFlags[slot]);
+    this.wFlags[slot] = f;
+    this.wHashes[slot] = h;
+    this.wScripts[slot] = sc;
+    this.wStarts[slot] = this.wStart;
+    this.remember(f);
+    this.words++;
+
+    if (this.lineWords === 0) {
+      this.lineFirstWord = h;
+      this.lineFirstGap = -1;
+    } else if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
+    if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
+    this.lineWords++;
+    this.lineHash = Math.imul(this.lineHash ^ h, FNV_P);
+    if (this.gapCode && this.lineWords > 1) this.lineCode = true;
+    this.lineLetters += len;
+
+    this.prevPrevScript = this.prevScript;
+    this.prevScript = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
+    this.prevWordStart = this.wStart;
+    this.prevWordListed = listed;
+    this.prevHash = h;
+    this.wLen = 0;
+    this.gapSpacesOnly = true;
+    this.gapCode = false;
+    this.gapLen = 0;
+    if (this.words >= WINDOW && (this.words & 3) === 0) this.judgeWindow(WINDOW, false);
+  }
+
+  private halvesEqual(len: number): boolean {
+    const half = len >> 1;
+    const b = this.wBuf;
+    for (let k = 0; k < half; k++) if (b[k] !== b[k + half]) return false;
+    return true;
+  }
+
+  private remember(f: number): void {
+    for (let bit = 0; bit < 10; bit++) if (f & (1 << bit)) this.sums[bit]++;
+  }
+
+  private forget(f: number): void {
+    for (let bit = 0; bit < 10; bit++) if (f & (1 << bit)) this.sums[bit]--;
+  }
+
+  private sum(flag: number): number {
+    return this.sums[31 - Math.clz32(flag)];
+  }
+
+  /** Distinct words among the last n, with a stamped open-addressing table (no garbage per call). */
+  private distinct(n: number): number {
+    const keys = this.dKeys;
+    const stamps = this.dStamps;
+    const stamp = ++this.dStamp;
+    let count = 0;
+    for (let k = 0; k < n; k++) {
+      const h = this.wHashes[(this.words - 1 - k) & WMASK];
+      let slot = Math.imul(h, 0x9e3779b1) >>> 25; // 7 bits: 128 slots for at most 32 words
+      while (stamps[slot] === stamp && keys[slot] !== h) slot = (slot + 1) & 127;
+      if (stamps[slot] !== stamp) {
+        stamps[slot] = stamp;
+        keys[slot] = h;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private readonly dKeys = new Int32Array(128);
+  private readonly dStamps = new Int32Array(128);
+  private dStamp = 0;
+
+  private scriptsIn(n: number): number {
+    let mask = 0;
+    for (let k = 0; k < n; k++) mask |= 1 << (this.wScripts[(this.words - 1 - k) & WMASK] & 31);
+    let count = 0;
+    for (; mask; mask &= mask - 1) count++;
+    return count;
+  }
+
+  /** Offset of the oldest word in the last n words. */
+  private windowStart(n: number): number {
+    return this.wStarts[(this.words - n) & WMASK];
+  }
+
+  /**
+   * Word-window rules over the last n words (WINDOW while streaming, fewer for a short answer at
+   * finish). Shares, not counts, so one rule serves both.
+   */
+  private judgeWindow(n: number, atFinish: boolean): void {
+    const repeats = this.sum(F_REPEAT);
+    const stops = this.sum(F_STOP);
+    const codeGaps = this.sum(F_CODEGAP);
+    const switches = this.sum(F_SWITCH);
+    const odd = this.sum(F_ODD);
+    const listed = this.sum(F_LISTED);
+    const spaces = this.sum(F_SPACE);
+    const start = this.windowStart(n);
+    const prose = codeGaps <= LEX.proseMaxCodeGaps * n && this.sum(F_PROSE) >= LEX.proseGaps * n;
+    const where = (): string => (atFinish ? `in the answer's ${n} words` : `in ${n} words from offset ${start}`);
+
+    if (!this.flagged.has('word-repetition')) {
+      if (repeats >= LEX.stutterShare * n) {
+        this.flag('word-repetition', start, `${repeats} of ${n} words repeat the word before them ${where()}`);
+      } else if (prose && n >= LEX.ttrMinWords) {
+        const d = this.distinct(n);
+        if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${where()}`);
+      }
+    }
+    if (!this.flagged.has('word-salad') && prose) {
+      if (listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
+        (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))) {
+        this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${where()}: function-word salad`);
+      } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.scriptsIn(n) >= LEX.switchScripts)) {
+        this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${where()}`);
+      } else if (odd >= LEX.oddShare * n) {
+        this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${where()}`);
+      } else if (listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
+        this.flag('word-salad', start, `${n} words with only ${stops} function words among them ${where()}: random vocabulary`);
+      }
+    }
+  }
+
+  private backtick(): void {
+    if (this.lineLead) {
+      this.lineBackticks++;
+      if (this.lineBackticks === 3) {
+        this.inFence = !this.inFence;
+        this.inInline = false;
+      }
+      return;
+    }
+    if (!this.inFence) this.inInline = !this.inInline;
+  }
+
+  private endLine(pos: number): void {
+    if (this.nonWs > 0) this.newlinesAfterText++;
+    if (this.wLen !== 0) this.endWord();
+    const words = this.lineWords;
+    if (words > 0 && !this.inFence) {
+      this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
+      if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
+    }
+    this.enumState = 0;
+    this.lineCode = false;
+    this.wordsBeforeLine = this.words;
+    this.lineWords = 0;
+    this.lineHash = FNV;
+    this.lineLetters = 0;
+    this.lineStart = pos + 1;
+    this.lineBackticks = 0;
+    this.lineLead = true;
+    this.inInline = false;
+  }
+
+  /** "User:" or "assistant" opening a line after the answer began: the model plays both sides. */
+  private roleTurn(first: number, words: number, gap: number, at: number): void {
+    if (this.wordsBeforeLine - words < 0 || this.wordsBeforeLine === 0) return;
+    const alone = words === 1;
+    const colon = gap === 58 || gap === 0xff1a;
+    if (!alone && !colon) return;
+    if (USER_ROLES.has(first)) {
+      this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
+    } else if (OTHER_ROLES.has(first)) {
+      this.flag('template-leak', at, `a role line at offset ${at} looks like a new turn`, 'suspect');
+    }
+  }
+
+  /**
+   * "12." or "12)" then a space at the start of a line makes the line a numbered list item.
+   * Bullets are left out: " * " opens every line of a JSDoc comment.
+   */
+  private enumStep(c: number, cls: number): void {
+    const st = this.enumState;
+    if (cls === C_SPACE) this.enumState = st === 0 ? 0 : st === 2 ? 3 : 4;
+    else if (c >= 48 && c <= 57) this.enumState = st <= 1 ? 1 : 4;
+    else if (c === 46 || c === 41) this.enumState = st === 1 ? 2 : 4;
+    else if (cls !== C_NEWLINE) this.enumState = 4;
+  }
+
+  /**
+   * A list whose items come back: real lists do not name the same item twice, a looping model
+   * does ("29. Sitamarhi" after "23. Sitamarhi"). The item's own numbers count ("step 3" is not
+   * "step 4"), only its enumerator is left out.
+   */
+  private listItem(h: number, letters: number, at: number): void {
+    if (letters < LEX.itemMinLetters) return;
+    const n = Math.min(this.items, ITEM_RING);
+    for (let k = 1; k <= n; k++) {
+      if (this.itemHashes[(this.items - k) & IMASK] === h) {
+        if (this.duplicates++ === 0) this.firstDuplicate = at;
+        if (this.duplicates === LEX.itemDuplicates) {
+          this.flag('list-cycle', this.firstDuplicate, `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`);
+        }
+        break;
+      }
+    }
+    this.itemHashes[this.items & IMASK] = h;
+    this.items++;
+  }
+
+  private markerChar(c: number, pos: number): void {
+    const m = this.marker!;
+    if (c === 62 || c === 93) {
+      this.marker = null;
+      this.closeMarker(m + String.fromCharCode(c));
+      return;
+    }
+    if (c === 60 || c === 91) {
+      // A new opener: start again here.
+      this.textSinceMarker = true;
+      this.marker = String.fromCharCode(c);
+      this.markerStart = pos;
+      return;
+    }
+    if (c <= 32 || m.length >= MARKER_MAX) {
+      this.marker = null;
+      this.textSinceMarker = true;
+      return;
+    }
+    this.marker = m + String.fromCharCode(c);
+  }
+
+  private closeMarker(text: string): void {
+    const at = this.markerStart;
+    if (FILLER.test(text)) {
+      const consecutive = !this.textSinceMarker && this.fillers > 0;
+      if (consecutive) this.fillerRun++;
+      else {
+        this.fillerRun = 1;
+        this.fillerRunStart = at;
+      }
+      if (this.fillers++ === 0) {
+        this.firstFiller = at;
+        this.firstFillerText = text;
+      }
+      const isByte = text.startsWith('<0x');
+      this.byteRun = isByte ? (consecutive ? this.byteRun + 1 : 1) : 0;
+      if (this.fillerRun >= LEX.fillerRun) {
+        this.flag('special-tokens', this.fillerRunStart, `${this.fillerRun} filler or control tokens in a row, such as ${text}`);
+      } else if (this.byteRun >= 2) {
+        this.flag('special-tokens', this.fillerRunStart, `byte tokens such as ${text} reached the text: the detokenizer did not merge them into characters`);
+      }
+      this.textSinceMarker = false;
+      return;
+    }
+    if (text === '<think>' || text === '</think>') {
+      this.thinkTagChars += text.length;
+      return;
+    }
+    this.textSinceMarker = true;
+    if (START_MARKER.test(text)) {
+      this.flag('template-leak', at, `the chat-template marker ${text} at offset ${at} opens a new turn inside the answer`);
+    } else if (END_MARKER.test(text)) {
+      if (this.endMarker === null) this.endMarker = { text, at, after: this.nonWs - text.length > 0 };
+      this.textSinceMarker = false;
+    }
+  }
+
+  private echoStep(c: number, cls: number, pos: number): void {
+    const p = this.echo!;
+    let ch: number;
+    if (cls === C_SPACE || cls === C_NEWLINE) {
+      if (this.echoLastSpace) return;
+      this.echoLastSpace = true;
+      ch = 32;
+    } else {
+      this.echoLastSpace = false;
+      ch = lower(c);
+    }
+    this.echoNormPos++;
+    const fail = this.echoFail!;
+    let k = this.echoK;
+    while (k > 0 && p.charCodeAt(k) !== ch) k = fail[k - 1];
+    if (p.charCodeAt(k) === ch) k++;
+    if (k === p.length) {
+      if (this.echoes++ === 0) this.firstEcho = pos - p.length + 1;
+      if (this.echoes >= 2) this.flag('prompt-echo', this.firstEcho, `the prompt appears ${this.echoes} times in the answer`);
+      k = fail[k - 1];
+    }
+    this.echoK = k;
+  }
+
+  /** An answer that is mostly one character: short floods the absolute thresholds never see. */
+  private checkFlood(atFinish: boolean): void {
+    const nonWs = this.nonWs - this.thinkTagChars;
+    const top = this.top;
+    const count = this.counts[top];
+    if (top <= 32) return;
+    const share = nonWs > 0 ? count / nonWs : 0;
+    const whole = atFinish && count === nonWs && count >= LEX.floodWholeChars;
+    // Markdown draws rules and underlines with these: a short answer can be mostly "-----"; only
+    // an answer of nothing else counts (long runs are Channel's char-flood).
+    if (isRuleChar(top) && !whole) return;
+    if (whole || (atFinish ? count >= LEX.floodMinChars && share >= LEX.floodShare : count >= LEX.floodStreamChars && share >= LEX.floodStreamShare)) {
+      this.flag('answer-flood', this.firstAt[top],
+        `${count} of the answer's ${nonWs} visible characters are ${JSON.stringify(String.fromCharCode(top))}, the first at offset ${this.firstAt[top]}`);
+    }
+  }
+
+  private lineBreaksInside(): number {
+    return this.newlinesAfterText;
+  }
+
+  /** Counts over the current word window, for tests and for tuning. */
+  windowStats(): Record<string, number> {
+    const n = Math.min(this.words, WINDOW);
+    return {
+      words: this.words, window: n, repeats: this.sum(F_REPEAT), stops: this.sum(F_STOP), codeGaps: this.sum(F_CODEGAP),
+      switches: this.sum(F_SWITCH), odd: this.sum(F_ODD), listed: this.sum(F_LISTED), distinct: this.distinct(n),
+    };
+  }
+
+  /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
+  finish(unitRun: { start: number; length: number; period: number } | null): void {
+    if (this.marker !== null) {
+      this.marker = null;
+    }
+    if (this.wLen !== 0) this.endWord();
+    if (this.lineWords > 0 && !this.inFence) {
+      this.roleTurn(this.lineFirstWord, this.lineWords, this.lineFirstGap, this.lineStart);
+      if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
+    }
+    if (!this.flagged.has('answer-flood')) {
+      this.checkFlood(true);
+      const visible = this.pos - Math.max(0, this.firstNonWs);
+      if (!this.flagged.has('answer-flood') && unitRun && unitRun.length >= LEX.floodMinChars && unitRun.length >= LEX.unitShare * visible) {
+        this.flag('answer-flood', unitRun.start,
+          `a ${unitRun.period}-character unit repeats over ${unitRun.length} of the answer's ${visible} characters`);
+      }
+      if (!this.flagged.has('answer-flood') && this.ws >= LEX.blankMinChars && this.ws >= LEX.blankShare * this.pos && this.nonWs > 0) {
+        this.flag('answer-flood', Math.max(0, this.firstNonWs), `${this.ws} of the answer's ${this.pos} characters are blank`);
+      }
+      const visibleChars = this.nonWs - this.thinkTagChars;
+      // One line: ASCII art is symbols too, but drawn over lines.
+      if (!this.flagged.has('answer-flood') && visibleChars >= LEX.symbolsMinChars && this.letterOrDigit <= LEX.symbolsMaxShare * visibleChars &&
+        this.lineBreaksInside() === 0) {
+        this.flag('answer-flood', Math.max(0, this.firstNonWs),
+          `only ${this.letterOrDigit} of the answer's ${visibleChars} visible characters are letters or digits: the rest is punctuation and symbols`);
+      }
+    }
+    if (this.words >= LEX.shortMinWords && this.words < WINDOW) this.judgeWindow(this.words, true);
+
+    if (this.endMarker && !this.flagged.has('template-leak')) {
+      const e = this.endMarker;
+      if (this.textSinceMarker && e.after) {
+        this.flag('template-leak', e.at, `text goes on after the end-of-turn marker ${e.text} at offset ${e.at}: the server did not stop there`);
+      } else {
+        this.flag('template-leak', e.at, `the answer contains the end-of-turn marker ${e.text} at offset ${e.at}: the server neither stopped on it nor stripped it`, 'suspect');
+      }
+    }
+    if (this.unknownPieces >= LEX.fillerRun - 1 && !this.flagged.has('special-tokens')) {
+      this.flag('special-tokens', Math.max(0, this.firstNonWs), `${this.unknownPieces} "⁇" marks: SentencePiece shows an unknown piece this way, so the model sampled ids its tokenizer does not have`);
+    }
+    if (this.fillers > 0 && !this.flagged.has('special-tokens')) {
+      this.flag('special-tokens', this.firstFiller, `the token ${this.firstFillerText} at offset ${this.firstFiller} is a filler or control token`, 'suspect');
+    }
+    this.cp1252.reset();
+    const misread = this.cp1252.events >= this.cp1251.events - LEX.cp1251Extra ? this.cp1252 : this.cp1251;
+    const page = misread === this.cp1252 ? 'CP1252/Latin-1' : 'CP1251';
+    if (misread.events >= LEX.mojibakeEvents + (misread === this.cp1251 ? LEX.cp1251Extra : 0)) {
+      this.flag('mojibake', misread.firstAt, `${misread.events} character sequences such as ${JSON.stringify(misread.sample)} are UTF-8 bytes read as ${page}`);
+    } else if (this.gbk >= LEX.mojibakeEvents) {
+      this.flag('mojibake', this.firstGbk, `${this.gbk} pairs such as "¡¯" are GBK punctuation read as Latin-1`);
+    } else if (this.fffd >= LEX.replacementChars) {
+      this.flag('mojibake', this.firstFffd, `${this.fffd} U+FFFD replacement characters: bytes were lost when the tokens were decoded`);
+    } else if (misread.events > 0) {
+      this.flag('mojibake', misread.firstAt, `${JSON.stringify(misread.sample)} looks like UTF-8 read as ${page}`, 'suspect');
+    } else if (this.fffd > 0) {
+      this.flag('mojibake', this.firstFffd, `a U+FFFD replacement character at offset ${this.firstFffd}`, 'suspect');
+    }
+    if (this.echoes === 1) {
+      this.flag('prompt-echo', this.firstEcho, `the answer repeats the prompt at offset ${this.firstEcho}`, 'suspect');
+    }
+    if (this.spliced >= 0 && !this.flagged.has('word-salad') && !this.flagged.has('token-salad')) {
+      this.flag('spliced-token', this.spliced, `one word in another writing system at offset ${this.spliced} interrupts the text`, 'suspect');
+    }
+  }
+}
+
+/** Scripts that do not mix word by word in real text (Latin next to CJK does; Latin next to Thai does not). */
+function scriptsClash(a: number, b: number): boolean {
+  const x = a === SCRIPT_HANGUL ? SCRIPT_CJK : a;
+  const y = b === SCRIPT_HANGUL ? SCRIPT_CJK : b;
+  return incompatibleScripts(x, y);
+}
+
+/** Punctuation that prose puts right after a word, before a space. */
+function isClosing(c: number): boolean {
+  return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 ||
+    c === 0x2019 || c === 0x201d || c === 0xbb;
+}
+
+/** Punctuation that prose puts after a space, right before a word. */
+function isOpening(c: number): boolean {
+  return c === 40 || c === 34 || c === 39 || c === 0x2018 || c === 0x201c || c === 0xab;
+}
+
+function isRuleChar(c: number): boolean {
+  return c === 45 || c === 61 || c === 95 || c === 42 || c === 35 || c === 126;
+}
+
+function isHexLetter(c: number): boolean {
+  return (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+function isSpaceUnit(c: number): boolean {
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+function normalisePrompt(p: string): string {
+  let out = '';
+  let space = true;
+  for (let i = 0; i < p.length; i++) {
+    const c = p.charCodeAt(i);
+    const cls = c < 128 ? ASCII_CLASS[c] : isSpaceUnit(c) ? C_SPACE : 0;
+    if (cls === C_SPACE || cls === C_NEWLINE) {
+      if (!space) out += ' ';
+      space = true;
+    } else {
+      out += String.fromCharCode(lower(c));
+      space = false;
+    }
+  }
+  return out.trimEnd();
+}
+
+function kmpTable(p: string): Int32Array {
+  const fail = new Int32Array(p.length);
+  let k = 0;
+  for (let i = 1; i < p.length; i++) {
+    while (k > 0 && p.charCodeAt(i) !== p.charCodeAt(k)) k = fail[k - 1];
+    if (p.charCodeAt(i) === p.charCodeAt(k)) k++;
+    fail[i] = k;
+  }
+  return fail;
+}

@@ -1,0 +1,22 @@
+/** One line of test/corpus/real/outputs.jsonl: a real model output pasted in a public thread. */
+export const REAL_LABELS = ['nan', 'degenerate', 'healthy'] as const;
+
+export interface RealCase {
+  id: string;
+  /** `tune` may be looked at while choosing thresholds; `validation` is only scored. */
+  split: 'tune' | 'validation';
+  label: (typeof REAL_LABELS)[number];
+  shape: string;
+  /** The thread the output was pasted in. */
+  source: string;
+  engine: string;
+  /** The output as pasted (JSON/Python escapes decoded, quote markers removed). */
+  text: string;
+  /** `accuracy`: wrong but fluent; needs a reference answer, so the detector is not scored on it. */
+  scope?: 'accuracy';
+  finish_reason?: string;
+  matched_stop?: string;
+  /** The paste itself was cut off. */
+  truncated?: true;
+  note?: string;
+}
