@@ -9,7 +9,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { LIMITS } from './limits';
-import { incompatibleScripts, isLetterUnit, scriptOf, SCRIPT_INHERIT as INHERIT, SCRIPT_NONE as NONE } from './script';
+import { isLetterUnit } from './script';
 import type { ReasonCode } from './types';
 
 // Module-level copies: imported bindings compile to property reads in some loaders.
@@ -33,8 +33,6 @@ const L_longLoopPeriods = LIMITS.longLoopPeriods;
 const L_maxPeriod = LIMITS.maxPeriod;
 const L_ngram = LIMITS.ngram;
 const L_ringSize = LIMITS.ringSize;
-const L_saladEvents = LIMITS.saladEvents;
-const L_saladSpan = LIMITS.saladSpan;
 const L_seqRep = LIMITS.seqRep;
 const L_seqRepWindow = LIMITS.seqRepWindow;
 const L_shortLineChars = LIMITS.shortLineChars;
@@ -49,10 +47,6 @@ const L_structuralLoopChars = LIMITS.structuralLoopChars;
 const L_structuralShortPeriods = LIMITS.structuralShortPeriods;
 const L_token0TextRun = LIMITS.token0TextRun;
 
-const scriptOfCode = scriptOf;
-const SCRIPT_INHERIT = INHERIT;
-const SCRIPT_NONE = NONE;
-const clash = incompatibleScripts;
 const isLetter = isLetterUnit;
 
 export type FlagSink = (code: ReasonCode, offset: number, detail: string) => void;
@@ -79,8 +73,6 @@ function powImul(b: number, e: number): number {
   return r;
 }
 
-const ASCII_SCRIPT = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_SCRIPT[c] = scriptOf(c);
 
 function isWhitespace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) ||
@@ -139,11 +131,6 @@ export class Channel {
   private repCount = 0;
   private repAlarm = REP_NEED;
 
-  private prevScript = 0;
-  private afterBackslash = false;
-  private prevChar = 0;
-  private readonly saladRing = new Float64Array(L_saladEvents);
-  private saladCount = 0;
 
   private readonly flagged = new Set<ReasonCode>();
   private unit: { period: number; length: number; start: number } | null = null;
@@ -184,9 +171,6 @@ export class Channel {
     let loopAlarm = this.loopAlarm;
     let repCount = this.repCount;
     let repAlarm = this.repAlarm;
-    let prevScript = this.prevScript;
-    let prevChar = this.prevChar;
-    let afterBackslash = this.afterBackslash;
     let nonWs = this.nonWhitespace;
 
     for (let i = 0; i < len; i++) {
@@ -245,32 +229,8 @@ export class Channel {
         matchRun = 0;
       }
 
-      // 3. Token salad: script clashes inside words, U+FFFD, byte-level BPE artefacts.
-      if (c < 128) {
-        let sc = ASCII_SCRIPT[c];
-        // Letters right after a backslash are an escape (roff "\fI", C "\n"), not part of a word.
-        if (sc !== 0) {
-          if (afterBackslash) sc = 0;
-        } else {
-          afterBackslash = c === 92;
-          if (!nonWs && c > 32 && c !== 0x7f) nonWs = true;
-        }
-        if (sc !== prevScript) {
-          if (sc !== 0 && prevScript > 1 && clash(prevScript, sc)) this.onSalad(pos);
-          prevScript = sc;
-        }
-        if (!nonWs && sc !== 0) nonWs = true;
-      } else {
-        afterBackslash = false;
-        if (!nonWs && !isWhitespace(c)) nonWs = true;
-        const sc = scriptOfCode(c);
-        if (sc !== SCRIPT_INHERIT && sc !== prevScript) {
-          if (sc !== SCRIPT_NONE && prevScript !== SCRIPT_NONE && clash(prevScript, sc)) this.onSalad(pos);
-          prevScript = sc;
-        }
-        if (c === 0xfffd || c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && prevChar === 0xe2)) this.onSalad(pos);
-      }
-      prevChar = c;
+      // Whether the text has anything but whitespace (the "empty" rule); words and token salad are LexicalScanner's.
+      if (!nonWs && c > 32 && c !== 0x7f && !isWhitespace(c)) nonWs = true;
       pos++;
     }
 
@@ -285,9 +245,6 @@ export class Channel {
     this.loopAlarm = loopAlarm;
     this.repCount = repCount;
     this.repAlarm = repAlarm;
-    this.prevScript = prevScript;
-    this.prevChar = prevChar;
-    this.afterBackslash = afterBackslash;
     this.nonWhitespace = nonWs;
   }
 
@@ -417,20 +374,6 @@ export class Channel {
       return INF;
     }
     return need - p;
-  }
-
-  private onSalad(pos: number): void {
-    if (this.flagged.has('token-salad')) return;
-    const ring = this.saladRing;
-    const k = ring.length;
-    ring[this.saladCount % k] = pos;
-    this.saladCount++;
-    if (this.saladCount >= k) {
-      const oldest = ring[this.saladCount % k];
-      if (pos - oldest <= L_saladSpan) {
-        this.flag('token-salad', oldest, `${k} script clashes, U+FFFD or byte-level BPE artefacts within ${pos - oldest + 1} characters`);
-      }
-    }
   }
 
   /** The last `n` characters (n <= ring size) as a string. */

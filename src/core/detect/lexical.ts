@@ -19,10 +19,24 @@ import {
   afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav, lit, msa, nld,
   nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul,
 } from 'stopword';
-import { LEX } from './limits';
-import { scriptOf, SCRIPT_CJK, SCRIPT_CYRILLIC, SCRIPT_HANGUL, SCRIPT_INHERIT, SCRIPT_LATIN, SCRIPT_NONE } from './script';
-import { incompatibleScripts } from './script';
+import { LEX as LIMITS_LEX, LIMITS } from './limits';
+import * as scripts from './script';
 import type { ReasonCode, ReasonKind } from './types';
+
+// Module-level copies: imported bindings compile to getter calls under some loaders (tsx, the
+// bench and the tests), which costs more than the scan itself on the per-character path.
+const LEX = LIMITS_LEX;
+const L_floodStreamChars = LIMITS_LEX.floodStreamChars;
+const L_saladEvents = LIMITS.saladEvents;
+const L_saladSpan = LIMITS.saladSpan;
+const scriptOf = scripts.scriptOf;
+const incompatibleScripts = scripts.incompatibleScripts;
+const SCRIPT_CJK = scripts.SCRIPT_CJK;
+const SCRIPT_CYRILLIC = scripts.SCRIPT_CYRILLIC;
+const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
+const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
+const SCRIPT_LATIN = scripts.SCRIPT_LATIN;
+const SCRIPT_NONE = scripts.SCRIPT_NONE;
 
 export type LexSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
 
@@ -32,7 +46,17 @@ const ITEM_RING = 64;
 const IMASK = ITEM_RING - 1;
 const MARKER_MAX = 48;
 const FNV = 0x811c9dc5 | 0;
+/** Character statistics (answer-flood, symbols only, blank) cover the first FLOOD_SPAN characters. */
+const FLOOD_SPAN = 4096;
+const SLICE = 1024;
 const FNV_P = 0x01000193;
+
+/** SPREAD[x]: the five bits of x moved to six-bit lanes, so that adding it counts each bit. */
+const SPREAD = Int32Array.from({ length: 32 }, (_, x) => {
+  let v = 0;
+  for (let b = 0; b < 5; b++) if (x & (1 << b)) v |= 1 << (6 * b);
+  return v;
+});
 
 /** Per-word flags kept in the window ring. */
 const F_REPEAT = 1; // same word as the previous one, only spaces between
@@ -43,7 +67,8 @@ const F_ODD = 16; // odd inside: a script clash, a lower->UPPER turn after two l
 const F_LISTED = 32; // Latin or Cyrillic: a script whose languages have stopword lists here
 const F_SPACE = 64; // the gap before it is exactly one space
 const F_RARE_SWITCH = 256; // a switch other than Latin <-> Cyrillic (which Russian technical text does all the time)
-const F_PROSE = 128; // the gap before it is what prose puts between words: " ", ", ", ". ", " (" ...
+const F_PROSE = 128;
+const F_NEAR = 512; // the same word as one of the four before it // the gap before it is what prose puts between words: " ", ", ", ". ", " (" ...
 
 // Character classes for ASCII.
 const C_SPACE = 1;
@@ -83,12 +108,55 @@ export function wordHash(word: string): number {
   return h;
 }
 
+/** Word classes in WORD_TABLE. */
+const W_STOP = 1;
+const W_USER = 2;
+const W_OTHER_ROLE = 4;
+
+/**
+ * Open-addressing table of word hashes -> W_* bits: one typed-array probe per word instead of
+ * three Set look-ups.
+ */
+class WordTable {
+  private readonly keys: Int32Array;
+  private readonly vals: Uint8Array;
+  private readonly mask: number;
+
+  constructor(entries: ReadonlyMap<number, number>) {
+    let size = 1;
+    while (size < entries.size * 4) size <<= 1;
+    this.keys = new Int32Array(size);
+    this.vals = new Uint8Array(size);
+    this.mask = size - 1;
+    for (const [h, v] of entries) {
+      let slot = this.slot(h);
+      while (this.vals[slot] !== 0 && this.keys[slot] !== h) slot = (slot + 1) & this.mask;
+      this.keys[slot] = h;
+      this.vals[slot] |= v;
+    }
+  }
+
+  private slot(h: number): number {
+    return (Math.imul(h, 0x9e3779b1) >>> 0) & this.mask;
+  }
+
+  get(h: number): number {
+    let slot = this.slot(h);
+    for (;;) {
+      const v = this.vals[slot];
+      if (v === 0) return 0;
+      if (this.keys[slot] === h) return v;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+}
+
 /**
  * Function words of the Latin- and Cyrillic-script languages stopword has lists for. The salad
  * rules only judge words of those scripts, so a language without a list reads as "no function
  * words"; covering every list the package has keeps that to the languages it lacks.
  */
-const STOPWORDS: ReadonlySet<number> = (() => {
+function stopwordHashes(): Set<number> {
   const set = new Set<number>();
   const lists = [afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav,
     lit, msa, nld, nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul];
@@ -99,7 +167,7 @@ const STOPWORDS: ReadonlySet<number> = (() => {
     }
   }
   return set;
-})();
+}
 
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
 const END_MARKER = /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
@@ -108,8 +176,19 @@ const START_MARKER = /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_
 const FILLER = /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
-const USER_ROLES = new Set(['user', 'human', 'instruction'].map(wordHash));
-const OTHER_ROLES = new Set(['assistant', 'system', 'gpt'].map(wordHash));
+const USER_ROLES = ['user', 'human', 'instruction'];
+const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question'];
+
+const ROLE_NAMES = new Map([...USER_ROLES, ...OTHER_ROLES].map((w) => [wordHash(w), w[0].toUpperCase() + w.slice(1)]));
+
+const WORD_TABLE = (() => {
+  const m = new Map<number, number>();
+  const put = (h: number, v: number): void => void m.set(h, (m.get(h) ?? 0) | v);
+  for (const h of stopwordHashes()) put(h, W_STOP);
+  for (const w of USER_ROLES) put(wordHash(w), W_USER);
+  for (const w of OTHER_ROLES) put(wordHash(w), W_OTHER_ROLE);
+  return new WordTable(m);
+})();
 
 /** Byte value of a code unit in CP1252 (Latin-1 where CP1252 has a hole) and CP1251; 0 = none. */
 function codePageTable(label: string, latin1Holes: boolean): Uint8Array {
@@ -208,7 +287,6 @@ export class LexicalScanner {
   private wScript = 0;
   private wLowerRun = 0;
   private wOdd = false;
-  private readonly wBuf = new Uint16Array(32);
 
   private wFirst = 0;
   private sameRun = 0;
@@ -218,7 +296,7 @@ export class LexicalScanner {
   private lastRole = 0;
   private lastRoleAt = 0;
   private lastRoleCapital = false;
-  private lastRoleText = '';
+  private lastRoleHash = 0;
 
   // Current run of letters and digits.
   private tokKind = 0; // 0 none, 1 letter, 2 digit
@@ -238,7 +316,8 @@ export class LexicalScanner {
   private readonly wHashes = new Int32Array(WINDOW);
   private readonly wScripts = new Uint8Array(WINDOW);
   private readonly wStarts = new Float64Array(WINDOW);
-  private readonly sums = new Int32Array(10); // per flag bit: count in the window
+  private sumsLow = 0;
+  private sumsHigh = 0;
   private prevHash = 0;
   private prevScript = 0;
   private prevPrevScript = 0;
@@ -294,7 +373,12 @@ export class LexicalScanner {
   private firstFffd = -1;
   private readonly cp1252 = new Utf8Misread(CP1252, true);
   private readonly cp1251 = new Utf8Misread(CP1251, false, 3);
+  /** The last non-ASCII character (GBK pairs, "âĢ"). */
   private prevWide = 0;
+  /** Letters right after a backslash are an escape (roff "\\fI", C "\\n"), not part of a word's script. */
+  private afterBackslash = false;
+  private readonly saladRing = new Float64Array(L_saladEvents);
+  private saladCount = 0;
   private gbk = 0;
   private firstGbk = -1;
   private unknownPieces = 0;
@@ -334,104 +418,235 @@ export class LexicalScanner {
   }
 
   feed(s: string): void {
-    const len = s.length;
-    let pos = this.pos;
-    const counts = this.counts;
-    for (let i = 0; i < len; i++) {
+    if (s.length === 0) return;
+    if (this.pos < FLOOD_SPAN) this.countChars(s);
+    // In slices: a call per slice gets optimised whole, where one long loop would run on
+    // on-stack-replaced code that deoptimises at its exit on every call.
+    for (let from = 0; from < s.length; from += SLICE) this.scan(s, from, Math.min(s.length, from + SLICE));
+  }
+
+  private scan(s: string, from: number, to: number): void {
+    let pos = this.pos + 0;
+    // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
+    // code-page tracking. Its state lives in locals, written back before step() runs.
+    let wLen = this.wLen;
+    let wHash = this.wHash;
+    let wLowerRun = this.wLowerRun;
+    let wOdd = this.wOdd;
+    let wHex = this.wHex;
+    let latin = this.wScript === SCRIPT_LATIN;
+    let fast = this.fastAllowed();
+    for (let i = from; i < to; i++, pos++) {
       const c = s.charCodeAt(i);
-      let cls: number;
-      let sc = 0;
+      const cls = c < 128 ? ASCII_CLASS[c] : 0;
+      if (cls === C_LETTER && fast && (latin || wLen === 0)) {
+        if (wLen === 0) {
+          this.startAsciiWord(pos, c);
+          wHash = FNV;
+          wLowerRun = 0;
+          wOdd = false;
+          wHex = true;
+          latin = true;
+        }
+        const lc = c | 32;
+        if (c < 97) {
+          if (wLowerRun >= 2) wOdd = true;
+          wLowerRun = 0;
+        } else wLowerRun++;
+        if (lc > 102) wHex = false;
+        wHash = Math.imul(wHash ^ lc, FNV_P);
+        wLen++;
+        continue;
+      }
+      if (c === 32 && fast && wLen === 0) {
+        // A space between words: only the gap changes.
+        this.gapLast = 32;
+        if (this.gapLen++ === 0) this.gapFirst = 32;
+        continue;
+      }
+      this.wLen = wLen;
+      this.wHash = wHash;
+      this.wLowerRun = wLowerRun;
+      this.wOdd = wOdd;
+      if (!wHex) this.tokHex = false;
+      this.wHex = wHex;
+      this.step(c, pos);
+      // At fixed offsets, so that the verdict does not depend on how the text was split.
+      if ((pos & 15) === 15 && this.nonWs >= L_floodStreamChars && !this.flagged.has('answer-flood')) this.checkFlood(false);
+      wLen = this.wLen;
+      wHash = this.wHash;
+      wLowerRun = this.wLowerRun;
+      wOdd = this.wOdd;
+      wHex = this.wHex;
+      latin = this.wScript === SCRIPT_LATIN;
+      fast = this.fastAllowed();
+    }
+    this.wLen = wLen;
+    this.wHash = wHash;
+    this.wLowerRun = wLowerRun;
+    this.wOdd = wOdd;
+    if (!wHex) this.tokHex = false;
+    this.wHex = wHex;
+    this.pos = pos;
+  }
+
+  /** The first letter of an ASCII word, on the fast path: what step() does for it, less the checks. */
+  private startAsciiWord(pos: number, c: number): void {
+    if (this.tokKind === 2) this.tokTurns++;
+    this.tokKind = 1;
+    if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
+    this.wStart = pos;
+    this.wFirst = c;
+    this.wScript = SCRIPT_LATIN;
+    this.lineLead = false;
+    this.textSinceMarker = true;
+  }
+
+  /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
+  private fastAllowed(): boolean {
+    return this.marker === null && this.echo === null && !this.misreadArmed && !this.afterBackslash;
+  }
+
+  /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
+  private countChars(s: string): void {
+    const n = Math.min(s.length, FLOOD_SPAN - this.pos);
+    const counts = this.counts;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      const pos = this.pos + i;
       if (c < 128) {
-        cls = ASCII_CLASS[c];
-        if (cls === C_LETTER) sc = SCRIPT_LATIN;
-        const n = ++counts[c];
-        if (n === 1) this.firstAt[c] = pos;
-        if (n > counts[this.top]) this.top = c;
-        if (this.misreadArmed) {
-          this.cp1252.reset();
-          this.cp1251.reset();
-          this.misreadArmed = false;
+        const cls = ASCII_CLASS[c];
+        const k = ++counts[c];
+        if (k === 1) this.firstAt[c] = pos;
+        if (k > counts[this.top]) this.top = c;
+        if (cls === C_SPACE || cls === C_NEWLINE) {
+          this.ws++;
+          continue;
         }
         if (cls === C_LETTER || (c >= 48 && c <= 57)) this.letterOrDigit++;
+        if (c <= 32 || c === 127) continue;
       } else {
-        sc = scriptOf(c);
-        cls = sc !== SCRIPT_NONE ? C_LETTER : isSpaceUnit(c) ? C_SPACE : C_PROSE;
-        if (c === 0xfffd) {
-          if (this.fffd++ === 0) this.firstFffd = pos;
+        if (isSpaceUnit(c)) {
+          this.ws++;
+          continue;
         }
-        else if (c === 0x2047) this.unknownPieces++; // "⁇": SentencePiece's rendering of an unknown piece
-        this.cp1252.step(c, pos);
-        this.cp1251.step(c, pos);
-        if (this.prevWide === GBK_LEAD && c >= 0xa1 && c <= 0xfe) {
-          if (this.gbk++ === 0) this.firstGbk = pos - 1;
-        }
-        this.misreadArmed = true;
         // Letters of any script, and astral characters (CJK extensions, but emoji too: an
         // emoji-only answer is not a symbol flood).
-        if (sc !== SCRIPT_NONE || (c >= 0xd800 && c < 0xe000)) this.letterOrDigit++;
+        if (scriptOf(c) !== SCRIPT_NONE || (c >= 0xd800 && c < 0xe000)) this.letterOrDigit++;
       }
-      this.prevWide = c;
-      if (cls === C_SPACE || cls === C_NEWLINE) this.ws++;
-      else {
-        this.nonWs++;
-        if (this.firstNonWs < 0) this.firstNonWs = pos;
-      }
-
-      if (this.marker !== null) this.markerChar(c, pos);
-      else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
-        this.marker = String.fromCharCode(c);
-        this.markerStart = pos;
-      } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
-
-      if (this.echo !== null) this.echoStep(c, cls, pos);
-
-      if (cls === C_LETTER) {
-        if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
-        if (this.tokKind === 2) this.tokTurns++;
-        this.tokKind = 1;
-        if (!(c < 128 && isHexLetter(c))) {
-          this.tokHex = false;
-          this.wHex = false;
-        }
-        if (this.wLen === 0) this.startWord(pos, sc, c);
-        else if (sc !== SCRIPT_INHERIT && sc !== this.wScript) {
-          if (incompatibleScripts(this.wScript, sc)) this.wOdd = true;
-          this.wScript = sc;
-        }
-        if (isUpper(c)) {
-          if (this.wLowerRun >= 2) this.wOdd = true;
-          this.wLowerRun = 0;
-        } else if (isLower(c)) this.wLowerRun++;
-        if (this.wLen < 32) this.wBuf[this.wLen] = lower(c);
-        this.wHash = Math.imul(this.wHash ^ lower(c), FNV_P);
-        this.wLen++;
-      } else {
-        if (this.wLen !== 0) this.endWord();
-        if (c >= 48 && c <= 57) {
-          if (this.tokKind === 1) this.tokTurns++;
-          this.tokKind = 2;
-        } else if (this.tokKind !== 0) this.endToken();
-        if (this.enumState < 3) this.enumStep(c, cls);
-        else if (c >= 48 && c <= 57) this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), FNV_P);
-        this.gapLast = c;
-        if (this.gapLen++ === 0) {
-          this.gapFirst = c;
-          if (c === 58 && this.lastRole !== 0) this.inlineRole();
-        }
-        if (cls !== C_SPACE) {
-          this.gapSpacesOnly = false;
-        }
-        if (cls === C_CODE) this.gapCode = true;
-        if (c === 96) this.backtick();
-        else if (cls === C_NEWLINE) {
-          if (c === 10) this.endLine(pos);
-        } else if (cls !== C_SPACE) this.lineLead = false;
-      }
-      pos++;
-      // At fixed offsets, so that the verdict does not depend on how the text was split.
-      if ((pos & 15) === 0 && this.nonWs >= LEX.floodStreamChars && !this.flagged.has('answer-flood')) this.checkFlood(false);
+      this.nonWs++;
+      if (this.firstNonWs < 0) this.firstNonWs = pos;
     }
-    this.pos = pos;
+  }
+
+  /** A letter of script sc inside a word whose letters so far were of another script. */
+  private scriptTurn(sc: number, pos: number): void {
+    if (this.wScript !== SCRIPT_NONE && incompatibleScripts(this.wScript, sc)) {
+      this.wOdd = true;
+      this.saladEvent(pos);
+    }
+    this.wScript = sc;
+  }
+
+  /**
+   * Token salad: script clashes inside a word, U+FFFD and byte-level BPE artefacts (Ġ, Ċ, ĉ,
+   * "âĢ"), saladEvents of them within saladSpan characters.
+   */
+  private saladEvent(pos: number): void {
+    if (this.flagged.has('token-salad')) return;
+    const ring = this.saladRing;
+    const k = ring.length;
+    ring[this.saladCount % k] = pos;
+    this.saladCount++;
+    if (this.saladCount >= k) {
+      const oldest = ring[this.saladCount % k];
+      if (pos - oldest <= L_saladSpan) {
+        this.flag('token-salad', oldest, `${k} script clashes, U+FFFD or byte-level BPE artefacts within ${pos - oldest + 1} characters`);
+      }
+    }
+  }
+
+  /** Every character the fast path does not take. */
+  private step(c: number, pos: number): void {
+    let cls: number;
+    let sc = 0;
+    if (c < 128) {
+      cls = ASCII_CLASS[c];
+      if (cls === C_LETTER) sc = this.afterBackslash ? SCRIPT_NONE : SCRIPT_LATIN;
+      if (this.misreadArmed) {
+        this.cp1252.reset();
+        this.cp1251.reset();
+        this.misreadArmed = false;
+        this.prevWide = 0;
+      }
+    } else {
+      sc = scriptOf(c);
+      cls = sc !== SCRIPT_NONE ? C_LETTER : isSpaceUnit(c) ? C_SPACE : C_PROSE;
+      this.wide(c, pos);
+    }
+    if (c !== 92 && cls !== C_LETTER) this.afterBackslash = false;
+
+    if (this.marker !== null) this.markerChar(c, pos);
+    else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
+      this.marker = String.fromCharCode(c);
+      this.markerStart = pos;
+    } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
+
+    if (this.echo !== null) this.echoStep(c, cls, pos);
+
+    if (cls === C_LETTER) {
+      if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
+      if (this.tokKind === 2) this.tokTurns++;
+      this.tokKind = 1;
+      if (!(c < 128 && isHexLetter(c))) {
+        this.tokHex = false;
+        this.wHex = false;
+      }
+      if (this.wLen === 0) this.startWord(pos, sc, c);
+      else if (sc !== SCRIPT_INHERIT && sc !== this.wScript && sc !== SCRIPT_NONE) this.scriptTurn(sc, pos);
+      if (isUpper(c)) {
+        if (this.wLowerRun >= 2) this.wOdd = true;
+        this.wLowerRun = 0;
+      } else if (isLower(c)) this.wLowerRun++;
+      this.wHash = Math.imul(this.wHash ^ lower(c), FNV_P);
+      this.wLen++;
+      return;
+    }
+    if (this.wLen !== 0) this.endWord();
+    if (c >= 48 && c <= 57) {
+      if (this.tokKind === 1) this.tokTurns++;
+      this.tokKind = 2;
+    } else if (this.tokKind !== 0) this.endToken();
+    if (c === 92) this.afterBackslash = true;
+    if (this.enumState < 3) this.enumStep(c, cls);
+    else if (c >= 48 && c <= 57) this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), FNV_P);
+    this.gapLast = c;
+    if (this.gapLen++ === 0) {
+      this.gapFirst = c;
+      if (c === 58 && this.lastRole !== 0) this.inlineRole();
+    }
+    if (cls !== C_SPACE) this.gapSpacesOnly = false;
+    if (cls === C_CODE) this.gapCode = true;
+    if (c === 96) this.backtick();
+    else if (cls === C_NEWLINE) {
+      if (c === 10) this.endLine(pos);
+    } else if (cls !== C_SPACE) this.lineLead = false;
+  }
+
+  /** Non-ASCII evidence: U+FFFD, "⁇", BPE artefacts, code-page misreads. */
+  private wide(c: number, pos: number): void {
+    if (c === 0xfffd) {
+      if (this.fffd++ === 0) this.firstFffd = pos;
+      this.saladEvent(pos);
+    } else if (c === 0x2047) this.unknownPieces++; // "⁇": SentencePiece's rendering of an unknown piece
+    else if (c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && this.prevWide === 0xe2)) this.saladEvent(pos);
+    this.cp1252.step(c, pos);
+    this.cp1251.step(c, pos);
+    if (this.prevWide === GBK_LEAD && c >= 0xa1 && c <= 0xfe) {
+      if (this.gbk++ === 0) this.firstGbk = pos - 1;
+    }
+    this.prevWide = c;
+    this.misreadArmed = true;
   }
 
   private startWord(pos: number, sc: number, c: number): void {
@@ -452,7 +667,7 @@ export class LexicalScanner {
       const f = this.wFlags[slot];
       if (!(f & F_ODD)) {
         this.wFlags[slot] = f | F_ODD;
-        this.sums[31 - Math.clz32(F_ODD)]++;
+        this.sumsLow += SPREAD[F_ODD];
       }
     }
     this.tokKind = 0;
@@ -465,9 +680,9 @@ export class LexicalScanner {
     if (this.words < LEX.roleMinWords || !this.lastRoleCapital) return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
-      this.flag('template-leak', at, `a user turn ("${this.lastRoleText}:") starts at offset ${at} inside the answer: the model writes the user's part`);
+      this.flag('template-leak', at, `a user turn ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") starts at offset ${at} inside the answer: the model writes the user's part`);
     } else if (this.lastRole === 2) {
-      this.flag('template-leak', at, `a role label ("${this.lastRoleText}:") at offset ${at} looks like a new turn`, 'suspect');
+      this.flag('template-leak', at, `a role label ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") at offset ${at} looks like a new turn`, 'suspect');
     }
   }
 
@@ -485,15 +700,16 @@ export class LexicalScanner {
       this.sameRun = 1;
       this.sameRunStart = this.wStart;
     }
-    this.lastRole = USER_ROLES.has(h) ? 1 : OTHER_ROLES.has(h) ? 2 : 0;
+    const cls = WORD_TABLE.get(h);
+    this.lastRole = cls & W_USER ? 1 : cls & W_OTHER_ROLE ? 2 : 0;
     if (this.lastRole !== 0) {
       this.lastRoleAt = this.wStart;
       this.lastRoleCapital = isUpper(this.wFirst);
-      this.lastRoleText = String.fromCharCode(...this.wBuf.subarray(0, Math.min(len, 32)));
+      this.lastRoleHash = h;
     }
     let f = 0;
     if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data) f |= F_REPEAT;
-    if (STOPWORDS.has(h)) f |= F_STOP;
+    if (cls & W_STOP) f |= F_STOP;
     if (this.gapCode) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
@@ -503,9 +719,12 @@ export class LexicalScanner {
       f |= F_SWITCH;
       if (!((this.prevScript === SCRIPT_LATIN && sc === SCRIPT_CYRILLIC) || (this.prevScript === SCRIPT_CYRILLIC && sc === SCRIPT_LATIN))) f |= F_RARE_SWITCH;
     }
-    let odd = this.wOdd;
-    if (!odd && len >= 6 && len <= 32 && (len & 1) === 0 && this.halvesEqual(len)) odd = true;
-    if (odd) f |= F_ODD;
+    if (this.wOdd) f |= F_ODD;
+    if (this.words >= 4) {
+      const hs = this.wHashes;
+      const w = this.words;
+      if (hs[(w - 1) & WMASK] === h || hs[(w - 2) & WMASK] === h || hs[(w - 3) & WMASK] === h || hs[(w - 4) & WMASK] === h) f |= F_NEAR;
+    }
 
     // One word of another script between two of the same script: a spliced token (suspect).
     if (this.words >= 2 && this.spliced < 0 && this.prevPrevScript !== 0 && this.prevPrevScript === sc &&
@@ -541,26 +760,24 @@ export class LexicalScanner {
     this.gapSpacesOnly = true;
     this.gapCode = false;
     this.gapLen = 0;
-    if (this.words >= WINDOW && (this.words & 3) === 0) this.judgeWindow(WINDOW, false);
+    if (this.words >= WINDOW && (this.words & 7) === 0) this.judgeWindow(WINDOW, false);
+    this.afterBackslash = false;
   }
 
-  private halvesEqual(len: number): boolean {
-    const half = len >> 1;
-    const b = this.wBuf;
-    for (let k = 0; k < half; k++) if (b[k] !== b[k + half]) return false;
-    return true;
-  }
-
+  /** Window counts per flag, packed six bits a flag (a window holds at most 32 words). */
   private remember(f: number): void {
-    for (let bit = 0; bit < 10; bit++) if (f & (1 << bit)) this.sums[bit]++;
+    this.sumsLow += SPREAD[f & 31];
+    this.sumsHigh += SPREAD[(f >>> 5) & 31];
   }
 
   private forget(f: number): void {
-    for (let bit = 0; bit < 10; bit++) if (f & (1 << bit)) this.sums[bit]--;
+    this.sumsLow -= SPREAD[f & 31];
+    this.sumsHigh -= SPREAD[(f >>> 5) & 31];
   }
 
   private sum(flag: number): number {
-    return this.sums[31 - Math.clz32(flag)];
+    const bit = 31 - Math.clz32(flag);
+    return bit < 5 ? (this.sumsLow >>> (6 * bit)) & 63 : (this.sumsHigh >>> (6 * (bit - 5))) & 63;
   }
 
   /** Distinct words among the last n, with a stamped open-addressing table (no garbage per call). */
@@ -599,6 +816,10 @@ export class LexicalScanner {
     return this.wStarts[(this.words - n) & WMASK];
   }
 
+  private static where(n: number, start: number, atFinish: boolean): string {
+    return atFinish ? `in the answer's ${n} words` : `in ${n} words from offset ${start}`;
+  }
+
   /**
    * Word-window rules over the last n words (WINDOW while streaming, fewer for a short answer at
    * finish). Shares, not counts, so one rule serves both.
@@ -613,26 +834,26 @@ export class LexicalScanner {
     const spaces = this.sum(F_SPACE);
     const start = this.windowStart(n);
     const prose = codeGaps <= LEX.proseMaxCodeGaps * n && this.sum(F_PROSE) >= LEX.proseGaps * n;
-    const where = (): string => (atFinish ? `in the answer's ${n} words` : `in ${n} words from offset ${start}`);
 
     if (!this.flagged.has('word-repetition')) {
       if (repeats >= LEX.stutterShare * n) {
-        this.flag('word-repetition', start, `${repeats} of ${n} words repeat the word before them ${where()}`);
-      } else if (prose && n >= LEX.ttrMinWords) {
+        this.flag('word-repetition', start, `${repeats} of ${n} words repeat the word before them ${LexicalScanner.where(n, start, atFinish)}`);
+      } else if (prose && n >= LEX.ttrMinWords && this.sum(F_NEAR) >= LEX.ttrNearRepeats * n) {
+        // Few distinct words means many near repeats: counting them first spares the count of distinct words.
         const d = this.distinct(n);
-        if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${where()}`);
+        if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${LexicalScanner.where(n, start, atFinish)}`);
       }
     }
     if (!this.flagged.has('word-salad') && prose) {
       if (listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
         (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))) {
-        this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${where()}: function-word salad`);
+        this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${LexicalScanner.where(n, start, atFinish)}: function-word salad`);
       } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.scriptsIn(n) >= LEX.switchScripts)) {
-        this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${where()}`);
+        this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
       } else if (odd >= LEX.oddShare * n) {
-        this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${where()}`);
+        this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`);
       } else if (listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
-        this.flag('word-salad', start, `${n} words with only ${stops} function words among them ${where()}: random vocabulary`);
+        this.flag('word-salad', start, `${n} words with only ${stops} function words among them ${LexicalScanner.where(n, start, atFinish)}: random vocabulary`);
       }
     }
   }
@@ -675,9 +896,10 @@ export class LexicalScanner {
     const alone = words === 1;
     const colon = gap === 58 || gap === 0xff1a;
     if (!alone && !colon) return;
-    if (USER_ROLES.has(first)) {
+    const cls = WORD_TABLE.get(first);
+    if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
-    } else if (OTHER_ROLES.has(first)) {
+    } else if (cls & W_OTHER_ROLE) {
       this.flag('template-leak', at, `a role line at offset ${at} looks like a new turn`, 'suspect');
     }
   }
@@ -768,7 +990,7 @@ export class LexicalScanner {
     if (START_MARKER.test(text)) {
       this.flag('template-leak', at, `the chat-template marker ${text} at offset ${at} opens a new turn inside the answer`);
     } else if (END_MARKER.test(text)) {
-      if (this.endMarker === null) this.endMarker = { text, at, after: this.nonWs - text.length > 0 };
+      if (this.endMarker === null) this.endMarker = { text, at, after: this.firstNonWs >= 0 && this.firstNonWs < at };
       this.textSinceMarker = false;
     }
   }

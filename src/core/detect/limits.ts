@@ -103,6 +103,8 @@ export const LEX = Object.freeze({
   /** Low type-token ratio in prose: at most this share of distinct words, from ttrMinWords words. */
   ttrMaxShare: 0.28,
   ttrMinWords: 16,
+  /** ... checked only when this share of words repeats one of the four before it. */
+  ttrNearRepeats: 0.25,
   /** Function-word salad: this share of function words, ... */
   functionOnlyShare: 0.8,
   /** ... or this share with at most functionSaladDistinct distinct words. */
