@@ -74,6 +74,16 @@ Local geography matters a great deal as well: the shape of a bay can amplify the
 export const HEALTHY_ANSWERS: readonly string[] = [GREETING, PRIME, COUNTING, KV_CACHE, CHECKLIST, TIDES];
 
 const LOOP_SENTENCE = ' The answer depends on the configuration of the server and the model.';
+
+/** Written for the simulator: accented and CJK text, so a Latin-1 misread shows. */
+const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wächst linear. 缓存命中率提高了。';
+
+const FUNCTION_WORDS = [' the', ' to', ' and', ' of', ' a', ' that', ' it', ' is', ' in', ' like', ' with', ' which', ' for', ' as', ' on'];
+
+const RUNAWAY_TURN = '<|im_end|>\n<|im_start|>user\nThanks! Can you also explain how the scheduler batches requests?<|im_end|>\n' +
+  '<|im_start|>assistant\nOf course. The scheduler groups waiting requests by their prefix and admits them while memory allows.<|im_end|>\n';
+
+const LIST_ITEMS = ['Check the driver version', 'Restart the server', 'Clear the kernel cache', 'Probe the model again'];
 const LOOP_WORD = ' claus';
 
 
@@ -199,6 +209,41 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       const texts: string[] = [];
       for (let i = 0; i < maxTokens; i++) texts.push(SALAD_PIECES[Math.floor(rand() * SALAD_PIECES.length)]);
       return fromTexts(texts, null);
+    }
+    case 'symbol-flood':
+      return fromTexts(Array<string>(maxTokens).fill('+'), null);
+    case 'special-tokens':
+      return fromTexts(Array<string>(maxTokens).fill('<unk>'), null);
+    case 'word-stutter': {
+      const texts: string[] = [];
+      for (const t of tokenize(healthyAnswerFor(prompt, seed))) texts.push(t, /^\s*\p{L}/u.test(t) ? ` ${t.trimStart()}` : '');
+      return fromTexts(texts.filter((t) => t !== ''), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'function-word-salad': {
+      const texts: string[] = [];
+      for (let i = 0; i < maxTokens; i++) texts.push(FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]);
+      return fromTexts(texts, null);
+    }
+    case 'mojibake': {
+      const misread = Buffer.from(ACCENTED, 'utf8').toString('latin1');
+      return fromTexts(tokenize(misread), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'runaway-template': {
+      const texts = tokenize(healthyAnswerFor(prompt, seed).split('\n')[0] ?? '');
+      const turn = tokenize(RUNAWAY_TURN);
+      while (texts.length < maxTokens) texts.push(...turn);
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'list-cycle': {
+      const texts = tokenize('Here is what to try, in order:\n');
+      for (let i = 0; texts.length < maxTokens; i++) texts.push(...tokenize(`${i + 1}. ${LIST_ITEMS[i % LIST_ITEMS.length]}\n`));
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'spliced-token': {
+      const words = tokenize(healthyAnswerFor(prompt, seed));
+      const at = words.findIndex((t, i) => i > 8 && /^ \p{L}+$/u.test(t));
+      if (at > 0) words.splice(at, 0, ' которые');
+      return fromTexts(words, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'empty':
       return { reasoning, content: [], finishReason: 'stop', matchedStop: EOS_TOKEN_ID, completionTokens: 0 };

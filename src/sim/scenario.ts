@@ -22,11 +22,22 @@ export type Behaviour =
   | 'error-midstream' // a few tokens, then data: {"error":{...}}
   | 'bad-json' // a few tokens, then a data: line that is not JSON
   | 'no-done' // a complete answer whose stream ends without data: [DONE]
-  | 'huge'; // a very long answer in big chunks (totalChars, chunkChars)
+  | 'huge' // a very long answer in big chunks (totalChars, chunkChars)
+  // Shapes seen in real broken answers (test/corpus/real), played with text written here:
+  | 'symbol-flood' // "+" until max_tokens: the NaN failure on a vocabulary whose token 0 is not "!"
+  | 'special-tokens' // "<unk>" filler tokens back to back
+  | 'word-stutter' // a healthy answer with every word said twice
+  | 'function-word-salad' // function words in random order ("the to and of the a")
+  | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
+  | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
+  | 'list-cycle' // a numbered list whose items come back
+  | 'spliced-token'; // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
 
 export const BEHAVIOURS: readonly Behaviour[] = [
   'healthy', 'token0-run', 'nan-marker', 'short-loop', 'sentence-loop', 'token-salad', 'empty', 'tool-calls-lost', 'slow', 'cut',
   'http-500', 'http-503', 'html-error', 'hang', 'error-midstream', 'bad-json', 'no-done', 'huge',
+  'symbol-flood', 'special-tokens', 'word-stutter', 'function-word-salad', 'mojibake', 'runaway-template', 'list-cycle',
+  'spliced-token',
 ];
 
 export interface ModelBehaviour {

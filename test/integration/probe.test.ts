@@ -79,7 +79,9 @@ describe('probe runner against the simulator', function () {
           assert.ok(r.verdict.reasons.some((x) => x.code === 'token0-run'));
         });
 
-        for (const [behaviour, code] of [['short-loop', 'short-loop'], ['sentence-loop', 'long-loop'], ['token-salad', 'token-salad'], ['empty', 'empty']] as const) {
+        for (const [behaviour, code] of [['short-loop', 'short-loop'], ['sentence-loop', 'long-loop'], ['token-salad', 'token-salad'], ['empty', 'empty'],
+          ['symbol-flood', 'answer-flood'], ['special-tokens', 'special-tokens'], ['word-stutter', 'word-repetition'],
+          ['function-word-salad', 'word-salad'], ['mojibake', 'mojibake'], ['runaway-template', 'template-leak'], ['list-cycle', 'list-cycle']] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
             assert.equal(r.status, 'completed');
@@ -87,6 +89,17 @@ describe('probe runner against the simulator', function () {
             assert.ok(r.verdict.reasons.some((x) => x.code === code), JSON.stringify(r.verdict.reasons.map((x) => x.code)));
           });
         }
+
+        it('spliced-token: ok, with a suspect reason that names the spliced word\'s offset', async () => {
+          const r = await probe('spliced-token', endpoint, stream);
+          assert.equal(r.status, 'completed');
+          assert.equal(r.verdict.kind, 'ok', JSON.stringify(r.verdict.reasons));
+          const suspect = r.verdict.reasons.find((x) => x.code === 'spliced-token');
+          assert.ok(suspect, JSON.stringify(r.verdict.reasons));
+          assert.equal(suspect.kind, 'suspect');
+          assert.equal(r.content.slice(suspect.offset, suspect.offset + 7), 'которые');
+          assert.equal(r.verdict.onset, null);
+        });
 
         it('cut: error kind cut, partial answer kept', async () => {
           const r = await probe('cut', endpoint, stream, {}, {}, { cutAfterTokens: 8 });

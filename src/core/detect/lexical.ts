@@ -322,7 +322,6 @@ export class LexicalScanner {
   private prevScript = 0;
   private prevPrevScript = 0;
   private prevWordStart = 0;
-  private prevWordListed = false;
   private spliced = -1;
 
   // Lines.
@@ -642,7 +641,7 @@ export class LexicalScanner {
     else if (c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && this.prevWide === 0xe2)) this.saladEvent(pos);
     this.cp1252.step(c, pos);
     this.cp1251.step(c, pos);
-    if (this.prevWide === GBK_LEAD && c >= 0xa1 && c <= 0xfe) {
+    if (this.prevWide === GBK_LEAD && c >= 0xa2 && c <= 0xbe) {
       if (this.gbk++ === 0) this.firstGbk = pos - 1;
     }
     this.prevWide = c;
@@ -727,8 +726,9 @@ export class LexicalScanner {
     }
 
     // One word of another script between two of the same script: a spliced token (suspect).
-    if (this.words >= 2 && this.spliced < 0 && this.prevPrevScript !== 0 && this.prevPrevScript === sc &&
-      scriptsClash(sc, this.prevScript) && this.prevWordListed === false && listed) {
+    // Only in Latin text: Russian technical text puts Latin words between Cyrillic ones all the time.
+    if (this.words >= 2 && this.spliced < 0 && sc === SCRIPT_LATIN && this.prevPrevScript === SCRIPT_LATIN &&
+      this.prevScript !== SCRIPT_LATIN && scriptsClash(sc, this.prevScript)) {
       this.spliced = this.prevWordStart;
     }
 
@@ -754,7 +754,6 @@ export class LexicalScanner {
     this.prevPrevScript = this.prevScript;
     this.prevScript = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
     this.prevWordStart = this.wStart;
-    this.prevWordListed = listed;
     this.prevHash = h;
     this.wLen = 0;
     this.gapSpacesOnly = true;
@@ -806,6 +805,7 @@ export class LexicalScanner {
   private scriptsIn(n: number): number {
     let mask = 0;
     for (let k = 0; k < n; k++) mask |= 1 << (this.wScripts[(this.words - 1 - k) & WMASK] & 31);
+    mask &= ~(1 << SCRIPT_NONE); // words of no script: roff escapes, words after a backslash
     let count = 0;
     for (; mask; mask &= mask - 1) count++;
     return count;
@@ -834,6 +834,10 @@ export class LexicalScanner {
     const spaces = this.sum(F_SPACE);
     const start = this.windowStart(n);
     const prose = codeGaps <= LEX.proseMaxCodeGaps * n && this.sum(F_PROSE) >= LEX.proseGaps * n;
+    // Salad glues code fragments in ("_EditPressure", "}`RESS"), so the script-switch rule only
+    // asks for text that is not laid out as code: words mostly one space apart, few code gaps.
+    // (Glued pieces stay with prose: identifiers in code and its comments are camelCase.)
+    const spaced = codeGaps <= LEX.spacedMaxCodeGaps * n && spaces >= LEX.spacedSpaces * n;
 
     if (!this.flagged.has('word-repetition')) {
       if (repeats >= LEX.stutterShare * n) {
@@ -844,15 +848,15 @@ export class LexicalScanner {
         if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${LexicalScanner.where(n, start, atFinish)}`);
       }
     }
-    if (!this.flagged.has('word-salad') && prose) {
-      if (listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
+    if (!this.flagged.has('word-salad') && (prose || spaced)) {
+      if (prose && listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
         (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))) {
         this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${LexicalScanner.where(n, start, atFinish)}: function-word salad`);
       } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.scriptsIn(n) >= LEX.switchScripts)) {
         this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (odd >= LEX.oddShare * n) {
+      } else if (prose && odd >= LEX.oddShare * n) {
         this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
+      } else if (prose && listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
         this.flag('word-salad', start, `${n} words with only ${stops} function words among them ${LexicalScanner.where(n, start, atFinish)}: random vocabulary`);
       }
     }
@@ -1098,8 +1102,8 @@ export class LexicalScanner {
     const page = misread === this.cp1252 ? 'CP1252/Latin-1' : 'CP1251';
     if (misread.events >= LEX.mojibakeEvents + (misread === this.cp1251 ? LEX.cp1251Extra : 0)) {
       this.flag('mojibake', misread.firstAt, `${misread.events} character sequences such as ${JSON.stringify(misread.sample)} are UTF-8 bytes read as ${page}`);
-    } else if (this.gbk >= LEX.mojibakeEvents) {
-      this.flag('mojibake', this.firstGbk, `${this.gbk} pairs such as "¡¯" are GBK punctuation read as Latin-1`);
+    } else if (this.gbk > 0) {
+      this.flag('mojibake', this.firstGbk, `${this.gbk === 1 ? 'a pair' : `${this.gbk} pairs`} such as "¡¯" at offset ${this.firstGbk}: GBK punctuation (curly quotes, dashes) read as Latin-1`);
     } else if (this.fffd >= LEX.replacementChars) {
       this.flag('mojibake', this.firstFffd, `${this.fffd} U+FFFD replacement characters: bytes were lost when the tokens were decoded`);
     } else if (misread.events > 0) {

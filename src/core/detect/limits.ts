@@ -98,6 +98,10 @@ export const LEX = Object.freeze({
   proseMaxCodeGaps: 0.25,
   /** ... and at least this share are the gaps prose has (" ", ", ", ". ", " ("). */
   proseGaps: 0.7,
+  /** The mixing rules (scripts, glued pieces) ask less: at most this share of code gaps ... */
+  spacedMaxCodeGaps: 0.35,
+  /** ... and at least this share of words one space apart. */
+  spacedSpaces: 0.45,
   /** Share of words equal to the word before them (only spaces between): stutter. */
   stutterShare: 0.15,
   /** Low type-token ratio in prose: at most this share of distinct words, from ttrMinWords words. */

@@ -306,7 +306,8 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
 
   const answer = new Answer(
     opts.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS,
-    opts.detectorOptions,
+    // The detector knows the prompt, so it can tell when the answer repeats it.
+    { prompt: params.prompt, ...opts.detectorOptions },
     emit,
     now,
     params.earlyStop === true,
