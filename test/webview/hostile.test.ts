@@ -430,6 +430,37 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await page.close();
   });
 
+  it('shows a suspect reason under an OK verdict, labelled, without an onset mark', async () => {
+    const { page, watch } = await openPage();
+    const answer = 'The capital of France is Paris, которые sits on the Seine and has been the seat of government for centuries.';
+    const offset = answer.indexOf('которые');
+    const verdict: Verdict = {
+      kind: 'ok',
+      reasons: [{ code: 'spliced-token', kind: 'suspect', message: `One word in another writing system at offset ${offset} interrupts the text.`, offset }],
+      onset: null,
+    };
+    await streamRun(page, {
+      runId: 'suspect', pane: 'main', deltas: splitRandomly(answer, prng(11), 6).map(encode), verdictEvent: verdict,
+      final: result(answer, verdict), prompt: 'What is the capital of France?',
+    });
+    await page.waitForSelector('[data-testid="pane-main"] [data-testid="reasons"] li[data-kind="suspect"]', WAIT);
+    assert.equal(await page.getAttribute('[data-testid="pane-main"] [data-testid="verdict-badge"]', 'data-verdict'), 'ok');
+    const item = await page.$eval('[data-testid="pane-main"] [data-testid="reasons"] li', (li) => ({
+      code: li.getAttribute('data-code'), cls: li.className, label: li.querySelector('[data-testid="suspect-label"]')?.textContent,
+      text: li.textContent,
+    }));
+    assert.equal(item.code, 'spliced-token');
+    assert.match(item.cls, /reason-suspect/);
+    assert.equal(item.label, 'suspect');
+    assert.match(item.text ?? '', /another writing system/);
+    assert.equal(await page.$('[data-testid="pane-main"] mark.onset'), null, 'a suspect marks no onset');
+    const match = await answerMatches(page, 'main', answer);
+    assert.equal(match.equal, true);
+    await page.screenshot({ path: join(RESULTS, 'webview-suspect.png'), fullPage: true });
+    await assertClean(watch, page);
+    await page.close();
+  });
+
   it('shows OK, a degenerate onset in the compare pane, and keeps the form across reload', async () => {
     const { page, watch } = await openPage();
     const answer = 'The capital of France is Paris. It sits on the Seine and has been the seat of government for centuries.';

@@ -260,7 +260,9 @@ export class ResultPane {
     this.setBadge(verdict.kind);
     this.reasons.replaceChildren(
       ...verdict.reasons.map((reason) =>
-        h('li', { class: `reason reason-${reason.kind}`, attrs: { 'data-code': reason.code } },
+        h('li', { class: `reason reason-${reason.kind}`, attrs: { 'data-code': reason.code, 'data-kind': reason.kind } },
+          // A suspect is weak evidence: shown, labelled, and left out of the verdict.
+          ...(reason.kind === 'suspect' ? [h('span', { class: 'reason-level', testid: 'suspect-label' }, 'suspect'), ' '] : []),
           h('code', {}, reason.code), ' ', reason.message)),
     );
     this.answer.setOnset(verdict.kind === 'ok' ? null : verdict.onset);

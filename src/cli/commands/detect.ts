@@ -7,9 +7,11 @@ import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 const USAGE = `Usage: inference-doctor detect FILE.jsonl
        inference-doctor detect -            (read standard input)
 
-Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?}
-(Python's NaN/Infinity literals are accepted). Each output line is {"id", "verdict", "reasons"},
-or {"id", "error"} for a line that is not a valid record. Blank lines are skipped. Exit 0.`;
+Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?,
+"prompt"?} (Python's NaN/Infinity literals are accepted; with "prompt" an echoed prompt is seen).
+Each output line is {"id", "verdict", "reasons", "suspects"?}: "reasons" made the verdict,
+"suspects" is weak evidence that left it alone. {"id", "error"} marks a line that is not a valid
+record. Blank lines are skipped. Exit 0.`;
 
 export const detectCommand: Command = {
   name: 'detect',

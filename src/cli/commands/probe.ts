@@ -103,8 +103,11 @@ function summary(result: ProbeResult, model: string | undefined): string {
   const lines: string[] = [];
   const v = result.verdict;
   if (result.status === 'error' && v.kind === 'ok' && result.totalChars === 0) lines.push('verdict: none (no answer to judge)');
-  else lines.push(`verdict: ${v.kind.toUpperCase()}${v.reasons.length ? ` (${v.reasons.map((r) => r.code).join(', ')})` : ''}`);
-  for (const r of v.reasons) lines.push(`  - ${r.message}`);
+  else {
+    const made = v.reasons.filter((r) => r.kind !== 'suspect');
+    lines.push(`verdict: ${v.kind.toUpperCase()}${made.length ? ` (${made.map((r) => r.code).join(', ')})` : ''}`);
+  }
+  for (const r of v.reasons) lines.push(`  - ${r.kind === 'suspect' ? 'suspect: ' : ''}${r.message}`);
   const bits: string[] = [];
   if (model) bits.push(`model ${model}`);
   bits.push(`status ${result.status}`);

@@ -4,7 +4,7 @@
  */
 import { Channel } from './channel';
 import { LexicalScanner } from './lexical';
-import { LIMITS } from './limits';
+import { LEX, LIMITS } from './limits';
 import type {
   DetectorOptions,
   FinishInfo,
@@ -237,6 +237,11 @@ class StreamingDetector implements Detector {
       ch.checkCompression();
     }
     this.contentLex.finish(this.content.longestUnit());
+    // A short answer that is mostly token 0's text is the NaN signature, before any run reaches 24.
+    const top = this.contentLex.dominant();
+    if (top && top.char === this.token0Text && top.count >= LEX.floodWholeChars && top.share >= LEX.floodShare) {
+      this.add('token0-run', top.at, `${top.count} of the answer's visible characters are token 0's text ${JSON.stringify(top.char)}`);
+    }
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
     if (reason === 'length') {
       const loop = this.content.tailLoop();

@@ -1044,6 +1044,14 @@ export class LexicalScanner {
     return this.newlinesAfterText;
   }
 
+  /** The most frequent visible ASCII character of the first FLOOD_SPAN characters, and its share. */
+  dominant(): { char: string; count: number; share: number; at: number } | null {
+    const top = this.top;
+    const visible = this.nonWs - this.thinkTagChars;
+    if (top <= 32 || visible <= 0) return null;
+    return { char: String.fromCharCode(top), count: this.counts[top], share: this.counts[top] / visible, at: this.firstAt[top] };
+  }
+
   /** Counts over the current word window, for tests and for tuning. */
   windowStats(): Record<string, number> {
     const n = Math.min(this.words, WINDOW);

@@ -1,7 +1,7 @@
 /**
  * `inference-doctor detect FILE.jsonl`: one record in, one verdict line out.
  *
- * Input: {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?, "tool_calls"?}.
+ * Input: {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?, "tool_calls"?, "prompt"?}.
  * logprobs may be an array of numbers/null, OpenAI's {content: [{token, logprob}]}, the legacy
  * completions {tokens: [...], token_logprobs: [...]}, or SGLang's native [[logprob, id, text?]].
  */
@@ -11,7 +11,10 @@ import type { FinishInfo, ReasonCode, TokenInfo, VerdictKind } from './types';
 export interface DetectRecordOk {
   id: unknown;
   verdict: VerdictKind;
+  /** Codes of the reasons that made the verdict. */
   reasons: ReasonCode[];
+  /** Codes of suspect reasons (weak evidence that left the verdict alone), when there are any. */
+  suspects?: ReasonCode[];
 }
 
 export interface DetectRecordError {
@@ -177,11 +180,15 @@ export function detectRecord(record: unknown): DetectRecordResult {
     else if (typeof tc === 'number' && Number.isFinite(tc)) finish.toolCallCount = tc;
     const tokens = tokensFromLogprobs(rec.logprobs);
     if (typeof tokens === 'string') return { id, error: tokens };
-    const opts: { token0Text?: string; token0Id?: number } = {};
+    const opts: { token0Text?: string; token0Id?: number; prompt?: string } = {};
     if (typeof rec.token0_text === 'string') opts.token0Text = rec.token0_text;
     if (typeof rec.token0_id === 'number') opts.token0Id = rec.token0_id;
+    if (typeof rec.prompt === 'string') opts.prompt = rec.prompt;
     const v = detect(text, finish, tokens, opts);
-    return { id, verdict: v.kind, reasons: v.reasons.map((r) => r.code) };
+    const out: DetectRecordOk = { id, verdict: v.kind, reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code) };
+    const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
+    if (suspects.length) out.suspects = suspects;
+    return out;
   } catch (e) {
     const id = isRecord(record) ? (record.id ?? null) : null;
     return { id, error: `internal error: ${e instanceof Error ? e.message : String(e)}` };
