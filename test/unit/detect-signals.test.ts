@@ -1,0 +1,224 @@
+/**
+ * The word-, line- and marker-level signals one at a time, each on a real output from the tune
+ * split of test/corpus/real (by id) and on text written here for the edges, with a healthy
+ * counterpart that must stay ok.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDetector, detect, detectRecord } from '../../src/core/detect';
+import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
+import type { RealCase } from '../corpus/real/realCase';
+
+const REAL = new Map(readFileSync(join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl'), 'utf8')
+  .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase).map((c) => [c.id, c]));
+
+/** A real output from the tune split (the validation split is never used to write tests). */
+function real(id: string): RealCase {
+  const c = REAL.get(id);
+  assert.ok(c, `no real output ${id}`);
+  assert.equal(c.split, 'tune', `${id} is not in the tune split`);
+  return c;
+}
+
+function judge(c: RealCase): Verdict {
+  return detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null });
+}
+
+function reason(v: Verdict, code: ReasonCode): Reason {
+  const r = v.reasons.find((x) => x.code === code);
+  assert.ok(r, `expected ${code}, got ${v.reasons.map((x) => `${x.code}/${x.kind}`).join(', ') || 'nothing'}`);
+  return r;
+}
+
+const PROSE = 'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
+  'a few blocks in reserve so that running requests can grow without being preempted. ';
+
+describe('detector signals on real outputs', () => {
+  describe('answer-flood', () => {
+    it('flags a whole answer of "G" (a Q4 model on a broken backend), from the first character', () => {
+      const v = judge(real('r90c28fe4ac'));
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'answer-flood');
+      assert.equal(r.offset, 0);
+      assert.match(r.message, /"G"/);
+    });
+    it('flags nine copies alone, below any run threshold', () => {
+      assert.equal(real('r94c3ad3eec').text, 'GGGGGGGGG');
+      reason(judge(real('r94c3ad3eec')), 'answer-flood');
+    });
+    it('makes a short "!" flood nan: token 0 of byte-level BPE vocabularies', () => {
+      const v = judge(real('rcdf7abaa9e'));
+      assert.equal(v.kind, 'nan');
+      reason(v, 'token0-run');
+    });
+    it('leaves a heading underline and a short table alone', () => {
+      for (const text of ['Results\n=======\n\nAll twelve probes passed.', '| a | b |\n|---|---|\n| 1 | 2 |']) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
+    it('does not depend on how the flood was streamed', () => {
+      const text = `${'+'.repeat(40)}`;
+      const d = createDetector();
+      for (const ch of text) d.push({ text: ch });
+      assert.deepEqual(d.finish({ finishReason: 'length' }).reasons.map((r) => r.code), detect(text, { finishReason: 'length' }).reasons.map((r) => r.code));
+    });
+  });
+
+  describe('special-tokens', () => {
+    it('flags <unk> fillers back to back (a word-level LM answer full of <unk>)', () => {
+      const c = real('rf68bc1a887');
+      const r = reason(judge(c), 'special-tokens');
+      assert.equal(c.text.slice(r.offset, r.offset + 5), '<unk>');
+      assert.match(r.message, /in a row/);
+    });
+    it('flags byte tokens the detokenizer left unmerged', () => {
+      const r = reason(judge(real('r33f8e297e8')), 'special-tokens');
+      assert.match(r.message, /byte tokens/i);
+    });
+    it('makes one filler token a suspect only, and ignores fillers in code', () => {
+      const one = detect(`${PROSE}The tokenizer maps unknown pieces to <unk> here.`, { finishReason: 'stop' });
+      assert.equal(one.kind, 'ok');
+      assert.equal(reason(one, 'special-tokens').kind, 'suspect');
+      const code = detect('Pad with `[PAD] [PAD] [PAD] [PAD]` or:\n```\n<pad><pad><pad><pad>\n```\n', { finishReason: 'stop' });
+      assert.deepEqual(code.reasons, []);
+    });
+  });
+
+  describe('template-leak', () => {
+    it('flags chat-template role markers inside the answer', () => {
+      const c = real('r12f440ba15');
+      const r = reason(judge(c), 'template-leak');
+      assert.equal(c.text.slice(r.offset, r.offset + 10), '<|system|>');
+    });
+    it('flags text that goes on past <|im_end|>', () => {
+      reason(judge(real('r1134005aad')), 'template-leak');
+    });
+    it('flags an invented dialogue with inline "Human:" turns', () => {
+      const c = real('r61ff4298e5');
+      const r = reason(judge(c), 'template-leak');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(c.text.slice(r.offset, r.offset + 6), 'Human:');
+    });
+    it('keeps an end marker at the very end, or a leading </s>, a suspect (healthy real answers)', () => {
+      for (const id of ['rb2bb0fe9d9', 'r6516769f2d']) {
+        const v = judge(REAL.get(id)!);
+        assert.equal(v.kind, 'ok', id);
+        assert.equal(reason(v, 'template-leak').kind, 'suspect', id);
+      }
+    });
+    it('flags a new user turn on its own line, and leaves a template shown in a code block alone', () => {
+      assert.equal(reason(detect(`${PROSE}\nUser: and what about the scheduler?\nAssistant: it batches.`), 'template-leak').kind, 'degenerate');
+      const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
+      assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
+    });
+  });
+
+  describe('word-repetition', () => {
+    it('flags a word said over and over (TensorRT-LLM "fear fear fear")', () => {
+      const c = real('r941b8e39e9');
+      const r = reason(judge(c), 'word-repetition');
+      assert.equal(c.text.slice(r.offset, r.offset + 4), 'fear');
+    });
+    it('flags two words cycling in prose', () => {
+      reason(judge(real('r2395cf6e0f')), 'word-repetition');
+    });
+    it('leaves repeated types in a signature and hex dumps alone', () => {
+      for (const text of ['void fill(int, int, int, int);\n', '00000000: 0000 0000 ffff ffff ffff ffff 0000 0000']) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
+  });
+
+  describe('word-salad', () => {
+    it('flags function-word salad', () => {
+      reason(judge(real('ra3e3239dff')), 'word-salad');
+    });
+    it('flags scripts switching word by word (multilingual BPE salad)', () => {
+      reason(judge(real('r2e881c307a')), 'word-salad');
+    });
+    it('flags glued subword pieces', () => {
+      reason(judge(real('rfda5a795b3')), 'word-salad');
+    });
+    it('leaves real healthy prose, lists and tables alone', () => {
+      for (const id of ['r3b1ae84b7b', 'rf70cda8927', 'r5db44b11d9', 'rc5ceac9344', 'r6931ec7e8e']) {
+        const v = judge(REAL.get(id)!);
+        assert.equal(v.kind, 'ok', `${id}: ${v.reasons.map((r) => r.code).join(',')}`);
+      }
+    });
+    it('leaves Russian text with English terms alone', () => {
+      const text = 'Чтобы перезапустить сервер, остановите процесс и запустите его снова с флагом --attention-backend triton. ' +
+        'Если ответы по-прежнему странные, попробуйте отключить CUDA graphs и сравнить результат с bf16 KV cache.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+  });
+
+  describe('mojibake', () => {
+    it('flags UTF-8 read as CP1252 (Cyrillic and Greek turned into Ð and Î pairs)', () => {
+      const c = real('r50ae439b3b');
+      const r = reason(judge(c), 'mojibake');
+      assert.match(r.message, /CP1252/);
+      assert.match(c.text.slice(r.offset), /^[ÐÑ]/, 'the onset is the first misread pair');
+    });
+    it('flags GBK punctuation read as Latin-1', () => {
+      assert.match(reason(judge(real('r16b907b3c3')), 'mojibake').message, /GBK/);
+    });
+    it('flags a run of CP1251 pairs, but not Ukrainian that only looks like one', () => {
+      const misread = Buffer.from('Привет, как дела? Всё хорошо.', 'utf8');
+      const cp1251 = new TextDecoder('windows-1251').decode(misread);
+      assert.match(reason(detect(cp1251), 'mojibake').message, /CP1251/);
+      assert.equal(detect('Рівне та Дніпро є великими містами України, де живуть мільйони людей.').kind, 'ok');
+    });
+    it('makes replacement characters degenerate from two, a suspect at one', () => {
+      assert.equal(reason(detect('你好����！我是助手。'), 'mojibake').kind, 'degenerate');
+      const one = detect(`${PROSE}\ufffd`);
+      assert.equal(one.kind, 'ok');
+      assert.equal(reason(one, 'mojibake').kind, 'suspect');
+    });
+  });
+
+  describe('list-cycle', () => {
+    it('flags a numbered list whose items come back (38 districts, with repeats)', () => {
+      const c = real('rc61b484914');
+      const r = reason(judge(c), 'list-cycle');
+      assert.ok(r.offset > c.text.indexOf('28.'), 'the onset is the first repeated item');
+    });
+    it('leaves numbered steps that differ only by their numbers alone', () => {
+      const steps = Array.from({ length: 12 }, (_, i) => `${i + 1}. Run step ${i + 1} and check the log.`).join('\n');
+      assert.equal(detect(steps, { finishReason: 'stop' }).kind, 'ok');
+    });
+  });
+
+  describe('prompt-echo', () => {
+    const prompt = 'Explain in two sentences why the KV cache grows with the length of the answer.';
+    it('makes one echo a suspect and an echo that comes back degenerate', () => {
+      const once = detect(`${prompt}\n${PROSE}`, { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(once.kind, 'ok');
+      assert.equal(reason(once, 'prompt-echo').kind, 'suspect');
+      const twice = detect(`${prompt}\n${PROSE}\n${prompt.toUpperCase()}\n`, { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(reason(twice, 'prompt-echo').kind, 'degenerate');
+    });
+    it('reads the prompt from a JSONL record', () => {
+      const r = detectRecord({ id: 1, text: `${prompt} ${prompt} ${PROSE}`, finish_reason: 'stop', prompt });
+      assert.ok('reasons' in r && r.reasons.includes('prompt-echo'), JSON.stringify(r));
+    });
+    it('ignores prompts too short to tell', () => {
+      assert.equal(detect('Hi there! Hi there!', { finishReason: 'stop' }, undefined, { prompt: 'Hi there!' }).reasons.length, 0);
+    });
+  });
+
+  describe('levels', () => {
+    it('lets a suspect become degenerate when stronger evidence for the same code arrives', () => {
+      const d = createDetector();
+      d.push({ text: `${PROSE}\ufffd ` });
+      d.push({ text: 'and then \ufffd\ufffd' });
+      const v = d.finish({ finishReason: 'stop' });
+      assert.equal(reason(v, 'mojibake').kind, 'degenerate');
+      assert.equal(v.reasons.filter((r) => r.code === 'mojibake').length, 1);
+    });
+    it('reports suspects apart in JSONL results', () => {
+      const r = detectRecord({ id: 'x', text: `${PROSE}The tokenizer maps unknown pieces to <unk> here.`, finish_reason: 'stop' });
+      assert.deepEqual(r, { id: 'x', verdict: 'ok', reasons: [], suspects: ['special-tokens'] });
+    });
+  });
+});
