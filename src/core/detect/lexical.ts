@@ -22,6 +22,7 @@ import {
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
 import type { ReasonCode, ReasonKind } from './types';
+import { FNV_BASIS, FNV_PRIME, lowerUnit, wordHash } from './wordHash';
 
 // Module-level copies: imported bindings compile to getter calls under some loaders (tsx, the
 // bench and the tests), which costs more than the scan itself on the per-character path.
@@ -45,11 +46,12 @@ const WMASK = WINDOW - 1;
 const ITEM_RING = 64;
 const IMASK = ITEM_RING - 1;
 const MARKER_MAX = 48;
-const FNV = 0x811c9dc5 | 0;
+const FNV = FNV_BASIS;
 /** Character statistics (answer-flood, symbols only, blank) cover the first FLOOD_SPAN characters. */
 const FLOOD_SPAN = 4096;
 const SLICE = 1024;
-const FNV_P = 0x01000193;
+const FNV_P = FNV_PRIME;
+const lower = lowerUnit;
 
 /** SPREAD[x]: the five bits of x moved to six-bit lanes, so that adding it counts each bit. */
 const SPREAD = Int32Array.from({ length: 32 }, (_, x) => {
@@ -85,27 +87,12 @@ for (let c = 0; c < 128; c++) {
   else ASCII_CLASS[c] = C_CODE;
 }
 
-/** Lower-case one UTF-16 unit for the scripts stopword lists cover (ASCII, Latin-1, Cyrillic). */
-function lower(c: number): number {
-  if (c < 128) return c >= 65 && c <= 90 ? c | 32 : c;
-  if (c >= 0xc0 && c <= 0xde && c !== 0xd7) return c + 32;
-  if (c >= 0x410 && c <= 0x42f) return c + 32;
-  if (c >= 0x400 && c <= 0x40f) return c + 80;
-  return c;
-}
-
 function isUpper(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7) || (c >= 0x400 && c <= 0x42f);
 }
 
 function isLower(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7) || (c >= 0x430 && c <= 0x45f);
-}
-
-export function wordHash(word: string): number {
-  let h = FNV;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ lower(word.charCodeAt(i)), FNV_P);
-  return h;
 }
 
 /** Word classes in WORD_TABLE. */
