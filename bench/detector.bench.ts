@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createDetector } from '../src/core/detect';
+import { deflateSync } from 'node:zlib';
+import { createDetector, detect } from '../src/core/detect';
+import type { RealCase } from '../test/corpus/real/realCase';
 import { parseJsonLenient } from '../src/core/detect/record';
 import { seededRandom as mulberry32 } from '../src/core/random';
 
@@ -54,6 +56,37 @@ function bestOf<T>(runs: number, f: () => T): { ms: number; wallMs: number; valu
 function tokenise(text: string, size = 4): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Recall and false positives on the real outputs (test/corpus/real), per split, beside Whisper's
+ * compression-ratio rule (zlib ratio > 2.4 on the whole text) on the same outputs.
+ */
+function realAccuracy(): Record<string, unknown> {
+  const path = join(__dirname, '..', 'test', 'corpus', 'real', 'outputs.jsonl');
+  const cases = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase);
+  const whisper = (text: string): boolean => {
+    const bytes = Buffer.from(text, 'utf8');
+    return bytes.length > 0 && bytes.length / deflateSync(bytes).length > 2.4;
+  };
+  const out: Record<string, unknown> = {};
+  for (const split of ['tune', 'validation'] as const) {
+    const score = (flag: (c: RealCase) => boolean): { recall: number; falsePositiveRate: number; flagged: string; falseAlarms: string } => {
+      let tp = 0, fn = 0, fp = 0, tn = 0;
+      for (const c of cases) {
+        if (c.split !== split || c.scope) continue;
+        const f = flag(c);
+        if (c.label === 'healthy') f ? fp++ : tn++;
+        else f ? tp++ : fn++;
+      }
+      return { recall: Number((tp / (tp + fn)).toFixed(3)), falsePositiveRate: Number((fp / (fp + tn)).toFixed(3)), flagged: `${tp}/${tp + fn}`, falseAlarms: `${fp}/${fp + tn}` };
+    };
+    out[split] = {
+      detector: score((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
+      baselineWhisper24: score((c) => whisper(c.text)),
+    };
+  }
   return out;
 }
 
@@ -121,6 +154,9 @@ export function run(): Promise<Record<string, unknown>> {
     longLoopParagraph: { period: paragraph.length, ...delay(prefix, tokenise(paragraph)) },
     tokenSalad: { period: null, ...delay(prefix, salad) },
     charFlood: { period: 1, ...delay(prefix, ['=']) },
+    // The NVFP4-on-SM120 failure with a vocabulary whose token 0 is "+", from the answer's start.
+    symbolFloodFromStart: { period: 1, ...delay('', ['+']) },
+    wordStutter: { period: null, ...delay(prefix, tokenise(sentence).flatMap((t) => [t, t])) },
   };
   const delays: Record<string, unknown> = {};
   for (const [name, r] of Object.entries(shapes)) {
@@ -149,8 +185,11 @@ export function run(): Promise<Record<string, unknown>> {
       globalPassWallMBps: mbps(regexAll.wallMs),
       matches: regexAll.value,
       detectorOverRegexTime: Number((bulk.ms / regexAll.ms).toFixed(2)),
+      /** The issue's goal: at least half the regex pass's throughput (>= 0.5). */
+      detectorThroughputVsRegex: Number((regexAll.ms / bulk.ms).toFixed(2)),
     },
+    realOutputs: realAccuracy(),
     detectionDelay: delays,
-    goals: { MBps: 50, usPerToken: 2, token0RunTokens: 32, loopPeriods: 4 },
+    goals: { detectorThroughputVsRegex: 0.5, usPerToken: 2, token0RunTokens: 32, loopPeriods: 4, validationRecall: 0.9, falsePositiveRate: 0.01 },
   });
 }

@@ -331,6 +331,9 @@ export class LexicalScanner {
   private firstDuplicate = -1;
   /** Where the line is in its enumerator: 0 leading spaces, 1 digits, 2 after "." or ")" or a bullet, 3 item text, 4 not an item. */
   private enumState = 0;
+  /** The enumerator's number, and the last item's: a number that does not go up starts a new list. */
+  private enumValue = 0;
+  private lastItemNumber = 0;
   private wordsBeforeLine = 0;
   private newlinesAfterText = 0;
 
@@ -839,7 +842,7 @@ export class LexicalScanner {
       if (prose && listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
         (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))) {
         this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${LexicalScanner.where(n, start, atFinish)}: function-word salad`);
-      } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.scriptsIn(n) >= LEX.switchScripts)) {
+      } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.sum(F_RARE_SWITCH) >= LEX.switchRareMin && this.scriptsIn(n) >= LEX.switchScripts)) {
         this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
       } else if (prose && odd >= LEX.oddShare * n) {
         this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`);
@@ -902,7 +905,10 @@ export class LexicalScanner {
   private enumStep(c: number, cls: number): void {
     const st = this.enumState;
     if (cls === C_SPACE) this.enumState = st === 0 ? 0 : st === 2 ? 3 : 4;
-    else if (c >= 48 && c <= 57) this.enumState = st <= 1 ? 1 : 4;
+    else if (c >= 48 && c <= 57) {
+      this.enumValue = st === 0 ? c - 48 : this.enumValue * 10 + (c - 48);
+      this.enumState = st <= 1 ? 1 : 4;
+    }
     else if (c === 46 || c === 41) this.enumState = st === 1 ? 2 : 4;
     else if (cls !== C_NEWLINE) this.enumState = 4;
   }
@@ -913,6 +919,11 @@ export class LexicalScanner {
    * "step 4"), only its enumerator is left out.
    */
   private listItem(h: number, letters: number, at: number): void {
+    if (this.enumValue <= this.lastItemNumber) {
+      this.items = 0;
+      this.duplicates = 0;
+    }
+    this.lastItemNumber = this.enumValue;
     if (letters < LEX.itemMinLetters) return;
     const n = Math.min(this.items, ITEM_RING);
     for (let k = 1; k <= n; k++) {

@@ -118,8 +118,10 @@ export const LEX = Object.freeze({
   switchShare: 0.2,
   /** ... among at least this many writing systems in the window (Russian with English terms has two). */
   switchScripts: 3,
+  /** ... of which at least this many are not Latin <-> Cyrillic (one text ending and another starting is one). */
+  switchRareMin: 3,
   /** BPE salad: share of words glued from pieces (script clash or case turn inside, doubled halves). */
-  oddShare: 0.2,
+  oddShare: 0.25,
   /** Random vocabulary: almost no function words, and this share of glued or foreign words ... */
   noStopShare: 0.1,
   noStopOdd: 0.1,
