@@ -77,8 +77,11 @@ function realAccuracy(): Record<string, unknown> {
       for (const c of cases) {
         if (c.split !== split || c.scope) continue;
         const f = flag(c);
-        if (c.label === 'healthy') f ? fp++ : tn++;
-        else f ? tp++ : fn++;
+        if (c.label === 'healthy') {
+          if (f) fp++;
+          else tn++;
+        } else if (f) tp++;
+        else fn++;
       }
       return { recall: Number((tp / (tp + fn)).toFixed(3)), falsePositiveRate: Number((fp / (fp + tn)).toFixed(3)), flagged: `${tp}/${tp + fn}`, falseAlarms: `${fp}/${fp + tn}` };
     };
