@@ -52,6 +52,13 @@ describe('detector signals on real outputs', () => {
       assert.equal(v.kind, 'nan');
       reason(v, 'token0-run');
     });
+    it('flags an answer that ends in a flood of blank lines (JSON, then nine newlines)', () => {
+      const c = real('rb87a78326a');
+      const r = reason(judge(c), 'answer-flood');
+      assert.match(r.message, /ends in 9 newlines/);
+      assert.equal(c.text.slice(r.offset).trim(), '');
+      assert.equal(detect(`${PROSE}\n\n`, { finishReason: 'stop' }).kind, 'ok', 'two closing newlines are fine');
+    });
     it('leaves a heading underline and a short table alone', () => {
       for (const text of ['Results\n=======\n\nAll twelve probes passed.', '| a | b |\n|---|---|\n| 1 | 2 |']) {
         assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);

@@ -336,6 +336,8 @@ export class LexicalScanner {
   private lastItemNumber = 0;
   private wordsBeforeLine = 0;
   private newlinesAfterText = 0;
+  /** Newlines since the last visible character: an answer that ends in a flood of blank lines. */
+  private trailingNewlines = 0;
 
   // Markers.
   private marker: string | null = null;
@@ -489,6 +491,7 @@ export class LexicalScanner {
     this.wScript = SCRIPT_LATIN;
     this.lineLead = false;
     this.textSinceMarker = true;
+    this.trailingNewlines = 0;
   }
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
@@ -574,6 +577,8 @@ export class LexicalScanner {
       this.wide(c, pos);
     }
     if (c !== 92 && cls !== C_LETTER) this.afterBackslash = false;
+    if (c === 10) this.trailingNewlines++;
+    else if (cls !== C_SPACE && cls !== C_NEWLINE) this.trailingNewlines = 0;
 
     if (this.marker !== null) this.markerChar(c, pos);
     else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
@@ -1078,6 +1083,10 @@ export class LexicalScanner {
       }
       if (!this.flagged.has('answer-flood') && this.ws >= LEX.blankMinChars && this.ws >= LEX.blankShare * this.pos && this.nonWs > 0) {
         this.flag('answer-flood', Math.max(0, this.firstNonWs), `${this.ws} of the answer's ${this.pos} characters are blank`);
+      }
+      if (!this.flagged.has('answer-flood') && this.trailingNewlines >= LEX.trailingBlankLines && this.firstNonWs >= 0) {
+        this.flag('answer-flood', this.pos - this.trailingNewlines,
+          `the answer ends in ${this.trailingNewlines} newlines: the model kept sampling line breaks instead of stopping`);
       }
       const visibleChars = this.nonWs - this.thinkTagChars;
       // One line: ASCII art is symbols too, but drawn over lines.

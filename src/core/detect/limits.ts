@@ -146,6 +146,8 @@ export const LEX = Object.freeze({
   floodStreamShare: 0.95,
   /** A short unit (period <= 8) repeating over this share of the answer, from floodMinChars. */
   unitShare: 0.5,
+  /** An answer that ends in this many newlines (blank lines after the text). */
+  trailingBlankLines: 8,
   /** Blank answer: whitespace share, from blankMinChars whitespace characters. */
   blankMinChars: 32,
   blankShare: 0.9,
