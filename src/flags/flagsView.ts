@@ -13,6 +13,8 @@ import { choiceText, type ChoiceValue, type FlagEntry, type FlagFamily } from '.
 import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
 import type { FlagDifference } from '../core/flags/runtime';
 import type { CatalogEntriesResult, CatalogSourceInfo } from '../shared/lspProtocol';
+import { guardTreeItem } from '../ui/foreignText';
+import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 
 export const FAMILY_LABELS: Record<FlagFamily, string> = {
   attention: 'Attention',
@@ -217,6 +219,10 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   }
 
   getTreeItem(node: FlagsNode): vscode.TreeItem {
+    return guardTreeItem(this.itemFor(node));
+  }
+
+  private itemFor(node: FlagsNode): vscode.TreeItem {
     if (node.kind === 'family') {
       const item = new vscode.TreeItem(FAMILY_LABELS[node.family], this.filterText ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       // VS Code keeps a node's collapse state by id; a filtered tree gets fresh ids so its families open.
@@ -254,17 +260,19 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
 
   private tooltip(node: FlagNode, onServer: string | undefined, def: string | undefined, diffs: FlagDifference[]): vscode.MarkdownString {
     const e = node.entry;
+    // Flag names, help, values, the server's label and the differences all come from files,
+    // installed packages or servers: escaped text and code spans only.
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**${[e.flag, ...e.aliases].map((o) => `\`${o}\``).join(', ')}**`);
-    if (e.group) md.appendMarkdown(` — ${e.group}`);
+    md.appendMarkdown(`**${[e.flag, ...e.aliases].map((o) => codeSpan(o)).join(', ')}**`);
+    if (e.group) md.appendMarkdown(` — ${escapeMarkdown(e.group)}`);
     md.appendMarkdown('\n\n');
-    if (e.help) md.appendText(`${e.help}\n\n`);
-    const facts = [`Field: \`${e.field}\``, `Family: ${FAMILY_LABELS[node.family]}`];
-    if (def !== undefined) facts.push(`Default: \`${def}\`${e.resolvable ? ' (decided at start-up)' : ''}`);
-    if (onServer !== undefined) facts.push(`On ${this.serverLabel ?? 'the server'}: \`${onServer}\``);
+    if (e.help) md.appendMarkdown(`${escapeMarkdown(e.help)}\n\n`);
+    const facts = [`Field: ${codeSpan(e.field)}`, `Family: ${FAMILY_LABELS[node.family]}`];
+    if (def !== undefined) facts.push(`Default: ${codeSpan(def)}${e.resolvable ? ' (decided at start-up)' : ''}`);
+    if (onServer !== undefined) facts.push(`On ${this.serverLabel ? escapeMarkdown(this.serverLabel) : 'the server'}: ${codeSpan(onServer)}`);
     if (e.choices?.length) facts.push(`Choices: ${e.choices.length}${e.dynamicChoices ? ' (can grow at run time)' : ''}`);
     md.appendMarkdown(facts.map((f) => `- ${f}`).join('\n'));
-    if (diffs.length) md.appendMarkdown(`\n\n**Installed SGLang${this.differencesFrom ? ` (${this.differencesFrom})` : ''}:**\n${diffs.map((d) => `- ${d.message}`).join('\n')}`);
+    if (diffs.length) md.appendMarkdown(`\n\n**Installed SGLang${this.differencesFrom ? ` (${escapeMarkdown(this.differencesFrom)})` : ''}:**\n${diffs.map((d) => `- ${escapeMarkdown(d.message)}`).join('\n')}`);
     return md;
   }
 

@@ -14,6 +14,7 @@ import {
   CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
   type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
+import { notificationText } from '../core/text/foreign';
 
 /** Documents the server looks at. Pattern-based entries catch unit files whatever language id they get. */
 export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string; scheme?: string } | { pattern: string; language?: string; scheme?: string })[] = [
@@ -78,7 +79,7 @@ function startOnce(context: vscode.ExtensionContext): Promise<LanguageClient | u
   starting ??= start(context).catch((e: unknown) => {
     starting = undefined;
     log().error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${notificationText(e instanceof Error ? e.message : String(e))}`);
     return undefined;
   });
   return starting;

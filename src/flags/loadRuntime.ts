@@ -13,6 +13,8 @@ import type { Host } from '../core/hosts/types';
 import type { HostRuleContext } from '../core/remote/ruleContext';
 import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
 import { runtimeHosts, type RuntimeHostTarget } from './runtimeHosts';
+import { notificationText } from '../core/text/foreign';
+import { guardPicks } from '../ui/foreignText';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
 export interface LoadRuntimeArgs {
@@ -54,7 +56,7 @@ async function pickInterpreter(host: LocalHost, target: RuntimeHostTarget | unde
   const other = { label: '$(edit) Other interpreter…', description: 'enter a path (e.g. a virtualenv\'s bin/python)', path: '' };
   const where = target ? ` on ${target.label}` : '';
   const picked = await vscode.window.showQuickPick(
-    [...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other],
+    guardPicks([...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other]),
     { placeHolder: `Which Python${where} has the SGLang to read flags from?`, ignoreFocusOut: true },
   );
   if (!picked) return undefined;
@@ -69,7 +71,7 @@ async function pickHost(hostId: string | undefined): Promise<{ target?: RuntimeH
   if (hostId) {
     const t = targets.find((x) => x.id === hostId);
     if (!t && hostId !== LOCAL_ID) {
-      void vscode.window.showErrorMessage(`Inference Doctor: ${hostId} is not connected. Connect it in the Hosts view first.`);
+      void vscode.window.showErrorMessage(`Inference Doctor: ${notificationText(hostId)} is not connected. Connect it in the Hosts view first.`);
       return undefined;
     }
     return { target: t };
@@ -77,7 +79,7 @@ async function pickHost(hostId: string | undefined): Promise<{ target?: RuntimeH
   const remote = targets.filter((t) => t.id !== LOCAL_ID);
   if (remote.length === 0) return { target: targets.find((t) => t.id === LOCAL_ID) };
   const picked = await vscode.window.showQuickPick(
-    [{ label: 'This machine', description: 'local', id: LOCAL_ID }, ...remote.map((t) => ({ label: t.label, description: 'connected', id: t.id }))],
+    guardPicks([{ label: 'This machine', description: 'local', id: LOCAL_ID }, ...remote.map((t) => ({ label: t.label, description: 'connected', id: t.id }))]),
     { placeHolder: 'Read the flags of the SGLang installed where?', ignoreFocusOut: true },
   );
   if (!picked) return undefined;
@@ -135,7 +137,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (/Cancelled/.test(message)) return undefined;
-    void vscode.window.showErrorMessage(`Inference Doctor: could not read flags with ${python}: ${message}`);
+    void vscode.window.showErrorMessage(`Inference Doctor: could not read flags with ${notificationText(python)}: ${notificationText(message)}`);
     return undefined;
   }
   // The catalog read from server_args.py (workspace or settings) gives lines and deprecations.
@@ -164,7 +166,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const reload = 'Reload (ignore cache)';
   const buttons = [...(differences.length || rt.warnings.length ? [show] : []), ...(rt.fromCache ? [reload] : [])];
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
-  void vscode.window.showInformationMessage(`${summary(rt, differences, hostLabel)}${gpu}`, ...buttons).then(async (answer) => {
+  void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
     if (answer === show) {
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: differencesMarkdown(hostLabel, rt, differences) });
       await vscode.window.showTextDocument(doc, { preview: true });

@@ -16,6 +16,8 @@ import type { ServersFeature } from '../servers/register';
 import { LENS_COMMANDS, type FlagLensArgs } from '../shared/lspProtocol';
 import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
 import { onCatalogStatus, requestCatalogEntries } from './languageClient';
+import { notificationText } from '../core/text/foreign';
+import { guardPicks } from '../ui/foreignText';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
 export const FLAGS_COMMANDS = {
@@ -90,7 +92,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
       // Fall back to the few backend fields the health monitor keeps.
       const backends = servers.health.status(server.id).backends;
       view.setServerValues(backends ? `${server.label} (last health check)` : server.label, backends);
-      if (!backends) void vscode.window.showWarningMessage(`Inference Doctor: could not read /server_info of ${server.label}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!backends) void vscode.window.showWarningMessage(`Inference Doctor: could not read /server_info of ${notificationText(server.label)}: ${notificationText(e instanceof Error ? e.message : String(e))}`);
     }
   };
   let serverValuesLoaded = false;
@@ -119,7 +121,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     if (tree.selection[0]?.kind === 'flag') return tree.selection[0];
     await view.reload();
     const picked = await vscode.window.showQuickPick(
-      view.entries.map((e) => ({ label: e.flag, description: e.field, detail: e.help?.slice(0, 160), e })),
+      guardPicks(view.entries.map((e) => ({ label: e.flag, description: e.field, detail: e.help?.slice(0, 160), e }))),
       { placeHolder, matchOnDescription: true },
     );
     return picked ? view.find(picked.e.flag) : undefined;
@@ -138,7 +140,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     let node = flag ? view.find(flag) ?? (isLensArgs(arg) ? view.find(arg.field) : undefined) : await nodeOrPick(arg, 'Reveal which flag?');
     if (!node) {
       const src = view.source;
-      void vscode.window.showInformationMessage(`${flag ?? 'That flag'} is not in the active flag catalog${src ? ` (${src.kind}: ${src.label})` : ''}.`);
+      void vscode.window.showInformationMessage(`${flag ? notificationText(flag) : 'That flag'} is not in the active flag catalog${src ? ` (${src.kind}: ${notificationText(src.label)})` : ''}.`);
       return;
     }
     if (!view.isVisible(node)) {
@@ -168,7 +170,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     if (target?.scheme === REMOTE_SCHEME) {
       await vscode.env.clipboard.writeText(field);
       const known = (await vscode.commands.getCommands(true)).includes('inferenceDoctor.searchSglangSource');
-      void vscode.window.showInformationMessage(`"${field}" copied: paste it as the query of the SGLang source search on that host.`);
+      void vscode.window.showInformationMessage(`"${notificationText(field)}" copied: paste it as the query of the SGLang source search on that host.`);
       if (known) await vscode.commands.executeCommand('inferenceDoctor.searchSglangSource');
       return;
     }
@@ -193,7 +195,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     const r = view.definitionUri;
     const line = view.definitionLine(node.entry);
     if (!r || !line) {
-      void vscode.window.showInformationMessage(`${node.entry.flag} has no known place in a server_args.py (the active catalog is ${view.source?.kind ?? 'missing'}).`);
+      void vscode.window.showInformationMessage(`${notificationText(node.entry.flag)} has no known place in a server_args.py (the active catalog is ${view.source?.kind ?? 'missing'}).`);
       return;
     }
     const pos = new vscode.Position(line - 1, 0);
@@ -234,7 +236,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     const list = servers.store.list();
     const none = { label: '$(circle-slash) None', description: 'show defaults only', id: undefined as string | undefined };
     const picked = await vscode.window.showQuickPick(
-      [none, ...list.map((s) => ({ label: s.label, description: s.baseUrl, id: s.id }))],
+      guardPicks([none, ...list.map((s) => ({ label: s.label, description: s.baseUrl, id: s.id }))]),
       { placeHolder: list.length ? 'Mark the values of which server in Backend Flags?' : 'No servers registered: add one in the Servers view' },
     );
     if (!picked) return;

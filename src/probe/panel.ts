@@ -17,6 +17,7 @@ import {
   type WebviewToHost,
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
+import { guardPicks } from '../ui/foreignText';
 
 /** viewType of the panel; the serializer and `onWebviewPanel:` activation use it. */
 export const PROBE_VIEW_TYPE = 'inferenceDoctor.probe';
@@ -112,12 +113,12 @@ export class ProbePanel implements vscode.Disposable {
     }
     const icon = { ok: '$(pass)', degenerate: '$(warning)', nan: '$(error)' } as const;
     const picked = await vscode.window.showQuickPick(
-      entries.map((entry) => ({
+      guardPicks(entries.map((entry) => ({
         label: `${icon[entry.verdict] ?? ''} ${entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)'}`,
         description: entry.serverLabel,
         detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
         id: entry.id,
-      })),
+      }))),
       { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
     );
     // showEntry reads the entry (and says so in the panel if it went away since the list).

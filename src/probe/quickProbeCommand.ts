@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
 import { runQuickProbe, type QuickProbeResult } from '../core/probe/quick';
 import type { ServersFeature } from '../servers/register';
+import { notificationText } from '../core/text/foreign';
 
 const VERDICT_LABEL = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN' } as const;
 
@@ -28,14 +29,14 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
       );
     },
   ).then(undefined, (error: unknown) => {
-    void vscode.window.showErrorMessage(`Quick Health Probe failed: ${error instanceof Error ? error.message : String(error)}`);
+    void vscode.window.showErrorMessage(`Quick Health Probe failed: ${notificationText(error instanceof Error ? error.message : String(error))}`);
     return undefined;
   });
   if (!result) return;
 
   const details = 'Show Details';
   const show = result.summary.verdict === 'ok' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  const answer = await show(`${server.label}: ${result.summary.message}`, details);
+  const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
   if (answer === details) {
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: quickProbeReport(server, result) });
     await vscode.window.showTextDocument(doc, { preview: true });

@@ -19,6 +19,8 @@ import { SearchView, type SearchNode, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
 import { setRuntimeHostProvider, type RuntimeHostTarget } from '../flags/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
+import { notificationText } from '../core/text/foreign';
+import { guardPicks } from '../ui/foreignText';
 
 export interface RemoteWiring {
   fireHosts: (node: HostsNode | undefined) => void;
@@ -96,9 +98,9 @@ export class RemoteFeature implements vscode.Disposable {
       if (connected.length === 1) id = connected[0].id;
       else {
         const all = this.hosts.list();
-        const pick = await vscode.window.showQuickPick(all.map((h) => ({
+        const pick = await vscode.window.showQuickPick(guardPicks(all.map((h) => ({
           label: h.label, description: this.hosts.state(h.id).state === 'connected' ? 'connected' : h.source === 'local' ? 'local' : h.spec, id: h.id,
-        })), { placeHolder });
+        }))), { placeHolder });
         id = pick?.id;
       }
     }
@@ -126,10 +128,10 @@ export class RemoteFeature implements vscode.Disposable {
     if (!picked) return undefined;
     const report = picked.session.report ?? await this.hosts.discover(picked.entry.id);
     const servers = report?.servers ?? [];
-    if (servers.length === 0) { void vscode.window.showInformationMessage(`No running SGLang server was found on ${picked.entry.label}.`); return undefined; }
-    const server = servers.length === 1 ? servers[0] : (await vscode.window.showQuickPick(servers.map((s) => ({
+    if (servers.length === 0) { void vscode.window.showInformationMessage(`No running SGLang server was found on ${notificationText(picked.entry.label)}.`); return undefined; }
+    const server = servers.length === 1 ? servers[0] : (await vscode.window.showQuickPick(guardPicks(servers.map((s) => ({
       label: s.unit ?? `pid ${s.pid ?? '?'}`, description: `port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`, s,
-    })), { placeHolder }))?.s;
+    }))), { placeHolder }))?.s;
     return server ? { hostId: picked.entry.id, key: serverKey(server), server, session: picked.session, entry: picked.entry } : undefined;
   }
 
@@ -155,9 +157,9 @@ export class RemoteFeature implements vscode.Disposable {
       void vscode.window.showInformationMessage(wantConnected ? 'No host is connected.' : 'Every host is already connected.');
       return undefined;
     }
-    const pick = await vscode.window.showQuickPick(hosts.map((h) => ({
+    const pick = await vscode.window.showQuickPick(guardPicks(hosts.map((h) => ({
       label: h.label, description: h.source === 'local' ? 'local' : h.spec, id: h.id,
-    })), { placeHolder });
+    }))), { placeHolder });
     return pick?.id;
   }
 
@@ -178,7 +180,7 @@ export class RemoteFeature implements vscode.Disposable {
     const entry = id ? this.hosts.get(id) : undefined;
     if (!entry || entry.source !== 'manual') return;
     const remove = 'Remove';
-    if (await vscode.window.showWarningMessage(`Remove ${entry.label} from the Hosts view? A saved password is deleted too.`, { modal: true }, remove) === remove) {
+    if (await vscode.window.showWarningMessage(`Remove ${notificationText(entry.label)} from the Hosts view? A saved password is deleted too.`, { modal: true }, remove) === remove) {
       await this.hosts.removeManual(entry.id);
     }
   }
@@ -199,7 +201,7 @@ export class RemoteFeature implements vscode.Disposable {
       () => this.hosts.discover(picked.entry.id, { checkEnv: true }),
     );
     if (!report) {
-      void vscode.window.showErrorMessage(`Discovery on ${picked.entry.label} failed: ${this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error'}`);
+      void vscode.window.showErrorMessage(`Discovery on ${notificationText(picked.entry.label)} failed: ${notificationText(this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error')}`);
       return;
     }
     await this.generated.open(`/${slug(picked.entry.label)}/environment-report.txt`, formatEnvReport(report), 'plaintext');
@@ -225,7 +227,7 @@ export class RemoteFeature implements vscode.Disposable {
       if (!dir) return;
       paths = [dir];
     } else if (paths.length > 1) {
-      const pick = await vscode.window.showQuickPick([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))], { placeHolder: 'Several SGLang installations found: search which?' });
+      const pick = await vscode.window.showQuickPick(guardPicks([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))]), { placeHolder: 'Several SGLang installations found: search which?' });
       if (!pick) return;
       paths = pick.paths;
     }
@@ -267,7 +269,7 @@ export class RemoteFeature implements vscode.Disposable {
     if (run.error && !run.cancelled) {
       st.error = `Search stopped: ${errorText(run.error)}`;
       this.hosts.noteError(entry.id, run.error);
-      void vscode.window.showErrorMessage(`${st.error} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`);
+      void vscode.window.showErrorMessage(`${notificationText(st.error)} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`);
     } else if (run.cancelled) st.error = 'Cancelled';
     this.searchView.update();
   }
@@ -308,10 +310,10 @@ export class RemoteFeature implements vscode.Disposable {
       }
       void this.servers.health.refresh(serverId);
       this.hostsView.refresh(s.hostId);
-      void vscode.window.showInformationMessage(`${s.entry.label}:${s.server.port} is forwarded to ${baseUrl} and listed in Servers.`);
+      void vscode.window.showInformationMessage(`${notificationText(s.entry.label)}:${s.server.port} is forwarded to ${notificationText(baseUrl)} and listed in Servers.`);
     } catch (e) {
       this.hosts.noteError(s.hostId, e);
-      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${s.entry.label}: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${notificationText(s.entry.label)}: ${notificationText(errorText(e))}`);
     }
   }
 
@@ -351,7 +353,7 @@ export class RemoteFeature implements vscode.Disposable {
       }
       await vscode.window.showTextDocument(remoteUri(s.hostId, src.path), { preview: false });
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not open the launch file: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`Could not open the launch file: ${notificationText(errorText(e))}`);
     }
   }
 
@@ -377,9 +379,9 @@ export class RemoteFeature implements vscode.Disposable {
       await vscode.commands.executeCommand('vscode.diff', left, right, `${from} ↔ /server_info (${s.entry.label}:${s.server.port})`, { preview: false });
       const { source, note } = await fields;
       if (note) this.log.info(`Compare /server_info: flag fields from the ${source} (${note}).`);
-      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${summariseComparison(result.comparison)} (fields from the ${source}).`);
+      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${notificationText(summariseComparison(result.comparison))} (fields from the ${notificationText(source)}).`);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not compare: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`Could not compare: ${notificationText(errorText(e))}`);
     }
   }
 
@@ -404,7 +406,7 @@ export class RemoteFeature implements vscode.Disposable {
       onLines: () => this.logs.touch(uri),
       onAlert: (alert, notify) => {
         if (!notify) return;
-        void vscode.window.showWarningMessage(`${s.entry.label}: ${alert.title} in ${describeLogSource(source)}: ${alert.line.trim().slice(0, 200)}`, 'Show').then(async (a) => {
+        void vscode.window.showWarningMessage(`${notificationText(s.entry.label)}: ${alert.title} in ${notificationText(describeLogSource(source))}: ${notificationText(alert.line.trim(), { maxLength: 200 })}`, 'Show').then(async (a) => {
           if (a !== 'Show') return;
           const doc = await vscode.workspace.openTextDocument(uri);
           const buf = follower.buffer;
@@ -420,7 +422,7 @@ export class RemoteFeature implements vscode.Disposable {
     void follower.done.then((d) => {
       const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorText(d.error)}`;
       this.logs.ended(uri, docSource, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
-      if (d.reason === 'error') void vscode.window.showWarningMessage(`${s.entry.label}: ${note} (${describeLogSource(source)}).`);
+      if (d.reason === 'error') void vscode.window.showWarningMessage(`${notificationText(s.entry.label)}: ${notificationText(note)} (${notificationText(describeLogSource(source))}).`);
     });
     let doc = await vscode.workspace.openTextDocument(uri);
     if (doc.languageId !== 'sglang-log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then((d) => d, () => doc);

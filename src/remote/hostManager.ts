@@ -11,6 +11,7 @@ import { expandTilde, listSshAliases, parseHostSpec, resolveSshTarget, type SshC
 import { HostError, type Host } from '../core/hosts/types';
 import type { DiscoverOptions, EnvReport } from '../core/discovery/index';
 import { HostSession } from '../core/remote/session';
+import { notificationText } from '../core/text/foreign';
 
 export type HostSource = 'local' | 'config' | 'manual';
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'error';
@@ -189,7 +190,7 @@ export class HostManager implements vscode.Disposable {
   private async confirmSavePassword(entry: HostEntry): Promise<boolean> {
     const save = 'Save Password';
     const answer = await vscode.window.showInformationMessage(
-      `Connected to ${entry.label}. Save the password in VS Code's secret storage for next time?`, save, "Don't Save",
+      `Connected to ${notificationText(entry.label)}. Save the password in VS Code's secret storage for next time?`, save, "Don't Save",
     );
     return answer === save;
   }
@@ -197,10 +198,10 @@ export class HostManager implements vscode.Disposable {
   private async showConnectError(entry: HostEntry, e: unknown): Promise<void> {
     const msg = errorText(e);
     if (e instanceof HostError && (e.kind === 'host-key-changed' || e.kind === 'host-key-revoked')) {
-      await vscode.window.showErrorMessage(`Refused to connect to ${entry.label}`, { modal: true, detail: msg });
+      await vscode.window.showErrorMessage(`Refused to connect to ${notificationText(entry.label)}`, { modal: true, detail: notificationText(msg, { maxLength: 2000 }) });
       return;
     }
-    void vscode.window.showErrorMessage(`Could not connect to ${entry.label}: ${msg}`);
+    void vscode.window.showErrorMessage(`Could not connect to ${notificationText(entry.label)}: ${notificationText(msg)}`);
   }
 
   /** Run discovery (again); the tree shows progress. */
@@ -248,7 +249,7 @@ async function askHostKey(entry: HostEntry, info: UnknownHostKeyInfo): Promise<H
   const remember = 'Trust and Remember';
   const where = info.port === 22 ? info.host : `${info.host}:${info.port}`;
   const answer = await vscode.window.showWarningMessage(
-    `The authenticity of ${entry.label} (${where}) can't be established.`,
+    `The authenticity of ${notificationText(entry.label)} (${notificationText(where)}) can't be established.`,
     {
       modal: true,
       detail: `${info.keyType} key fingerprint:\n${info.sha256Fingerprint}\n\nCompare it with the server's own key before trusting it (on the server: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). "Trust and Remember" stores the key in Inference Doctor's own known_hosts file.`,

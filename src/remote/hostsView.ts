@@ -4,6 +4,7 @@ import { ccText, archOf } from '../core/gpu/gpus';
 import type { EnvWarning, InterpreterReport, SglangServer } from '../core/discovery/index';
 import { serverKey } from '../core/remote/session';
 import type { HostEntry, HostManager } from './hostManager';
+import { guardTreeItem } from '../ui/foreignText';
 
 export type HostsNode =
   | { kind: 'host'; hostId: string }
@@ -42,6 +43,10 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
   refresh(hostId?: string): void { this.fire(hostId ? this.hostNodes.get(hostId) : undefined); }
 
   getTreeItem(node: HostsNode): vscode.TreeItem {
+    return guardTreeItem(this.itemFor(node));
+  }
+
+  private itemFor(node: HostsNode): vscode.TreeItem {
     switch (node.kind) {
       case 'host': return this.hostItem(node.hostId);
       case 'error': {

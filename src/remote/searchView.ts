@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { SearchMatch } from '../core/hosts/search';
 import type { FileGroup, SearchResultGroups } from '../core/remote/searchGroups';
 import { remoteUri } from './remoteFs';
+import { guardTreeItem } from '../ui/foreignText';
 
 export type SearchNode =
   | { kind: 'file'; path: string }
@@ -60,6 +61,10 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
   }
 
   getTreeItem(node: SearchNode): vscode.TreeItem {
+    return guardTreeItem(this.itemFor(node));
+  }
+
+  private itemFor(node: SearchNode): vscode.TreeItem {
     const s = this.state;
     if (node.kind === 'status' || !s) {
       const n = node.kind === 'status' ? node : { label: '', icon: 'info', tooltip: undefined };

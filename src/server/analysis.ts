@@ -11,6 +11,7 @@ import { LineIndex } from '../core/launch/source';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
+import { showControls } from '../core/text/foreign';
 
 export interface Fix { title: string; edits: TextEdit[]; preferred?: boolean }
 export interface FixData { fixes: Fix[] }
@@ -92,7 +93,8 @@ function ruleInfo(rules: KnownBadRule[]): { flags: Map<string, string>; fields: 
 }
 
 function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, message: string, fixes: Fix[] = []): Diagnostic {
-  const d: Diagnostic = { range, severity, code, source: DIAGNOSTIC_SOURCE, message };
+  // Plain text, but from workspace files and rule files: controls shown so nothing reorders it.
+  const d: Diagnostic = { range, severity, code, source: DIAGNOSTIC_SOURCE, message: showControls(message) };
   if (fixes.length) d.data = { fixes } satisfies FixData;
   return d;
 }

@@ -10,6 +10,7 @@ import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { argRange, ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
 import type { CatalogIndex } from './catalogIndex';
+import { codeSpan, escapeMarkdown, safeLink, showControls } from '../core/text/foreign';
 
 export const NO_CATALOG = 'No flag catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath.';
 
@@ -42,37 +43,50 @@ export function hitAt(analysis: Analysis, pos: Position): Hit | undefined {
 
 function defaultText(e: FlagEntry): string | undefined {
   if (e.default !== undefined && e.default !== '==SUPPRESS==') return e.default === null ? 'None' : JSON.stringify(e.default);
-  if (e.defaultExpr) return `\`${e.defaultExpr}\``;
+  if (e.defaultExpr) return e.defaultExpr;
   return undefined;
+}
+
+/** The default as markdown (from server_args.py or an installed SGLang): escaped literal, or a code span for an expression. */
+function defaultMarkdown(e: FlagEntry): string | undefined {
+  const d = defaultText(e);
+  if (d === undefined) return undefined;
+  return e.default !== undefined && e.default !== '==SUPPRESS==' ? escapeMarkdown(d) : codeSpan(d);
 }
 
 function sourceLine(index: CatalogIndex, e: FlagEntry): string {
   const m = index.meta;
-  const where = m.kind === 'runtime' ? `installed server on ${m.label}` : `${m.label}:${e.line}`;
-  return `_Catalog: ${m.kind} · ${where}${m.version ? ` · SGLang ${m.version}` : ''} · ${index.catalog.era} era_`;
+  const where = m.kind === 'runtime' ? `installed server on ${escapeMarkdown(m.label)}` : `${escapeMarkdown(m.label)}:${e.line}`;
+  return `_Catalog: ${m.kind} · ${where}${m.version ? ` · SGLang ${escapeMarkdown(m.version)}` : ''} · ${index.catalog.era} era_`;
 }
 
+/**
+ * Hover and completion text of a flag. Every string in it comes from a server_args.py in the
+ * workspace or from an installed SGLang, so it goes in as escaped text or a code span
+ * (core/text/foreign): help text cannot make links, images or commands.
+ */
 export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string, value?: string): string {
   const lines: string[] = [];
-  const names = [e.flag, ...e.aliases].map((s) => `\`${s}\``).join(', ');
-  lines.push(`**${names}**${e.group ? ` — ${e.group}` : ''}`);
-  if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written)) lines.push(`\`${written}\` is an abbreviation of \`${e.flag}\`.`);
-  if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use \`${e.replacement}\`` : ''}.`);
-  if (e.help) lines.push(e.help);
+  const names = [e.flag, ...e.aliases].map((s) => codeSpan(s)).join(', ');
+  lines.push(`**${names}**${e.group ? ` — ${escapeMarkdown(e.group)}` : ''}`);
+  if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written)) lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
+  if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use ${codeSpan(e.replacement)}` : ''}.`);
+  if (e.help) lines.push(escapeMarkdown(e.help));
   const facts: string[] = [];
-  const d = defaultText(e);
-  if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server_info)' : ''}`);
-  if (e.type) facts.push(`Type: \`${e.type}\``);
-  if (e.action) facts.push(`Action: \`${e.action}\``);
-  if (e.nargs !== undefined && e.nargs !== 0) facts.push(`nargs: \`${e.nargs}\``);
-  if (e.field !== fieldFromFlag(e.flag)) facts.push(`Field: \`${e.field}\``);
+  const d = defaultMarkdown(e);
+  if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server\\_info)' : ''}`);
+  if (e.type) facts.push(`Type: ${codeSpan(e.type)}`);
+  if (e.action) facts.push(`Action: ${codeSpan(e.action)}`);
+  if (e.nargs !== undefined && e.nargs !== 0) facts.push(`nargs: ${codeSpan(String(e.nargs))}`);
+  if (e.field !== fieldFromFlag(e.flag)) facts.push(`Field: ${codeSpan(e.field)}`);
   if (facts.length) lines.push(facts.map((f) => `- ${f}`).join('\n'));
   if (e.choices?.length) {
     const dep = new Map((e.deprecatedChoices ?? []).map((x) => [choiceText(x.value), x.replacement]));
     const items = e.choices.map((c) => {
       const t = choiceText(c);
-      const s = t === value ? `**\`${t}\`**` : `\`${t}\``;
-      return dep.has(t) ? `${s} (deprecated${dep.get(t) ? ` → \`${dep.get(t)}\`` : ''})` : s;
+      const s = t === value ? `**${codeSpan(t)}**` : codeSpan(t);
+      const replacement = dep.get(t);
+      return dep.has(t) ? `${s} (deprecated${replacement ? ` → ${codeSpan(replacement)}` : ''})` : s;
     });
     lines.push(`Choices: ${items.join(', ')}${e.dynamicChoices ? ' _(can grow at run time)_' : ''}`);
   }
@@ -85,16 +99,23 @@ function valueMeaning(e: FlagEntry, value: string): string {
   const d = defaultText(e);
   const isDefault = d !== undefined && (d === JSON.stringify(value) || d === value);
   const dep = e.deprecatedChoices?.find((x) => choiceText(x.value) === value);
-  if (dep) return `\`${value}\`: deprecated value${dep.replacement ? `, now \`${dep.replacement}\`` : ''}.`;
-  if (e.choices?.length && !e.choices.some((c) => choiceText(c) === value)) return `\`${value}\`: not one of the known choices.`;
+  const v = codeSpan(value);
+  if (dep) return `${v}: deprecated value${dep.replacement ? `, now ${codeSpan(dep.replacement)}` : ''}.`;
+  if (e.choices?.length && !e.choices.some((c) => choiceText(c) === value)) return `${v}: not one of the known choices.`;
   if (value === 'auto') return `\`auto\`: the server picks a backend for the GPU and model at start-up.`;
-  return `\`${value}\`${isDefault ? ': the default.' : ': overrides the default.'}`;
+  return `${v}${isDefault ? ': the default.' : ': overrides the default.'}`;
 }
 
 function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
   if (!ms.length) return undefined;
-  return ['**Known issues**', ...ms.map((m) => `- ${ruleMessage(m)}${sourceUrl(m.rule.sources[0]) ? ` ([source](${sourceUrl(m.rule.sources[0])}))` : ''}`)].join('\n');
+  // Title, symptom and fix come from rule files (the workspace's too): escaped text; the source is
+  // a link only when it parses as https, and it shows its real host.
+  return ['**Known issues**', ...ms.map((m) => {
+    const url = sourceUrl(m.rule.sources[0]);
+    const link = url ? safeLink(url, 'source') : null;
+    return `- ${escapeMarkdown(ruleMessage(m))}${link ? ` (${link})` : ''}`;
+  })].join('\n');
 }
 
 export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Hover | null {
@@ -104,9 +125,9 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   const f = hit.flag;
   if (!index) parts.push(`_${NO_CATALOG}_`);
   if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value));
-  else if (f && index) parts.push(`\`${f.arg.name}\` is not in the catalog (${index.meta.label}).`);
-  else if (f) parts.push(`\`${f.arg.name}\` (field \`${f.field}\`)`);
-  else parts.push(`**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${index.meta.label}` : ''}`);
+  else if (f && index) parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).`);
+  else if (f) parts.push(`${codeSpan(f.arg.name ?? '')} (field ${codeSpan(f.field ?? '')})`);
+  else parts.push(`**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch\\_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}`);
   const rules = rulesSection(hit.ac, f?.field);
   if (rules) parts.push(rules);
   const range = hit.value?.range ?? (f ? f.arg.nameRange ?? f.arg.range : hit.ac.cmd.entryRange);
@@ -133,7 +154,8 @@ function flagItems(index: CatalogIndex): CachedItem[] {
   items = [];
   for (const [option, e] of index.byOption) {
     const d = defaultText(e);
-    const detail = [e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · ');
+    // detail is plain text: make controls visible so a bidi override cannot reorder it.
+    const detail = showControls([e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · '));
     const data: FlagItemData = { option };
     const item: CompletionItem = {
       label: option,

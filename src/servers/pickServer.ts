@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
 import type { ServerStore } from './serverStore';
 import type { ServersNode } from './serversView';
+import { guardPicks } from '../ui/foreignText';
 
 /**
  * Resolves the server a command is about: the tree node it was invoked on, a server id passed
@@ -19,7 +20,7 @@ export async function pickServer(store: ServerStore, arg: unknown, placeHolder =
   }
   if (servers.length === 1) return servers[0];
   const picked = await vscode.window.showQuickPick(
-    servers.map((server) => ({ label: server.label, description: server.baseUrl, server })),
+    guardPicks(servers.map((server) => ({ label: server.label, description: server.baseUrl, server }))),
     { placeHolder },
   );
   return picked?.server;

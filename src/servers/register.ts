@@ -6,6 +6,7 @@ import { ServersView } from './serversView';
 import { pickServer } from './pickServer';
 import { checkServer } from './checkServer';
 import { ServerInfoDocuments } from './serverInfoDocuments';
+import { notificationText } from '../core/text/foreign';
 
 export interface ServersFeature {
   store: ServerStore;
@@ -97,7 +98,7 @@ async function removeServer(store: ServerStore, arg: unknown): Promise<void> {
   if (!server || (await explainSettingsServer(store, server.id))) return;
   const remove = 'Remove';
   const answer = await vscode.window.showWarningMessage(
-    `Remove ${server.label} (${server.baseUrl})? Its saved API key is deleted too; probe history stays.`,
+    `Remove ${notificationText(server.label)} (${notificationText(server.baseUrl)})? Its saved API key is deleted too; probe history stays.`,
     { modal: true }, remove,
   );
   if (answer === remove) await store.remove(server.id);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
 import { fetchServerInfo } from '../core/probe/server-api';
 import type { ServerStore } from './serverStore';
+import { notificationText } from '../core/text/foreign';
 
 /**
  * Read-only JSON documents with a server's /server_info, e.g.
@@ -34,7 +35,7 @@ export class ServerInfoDocuments implements vscode.TextDocumentContentProvider {
         return `${JSON.stringify(info, jsonReplacer, 2)}\n`;
       },
     ).then(undefined, (error: unknown) => {
-      void vscode.window.showErrorMessage(`Could not read /server_info of ${server.label}: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Could not read /server_info of ${notificationText(server.label)}: ${notificationText(error instanceof Error ? error.message : String(error))}`);
       return undefined;
     });
     if (text === undefined) return;

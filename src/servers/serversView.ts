@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import type { HealthState, ServerConfig, ServerStatus } from '../core/servers';
 import type { ServerStore } from './serverStore';
 import type { HealthMonitor } from './healthMonitor';
+import { codeSpan, escapeMarkdown } from '../core/text/foreign';
+import { guardTreeItem } from '../ui/foreignText';
 
 /** A row in the Servers view: a server, or one fact about it. */
 export type ServersNode =
@@ -31,6 +33,10 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
   }
 
   getTreeItem(node: ServersNode): vscode.TreeItem {
+    return guardTreeItem(this.itemFor(node));
+  }
+
+  private itemFor(node: ServersNode): vscode.TreeItem {
     if (node.kind === 'detail') {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
       item.description = node.description;
@@ -47,8 +53,8 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
     const [icon, color] = HEALTH_ICON[status.health];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.tooltip = new vscode.MarkdownString(
-      [`**${escapeMd(server.label)}**`, '', `\`${server.baseUrl}\``, '', `Health: ${status.health}`,
-        status.lastError ? `\n\n${escapeMd(status.lastError)}` : ''].join('\n'),
+      [`**${escapeMarkdown(server.label)}**`, '', codeSpan(server.baseUrl), '', `Health: ${status.health}`,
+        status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : ''].join('\n'),
     );
     item.contextValue = 'server';
     item.command = { command: 'inferenceDoctor.openProbePanel', title: 'Open Probe Panel', arguments: [server.id] };
@@ -98,8 +104,4 @@ function detailsOf(server: ServerConfig, status: ServerStatus): ServersNode[] {
   }
   if (status.lastError) rows.push({ kind: 'detail', serverId, label: 'Last error', description: status.lastError, icon: 'warning', tooltip: status.lastError });
   return rows;
-}
-
-function escapeMd(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

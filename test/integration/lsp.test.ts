@@ -25,7 +25,9 @@ const ARGS = join(FIX, 'server_args');
 
 const uriOf = (p: string): string => pathToFileURL(p).toString();
 const read = (p: string): string => readFileSync(p, 'utf8');
-const hoverText = (h: Hover | null): string => (h ? (h.contents as MarkupContent).value : '');
+/** Markdown without its backslash escapes: what the hover shows (foreign text is escaped in full). */
+const readable = (md: string): string => md.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+const hoverText = (h: Hover | null): string => (h ? readable((h.contents as MarkupContent).value) : '');
 const byCode = (ds: Diagnostic[], code: string): Diagnostic[] => ds.filter((d) => d.code === code);
 
 /** Applies LSP text edits to a string (edits must not overlap). */
@@ -232,8 +234,8 @@ describe('language server over stdio', function () {
       assert.ok(flags.items.every((i) => i.label.includes('att') || /a.*t.*t/.test(i.label)));
       const resolved = await c.request<CompletionItem>('completionItem/resolve', item);
       assert.equal(resolved.label, '--attention-backend');
-      assert.match((resolved.documentation as MarkupContent).value, /\*\*`--attention-backend`\*\*/);
-      assert.match((resolved.documentation as MarkupContent).value, /Choices: .*`triton`/);
+      assert.match(readable((resolved.documentation as MarkupContent).value), /\*\*`--attention-backend`\*\*/);
+      assert.match(readable((resolved.documentation as MarkupContent).value), /Choices: .*`triton`/);
       const all = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position: posOf(text, '--att', 2) });
       assert.ok(all.isIncomplete && all.items.length > 0 && all.items.length <= 100);
 
