@@ -209,6 +209,11 @@ async function answerMatches(page: Page, pane: 'main' | 'compare', expected: str
     // The view's own elements: block segments and the onset mark, with fixed attributes only.
     const own = (e: Element) => {
       const attrs = e.getAttributeNames().sort().join(',');
+      if (e.tagName === 'SPAN' && e.className === 'ctl') {
+        // A marked control: one character, labelled by its code point.
+        return attrs === 'class,data-cp,title' && [...(e.textContent ?? '')].length === 1 && e.children.length === 0 &&
+          e.getAttribute('data-cp') === `U+${e.textContent!.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      }
       if (e.tagName === 'SPAN') return /^seg( onset-tail)?$/.test(e.className) && attrs === 'class';
       if (e.tagName === 'MARK') return e.className === 'onset' && attrs === 'class,data-testid,title';
       return false;
@@ -334,11 +339,11 @@ describe('probe webview: hostile model output in headless Chromium', function ()
           const answer = pane.querySelector('[data-testid="answer"]')!;
           if (answer.textContent !== text) bad.push(`${i}: answer text differs`);
           const tags = Array.from(answer.querySelectorAll('*')).map((e) => `${e.tagName}.${e.className}`);
-          if (tags.filter((t) => t !== 'SPAN.seg').join() !== 'MARK.onset') bad.push(`${i}: answer elements ${tags.join(',')}`);
+          if (tags.filter((t) => t !== 'SPAN.seg' && t !== 'SPAN.ctl').join() !== 'MARK.onset') bad.push(`${i}: answer elements ${tags.join(',')}`);
           const mark = answer.querySelector('mark');
           if (mark && mark.textContent !== text.slice(onset)) bad.push(`${i}: onset split at the wrong place`);
           if (pane.querySelector('[data-testid="reasoning"]')!.textContent !== text) bad.push(`${i}: reasoning differs`);
-          if (pane.querySelector('[data-testid="reasons"] li')!.lastChild!.textContent !== text) bad.push(`${i}: reason differs`);
+          if (pane.querySelector('[data-testid="reasons"] li')!.textContent !== `short-loop ${text}`) bad.push(`${i}: reason differs`);
           const error = pane.querySelector('[data-testid="error-body"]');
           if (error?.textContent !== text) bad.push(`${i}: error body differs`);
           const bodyElements = pane.querySelectorAll('img, iframe, script, svg, object, embed, style, a, form, input, x, details');
@@ -426,6 +431,31 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     const finish = await page.textContent('[data-testid="pane-main"] [data-testid="finish"]');
     assert.match(finish ?? '', /NaN happened/);
     await page.screenshot({ path: join(RESULTS, 'webview-nan.png'), fullPage: true });
+    await assertClean(watch, page);
+    await page.close();
+  });
+
+  it('marks bidi and invisible characters in the answer, keeps them for copy, and isolates them', async () => {
+    const { page, watch } = await openPage();
+    const answer = 'The file is \u202Egnp.exe\u202C and the\u200Bsecret\u2066 part.';
+    await streamRun(page, {
+      runId: 'ctl', pane: 'main', deltas: splitRandomly(answer, prng(13), 3).map(encode), final: result(answer, OK),
+      prompt: 'Name the file.',
+    });
+    const marks = await page.$$eval('[data-testid="pane-main"] [data-testid="answer"] .ctl', (els) => els.map((e) => ({
+      cp: e.getAttribute('data-cp'), text: e.textContent, bidi: getComputedStyle(e).unicodeBidi,
+      label: getComputedStyle(e, '::before').content,
+    })));
+    assert.deepEqual(marks.map((m) => m.cp), ['U+202E', 'U+202C', 'U+200B', 'U+2066']);
+    assert.deepEqual(marks.map((m) => m.text), ['\u202E', '\u202C', '\u200B', '\u2066']);
+    for (const m of marks) {
+      assert.equal(m.bidi, 'isolate');
+      assert.equal(m.label, `"${m.cp}"`);
+    }
+    const match = await answerMatches(page, 'main', answer);
+    assert.equal(match.equal, true, 'the exact text is kept for copy');
+    assert.deepEqual(match.elements, []);
+    await page.screenshot({ path: join(RESULTS, 'webview-controls.png'), fullPage: true });
     await assertClean(watch, page);
     await page.close();
   });

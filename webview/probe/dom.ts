@@ -2,6 +2,8 @@
  * Tiny DOM builder. Text only ever goes in through createTextNode / textContent: nothing in the
  * webview parses HTML, so model output and server strings cannot create elements.
  */
+import { BIDI_AND_INVISIBLE } from '../../src/core/text/foreign';
+
 export type Child = Node | string | null | undefined | false;
 
 export interface Props {
@@ -48,4 +50,23 @@ export function clear(el: Element): void {
 
 export function setText(el: Element, text: string): void {
   el.textContent = text;
+}
+
+/**
+ * Text with its invisible and reordering characters marked, as VS Code's editor marks them: each
+ * such character stays in the DOM (copy gives the exact text) inside a span that isolates it, so
+ * a U+202E cannot reverse what follows, and whose CSS label (`data-cp`, not copied) shows it.
+ */
+export function markedText(text: string): Node[] {
+  const out: Node[] = [];
+  let last = 0;
+  for (const m of text.matchAll(BIDI_AND_INVISIBLE)) {
+    const at = m.index;
+    if (at > last) out.push(document.createTextNode(text.slice(last, at)));
+    const cp = `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    out.push(h('span', { class: 'ctl', title: cp, attrs: { 'data-cp': cp } }, m[0]));
+    last = at + m[0].length;
+  }
+  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
+  return out;
 }

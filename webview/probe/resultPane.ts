@@ -2,7 +2,7 @@
 import type { ProbeEvent, ProbeParams, ProbeResult } from '../../src/core/probe/types';
 import type { Verdict } from '../../src/core/detect/types';
 import type { HistoryEntry, Pane } from '../../src/shared/webviewProtocol';
-import { append, h, icon } from './dom';
+import { append, h, icon, markedText } from './dom';
 import { BoundedLines, StreamingText } from './textView';
 
 /** Visible answer characters per pane; older text is dropped from the start. */
@@ -193,8 +193,8 @@ export class ResultPane {
       this.errorBox.hidden = false;
       this.errorBox.replaceChildren();
       append(this.errorBox,
-        h('div', { class: 'error-title' }, icon('error'), ` ${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}: `, e.message),
-        e.bodySnippet ? h('pre', { class: 'error-body', testid: 'error-body' }, e.bodySnippet) : null,
+        h('div', { class: 'error-title' }, icon('error'), ` ${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}: `, ...markedText(e.message)),
+        e.bodySnippet ? h('pre', { class: 'error-body', testid: 'error-body' }, ...markedText(e.bodySnippet)) : null,
         result.content ? h('div', { class: 'error-hint' }, 'The partial answer is kept below.') : null,
       );
     }
@@ -239,7 +239,7 @@ export class ResultPane {
   /** Shows an error that ended a run before any result (e.g. unknown server). */
   fail(message: string): void {
     this.errorBox.hidden = false;
-    this.errorBox.replaceChildren(h('div', { class: 'error-title' }, icon('error'), ' ', message));
+    this.errorBox.replaceChildren(h('div', { class: 'error-title' }, icon('error'), ' ', ...markedText(message)));
     if (this.running) {
       this.el.dataset.status = 'error';
       this.statusEl.textContent = 'Failed';
@@ -252,7 +252,7 @@ export class ResultPane {
   private setTitle(serverLabel: string, params: ProbeParams, startedAt?: number): void {
     const parts = [serverLabel, params.model || 'default model', params.endpoint];
     if (startedAt) parts.push(new Date(startedAt).toLocaleString());
-    this.title.textContent = parts.join(' · ');
+    this.title.replaceChildren(...markedText(parts.join(' · ')));
     this.title.title = params.prompt.slice(0, 500);
   }
 
@@ -263,7 +263,7 @@ export class ResultPane {
         h('li', { class: `reason reason-${reason.kind}`, attrs: { 'data-code': reason.code, 'data-kind': reason.kind } },
           // A suspect is weak evidence: shown, labelled, and left out of the verdict.
           ...(reason.kind === 'suspect' ? [h('span', { class: 'reason-level', testid: 'suspect-label' }, 'suspect'), ' '] : []),
-          h('code', {}, reason.code), ' ', reason.message)),
+          h('code', {}, reason.code), ' ', ...markedText(reason.message))),
     );
     this.answer.setOnset(verdict.kind === 'ok' ? null : verdict.onset);
   }

@@ -9,7 +9,7 @@
  * - the degeneration onset splits the text node it falls in into two, the second inside a
  *   highlighted <mark>; later segments are highlighted too and later deltas go into the mark.
  */
-import { h } from './dom';
+import { h, markedText } from './dom';
 
 /** A segment ends after the first newline past this many chars... */
 const SEG_SOFT = 8 * 1024;
@@ -149,13 +149,23 @@ export class StreamingText {
       }
     }
     const seg = this.segs[index];
-    const at = local - segStart;
-    const node = seg.el.firstChild as Text | null;
     const mark = h('mark', { class: 'onset', testid: 'onset', title: 'Degeneration starts here' });
-    if (node && at < node.length) {
-      const tail = at === 0 ? node : node.splitText(at);
+    // A segment holds text nodes and marked-control spans (one character each): find the child
+    // the onset falls in, split it if it is text, and move it and everything after into the mark.
+    let at = local - segStart;
+    let child = seg.el.firstChild;
+    while (child && at >= (child.textContent ?? '').length) {
+      at -= (child.textContent ?? '').length;
+      child = child.nextSibling;
+    }
+    if (child) {
+      const tail = child instanceof Text && at > 0 ? child.splitText(at) : child;
       seg.el.insertBefore(mark, tail);
-      mark.appendChild(tail);
+      for (let n: ChildNode | null = tail; n; ) {
+        const next: ChildNode | null = n.nextSibling;
+        mark.appendChild(n);
+        n = next;
+      }
     } else {
       seg.el.appendChild(mark);
     }
@@ -200,9 +210,13 @@ export class StreamingText {
       if (take > 1 && i + take < chunk.length && isHighSurrogate(chunk.charCodeAt(i + take - 1))) take -= 1;
       const part = chunk.slice(i, i + take);
       const target = this.mark && this.mark.parentElement === seg.el ? this.mark : seg.el;
+      const nodes = markedText(part);
       const last = target.lastChild;
-      if (last instanceof Text) last.appendData(part);
-      else target.appendChild(document.createTextNode(part));
+      if (last instanceof Text && nodes[0] instanceof Text) {
+        last.appendData(nodes[0].data);
+        nodes.shift();
+      }
+      for (const node of nodes) target.appendChild(node);
       seg.len += take;
       seg.closed = close;
       i += take;

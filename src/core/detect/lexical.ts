@@ -740,7 +740,6 @@ export class LexicalScanner {
       this.lineFirstWord = h;
       this.lineFirstGap = -1;
     } else if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
-    if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
     this.lineWords++;
     this.lineHash = Math.imul(this.lineHash ^ h, FNV_P);
     if (this.gapCode && this.lineWords > 1) this.lineCode = true;
