@@ -212,7 +212,7 @@ async function answerMatches(page: Page, pane: 'main' | 'compare', expected: str
       if (e.tagName === 'SPAN' && e.className === 'ctl') {
         // A marked control: one character, labelled by its code point.
         return attrs === 'class,data-cp,title' && [...(e.textContent ?? '')].length === 1 && e.children.length === 0 &&
-          e.getAttribute('data-cp') === `U+${e.textContent!.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+          e.getAttribute('data-cp') === `U+${e.textContent.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
       }
       if (e.tagName === 'SPAN') return /^seg( onset-tail)?$/.test(e.className) && attrs === 'class';
       if (e.tagName === 'MARK') return e.className === 'onset' && attrs === 'class,data-testid,title';
