@@ -121,9 +121,9 @@ export const LEX = Object.freeze({
   /** ... of which at least this many are not Latin <-> Cyrillic (one text ending and another starting is one). */
   switchRareMin: 3,
   /** BPE salad: share of words glued from pieces (script clash or case turn inside, doubled halves). */
-  oddShare: 0.25,
+  oddShare: 0.3,
   /** Random vocabulary: almost no function words, and this share of glued or foreign words ... */
-  noStopShare: 0.1,
+  noStopShare: 0.07,
   noStopOdd: 0.1,
   /** ... or words strung together by single spaces (no commas, no lines: not a list). */
   noStopSpaces: 0.8,
