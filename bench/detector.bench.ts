@@ -159,7 +159,8 @@ export function run(): Promise<Record<string, unknown>> {
     charFlood: { period: 1, ...delay(prefix, ['=']) },
     // The NVFP4-on-SM120 failure with a vocabulary whose token 0 is "+", from the answer's start.
     symbolFloodFromStart: { period: 1, ...delay('', ['+']) },
-    wordStutter: { period: null, ...delay(prefix, tokenise(sentence).flatMap((t) => [t, t])) },
+    // Every word said twice ("The The function function ..."), a word per token.
+    wordStutter: { period: null, ...delay(prefix, sentence.split(/(?<= )/).flatMap((w) => [w, w])) },
   };
   const delays: Record<string, unknown> = {};
   for (const [name, r] of Object.entries(shapes)) {
