@@ -18,6 +18,7 @@ import {
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { guardPicks } from '../ui/foreignText';
+import { escapeIcons } from '../core/text/foreign';
 
 /** viewType of the panel; the serializer and `onWebviewPanel:` activation use it. */
 export const PROBE_VIEW_TYPE = 'inferenceDoctor.probe';
@@ -114,7 +115,7 @@ export class ProbePanel implements vscode.Disposable {
     const icon = { ok: '$(pass)', degenerate: '$(warning)', nan: '$(error)' } as const;
     const picked = await vscode.window.showQuickPick(
       guardPicks(entries.map((entry) => ({
-        label: `${icon[entry.verdict] ?? ''} ${entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)'}`,
+        label: `${icon[entry.verdict] ?? ''} ${escapeIcons(entry.prompt.replace(/\s+/g, ' ').slice(0, 120)) || '(empty prompt)'}`,
         description: entry.serverLabel,
         detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
         id: entry.id,

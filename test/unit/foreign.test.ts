@@ -10,6 +10,7 @@ import {
   BIDI_AND_INVISIBLE,
   codeSpan,
   escapeMarkdown,
+  escapeIcons,
   isolate,
   notificationText,
   safeLink,
@@ -497,5 +498,15 @@ describe('foreign text: safeLink', () => {
         assert.ok(text.includes(md.utils.escapeHtml(parsed.host)), why);
       }
     }
+  });
+});
+
+describe('foreign text: escapeIcons', () => {
+  it('escapes $(icon) syntax once, leaving other dollars and already escaped icons alone', () => {
+    assert.equal(escapeIcons('$(zap) fast'), '\\$(zap) fast');
+    assert.equal(escapeIcons('a $(sync~spin) b $(x-y)'), 'a \\$(sync~spin) b \\$(x-y)');
+    assert.equal(escapeIcons('\\$(zap)'), '\\$(zap)');
+    assert.equal(escapeIcons('costs $5 (approx)'), 'costs $5 (approx)');
+    assert.equal(escapeIcons(escapeIcons('$(a)$(b)')), '\\$(a)\\$(b)');
   });
 });

@@ -245,3 +245,12 @@ export function safeLink(url: string, label?: string): string | null {
       : `${escapeMarkdown(name)} ${escapeMarkdown(`(${parsed.host})`)}`;
   return `[${shown}](${href})`;
 }
+
+/**
+ * Quick-pick labels, descriptions and details (and status-bar text) render `$(name)` as a codicon.
+ * Foreign text gets VS Code's own escape, a backslash before the `$`, which the label renderer
+ * shows as the literal `$(name)`.
+ */
+export function escapeIcons(text: string): string {
+  return text.replace(/(\\)?\$\([a-z0-9-]+?(?:~[a-z0-9-]*?)?\)/gi, (m: string, escaped: string | undefined) => (escaped ? m : `\\${m}`));
+}
