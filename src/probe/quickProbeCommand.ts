@@ -10,7 +10,7 @@ const VERDICT_LABEL = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN' } as cons
 export async function runQuickProbeCommand(servers: ServersFeature, server: ServerConfig): Promise<void> {
   const config = vscode.workspace.getConfiguration('inferenceDoctor.probe');
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Quick Health Probe on ${server.label}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `Quick Health Probe on ${notificationText(server.label)}`, cancellable: true },
     async (progress, token) => {
       const controller = new AbortController();
       token.onCancellationRequested(() => controller.abort());

@@ -196,7 +196,7 @@ export class RemoteFeature implements vscode.Disposable {
     const picked = await this.pickSession(arg, 'Environment report of which host?');
     if (!picked) return;
     const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Discovering the environment on ${picked.entry.label}…` },
+      { location: vscode.ProgressLocation.Notification, title: `Discovering the environment on ${notificationText(picked.entry.label)}…` },
       // The report asked for by hand includes SGLang's own check_env where it exists.
       () => this.hosts.discover(picked.entry.id, { checkEnv: true }),
     );
@@ -214,14 +214,14 @@ export class RemoteFeature implements vscode.Disposable {
     if (!picked) return;
     const { entry, session } = picked;
     if (!session.report && !Array.isArray((arg as { paths?: unknown } | undefined)?.paths)) {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${entry.label}…` }, () => this.hosts.discover(entry.id));
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${notificationText(entry.label)}…` }, () => this.hosts.discover(entry.id));
     }
     // Callers (other commands, tests) may name the directories: { hostId, paths: ['/abs/dir'] }.
     const given = (arg as { paths?: unknown } | undefined)?.paths;
     let paths = Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/')) ? given as string[] : session.sglangDirs();
     if (paths.length === 0) {
       const dir = await vscode.window.showInputBox({
-        title: `No SGLang installation found on ${entry.label}`, prompt: 'Absolute path of a directory to search instead', placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang', ignoreFocusOut: true,
+        title: `No SGLang installation found on ${notificationText(entry.label)}`, prompt: 'Absolute path of a directory to search instead', placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang', ignoreFocusOut: true,
         validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
       });
       if (!dir) return;
@@ -248,7 +248,7 @@ export class RemoteFeature implements vscode.Disposable {
     void vscode.commands.executeCommand('inferenceDoctor.search.focus');
     let last = 0;
     const run = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Searching "${q.pattern}" on ${entry.label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `Searching "${notificationText(q.pattern)}" on ${notificationText(entry.label)}`, cancellable: true },
       async (progress, token) => {
         token.onCancellationRequested(() => ac.abort('cancelled'));
         return session.search({
@@ -363,7 +363,7 @@ export class RemoteFeature implements vscode.Disposable {
     // Asked in parallel with the port forward and /server_info; falls back to the built-in table.
     const fields = catalogFieldResolver();
     try {
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${s.entry.label}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${notificationText(s.entry.label)}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
@@ -393,7 +393,7 @@ export class RemoteFeature implements vscode.Disposable {
     let source: LogSource | undefined = await s.session.logSourceFor(s.server).catch(() => undefined);
     if (!source) {
       const path = await vscode.window.showInputBox({
-        title: `Log file of the server on ${s.entry.label}:${s.server.port}`, prompt: 'The server is not a systemd unit and its output does not go to a file Inference Doctor can see. Absolute path of its log file:',
+        title: `Log file of the server on ${notificationText(s.entry.label)}:${s.server.port}`, prompt: 'The server is not a systemd unit and its output does not go to a file Inference Doctor can see. Absolute path of its log file:',
         placeHolder: '/var/log/sglang.log', ignoreFocusOut: true, validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
       });
       if (!path) return;

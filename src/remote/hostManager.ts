@@ -121,7 +121,7 @@ export class HostManager implements vscode.Disposable {
     this.set(id, { state: 'connecting', lastError: undefined });
     try {
       const host = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Connecting to ${entry.label}…`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `Connecting to ${notificationText(entry.label)}…`, cancellable: true },
         (_p, token) => this.openHost(entry, token),
       );
       const session = new HostSession(host, id, this.discoverDefaults());
@@ -154,7 +154,7 @@ export class HostManager implements vscode.Disposable {
       const trustStoreFile = vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
       await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
       const passwords = new PasswordSession(this.context.secrets, entry.id, ({ user, host, prompt, echo, attempt }) => Promise.resolve(vscode.window.showInputBox({
-        title: `${user}@${host}`,
+        title: notificationText(`${user}@${host}`),
         prompt: `${attempt > 1 ? 'Not accepted, try again. ' : ''}${prompt.trim() || 'Password'}`,
         password: !echo, ignoreFocusOut: true,
       })));
@@ -180,7 +180,7 @@ export class HostManager implements vscode.Disposable {
       log: (m) => this.log.info(m),
       onUnknownHostKey: (info) => askHostKey(entry, info),
       askPassphrase: async ({ keyFile, attempt }) => vscode.window.showInputBox({
-        title: `Passphrase for ${keyFile}`,
+        title: `Passphrase for ${notificationText(keyFile)}`,
         prompt: attempt > 1 ? 'Wrong passphrase, try again (Escape skips this key)' : `To connect to ${entry.label}. Not saved.`,
         password: true, ignoreFocusOut: true,
       }),

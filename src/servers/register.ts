@@ -85,7 +85,7 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
 async function editServer(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
   const server = await pickServer(store, arg, 'Edit which server?');
   if (!server || (await explainSettingsServer(store, server.id))) return;
-  const url = await vscode.window.showInputBox({ title: `Edit ${server.label}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
+  const url = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
   if (url === undefined) return;
   const label = await vscode.window.showInputBox({ title: `Edit ${server.label}: name`, value: server.label, ignoreFocusOut: true });
   if (label === undefined) return;

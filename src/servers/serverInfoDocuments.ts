@@ -27,7 +27,7 @@ export class ServerInfoDocuments implements vscode.TextDocumentContentProvider {
       query: server.id,
     });
     const text = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Fetching /server_info from ${server.label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `Fetching /server_info from ${notificationText(server.label)}`, cancellable: true },
       async (_progress, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());

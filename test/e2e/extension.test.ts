@@ -14,6 +14,8 @@ import { startSshd, type Sshd } from '../support/sshd';
 import { startFakeLaunchServer, type FakeLaunchServer } from '../support/fakeLaunchServer';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/wait';
 
 const resultsDir = join(repoRoot, 'test-results');
@@ -455,6 +457,68 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.doesNotMatch(issue, /GPU is unknown/);
     await page.screenshot({ path: join(resultsDir, 'e2e-flags-host-gpu.png') });
     await page.mouse.move(5, 500);
+  });
+
+  it('a hostile server\'s label, model name and errors stay text: no link runs a command, nothing loads the canary', async () => {
+    // A canary that counts every request, and a server whose every string is an attack on the UI.
+    let canaryHits = 0;
+    const canary = createServer((_req, res) => { canaryHits++; res.end('x'); });
+    await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
+    const canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
+    const attack = `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
+      `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) ${canaryUrl}/bare \u202Eevil`;
+    const hostile = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.startsWith('/v1/models')) return void res.end(JSON.stringify({ object: 'list', data: [{ id: `m ${attack}`, object: 'model' }] }));
+      if (req.url?.startsWith('/health')) return void res.end('{}');
+      res.statusCode = 500;
+      res.end(JSON.stringify({ error: { message: `CUDA error: ${attack}`, type: 'InternalServerError', code: 500 } }));
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    const hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    try {
+      // Recently used commands come first in the palette: click the row by its name, not Enter.
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input.input').fill('>Inference Doctor: Add Server');
+      await page.getByRole('option', { name: /^Inference Doctor: Add Server\b(?! Host)/ }).first().click({ timeout: 30_000 });
+      await answerQuickInput(page, 'Add Server (1/3)', hostileUrl);
+      await answerQuickInput(page, 'Add Server (2/3)', `Evil [x](command:workbench.action.terminal.new) ![p](${canaryUrl}/label.png) \u202Eledom`);
+      await answerQuickInput(page, 'Add Server (3/3)', '');
+      const row = serversPane(page).locator('.monaco-list-row', { hasText: 'Evil' }).first();
+      await row.waitFor({ timeout: 60_000 });
+      // The tooltip (markdown) on hover: text only, no image.
+      await row.hover();
+      const tooltip = page.locator('.monaco-hover-content:visible', { hasText: 'Evil' }).first();
+      await tooltip.waitFor({ timeout: 30_000 }).catch(() => undefined);
+      assert.equal(await page.locator('.monaco-hover-content img').count(), 0, 'no image in the tooltip');
+      await page.mouse.move(5, 500);
+
+      // Quick Health Probe on it: three 500s whose message carries the attack.
+      await runCommand(page, 'Inference Doctor: Quick Health Probe');
+      await pickQuickItem(page, 'Evil');
+      // While it runs, the progress notification names the server: as text.
+      const progress = page.locator('.notification-toast', { hasText: 'Quick Health Probe on' }).first();
+      await progress.waitFor({ timeout: 30_000 }).catch(() => undefined);
+      assert.equal(await page.locator('.notification-toast .notification-list-item-message a').count(), 0, 'no link in the progress notification');
+      const toast = page.locator('.notification-toast', { hasText: 'All probes failed' }).first();
+      await toast.waitFor({ timeout: 90_000 });
+      const text = await toast.innerText();
+      assert.match(text, /Open the server log/, 'the foreign text is shown as text');
+      assert.match(text, /⟨U\+202E⟩ledom/, 'the override in the label is shown, not obeyed');
+      // Every link the toasts offer: there must be none from foreign text.
+      const links = page.locator('.notification-toast .notification-list-item-message a');
+      const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? a.textContent ?? ''));
+      assert.deepEqual(hrefs, [], 'no link in a notification');
+      await page.screenshot({ path: join(resultsDir, 'e2e-hostile-toast.png') });
+      // Nothing opened: no terminal, and the canary saw no request.
+      await page.waitForTimeout(1_000);
+      assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
+      assert.equal(canaryHits, 0, 'the canary saw a request');
+      await page.keyboard.press('Escape');
+    } finally {
+      await new Promise<void>((r) => hostile.close(() => r()));
+      await new Promise<void>((r) => canary.close(() => r()));
+    }
   });
 });
 
