@@ -14,7 +14,7 @@ import { startSshd, type Sshd } from '../support/sshd';
 import { startFakeLaunchServer, type FakeLaunchServer } from '../support/fakeLaunchServer';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/wait';
 
@@ -34,6 +34,9 @@ describe('e2e: Inference Doctor in code-server', function () {
   let codeServer: RunningCodeServer;
   let browser: Browser;
   let page: Page;
+  let canary: Server;
+  let canaryUrl = '';
+  let canaryHits = 0;
 
   before(async () => {
     mkdirSync(resultsDir, { recursive: true });
@@ -41,6 +44,24 @@ describe('e2e: Inference Doctor in code-server', function () {
     workspace = mkdtempSync(join(tmpdir(), 'id-e2e-ws-'));
     scratch.push(workspace);
     writeFileSync(join(workspace, 'README.md'), '# scratch workspace for the e2e test\n');
+    // A canary that counts every request: the hostile workspace and server below point at it.
+    canary = createServer((_req, res) => { canaryHits++; res.end('x'); });
+    await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
+    canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
+    // A hostile workspace: a rule file whose texts carry command links, images and an override,
+    // matching only hostile/run.sh (so the incident's unit keeps its own diagnostics).
+    const attack = hostileText(canaryUrl);
+    mkdirSync(join(workspace, '.inference-doctor'));
+    writeFileSync(join(workspace, '.inference-doctor', 'rules.json'), JSON.stringify({
+      rules: [{
+        id: 'hostile-rule', engine: 'sglang', confidence: 'confirmed', title: `Hostile ${attack}`, symptom: attack,
+        sources: ['https://evil.invalid/x)](command:workbench.action.terminal.new'],
+        match: { fields: { kv_cache_dtype: ['fp8_e4m3'] } },
+        fix: { summary: attack, set: [{ flag: '--kv-cache-dtype', field: 'kv_cache_dtype', value: 'auto' }] },
+      }],
+    }));
+    mkdirSync(join(workspace, 'hostile'));
+    writeFileSync(join(workspace, 'hostile', 'run.sh'), 'python3 -m sglang.launch_server --model-path m --kv-cache-dtype fp8_e4m3\n');
     // A checkout-shaped SGLang source (main-era server_args.py) and the incident's systemd unit.
     mkdirSync(join(workspace, 'sglang/srt'), { recursive: true });
     copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
@@ -104,6 +125,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       await codeServer.close();
     }
     await sim?.close();
+    if (canary) await new Promise<void>((r) => canary.close(() => r()));
     await remoteServer?.stop();
     await sshd?.close();
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
@@ -460,13 +482,8 @@ describe('e2e: Inference Doctor in code-server', function () {
   });
 
   it('a hostile server\'s label, model name and errors stay text: no link runs a command, nothing loads the canary', async () => {
-    // A canary that counts every request, and a server whose every string is an attack on the UI.
-    let canaryHits = 0;
-    const canary = createServer((_req, res) => { canaryHits++; res.end('x'); });
-    await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
-    const canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
-    const attack = `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
-      `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) ${canaryUrl}/bare \u202Eevil`;
+    // A server whose every string is an attack on the UI; the canary counts any request it causes.
+    const attack = hostileText(canaryUrl);
     const hostile = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       if (req.url?.startsWith('/v1/models')) return void res.end(JSON.stringify({ object: 'list', data: [{ id: `m ${attack}`, object: 'model' }] }));
@@ -517,8 +534,27 @@ describe('e2e: Inference Doctor in code-server', function () {
       await page.keyboard.press('Escape');
     } finally {
       await new Promise<void>((r) => hostile.close(() => r()));
-      await new Promise<void>((r) => canary.close(() => r()));
     }
+  });
+
+  it('a hostile workspace\'s rule file shows as text in hovers: no image, no command link, the source shows its host', async () => {
+    await openFile(page, 'run.sh');
+    await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
+    const text = await hoverToken(page, '--kv-cache-dtype', 'Hostile');
+    assert.match(text, /Open the server log/, 'the rule text is shown');
+    assert.match(text, /⟨U\+202E⟩evil/, 'the override is shown, not obeyed');
+    const hover = page.locator('.monaco-hover-content:visible', { hasText: 'Hostile' }).first();
+    assert.equal(await hover.locator('img').count(), 0, 'no image in the hover');
+    // Links carry an href (data-href in VS Code's hover); anchors without one are the hover's own actions.
+    const hrefs = (await hover.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
+      .filter((h) => h !== '');
+    assert.ok(hrefs.length >= 1, 'the rule source is a link');
+    for (const href of hrefs) assert.match(href, /^https:\/\/evil\.invalid\//, `only the rule's https source links: ${JSON.stringify(hrefs)}`);
+    assert.match(text, /source \(evil\.invalid\)/, 'the source link shows its real host');
+    await page.screenshot({ path: join(resultsDir, 'e2e-hostile-hover.png') });
+    await page.mouse.move(5, 500);
+    await page.waitForTimeout(1_000);
+    assert.equal(canaryHits, 0, 'the canary saw a request');
   });
 });
 
@@ -671,4 +707,10 @@ function findFile(dir: string, name: string): string | undefined {
     else if (entry.name === name) return path;
   }
   return undefined;
+}
+
+/** The attack every hostile string carries: command and file links, images and HTML aimed at the canary, an override. */
+function hostileText(canaryUrl: string): string {
+  return `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
+    `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) [file](file:///etc/passwd) ${canaryUrl}/bare \u202Eevil`;
 }
