@@ -23,6 +23,7 @@ import { analyzeText, languageHintFor, type Analysis, type FixData } from './ana
 import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
 import { codeLensesFor } from './codeLens';
 import { complete, definition, hover, resolveCompletion, symbols } from './features';
+import { showControls } from '../core/text/foreign';
 
 interface Doc {
   doc: TextDocument;
@@ -410,7 +411,8 @@ export function startServer(connection: Connection, baseDir: string): void {
       const data = (same?.data ?? cd.data) as FixData | undefined;
       for (const fix of data?.fixes ?? []) {
         out.push({
-          title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [cd], isPreferred: !!fix.preferred,
+          // Titles quote flag names, values and rule fixes from workspace files: controls shown.
+          title: showControls(fix.title), kind: CodeActionKind.QuickFix, diagnostics: [cd], isPreferred: !!fix.preferred,
           edit: { changes: { [d.doc.uri]: fix.edits } },
         });
       }
