@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
 import { runQuickProbe, type QuickProbeResult } from '../core/probe/quick';
 import type { ServersFeature } from '../servers/register';
-import { notificationText } from '../core/text/foreign';
+import { longestBacktickRun, notificationText } from '../core/text/foreign';
 
 const VERDICT_LABEL = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN' } as const;
 
@@ -57,8 +57,3 @@ export function quickProbeReport(server: ServerConfig, result: QuickProbeResult)
   return lines.join('\n');
 }
 
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (const match of text.matchAll(/`+/g)) longest = Math.max(longest, match[0].length);
-  return longest;
-}

@@ -2,7 +2,7 @@
  * Tiny DOM builder. Text only ever goes in through createTextNode / textContent: nothing in the
  * webview parses HTML, so model output and server strings cannot create elements.
  */
-import { BIDI_AND_INVISIBLE } from '../../src/core/text/foreign';
+import { BIDI_AND_INVISIBLE, codePointLabel } from '../../src/core/text/foreign';
 
 export type Child = Node | string | null | undefined | false;
 
@@ -63,7 +63,7 @@ export function markedText(text: string): Node[] {
   for (const m of text.matchAll(BIDI_AND_INVISIBLE)) {
     const at = m.index;
     if (at > last) out.push(document.createTextNode(text.slice(last, at)));
-    const cp = `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const cp = codePointLabel(m[0]);
     out.push(h('span', { class: 'ctl', title: cp, attrs: { 'data-cp': cp } }, m[0]));
     last = at + m[0].length;
   }

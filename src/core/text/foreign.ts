@@ -61,9 +61,13 @@ export const BIDI_AND_INVISIBLE = new RegExp(CONTROL_SOURCE, 'gu');
 // Private copy so a caller moving BIDI_AND_INVISIBLE.lastIndex cannot affect us.
 const CONTROLS = new RegExp(CONTROL_SOURCE, 'gu');
 
+/** "U+202E": how a code point is named wherever a control is shown (here and in the probe panel). */
+export function codePointLabel(ch: string): string {
+  return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 function marker(ch: string): string {
-  const cp = ch.codePointAt(0) ?? 0;
-  return `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
+  return `⟨${codePointLabel(ch)}⟩`;
 }
 
 /**
@@ -151,6 +155,13 @@ export function escapeMarkdown(text: string, opts?: { maxLength?: number }): str
   return escaped.replace(/^[ \t]/, (ws) => (ws === ' ' ? '&#32;' : '&#9;'));
 }
 
+/** Length of the longest run of backticks in the text: a fence must be longer to hold it. */
+export function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
 /**
  * An inline code span showing `text` literally. The fence is one backtick longer than the longest
  * backtick run inside, so nothing inside can close it; a space pads both sides when the text starts or
@@ -161,9 +172,7 @@ export function escapeMarkdown(text: string, opts?: { maxLength?: number }): str
 export function codeSpan(text: string, opts?: { maxLength?: number }): string {
   const body = visible(text.replace(LINE_BREAK, ' '), opts?.maxLength);
   if (body === '') return '` `';
-  let longest = 0;
-  for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const fence = '`'.repeat(longest + 1);
+  const fence = '`'.repeat(longestBacktickRun(body) + 1);
   const pad =
     body.startsWith('`') || body.endsWith('`') || (body.startsWith(' ') && body.endsWith(' ') && /[^ ]/.test(body));
   return pad ? `${fence} ${body} ${fence}` : `${fence}${body}${fence}`;
