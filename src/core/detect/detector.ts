@@ -4,7 +4,7 @@
  */
 import { Channel } from './channel';
 import { LexicalScanner } from './lexical';
-import { LEX, LIMITS } from './limits';
+import { LIMITS } from './limits';
 import type {
   DetectorOptions,
   FinishInfo,
@@ -79,8 +79,8 @@ class StreamingDetector implements Detector {
   private readonly contentLex: LexicalScanner;
   private reasoningCh: Channel | null = null;
   private reasoningLex: LexicalScanner | null = null;
-  private readonly reasons: Reason[] = [];
-  private readonly codes = new Set<ReasonCode>();
+  /** One reason per code. */
+  private readonly reasons = new Map<ReasonCode, Reason>();
   private cached: Verdict = OK_VERDICT;
   private readonly token0Text: string;
   private readonly token0Id: number;
@@ -97,7 +97,7 @@ class StreamingDetector implements Detector {
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
     this.contentLex = new LexicalScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind),
-      typeof opts.prompt === 'string' ? opts.prompt : undefined);
+      typeof opts.prompt === 'string' ? opts.prompt : undefined, this.token0Text);
   }
 
   get verdict(): Verdict {
@@ -113,7 +113,7 @@ class StreamingDetector implements Detector {
       const inReasoning = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind): void =>
         this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`, kind);
       this.reasoningCh = new Channel(inReasoning, this.token0Text);
-      this.reasoningLex = new LexicalScanner(inReasoning);
+      this.reasoningLex = new LexicalScanner(inReasoning, undefined, this.token0Text);
     }
     return { ch: this.reasoningCh, lex: this.reasoningLex };
   }
@@ -125,24 +125,19 @@ class StreamingDetector implements Detector {
   private add(code: ReasonCode, offset: number, detail: string, level?: ReasonKind): void {
     const kind = level ?? REASON_KIND[code];
     const message = `${capitalise(detail)}; ${ADVICE[code]}.`;
-    if (this.codes.has(code)) {
-      const i = this.reasons.findIndex((r) => r.code === code);
-      if (i < 0 || kind === 'suspect' || this.reasons[i].kind !== 'suspect') return;
-      this.reasons[i] = { code, kind, message, offset };
-    } else {
-      this.codes.add(code);
-      this.reasons.push({ code, kind, message, offset });
-    }
+    const had = this.reasons.get(code);
+    if (had && (kind === 'suspect' || had.kind !== 'suspect')) return;
+    this.reasons.set(code, { code, kind, message, offset });
     let onset = Infinity;
     let worst: VerdictKind = 'ok';
-    for (const r of this.reasons) {
+    for (const r of this.reasons.values()) {
       if (r.kind === 'suspect') continue;
       if (r.offset < onset) onset = r.offset;
       if (r.kind === 'nan') worst = 'nan';
       else if (worst === 'ok') worst = 'degenerate';
     }
     // In order of offset: where the answer goes wrong first comes first, however it was streamed.
-    const reasons = this.reasons.slice().sort((a, b) => a.offset - b.offset || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    const reasons = [...this.reasons.values()].sort((a, b) => a.offset - b.offset || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
     this.cached = { kind: worst, reasons, onset: worst === 'ok' ? null : onset };
   }
 
@@ -229,7 +224,7 @@ class StreamingDetector implements Detector {
       this.add('tool-calls-missing', end, 'finish_reason is "tool_calls" with no tool call');
     }
     const reasoningEmpty = !this.reasoningCh || !this.reasoningCh.nonWhitespace;
-    if (!this.content.nonWhitespace && reasoningEmpty && toolCalls === 0 && !this.codes.has('nan-marker')) {
+    if (!this.content.nonWhitespace && reasoningEmpty && toolCalls === 0 && !this.reasons.has('nan-marker')) {
       this.add('empty', 0, end === 0 ? 'the answer is empty' : `the answer is ${end} whitespace characters`);
     }
     for (const ch of [this.content, this.reasoningCh]) {
@@ -237,11 +232,6 @@ class StreamingDetector implements Detector {
       ch.checkCompression();
     }
     this.contentLex.finish(this.content.longestUnit());
-    // A short answer that is mostly token 0's text is the NaN signature, before any run reaches 24.
-    const top = this.contentLex.dominant();
-    if (top && top.char === this.token0Text && top.count >= LEX.floodWholeChars && top.share >= LEX.floodShare) {
-      this.add('token0-run', top.at, `${top.count} of the answer's visible characters are token 0's text ${JSON.stringify(top.char)}`);
-    }
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
     if (reason === 'length') {
       const loop = this.content.tailLoop();
@@ -250,7 +240,7 @@ class StreamingDetector implements Detector {
           `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`);
       } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') ||
         this.content.has('token0-run')) {
-        const first = this.reasons.find((r) => r.code !== 'nan-marker');
+        const first = [...this.reasons.values()].find((r) => r.code !== 'nan-marker');
         this.add('length-repetition', first ? first.offset : end, 'finish_reason is "length" after the output started repeating');
       }
     }

@@ -381,11 +381,14 @@ export class LexicalScanner {
   private readonly echoFail: Int32Array | null;
   private echoK = 0;
   private echoLastSpace = true;
-  private echoNormPos = 0;
   private echoes = 0;
   private firstEcho = -1;
 
-  constructor(private readonly sink: LexSink, prompt?: string) {
+  /** Token 0's text when it is one character (the NaN signature); -1 otherwise. */
+  private readonly token0: number;
+
+  constructor(private readonly sink: LexSink, prompt?: string, token0Text = '!') {
+    this.token0 = token0Text.length === 1 ? token0Text.charCodeAt(0) : -1;
     const norm = typeof prompt === 'string' ? normalisePrompt(prompt).slice(0, LEX.echoChars) : '';
     if (norm.length >= LEX.echoMinChars) {
       this.echo = norm;
@@ -394,10 +397,6 @@ export class LexicalScanner {
       this.echo = null;
       this.echoFail = null;
     }
-  }
-
-  has(code: ReasonCode): boolean {
-    return this.flagged.has(code);
   }
 
   private flag(code: ReasonCode, offset: number, detail: string, kind: ReasonKind = 'degenerate'): void {
@@ -411,6 +410,8 @@ export class LexicalScanner {
   feed(s: string): void {
     if (s.length === 0) return;
     if (this.pos < FLOOD_SPAN) this.countChars(s);
+    // Its own pass, so that a probe with a prompt keeps the fast path below.
+    if (this.echo !== null) for (let i = 0; i < s.length; i++) this.echoStep(s.charCodeAt(i), this.pos + i);
     // In slices: a call per slice gets optimised whole, where one long loop would run on
     // on-stack-replaced code that deoptimises at its exit on every call.
     for (let from = 0; from < s.length; from += SLICE) this.scan(s, from, Math.min(s.length, from + SLICE));
@@ -496,7 +497,7 @@ export class LexicalScanner {
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
   private fastAllowed(): boolean {
-    return this.marker === null && this.echo === null && !this.misreadArmed && !this.afterBackslash;
+    return this.marker === null && !this.misreadArmed && !this.afterBackslash;
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
@@ -586,7 +587,6 @@ export class LexicalScanner {
       this.markerStart = pos;
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
-    if (this.echo !== null) this.echoStep(c, cls, pos);
 
     if (cls === C_LETTER) {
       if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
@@ -1002,10 +1002,10 @@ export class LexicalScanner {
     }
   }
 
-  private echoStep(c: number, cls: number, pos: number): void {
+  private echoStep(c: number, pos: number): void {
     const p = this.echo!;
     let ch: number;
-    if (cls === C_SPACE || cls === C_NEWLINE) {
+    if (c < 128 ? ASCII_CLASS[c] === C_SPACE || ASCII_CLASS[c] === C_NEWLINE : isSpaceUnit(c)) {
       if (this.echoLastSpace) return;
       this.echoLastSpace = true;
       ch = 32;
@@ -1013,7 +1013,6 @@ export class LexicalScanner {
       this.echoLastSpace = false;
       ch = lower(c);
     }
-    this.echoNormPos++;
     const fail = this.echoFail!;
     let k = this.echoK;
     while (k > 0 && p.charCodeAt(k) !== ch) k = fail[k - 1];
@@ -1043,33 +1042,23 @@ export class LexicalScanner {
     }
   }
 
-  private lineBreaksInside(): number {
-    return this.newlinesAfterText;
-  }
-
   /** The most frequent visible ASCII character of the first FLOOD_SPAN characters, and its share. */
-  dominant(): { char: string; count: number; share: number; at: number } | null {
+  private dominant(): { char: string; count: number; share: number; at: number } | null {
     const top = this.top;
     const visible = this.nonWs - this.thinkTagChars;
     if (top <= 32 || visible <= 0) return null;
     return { char: String.fromCharCode(top), count: this.counts[top], share: this.counts[top] / visible, at: this.firstAt[top] };
   }
 
-  /** Counts over the current word window, for tests and for tuning. */
-  windowStats(): Record<string, number> {
-    const n = Math.min(this.words, WINDOW);
-    return {
-      words: this.words, window: n, repeats: this.sum(F_REPEAT), stops: this.sum(F_STOP), codeGaps: this.sum(F_CODEGAP),
-      switches: this.sum(F_SWITCH), odd: this.sum(F_ODD), listed: this.sum(F_LISTED), distinct: this.distinct(n),
-    };
-  }
-
   /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
   finish(unitRun: { start: number; length: number; period: number } | null): void {
-    if (this.marker !== null) {
-      this.marker = null;
-    }
+    this.marker = null;
     if (this.wLen !== 0) this.endWord();
+    // A short answer mostly of token 0's text is the NaN signature, before any run reaches Channel's 24.
+    const top = this.top === this.token0 ? this.dominant() : null;
+    if (top && top.count >= LEX.floodWholeChars && top.share >= LEX.floodShare) {
+      this.flag('token0-run', top.at, `${top.count} of the answer's visible characters are token 0's text ${JSON.stringify(top.char)}`, 'nan');
+    }
     if (this.lineWords > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, this.lineWords, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
@@ -1091,7 +1080,7 @@ export class LexicalScanner {
       const visibleChars = this.nonWs - this.thinkTagChars;
       // One line: ASCII art is symbols too, but drawn over lines.
       if (!this.flagged.has('answer-flood') && visibleChars >= LEX.symbolsMinChars && this.letterOrDigit <= LEX.symbolsMaxShare * visibleChars &&
-        this.lineBreaksInside() === 0) {
+        this.newlinesAfterText === 0) {
         this.flag('answer-flood', Math.max(0, this.firstNonWs),
           `only ${this.letterOrDigit} of the answer's ${visibleChars} visible characters are letters or digits: the rest is punctuation and symbols`);
       }
