@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { createDetector, detect } from '../src/core/detect';
 import type { RealCase } from '../test/corpus/real/realCase';
+import { score, whisperFlags } from '../test/corpus/score';
 import { parseJsonLenient } from '../src/core/detect/record';
 import { seededRandom as mulberry32 } from '../src/core/random';
 
@@ -66,28 +66,16 @@ function tokenise(text: string, size = 4): string[] {
 function realAccuracy(): Record<string, unknown> {
   const path = join(__dirname, '..', 'test', 'corpus', 'real', 'outputs.jsonl');
   const cases = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase);
-  const whisper = (text: string): boolean => {
-    const bytes = Buffer.from(text, 'utf8');
-    return bytes.length > 0 && bytes.length / deflateSync(bytes).length > 2.4;
-  };
   const out: Record<string, unknown> = {};
   for (const split of ['tune', 'validation'] as const) {
-    const score = (flag: (c: RealCase) => boolean): { recall: number; falsePositiveRate: number; flagged: string; falseAlarms: string } => {
-      let tp = 0, fn = 0, fp = 0, tn = 0;
-      for (const c of cases) {
-        if (c.split !== split || c.scope) continue;
-        const f = flag(c);
-        if (c.label === 'healthy') {
-          if (f) fp++;
-          else tn++;
-        } else if (f) tp++;
-        else fn++;
-      }
-      return { recall: Number((tp / (tp + fn)).toFixed(3)), falsePositiveRate: Number((fp / (fp + tn)).toFixed(3)), flagged: `${tp}/${tp + fn}`, falseAlarms: `${fp}/${fp + tn}` };
+    const scored = cases.filter((c) => c.split === split && !c.scope);
+    const figures = (flag: (c: RealCase) => boolean): Record<string, unknown> => {
+      const s = score(scored.map((c) => ({ broken: c.label !== 'healthy', flagged: flag(c) })));
+      return { recall: Number(s.recall.toFixed(3)), falsePositiveRate: Number(s.fpr.toFixed(3)), flagged: `${s.tp}/${s.tp + s.fn}`, falseAlarms: `${s.fp}/${s.fp + s.tn}` };
     };
     out[split] = {
-      detector: score((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
-      baselineWhisper24: score((c) => whisper(c.text)),
+      detector: figures((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
+      baselineWhisper24: figures((c) => whisperFlags(c.text)),
     };
   }
   return out;

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { createDetector, detectRecord, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
 import type { DetectRecordResult, FinishInfo, VerdictKind } from '../../src/core/detect';
 import type { CorpusCase } from '../corpus/corpusCase';
+import { score, whisperFlags } from '../corpus/score';
 
 
 const CORPUS = join(__dirname, '..', 'corpus', 'corpus.jsonl');
@@ -21,38 +21,8 @@ function loadCorpus(): CorpusCase[] {
     .map((l) => parseJsonLenient(l) as CorpusCase);
 }
 
-function whisperFlags(text: string): boolean {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length === 0) return false;
-  return bytes.length / deflateSync(bytes).length > 2.4;
-}
-
 function isOk(r: DetectRecordResult): r is Extract<DetectRecordResult, { verdict: VerdictKind }> {
   return 'verdict' in r;
-}
-
-interface Score {
-  recall: number;
-  fpr: number;
-  tp: number;
-  fn: number;
-  fp: number;
-  tn: number;
-}
-
-function score(pairs: { label: VerdictKind; flagged: boolean }[]): Score {
-  let tp = 0;
-  let fn = 0;
-  let fp = 0;
-  let tn = 0;
-  for (const p of pairs) {
-    if (p.label === 'ok') {
-      if (p.flagged) fp++;
-      else tn++;
-    } else if (p.flagged) tp++;
-    else fn++;
-  }
-  return { recall: tp / (tp + fn), fpr: fp / (fp + tn), tp, fn, fp, tn };
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
@@ -86,9 +56,9 @@ describe('detector accuracy on the labelled corpus', function () {
   it('reaches recall >= 0.99 and false-positive rate <= 0.01, and beats Whisper\'s 2.4 rule on both', () => {
     const ours = score(cases.map((c) => {
       const r = results.get(c.id)!;
-      return { label: c.label, flagged: isOk(r) && r.verdict !== 'ok' };
+      return { broken: c.label !== 'ok', flagged: isOk(r) && r.verdict !== 'ok' };
     }));
-    const whisper = score(cases.map((c) => ({ label: c.label, flagged: whisperFlags(c.text) })));
+    const whisper = score(cases.map((c) => ({ broken: c.label !== 'ok', flagged: whisperFlags(c.text) })));
     const missed = cases.filter((c) => c.label !== 'ok' && (results.get(c.id) as { verdict?: string }).verdict === 'ok');
     const falseAlarms = cases.filter((c) => c.label === 'ok' && (results.get(c.id) as { verdict?: string }).verdict !== 'ok');
     console.log(`      detector: recall ${pct(ours.recall)} (${ours.tp}/${ours.tp + ours.fn}), FPR ${pct(ours.fpr)} (${ours.fp}/${ours.fp + ours.tn})`);

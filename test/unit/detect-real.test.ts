@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createDetector, detect } from '../../src/core/detect';
 import type { FinishInfo, Verdict } from '../../src/core/detect';
 import type { RealCase } from '../corpus/real/realCase';
+import { score } from '../corpus/score';
 
 const FILE = join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl');
 
@@ -65,28 +66,13 @@ describe('detector on real outputs from public threads', function () {
 
   for (const split of ['tune', 'validation'] as const) {
     it(`${split} split: recall at or above ${FLOOR[split]}, false positives at most ${MAX_FPR}`, () => {
-      let tp = 0;
-      let fn = 0;
-      let fp = 0;
-      let tn = 0;
+      const scored = cases.filter((c) => c.split === split && !c.scope);
+      const flagged = (c: RealCase): boolean => verdicts.get(c.id)!.kind !== 'ok';
+      const { recall, fpr, tp, fn, fp, tn } = score(scored.map((c) => ({ broken: c.label !== 'healthy', flagged: flagged(c) })));
       const missedShapes = new Map<string, number>();
-      const falseAlarms: string[] = [];
-      for (const c of cases) {
-        if (c.split !== split || c.scope) continue;
-        const flagged = verdicts.get(c.id)!.kind !== 'ok';
-        if (c.label === 'healthy') {
-          if (flagged) {
-            fp++;
-            falseAlarms.push(`${c.id} ${c.shape}: ${verdicts.get(c.id)!.reasons.map((r) => r.code).join(',')}`);
-          } else tn++;
-        } else if (flagged) tp++;
-        else {
-          fn++;
-          missedShapes.set(c.shape, (missedShapes.get(c.shape) ?? 0) + 1);
-        }
-      }
-      const recall = tp / (tp + fn);
-      const fpr = fp / (fp + tn);
+      for (const c of scored) if (c.label !== 'healthy' && !flagged(c)) missedShapes.set(c.shape, (missedShapes.get(c.shape) ?? 0) + 1);
+      const falseAlarms = scored.filter((c) => c.label === 'healthy' && flagged(c))
+        .map((c) => `${c.id} ${c.shape}: ${verdicts.get(c.id)!.reasons.map((r) => r.code).join(',')}`);
       console.log(`      ${split}: recall ${pct(recall)} (${tp}/${tp + fn}; goal ${pct(GOAL_RECALL)}), false positives ${pct(fpr)} (${fp}/${fp + tn})`);
       if (split === 'tune') {
         console.log(`      missed shapes: ${[...missedShapes].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s} ${n}`).join(', ')}`);
