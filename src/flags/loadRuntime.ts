@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { LocalHost } from '../core/hosts/local';
 import type { CatalogEra, FlagCatalog } from '../core/flags/types';
 import { loadDumpScript, mergeCatalogs, readRuntimeCatalog, type FlagDifference, type RuntimeCatalog } from '../core/flags/runtime';
+import { flagDifferencesReport } from '../core/flags/differencesReport';
 import type { Host } from '../core/hosts/types';
 import type { HostRuleContext } from '../core/remote/ruleContext';
 import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
@@ -101,14 +102,6 @@ function summary(rt: RuntimeCatalog, differences: FlagDifference[], hostLabel: s
   return `Inference Doctor: loaded ${parts.join(', ')}${diff.length ? `; ${diff.join(', ')}` : ''}.`;
 }
 
-function differencesMarkdown(label: string, rt: RuntimeCatalog, differences: FlagDifference[]): string {
-  const lines = [`# Flags of the installed SGLang vs server_args.py`, '', `- Interpreter: \`${rt.python}\` on ${label}`, `- SGLang: ${rt.version ?? 'unknown version'} (${rt.install.sglangDir ?? '?'})`, `- Read by: ${rt.source === 'dump' ? "SGLang's own parser" : 'python -m sglang.launch_server --help'}`, ''];
-  for (const w of rt.warnings) lines.push(`> ${w}`, '');
-  if (!differences.length) lines.push('No differences.');
-  for (const d of differences) lines.push(`- **${d.kind}** \`${d.flag}\` — ${d.message}`);
-  return lines.join('\n');
-}
-
 /** Runs the command; the differences it found, for the Backend Flags view. */
 export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: LoadRuntimeArgs = {}): Promise<LoadedRuntimeFlags | undefined> {
   const local = new LocalHost();
@@ -168,7 +161,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
   void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
     if (answer === show) {
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: differencesMarkdown(hostLabel, rt, differences) });
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: flagDifferencesReport(hostLabel, rt, differences) });
       await vscode.window.showTextDocument(doc, { preview: true });
     } else if (answer === reload) {
       const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };

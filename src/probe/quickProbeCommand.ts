@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
-import { runQuickProbe, type QuickProbeResult } from '../core/probe/quick';
+import { runQuickProbe } from '../core/probe/quick';
+import { quickProbeReport } from '../core/probe/quickReport';
 import type { ServersFeature } from '../servers/register';
-import { longestBacktickRun, notificationText } from '../core/text/foreign';
-
-const VERDICT_LABEL = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN' } as const;
+import { notificationText } from '../core/text/foreign';
 
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
 export async function runQuickProbeCommand(servers: ServersFeature, server: ServerConfig): Promise<void> {
@@ -42,18 +41,3 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }
-
-/** Markdown report; model output goes in fenced blocks so it is shown, not rendered. */
-export function quickProbeReport(server: ServerConfig, result: QuickProbeResult): string {
-  const lines = [`# Quick Health Probe: ${server.label}`, '', `\`${server.baseUrl}\` — ${result.summary.message}`, ''];
-  for (const item of result.items) {
-    const { verdict } = item.result;
-    lines.push(`## ${item.label}: ${VERDICT_LABEL[verdict.kind]}`, '', `Prompt: ${item.prompt}`, '');
-    for (const reason of verdict.reasons) lines.push(`- ${reason.message} (at character ${reason.offset})`);
-    if (item.result.error) lines.push(`- Request problem: ${item.result.error.message}`);
-    const fence = '`'.repeat(Math.max(3, longestBacktickRun(item.result.content) + 1));
-    lines.push('', fence + 'text', item.result.content.slice(0, 4000), fence, '');
-  }
-  return lines.join('\n');
-}
-

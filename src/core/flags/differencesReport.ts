@@ -1,0 +1,23 @@
+/**
+ * The "installed SGLang vs server_args.py" markdown document. Its values come from an interpreter on a
+ * host (version, install path, warnings that quote Python's stderr) and from flag names and messages built
+ * from that parser's output: all of it is escaped, so a markdown preview shows text and no link or image.
+ */
+import { codeSpan, escapeMarkdown } from '../text/foreign';
+import type { FlagDifference, RuntimeCatalog } from './runtime';
+
+export function flagDifferencesReport(hostLabel: string, rt: RuntimeCatalog, differences: readonly FlagDifference[]): string {
+  const readBy = rt.source === 'dump' ? "SGLang's own parser" : 'python -m sglang.launch_server --help';
+  const lines = [
+    '# Flags of the installed SGLang vs server_args.py',
+    '',
+    `- Interpreter: ${codeSpan(rt.python)} on ${escapeMarkdown(hostLabel)}`,
+    `- SGLang: ${escapeMarkdown(rt.version ?? 'unknown version')} (${escapeMarkdown(rt.install.sglangDir ?? '?')})`,
+    `- Read by: ${readBy}`,
+    '',
+  ];
+  for (const warning of rt.warnings) lines.push(`> ${escapeMarkdown(warning)}`, '');
+  if (!differences.length) lines.push('No differences.');
+  for (const d of differences) lines.push(`- **${d.kind}** ${codeSpan(d.flag)} — ${escapeMarkdown(d.message)}`);
+  return lines.join('\n');
+}
