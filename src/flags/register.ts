@@ -234,7 +234,7 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
 
   const selectServer = async (): Promise<void> => {
     const list = servers.store.list();
-    const none = { label: '$(circle-slash) None', description: 'show defaults only', id: undefined as string | undefined };
+    const none = { label: 'None', ownIcon: 'circle-slash', description: 'show defaults only', id: undefined as string | undefined };
     const picked = await vscode.window.showQuickPick(
       guardPicks([none, ...list.map((s) => ({ label: s.label, description: s.baseUrl, id: s.id }))]),
       { placeHolder: list.length ? 'Mark the values of which server in Backend Flags?' : 'No servers registered: add one in the Servers view' },

@@ -18,7 +18,6 @@ import {
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { guardPicks } from '../ui/foreignText';
-import { escapeIcons } from '../core/text/foreign';
 
 /** viewType of the panel; the serializer and `onWebviewPanel:` activation use it. */
 export const PROBE_VIEW_TYPE = 'inferenceDoctor.probe';
@@ -112,10 +111,11 @@ export class ProbePanel implements vscode.Disposable {
       void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
       return;
     }
-    const icon = { ok: '$(pass)', degenerate: '$(warning)', nan: '$(error)' } as const;
+    const icon = { ok: 'pass', degenerate: 'warning', nan: 'error' } as const;
     const picked = await vscode.window.showQuickPick(
       guardPicks(entries.map((entry) => ({
-        label: `${icon[entry.verdict] ?? ''} ${escapeIcons(entry.prompt.replace(/\s+/g, ' ').slice(0, 120)) || '(empty prompt)'}`,
+        label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
+        ownIcon: icon[entry.verdict],
         description: entry.serverLabel,
         detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
         id: entry.id,

@@ -20,7 +20,7 @@ import { catalogFieldResolver } from './catalogFields';
 import { setRuntimeHostProvider, type RuntimeHostTarget } from '../flags/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
-import { guardPicks } from '../ui/foreignText';
+import { createLogChannel, guardPicks } from '../ui/foreignText';
 
 export interface RemoteWiring {
   fireHosts: (node: HostsNode | undefined) => void;
@@ -33,7 +33,7 @@ interface ForwardRecord { serverId: string; hostId: string; key: string; remoteP
 const FORWARDS_KEY = 'inferenceDoctor.remote.forwards';
 
 export class RemoteFeature implements vscode.Disposable {
-  readonly log = vscode.window.createOutputChannel('Inference Doctor: Hosts', { log: true });
+  readonly log = createLogChannel('Inference Doctor: Hosts');
   readonly hosts: HostManager;
   readonly hostsView: HostsView;
   readonly searchView: SearchView;

@@ -62,7 +62,8 @@ export function startServer(connection: Connection, baseDir: string): void {
   const ready = new Promise<void>((r) => { resolveReady = r; });
   setTimeout(() => resolveReady(), 15_000).unref();
 
-  const log = (m: string): void => connection.console.log(`[inference-doctor] ${m}`);
+  // Log lines quote workspace paths and file contents: controls shown, as in every other log.
+  const log = (m: string): void => connection.console.log(`[inference-doctor] ${showControls(m)}`);
 
   const guard = <A extends unknown[], R>(fallback: R, fn: (...a: A) => R | Promise<R>) => async (...a: A): Promise<R> => {
     try {

@@ -5,7 +5,7 @@
  * URL or markdown in it stays text instead of turning into a link.
  */
 import * as vscode from 'vscode';
-import { escapeIcons, escapeMarkdown, isolate } from '../core/text/foreign';
+import { escapeIcons, escapeMarkdown, isolate, showControls } from '../core/text/foreign';
 
 export function guardTreeItem(item: vscode.TreeItem): vscode.TreeItem {
   if (typeof item.label === 'string') item.label = isolate(item.label);
@@ -20,16 +20,42 @@ export function plainTooltip(text: string): vscode.MarkdownString {
 }
 
 /**
- * Quick-pick items carry the same kinds of text: isolated, and `$(icon)` escaped in descriptions
- * and details (quick picks render it), in place, so the picked object is the one passed.
+ * Quick-pick items carry the same kinds of text: isolated, and `$(icon)` escaped in labels, descriptions
+ * and details (quick picks render it), in place, so the picked object is the one passed. An item that
+ * shows one of the extension's own icons names it in `ownIcon`; it goes before the escaped label.
  */
-export function guardPicks<T extends vscode.QuickPickItem>(items: T[]): T[] {
+export function guardPicks<T extends vscode.QuickPickItem & { ownIcon?: string }>(items: T[]): T[] {
   for (const item of items) {
-    // Labels keep their icons: some are the extension's own ("$(edit) Other interpreter…"); foreign
-    // text in a label is escaped where the label is built.
-    item.label = isolate(item.label);
+    const label = escapeIcons(isolate(item.label));
+    item.label = item.ownIcon ? `$(${item.ownIcon}) ${label}` : label;
     if (item.description !== undefined) item.description = escapeIcons(isolate(item.description));
     if (item.detail !== undefined) item.detail = escapeIcons(isolate(item.detail));
   }
   return items;
+}
+
+/**
+ * A log channel whose lines show their controls: log lines quote hosts, servers and files, and the Output
+ * view would otherwise let a U+202E in them reorder the line. Everything else is the channel's own.
+ */
+export function createLogChannel(name: string): vscode.LogOutputChannel {
+  const channel = vscode.window.createOutputChannel(name, { log: true });
+  const shown = (message: string | Error): string | Error => (typeof message === 'string' ? showControls(message) : message);
+  return {
+    get name() { return channel.name; },
+    get logLevel() { return channel.logLevel; },
+    onDidChangeLogLevel: channel.onDidChangeLogLevel,
+    trace: (message, ...args: unknown[]) => channel.trace(showControls(message), ...args),
+    debug: (message, ...args: unknown[]) => channel.debug(showControls(message), ...args),
+    info: (message, ...args: unknown[]) => channel.info(showControls(message), ...args),
+    warn: (message, ...args: unknown[]) => channel.warn(showControls(message), ...args),
+    error: (message, ...args: unknown[]) => channel.error(shown(message), ...args),
+    append: (value) => channel.append(showControls(value)),
+    appendLine: (value) => channel.appendLine(showControls(value)),
+    replace: (value) => channel.replace(showControls(value)),
+    clear: () => channel.clear(),
+    show: (preserveFocus?: unknown) => channel.show(preserveFocus === true),
+    hide: () => channel.hide(),
+    dispose: () => channel.dispose(),
+  };
 }
