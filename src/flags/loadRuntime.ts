@@ -123,7 +123,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         return readRuntimeCatalog(host, python, {
-          script, cacheDir, refresh, signal: abort.signal, onProgress: (message) => progress.report({ message }), ...(target?.env ? { env: target.env } : {}),
+          script, cacheDir, refresh, signal: abort.signal, onProgress: (message) => progress.report({ message: notificationText(message) }), ...(target?.env ? { env: target.env } : {}),
         });
       },
     );

@@ -4,6 +4,7 @@ import type { SearchMatch } from '../core/hosts/search';
 import type { FileGroup, SearchResultGroups } from '../core/remote/searchGroups';
 import { remoteUri } from './remoteFs';
 import { guardTreeItem } from '../ui/foreignText';
+import { isolate } from '../core/text/foreign';
 
 export type SearchNode =
   | { kind: 'file'; path: string }
@@ -46,8 +47,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
     if (view) {
       view.description = s ? `${s.groups.matchCount.toLocaleString('en-US')} in ${s.groups.fileCount} files${s.running ? ' …' : ''}` : '';
       view.message = !s ? undefined
-        : s.error ? `"${s.pattern}" on ${s.hostLabel}: ${s.error} — ${s.groups.describe()} kept.`
-          : `"${s.pattern}" on ${s.hostLabel}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`;
+        : s.error ? `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${isolate(s.error)} — ${s.groups.describe()} kept.`
+          : `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`;
     }
     void vscode.commands.executeCommand('setContext', 'inferenceDoctor.searchRunning', !!s?.running);
     this.fire(undefined);

@@ -5,10 +5,11 @@
  * URL or markdown in it stays text instead of turning into a link.
  */
 import * as vscode from 'vscode';
-import { escapeIcons, escapeMarkdown, isolate, showControls } from '../core/text/foreign';
+import { escapeIcons, escapeMarkdown, isolate, isolateLabel, showControls } from '../core/text/foreign';
 
 export function guardTreeItem(item: vscode.TreeItem): vscode.TreeItem {
   if (typeof item.label === 'string') item.label = isolate(item.label);
+  else if (item.label) item.label = isolateLabel(item.label.label, item.label.highlights ?? []);
   if (typeof item.description === 'string') item.description = isolate(item.description);
   if (typeof item.tooltip === 'string') item.tooltip = plainTooltip(item.tooltip);
   return item;

@@ -4,7 +4,7 @@
  * one that answers well, and read the verdict the probe panel shows.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
@@ -37,6 +37,9 @@ describe('e2e: Inference Doctor in code-server', function () {
   let canary: Server;
   let canaryUrl = '';
   let canaryHits = 0;
+  /** A server whose every string is an attack on the UI (models, /server_info, errors). */
+  let hostile: Server;
+  let hostileUrl = '';
 
   before(async () => {
     mkdirSync(resultsDir, { recursive: true });
@@ -48,6 +51,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     canary = createServer((_req, res) => { canaryHits++; res.end('x'); });
     await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
     canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
+    hostile = createHostileServer(hostileText(canaryUrl));
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
     // A hostile workspace: a rule file whose texts carry command links, images and an override,
     // matching only hostile/run.sh (so the incident's unit keeps its own diagnostics).
     const attack = hostileText(canaryUrl);
@@ -62,6 +68,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     }));
     mkdirSync(join(workspace, 'hostile'));
     writeFileSync(join(workspace, 'hostile', 'run.sh'), 'python3 -m sglang.launch_server --model-path m --kv-cache-dtype fp8_e4m3\n');
+    // For the hostile server_args.py field the suite adds near its end.
+    writeFileSync(join(workspace, 'hostile', 'evil.sh'), 'python3 -m sglang.launch_server --model-path m --evil-backend auto\n');
     // A checkout-shaped SGLang source (main-era server_args.py) and the incident's systemd unit.
     mkdirSync(join(workspace, 'sglang/srt'), { recursive: true });
     copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
@@ -126,6 +134,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     }
     await sim?.close();
     if (canary) await new Promise<void>((r) => canary.close(() => r()));
+    if (hostile) await new Promise<void>((r) => hostile.close(() => r()));
     await remoteServer?.stop();
     await sshd?.close();
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
@@ -482,59 +491,53 @@ describe('e2e: Inference Doctor in code-server', function () {
   });
 
   it('a hostile server\'s label, model name and errors stay text: no link runs a command, nothing loads the canary', async () => {
-    // A server whose every string is an attack on the UI; the canary counts any request it causes.
-    const attack = hostileText(canaryUrl);
-    const hostile = createServer((req, res) => {
-      res.setHeader('content-type', 'application/json');
-      if (req.url?.startsWith('/v1/models')) return void res.end(JSON.stringify({ object: 'list', data: [{ id: `m ${attack}`, object: 'model' }] }));
-      if (req.url?.startsWith('/health')) return void res.end('{}');
-      res.statusCode = 500;
-      res.end(JSON.stringify({ error: { message: `CUDA error: ${attack}`, type: 'InternalServerError', code: 500 } }));
-    });
-    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
-    const hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
-    try {
-      // Recently used commands come first in the palette: click the row by its name, not Enter.
-      await page.keyboard.press('F1');
-      await page.locator('.quick-input-widget input.input').fill('>Inference Doctor: Add Server');
-      await page.getByRole('option', { name: /^Inference Doctor: Add Server\b(?! Host)/ }).first().click({ timeout: 30_000 });
-      await answerQuickInput(page, 'Add Server (1/3)', hostileUrl);
-      await answerQuickInput(page, 'Add Server (2/3)', `Evil [x](command:workbench.action.terminal.new) ![p](${canaryUrl}/label.png) \u202Eledom`);
-      await answerQuickInput(page, 'Add Server (3/3)', '');
-      const row = serversPane(page).locator('.monaco-list-row', { hasText: 'Evil' }).first();
-      await row.waitFor({ timeout: 60_000 });
-      // The tooltip (markdown) on hover: text only, no image.
-      await row.hover();
-      const tooltip = page.locator('.monaco-hover-content:visible', { hasText: 'Evil' }).first();
-      await tooltip.waitFor({ timeout: 30_000 }).catch(() => undefined);
-      assert.equal(await page.locator('.monaco-hover-content img').count(), 0, 'no image in the tooltip');
-      await page.mouse.move(5, 500);
+    // Recently used commands come first in the palette: click the row by its name, not Enter.
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input.input').fill('>Inference Doctor: Add Server');
+    await page.getByRole('option', { name: /^Inference Doctor: Add Server\b(?! Host)/ }).first().click({ timeout: 30_000 });
+    await answerQuickInput(page, 'Add Server (1/3)', hostileUrl);
+    await answerQuickInput(page, 'Add Server (2/3)', `Evil [x](command:workbench.action.terminal.new) ![p](${canaryUrl}/label.png) $(alert) \u202Eledom`);
+    await answerQuickInput(page, 'Add Server (3/3)', '');
+    const row = serversPane(page).locator('.monaco-list-row', { hasText: 'Evil' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    // The tooltip (markdown) on hover: text only, no image.
+    await row.hover();
+    const tooltip = page.locator('.monaco-hover-content:visible', { hasText: 'Evil' }).first();
+    await tooltip.waitFor({ timeout: 30_000 }).catch(() => undefined);
+    assert.equal(await page.locator('.monaco-hover-content img').count(), 0, 'no image in the tooltip');
+    await page.mouse.move(5, 500);
 
-      // Quick Health Probe on it: three 500s whose message carries the attack.
-      await runCommand(page, 'Inference Doctor: Quick Health Probe');
-      await pickQuickItem(page, 'Evil');
-      // While it runs, the progress notification names the server: as text.
-      const progress = page.locator('.notification-toast', { hasText: 'Quick Health Probe on' }).first();
-      await progress.waitFor({ timeout: 30_000 }).catch(() => undefined);
-      assert.equal(await page.locator('.notification-toast .notification-list-item-message a').count(), 0, 'no link in the progress notification');
-      const toast = page.locator('.notification-toast', { hasText: 'All probes failed' }).first();
-      await toast.waitFor({ timeout: 90_000 });
-      const text = await toast.innerText();
-      assert.match(text, /Open the server log/, 'the foreign text is shown as text');
-      assert.match(text, /⟨U\+202E⟩ledom/, 'the override in the label is shown, not obeyed');
-      // Every link the toasts offer: there must be none from foreign text.
-      const links = page.locator('.notification-toast .notification-list-item-message a');
-      const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? a.textContent ?? ''));
-      assert.deepEqual(hrefs, [], 'no link in a notification');
-      await page.screenshot({ path: join(resultsDir, 'e2e-hostile-toast.png') });
-      // Nothing opened: no terminal, and the canary saw no request.
-      await page.waitForTimeout(1_000);
-      assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
-      assert.equal(canaryHits, 0, 'the canary saw a request');
-      await page.keyboard.press('Escape');
-    } finally {
-      await new Promise<void>((r) => hostile.close(() => r()));
-    }
+    // Quick Health Probe on it: three 500s whose message carries the attack.
+    await runCommand(page, 'Inference Doctor: Quick Health Probe');
+    await pickQuickItem(page, 'Evil');
+    // While it runs, the progress notification names the server: as text.
+    const progress = page.locator('.notification-toast', { hasText: 'Quick Health Probe on' }).first();
+    await progress.waitFor({ timeout: 30_000 }).catch(() => undefined);
+    assert.equal(await page.locator('.notification-toast .notification-list-item-message a').count(), 0, 'no link in the progress notification');
+    const toast = page.locator('.notification-toast', { hasText: 'All probes failed' }).first();
+    await toast.waitFor({ timeout: 90_000 });
+    const text = await toast.innerText();
+    assert.match(text, /Open the server log/, 'the foreign text is shown as text');
+    assert.match(text, /⟨U\+202E⟩ledom/, 'the override in the label is shown, not obeyed');
+    // Every link the toasts offer: there must be none from foreign text.
+    const links = page.locator('.notification-toast .notification-list-item-message a');
+    const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? a.textContent ?? ''));
+    assert.deepEqual(hrefs, [], 'no link in a notification');
+    assert.equal(await page.locator('.notification-toast .codicon-alert').count(), 0, 'no icon drawn from the label');
+    await page.screenshot({ path: join(resultsDir, 'e2e-hostile-toast.png') });
+    // The report it offers quotes the label, the errors and the prompts: no link in the document either.
+    await toast.locator('.monaco-button', { hasText: 'Show Details' }).click({ timeout: 30_000 });
+    const report = page.locator('.monaco-editor .view-lines', { hasText: /Quick.Health.Probe/ }).filter({ hasText: 'Evil' }).first();
+    await report.waitFor({ timeout: 30_000 });
+    // Word wrap may break a line anywhere between words.
+    assert.match(await report.innerText(), /Open\s+the\s+server\s+log/);
+    assert.match(await report.innerText(), /Greeting:\s+request\s+failed/);
+    await assertNoEditorLinks(page, [hostileUrl]);
+    // Nothing opened: no terminal, and the canary saw no request.
+    await page.waitForTimeout(1_000);
+    assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
+    assert.equal(canaryHits, 0, 'the canary saw a request');
+    await page.keyboard.press('Escape');
   });
 
   it('a hostile workspace\'s rule file shows as text in hovers: no image, no command link, the source shows its host', async () => {
@@ -552,9 +555,176 @@ describe('e2e: Inference Doctor in code-server', function () {
     for (const href of hrefs) assert.match(href, /^https:\/\/evil\.invalid\//, `only the rule's https source links: ${JSON.stringify(hrefs)}`);
     assert.match(text, /source \(evil\.invalid\)/, 'the source link shows its real host');
     await page.screenshot({ path: join(resultsDir, 'e2e-hostile-hover.png') });
+    // Click the one link there is: VS Code asks before it opens an external site, and nothing runs.
+    await hover.locator('a[data-href^="https://evil.invalid/"], a[href^="https://evil.invalid/"]').first().click({ timeout: 10_000 });
+    await dismissOpenExternal(page);
     await page.mouse.move(5, 500);
     await page.waitForTimeout(1_000);
+    assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
     assert.equal(canaryHits, 0, 'the canary saw a request');
+  });
+
+  it('a hostile installed SGLang stays text: its version, path and flags in the progress and load notifications and the differences document', async () => {
+    const attack = hostileText(canaryUrl);
+    const python = hostileSglang(attack);
+    await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
+    await pickQuickItem(page, 'This machine');
+    await pickQuickItem(page, 'Other interpreter');
+    await answerQuickInput(page, 'Python interpreter', python);
+    const toast = page.locator('.notification-toast', { hasText: '0.0.0-evil' }).filter({ hasText: 'flags from SGLang' }).first();
+    await toast.waitFor({ timeout: 120_000 });
+    assert.match(await toast.innerText(), /Open the server log/, 'the version is shown as text');
+    assert.equal(await page.locator('.notification-toast .notification-list-item-message a').count(), 0, 'no link in a notification');
+    assert.equal(await page.locator('.notification-toast .codicon-alert').count(), 0, 'no icon drawn from the version');
+    // The differences document quotes the version, the path and the flags: no link in it.
+    await toast.locator('.monaco-button', { hasText: 'Show Differences' }).click({ timeout: 30_000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Flags of the installed SGLang' }).filter({ hasText: 'evil-backend' }).first().waitFor({ timeout: 30_000 });
+    await assertNoEditorLinks(page);
+    await page.keyboard.press('Escape');
+  });
+
+  it('a hostile server_args.py\'s flag stays text: the Flags view (with a hostile server\'s value), hovers and completion docs', async () => {
+    // The workspace's server_args.py wins over a loaded runtime catalog: give it a field whose help and
+    // choices carry the attack (restored afterwards).
+    const serverArgs = join(workspace, 'sglang/srt/server_args.py');
+    const original = readFileSync(serverArgs, 'utf8');
+    const anchor = '    """Every server option. Fields become flags through add_cli_args_from_dataclass."""\n';
+    assert.ok(original.includes(anchor), 'the fixture\'s ServerArgs docstring moved');
+    writeFileSync(serverArgs, original.replace(anchor, `${anchor}\n${hostileField(hostileText(canaryUrl))}`));
+    try {
+      await hostileFlagSurfaces();
+    } finally {
+      writeFileSync(serverArgs, original);
+    }
+  });
+
+  /** The Flags view, hover and completion on the hostile field written by the test above. */
+  async function hostileFlagSurfaces(): Promise<void> {
+    // The server pick for the Flags view shows the hostile label as text, with no icon drawn from it.
+    await runCommand(page, 'Focus on Backend Flags View');
+    await runCommand(page, 'Inference Doctor: Select Server for Flags');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Evil' }).first();
+    await pick.waitFor({ timeout: 30_000 });
+    assert.match(await pick.innerText(), /⟨U\+202E⟩ledom/);
+    assert.equal(await page.locator('.quick-input-list .codicon-alert').count(), 0, 'no icon drawn from a label in the pick');
+    await pick.click();
+    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
+    await answerQuickInput(page, 'Filter Backend Flags', 'evil-backend');
+    const pane = flagsPane(page);
+    // The row carries the value the hostile server's /server_info reports, as text.
+    const row = pane.locator('.monaco-list-row', { hasText: '--evil-backend' }).filter({ hasText: '●' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    assert.match(await row.innerText(), /⟨U\+202E⟩/);
+    await row.hover();
+    const tooltip = page.locator('.monaco-hover-content:visible', { hasText: 'Open the server log' }).first();
+    await tooltip.waitFor({ timeout: 30_000 });
+    assert.match(await tooltip.innerText(), /On Evil/, 'the selected server is named, as text');
+    await assertInertHover(tooltip);
+    await page.screenshot({ path: join(resultsDir, 'e2e-hostile-flags-view.png') });
+    await page.mouse.move(5, 500);
+    if (!(await pane.locator('.monaco-list-row', { hasText: 'ledom' }).first().isVisible())) await row.locator('.monaco-tl-twistie').click();
+    const choice = pane.locator('.monaco-list-row', { hasText: 'ledom' }).first();
+    await choice.waitFor({ timeout: 30_000 });
+    assert.match(await choice.innerText(), /⟨U\+202E⟩ledom/, 'a choice shows its override');
+    assert.equal(await pane.locator('.codicon-alert').count(), 0, 'no icon drawn from a flag\'s text');
+
+    // Hover and completion on the flag in a launch script.
+    await openFile(page, 'evil.sh');
+    await hoverToken(page, '--evil-backend', 'Open the server log');
+    await assertInertHover(page.locator('.monaco-hover-content:visible', { hasText: 'Open the server log' }).first());
+    await page.mouse.move(5, 500);
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-editor .view-line', { hasText: '--evil-backend' }).first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' --evil');
+    const details = page.locator('.suggest-details-container .suggest-details', { hasText: 'Open the server log' }).first();
+    for (let attempt = 0; attempt < 3 && !(await details.isVisible()); attempt++) {
+      if (!(await page.locator('.suggest-widget.visible').isVisible())) await page.keyboard.press('Control+Space');
+      await page.locator('.suggest-widget.visible .monaco-list-row', { hasText: '--evil-backend' }).first().waitFor({ timeout: 30_000 });
+      // A second Ctrl+Space opens the focused item's documentation beside the list.
+      if (!(await details.isVisible())) await page.keyboard.press('Control+Space');
+      await details.waitFor({ timeout: 10_000 }).catch(() => undefined);
+    }
+    await details.waitFor({ timeout: 10_000 });
+    await assertInertHover(details);
+    assert.match(await details.innerText(), /⟨U\+202E⟩evil/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-hostile-completion.png') });
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Z');
+    await page.waitForTimeout(1_000);
+    assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
+    assert.equal(canaryHits, 0, 'the canary saw a request');
+  }
+
+  it('a hostile process and source on the SSH host stay text: the Hosts and Search trees and the forward pick', async () => {
+    // No spaces: discovery reads \`ps -eo pid,args\`, where an argument's own spaces cannot be told apart.
+    const attack = `evil[x](command:workbench.action.terminal.new)![p](http:$(alert)\u202Eledom`;
+    const evilServer = await startFakeLaunchServer({
+      simJs: join(repoRoot, 'dist/sim.js'), scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'), port: await freePort(),
+      flags: ['--model-path', `/models/${attack}`],
+    });
+    try {
+      await runCommand(page, 'Inference Doctor: Refresh Hosts');
+      const hostsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Hosts/i }) });
+      // Open gpu-box and fold its environment, so its running servers fit in the pane.
+      await expandRow(hostsPane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'gpu-box' }).first(), true);
+      await expandRow(hostsPane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Environment' }).first(), false);
+      await expandRow(hostsPane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Running servers' }).first(), true);
+      const row = hostsPane.locator('.monaco-list-row', { hasText: 'ledom' }).first();
+      await row.waitFor({ timeout: 60_000 });
+      // ps prints the override as "?"; either way it must not reach the row as itself.
+      assert.match(await row.innerText(), /\$\(alert\)(⟨U\+202E⟩|\?+)ledom/, 'the icon syntax is shown as text');
+      assert.doesNotMatch(await row.innerText(), /\u202E/);
+      assert.equal(await hostsPane.locator('.codicon-alert').count(), 0, 'no icon drawn from the model path');
+      await row.hover();
+      const tooltip = page.locator('.monaco-hover-content:visible', { hasText: 'ledom' }).first();
+      await tooltip.waitFor({ timeout: 30_000 });
+      await assertInertHover(tooltip);
+      await page.mouse.move(5, 500);
+
+      // Forwarding asks which server: the pick shows the path as text.
+      await runCommand(page, 'Inference Doctor: Forward Port and Add to Servers');
+      await pickQuickItem(page, 'gpu-box');
+      const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'ledom' }).first();
+      await pick.waitFor({ timeout: 30_000 });
+      assert.match(await pick.innerText(), /\$\(alert\)(⟨U\+202E⟩|\?+)ledom/, 'the icon syntax is shown as text');
+      assert.doesNotMatch(await pick.innerText(), /\u202E/);
+      assert.equal(await page.locator('.quick-input-list .codicon-alert').count(), 0, 'no icon drawn from the model path in the pick');
+      await page.keyboard.press('Escape');
+
+      // A source file on the host whose line is an attack: the match row shows it as text.
+      const src = mkdtempSync(join(tmpdir(), 'id-e2e-evil-src-'));
+      scratch.push(src);
+      // The override and the icon first: a match row shows the line around the match, cut short.
+      writeFileSync(join(src, 'evil.py'), `EVIL_MARKER = ${JSON.stringify(`\u202Eevil $(alert) ${hostileText(canaryUrl)}`)}\n`);
+      await runCommand(page, 'Inference Doctor: Search SGLang Source on Host');
+      await pickQuickItem(page, 'gpu-box');
+      await answerQuickInput(page, 'No SGLang installation found on gpu-box', src);
+      const input = page.locator('.quick-input-widget input.input');
+      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search SGLang source on gpu-box' }).waitFor({ timeout: 30_000 });
+      await input.fill('EVIL_MARKER');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Search for "EVIL_MARKER"' }).waitFor({ timeout: 30_000 });
+      await input.press('Enter');
+      const searchPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Results/i }) });
+      const fileRow = searchPane.locator('.monaco-list-row', { hasText: 'evil.py' }).first();
+      await fileRow.waitFor({ timeout: 60_000 });
+      const match = searchPane.locator('.monaco-list-row', { hasText: 'EVIL_MARKER' }).first();
+      if (!(await match.isVisible().catch(() => false))) await fileRow.click();
+      await match.waitFor({ timeout: 30_000 });
+      assert.match(await match.innerText(), /⟨U\+202E⟩evil/);
+      assert.equal(await searchPane.locator('.codicon-alert').count(), 0, 'no icon drawn from a source line');
+      await match.hover();
+      const matchTip = page.locator('.monaco-hover-content:visible', { hasText: 'EVIL_MARKER' }).first();
+      await matchTip.waitFor({ timeout: 30_000 }).catch(() => undefined);
+      assert.equal(await page.locator('.monaco-hover-content img').count(), 0, 'no image in a tooltip');
+      await page.screenshot({ path: join(resultsDir, 'e2e-hostile-host.png') });
+      await page.mouse.move(5, 500);
+      await page.waitForTimeout(1_000);
+      assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');
+      assert.equal(canaryHits, 0, 'the canary saw a request');
+    } finally {
+      await evilServer.stop();
+    }
   });
 });
 
@@ -707,6 +877,86 @@ function findFile(dir: string, name: string): string | undefined {
     else if (entry.name === name) return path;
   }
   return undefined;
+}
+
+/** A server whose model name, /server_info values and errors all carry the attack. */
+function createHostileServer(attack: string): Server {
+  return createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.startsWith('/v1/models')) return void res.end(JSON.stringify({ object: 'list', data: [{ id: `m ${attack}`, object: 'model' }] }));
+    if (req.url?.startsWith('/health')) return void res.end('{}');
+    if (req.url?.startsWith('/server_info') || req.url?.startsWith('/get_server_info')) {
+      return void res.end(JSON.stringify({ model_path: `m ${attack}`, evil_backend: `v ${attack}`, attention_backend: attack, version: attack }));
+    }
+    res.statusCode = 500;
+    res.end(JSON.stringify({ error: { message: `CUDA error: ${attack}`, type: 'InternalServerError', code: 500 } }));
+  });
+}
+
+/**
+ * A Python whose SGLang (a copy of the fake one) has a hostile version and a plugin flag whose help and
+ * choices carry the attack. Returns the interpreter's path.
+ */
+function hostileSglang(attack: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'id-e2e-evil-sglang-'));
+  cpSync(join(repoRoot, 'test/fixtures/fake-sglang'), dir, { recursive: true });
+  writeFileSync(join(dir, 'sglang', 'version.py'), `__version__ = ${JSON.stringify(`0.0.0-evil ${attack.replace(/["']/g, '')}`)}\n`);
+  appendFileSync(join(dir, 'sglang', 'srt', 'plugins.py'), [
+    '', '', `_ATTACK = ${JSON.stringify(attack)}`, '',
+    'def _add_evil(parser):',
+    '    parser.add_argument("--evil-backend", choices=["auto", "x " + _ATTACK.replace("evil", "ledom")], default="auto", help="Evil " + _ATTACK)',
+    '', '', '_load_plugins = load_plugins', '',
+    'def load_plugins():',
+    '    _load_plugins()',
+    '    from sglang.srt import server_args',
+    '    server_args.add_cli_hook(_add_evil)', '',
+  ].join('\n'));
+  const python = join(dir, 'python3');
+  writeFileSync(python, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${dir}' exec python3 "$@"\n`, { mode: 0o755 });
+  return python;
+}
+
+/** A hover, tooltip or completion-docs element shows foreign text: no image, and no link but https ones. */
+async function assertInertHover(hover: ReturnType<Page['locator']>): Promise<void> {
+  assert.equal(await hover.locator('img').count(), 0, 'no image');
+  const hrefs = (await hover.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
+    .filter((h) => h !== '');
+  for (const href of hrefs) assert.match(href, /^https:\/\//, `a link from foreign text: ${JSON.stringify(hrefs)}`);
+  assert.equal(await hover.locator('.codicon-alert').count(), 0, 'no icon drawn from foreign text');
+}
+
+/** The active editor has no link in it (markdown links, autolinked URLs) but the extension's own `allowed` ones. */
+async function assertNoEditorLinks(page: Page, allowed: string[] = []): Promise<void> {
+  // Link detection runs after the document settles.
+  await page.waitForTimeout(1_500);
+  const editor = page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+  const links = await editor.locator('.detected-link, .detected-link-active').allInnerTexts();
+  assert.deepEqual(links.filter((l) => !allowed.includes(l.trim())), [], 'a link in the generated document');
+}
+
+/** A ServerArgs field (main-era Annotated shape) whose help and choices carry the attack. */
+function hostileField(attack: string): string {
+  return [
+    '    evil_backend: A[', '        str,', '        Arg(',
+    `            help=${JSON.stringify(`Evil ${attack}`)},`,
+    `            choices=["auto", ${JSON.stringify(`x ${attack.replace('evil', 'ledom')}`)}],`,
+    '        ),', '        NS("exec.kernel"),', '    ] = "auto"', '',
+  ].join('\n');
+}
+
+/** Opens (or folds) a tree row by its twistie, unless it already is. */
+async function expandRow(row: ReturnType<Page['locator']>, open: boolean): Promise<void> {
+  await row.waitFor({ timeout: 30_000 });
+  if ((await row.getAttribute('aria-expanded')) !== String(open)) await row.locator('.monaco-tl-twistie').click();
+  await waitFor(`the row to be ${open ? 'open' : 'folded'}`, async () => (await row.getAttribute('aria-expanded')) === String(open), 10_000);
+}
+
+/** VS Code asks before it opens an external site; say no. */
+async function dismissOpenExternal(page: Page): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 10_000 });
+  assert.match(await dialog.innerText(), /evil\.invalid/, 'the dialog names the real host');
+  await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
 }
 
 /** The attack every hostile string carries: command and file links, images and HTML aimed at the canary, an override. */

@@ -12,6 +12,7 @@ import {
   escapeMarkdown,
   escapeIcons,
   isolate,
+  isolateLabel,
   notificationText,
   safeLink,
   showControls,
@@ -382,6 +383,36 @@ describe('foreign text: isolate', () => {
       assert.ok(Array.from(inner).every((c) => !bidi.has(c.codePointAt(0)!)), why);
       assert.ok(!/[\t\r\n\u2028\u2029]/.test(out), why);
       assert.deepEqual(rawInvisible(inner), [], why);
+    }
+  });
+});
+
+describe('foreign text: isolateLabel', () => {
+  it('moves highlight ranges past markers and the isolate', () => {
+    // "evil" highlighted after an override: the marker is 8 characters long where U+202E was one.
+    assert.deepEqual(isolateLabel('x = "\u202Eevil"', [[6, 10]]), { label: 'x = "⟨U+202E⟩evil"', highlights: [[13, 17]] });
+    assert.deepEqual(isolateLabel('[a]\r\nb', [[0, 3], [5, 6]]), { label: `${FSI}[a] b${PDI}`, highlights: [[1, 4], [5, 6]] });
+    // Ranges out of the text or empty are dropped; an edge inside a replaced pair moves to its end.
+    assert.deepEqual(isolateLabel('ab', [[1, 5], [1, 1]]).highlights, []);
+    assert.deepEqual(isolateLabel('a\r\nb', [[2, 4]]).highlights, [[2, 3]]);
+  });
+
+  it(`fuzz (${FUZZ_COUNT}): the label is isolate's, and each range still covers its own characters`, () => {
+    const rnd = seededRandom(0x1abe1);
+    for (const s of CORPUS) {
+      const start = Math.floor(rnd() * (s.length + 1));
+      const end = Math.min(s.length, start + 1 + Math.floor(rnd() * 8));
+      const { label, highlights } = isolateLabel(s, [[start, end]]);
+      const why = JSON.stringify(s);
+      assert.equal(label, isolate(s), why);
+      if (start >= end) { assert.deepEqual(highlights, [], why); continue; }
+      const [[a, b]] = highlights;
+      assert.ok(a >= 0 && a <= b && b <= label.length, why);
+      // Text with nothing to replace: the range covers exactly its own characters.
+      const piece = s.slice(start, end);
+      if (!/[\r\n\t\u2028\u2029]/.test(s) && showControls(s) === s) assert.equal(label.slice(a, b), piece, why);
+      // Otherwise the range covers at least its visible characters.
+      else assert.ok(label.slice(a, b).length >= piece.replace(BIDI_AND_INVISIBLE, '').length - 1, why);
     }
   });
 });

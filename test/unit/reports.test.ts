@@ -37,10 +37,11 @@ function assertInert(html: string): void {
 }
 
 function probeResult(content: string, errorMessage?: string): ProbeResult {
+  const reasons = errorMessage ? [] : [{ code: 'word-salad', kind: 'degenerate', message: `saw ${ATTACK}`, offset: 7 }];
   return {
     status: errorMessage ? 'error' : 'ok', content, reasoning: '', contentDroppedChars: 0, totalChars: content.length,
     finishReason: 'stop', matchedStop: null, ttftMs: 1, durationMs: 2, completionTokens: 3, tokensPerSecond: null, chunkCount: 1,
-    verdict: { kind: 'degenerate', reasons: [{ code: 'word-salad', kind: 'degenerate', message: `saw ${ATTACK}`, offset: 7 }], onset: 7 },
+    verdict: { kind: errorMessage ? 'ok' : 'degenerate', reasons, onset: errorMessage ? null : 7 },
     ...(errorMessage ? { error: { kind: 'http', message: errorMessage } } : {}),
   } as ProbeResult;
 }
@@ -63,6 +64,7 @@ describe('generated markdown reports quote foreign text inertly', () => {
     const blocks = html.match(/<pre><code[^>]*>[\s\S]*?<\/code><\/pre>/g) ?? [];
     assert.equal(blocks.length, 2);
     assert.match(blocks[0], /still fenced/);
+    assert.match(html, /<h2>Counting: request failed<\/h2>/, 'a failed request is not reported as OK');
   });
 
   it('installed-SGLang differences: interpreter, version, path, warnings, flags and messages stay text', function () {

@@ -16,7 +16,9 @@ export function quickProbeReport(server: { label: string; baseUrl: string }, res
   const lines = [`# Quick Health Probe: ${escapeMarkdown(server.label)}`, '', `${codeSpan(server.baseUrl)} — ${escapeMarkdown(result.summary.message)}`, ''];
   for (const item of result.items) {
     const { verdict } = item.result;
-    lines.push(`## ${escapeMarkdown(item.label)}: ${VERDICT_LABEL[verdict.kind]}`, '', `Prompt: ${escapeMarkdown(item.prompt)}`, '');
+    // A failed request has a verdict only on what arrived (often nothing): say it failed instead of "OK".
+    const heading = item.result.error && verdict.kind === 'ok' ? 'request failed' : VERDICT_LABEL[verdict.kind];
+    lines.push(`## ${escapeMarkdown(item.label)}: ${heading}`, '', `Prompt: ${escapeMarkdown(item.prompt)}`, '');
     for (const reason of verdict.reasons) lines.push(`- ${escapeMarkdown(reason.message)} (at character ${reason.offset})`);
     if (item.result.error) lines.push(`- Request problem: ${escapeMarkdown(item.result.error.message)}`);
     const content = showControls(item.result.content.slice(0, REPORT_ANSWER_CHARS));

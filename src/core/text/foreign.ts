@@ -200,6 +200,40 @@ export function isolate(text: string): string {
   return wrapIfNeeded(showControls(text.replace(LINE_BREAK_OR_TAB, ' ')));
 }
 
+// Line breaks and tabs first: at one position both can match only for a lone CR, which isolate also turns
+// into a space before showControls sees it.
+const ISOLATE_PIECES = new RegExp(`${LINE_BREAK_OR_TAB.source}|${CONTROL_SOURCE}`, 'gu');
+
+/**
+ * `isolate` for a label with highlighted ranges (a tree item's `TreeItemLabel`): the same text, and each
+ * `[start, end)` UTF-16 range moved to where its characters end up (markers and the isolate shift them).
+ * A range edge inside a replaced character moves to that replacement's end.
+ */
+export function isolateLabel(text: string, ranges: readonly (readonly [number, number])[]): { label: string; highlights: [number, number][] } {
+  const at = new Array<number>(text.length + 1);
+  let out = '';
+  let last = 0;
+  ISOLATE_PIECES.lastIndex = 0;
+  for (let m = ISOLATE_PIECES.exec(text); m; m = ISOLATE_PIECES.exec(text)) {
+    for (let i = last; i < m.index; i++) at[i] = out.length + (i - last);
+    out += text.slice(last, m.index);
+    at[m.index] = out.length;
+    out += /^(?:\r\n?|[\n\u2028\u2029\t])$/.test(m[0]) ? ' ' : marker(m[0]);
+    for (let i = m.index + 1; i < m.index + m[0].length; i++) at[i] = out.length;
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i <= text.length; i++) at[i] = out.length + (i - last);
+  out += text.slice(last);
+  const label = wrapIfNeeded(out);
+  const shift = label.length === out.length ? 0 : FSI.length;
+  const highlights: [number, number][] = [];
+  for (const [start, end] of ranges) {
+    if (!(start >= 0 && end <= text.length && start < end)) continue;
+    highlights.push([at[start] + shift, at[end] + shift]);
+  }
+  return { label, highlights };
+}
+
 /**
  * For foreign text inside `window.show{Information,Warning,Error}Message`, which turns
  * `[label](https:…|command:…|file:…)` into a clickable link: isolated like `isolate`, every `](` broken to
