@@ -19,6 +19,9 @@ import {
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { guardPicks } from '../ui/foreignText';
 
+/** Messages kept for a webview that is loading or hidden (server picks, run starts and ends, history). */
+const MAX_QUEUED = 200;
+
 /** viewType of the panel; the serializer and `onWebviewPanel:` activation use it. */
 export const PROBE_VIEW_TYPE = 'inferenceDoctor.probe';
 
@@ -135,6 +138,9 @@ export class ProbePanel implements vscode.Disposable {
     panel.webview.html = renderProbeHtml(panel.webview, deps.extensionUri);
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
+      // Hidden without retainContextWhenHidden, the webview's document is gone: messages wait for the
+      // `ready` of the one that comes back (a server picked in the tree meanwhile would be lost).
+      panel.onDidChangeViewState(() => { if (!panel.visible) this.ready = false; }),
       panel.webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewMessage(message)) return; // untrusted: ignore anything malformed
         this.onMessage(message).catch((error: unknown) => this.post({ type: 'error', message: errorMessage(error) }));
@@ -161,7 +167,10 @@ export class ProbePanel implements vscode.Disposable {
   private post(message: HostToWebview): void {
     if (this.disposed) return;
     if (!this.ready && message.type !== 'init') {
+      // Stream events are not kept for a webview that is not there: runFinished carries the whole result.
+      if (message.type === 'runEvent' || message.type === 'runEvents') return;
       this.queued.push(message);
+      if (this.queued.length > MAX_QUEUED) this.queued.shift();
       return;
     }
     void this.panel.webview.postMessage(message);

@@ -533,6 +533,22 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(await report.innerText(), /Open\s+the\s+server\s+log/);
     assert.match(await report.innerText(), /Greeting:\s+request\s+failed/);
     await assertNoEditorLinks(page, [hostileUrl]);
+
+    // The probe panel on it: the server's error is text, its override marked, and nothing in the panel links.
+    await serversPane(page).locator('.monaco-list-row', { hasText: 'Evil' }).first().click();
+    const panel = probeFrame(page);
+    await panel.locator('[data-testid="server-select"]').waitFor({ timeout: 60_000 });
+    await setPrompt(panel, 'Hello');
+    await panel.locator('[data-testid="run"]').click();
+    const error = panel.locator('[data-testid="pane-main"] [data-testid="error"]');
+    await error.waitFor({ timeout: 60_000 });
+    assert.match(await error.innerText(), /Open the server log/);
+    assert.ok(await error.locator('.ctl').count() >= 1, 'the override is marked in the error');
+    const historyRow = panel.locator('[data-testid="history-row"]', { hasText: 'Evil' }).first();
+    await historyRow.waitFor({ timeout: 30_000 });
+    assert.ok(await historyRow.locator('.history-meta .ctl').count() >= 1, 'the override is marked in the history row');
+    assert.equal(await panel.locator('a[href], img, iframe, object, embed').count(), 0, 'nothing in the panel links or loads');
+    await page.screenshot({ path: join(resultsDir, 'e2e-hostile-panel.png') });
     // Nothing opened: no terminal, and the canary saw no request.
     await page.waitForTimeout(1_000);
     assert.equal(await page.locator('.terminal-wrapper, .xterm').count(), 0, 'no terminal opened');

@@ -455,6 +455,19 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     const match = await answerMatches(page, 'main', answer);
     assert.equal(match.equal, true, 'the exact text is kept for copy');
     assert.deepEqual(match.elements, []);
+    // A server label and a prompt with an override: marked in the history row, shown in the server select.
+    const label = 'box \u202Erorre';
+    await send(page, { type: 'servers', servers: [{ id: 's-ctl', label, baseUrl: 'http://127.0.0.1:1' }] });
+    await send(page, { type: 'history', entries: [{ id: 'h-ctl', serverLabel: label, startedAt: 1_700_000_000_000, prompt: 'say \u202Eih', verdict: 'ok', status: 'completed' }] });
+    await page.waitForSelector('[data-testid="history-row"][data-id="h-ctl"]', WAIT);
+    const row = await page.$eval('[data-testid="history-row"][data-id="h-ctl"]', (el) => ({
+      meta: Array.from(el.querySelectorAll('.history-meta .ctl')).map((e) => e.getAttribute('data-cp')),
+      prompt: Array.from(el.querySelectorAll('.history-prompt .ctl')).map((e) => e.getAttribute('data-cp')),
+      promptText: el.querySelector('.history-prompt')?.textContent,
+    }));
+    assert.deepEqual(row, { meta: ['U+202E'], prompt: ['U+202E'], promptText: 'say \u202Eih' });
+    const option = await page.$eval('[data-testid="server-select"] vscode-option[value="s-ctl"]', (el) => el.textContent);
+    assert.equal(option, 'box ⟨U+202E⟩rorre');
     await page.screenshot({ path: join(RESULTS, 'webview-controls.png'), fullPage: true });
     await assertClean(watch, page);
     await page.close();

@@ -1,6 +1,6 @@
 /** The history list the host sends: open in either pane, re-run, delete. */
 import type { HistorySummary, Pane } from '../../src/shared/webviewProtocol';
-import { h, icon } from './dom';
+import { h, icon, markedText } from './dom';
 
 export interface HistoryActions {
   open(historyId: string, pane: Pane): void;
@@ -34,8 +34,9 @@ export class HistoryList {
         class: 'history-open', title: 'Show in the result pane', attrs: { type: 'button' },
         on: { click: () => this.actions.open(entry.id, 'main') },
       },
-      h('span', { class: 'history-prompt' }, prompt),
-      h('span', { class: 'history-meta' }, `${entry.serverLabel} · ${new Date(entry.startedAt).toLocaleString()}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`)),
+      // The prompt and the server's label are foreign text: controls marked, so none reorders the row.
+      h('span', { class: 'history-prompt' }, ...markedText(prompt)),
+      h('span', { class: 'history-meta' }, ...markedText(entry.serverLabel), ` · ${new Date(entry.startedAt).toLocaleString()}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`)),
       button('split-horizontal', 'Show in the compare pane', 'history-compare', () => this.actions.open(entry.id, 'compare')),
       button('refresh', 'Run again', 'history-rerun', () => this.actions.rerun(entry.id, 'main')),
       button('trash', 'Delete', 'history-delete', () => this.actions.remove(entry.id)),

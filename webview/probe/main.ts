@@ -16,6 +16,7 @@ import type { Endpoint, ProbeParams } from '../../src/core/probe/types';
 import type { HostToWebview, Pane, ProbeFormState, ServerChoice, WebviewToHost } from '../../src/shared/webviewProtocol';
 import { INITIAL_FORM_PARAMS } from '../../src/shared/webviewProtocol';
 import { h, icon } from './dom';
+import { showControls } from '../../src/core/text/foreign';
 import { HistoryList } from './historyList';
 import { ResultPane } from './resultPane';
 import css from './probe.css';
@@ -212,7 +213,10 @@ function updateEndpointDependent(): void {
 function fillSelect(select: VscodeSingleSelect, options: { value: string; label: string; description?: string }[], selected: string | undefined): void {
   const chosen = options.some((o) => o.value === selected) ? selected : options[0]?.value;
   select.replaceChildren(
-    ...options.map((o) => h('vscode-option', { attrs: { value: o.value, description: o.description, selected: o.value === chosen } }, o.label)),
+    // Options hold text only (the select copies it into its own shadow DOM): controls shown as ⟨U+XXXX⟩.
+    ...options.map((o) => h('vscode-option', {
+      attrs: { value: o.value, description: o.description === undefined ? undefined : showControls(o.description), selected: o.value === chosen },
+    }, showControls(o.label))),
   );
   if (chosen !== undefined) select.value = chosen;
 }
