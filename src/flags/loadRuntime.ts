@@ -55,7 +55,7 @@ async function pickInterpreter(host: LocalHost, target: RuntimeHostTarget | unde
       .map((i) => ({ path: i.path, from: i.sglangVersion ? `sglang ${i.sglangVersion}` : 'no sglang found' }))
     : await interpreters(host);
   const other = { label: 'Other interpreter…', ownIcon: 'edit', description: 'enter a path (e.g. a virtualenv\'s bin/python)', path: '' };
-  const where = target ? ` on ${target.label}` : '';
+  const where = target ? ` on ${notificationText(target.label)}` : '';
   const picked = await vscode.window.showQuickPick(
     guardPicks([...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other]),
     { placeHolder: `Which Python${where} has the SGLang to read flags from?`, ignoreFocusOut: true },

@@ -16,7 +16,7 @@ import type { ServersFeature } from '../servers/register';
 import { LENS_COMMANDS, type FlagLensArgs } from '../shared/lspProtocol';
 import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
 import { onCatalogStatus, requestCatalogEntries } from './languageClient';
-import { notificationText } from '../core/text/foreign';
+import { escapeIcons, isolate, notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
@@ -213,14 +213,14 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
       text = flagWithValue(e, value);
     }
     await vscode.env.clipboard.writeText(text);
-    vscode.window.setStatusBarMessage(`Copied ${text}`, 3000);
+    vscode.window.setStatusBarMessage(`Copied ${escapeIcons(isolate(text))}`, 3000);
   };
 
   const copyFlag = async (arg: unknown): Promise<void> => {
     const flag = isLensArgs(arg) ? arg.flag : (await nodeOrPick(arg, 'Copy which flag?'))?.entry.flag;
     if (!flag) return;
     await vscode.env.clipboard.writeText(flag);
-    vscode.window.setStatusBarMessage(`Copied ${flag}`, 3000);
+    vscode.window.setStatusBarMessage(`Copied ${escapeIcons(isolate(flag))}`, 3000);
   };
 
   const filter = async (): Promise<void> => {

@@ -443,7 +443,7 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
     const opts = { regex: false, caseSensitive: true, word: false };
     const button = (icon: string, name: string, on: boolean): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon(icon), tooltip: `${name}: ${on ? 'on' : 'off'}` });
     const render = (): void => {
-      qp.title = `Search SGLang source on ${hostLabel} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
+      qp.title = `Search SGLang source on ${notificationText(hostLabel)} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
       qp.buttons = [button('regex', 'Use Regular Expression', opts.regex), button('case-sensitive', 'Match Case', opts.caseSensitive), button('whole-word', 'Match Whole Word', opts.word)];
       const typed = qp.value.trim();
       const presets = BACKEND_OPTION_PRESETS.map((p) => ({ label: p.label, description: p.pattern, detail: p.fixedStrings ? 'literal' : 'regular expression', preset: p }));

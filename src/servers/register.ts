@@ -87,7 +87,7 @@ async function editServer(store: ServerStore, health: HealthMonitor, arg: unknow
   if (!server || (await explainSettingsServer(store, server.id))) return;
   const url = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
   if (url === undefined) return;
-  const label = await vscode.window.showInputBox({ title: `Edit ${server.label}: name`, value: server.label, ignoreFocusOut: true });
+  const label = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: name`, value: server.label, ignoreFocusOut: true });
   if (label === undefined) return;
   await store.update(server.id, { baseUrl: url, label });
   void health.refresh(server.id);
