@@ -214,6 +214,40 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('ends in a loop', () => {
+    it('flags a list that ends on one word five times (no finish reason given)', () => {
+      const v = judge(real('rd1e570cf1f'));
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'short-loop');
+      assert.match(r.message, /ends in a 8-character period repeated 5 times/i);
+      // The exact repeat starts in the last letters before the first "czapki" ("…ki, czapki, …").
+      const text = real('rd1e570cf1f').text;
+      assert.ok(Math.abs(r.offset - text.indexOf('czapki')) <= 4, `offset ${r.offset}`);
+    });
+
+    it('flags an answer that is a paragraph repeated until it was cut', () => {
+      const c = real('r8d7110d9a1');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      assert.ok(reason(v, 'long-loop').offset < c.text.length / 2, 'the loop covers most of the answer');
+    });
+
+    it('leaves a doubled refrain, a short "very very very" and a model that stopped on its own loop of data alone', () => {
+      const refrain = `${PROSE}\nAnd the river keeps on running.\nAnd the river keeps on running.\n`;
+      assert.equal(detect(refrain, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect(`${PROSE}That is very very very good.`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect(`${PROSE}${'| --- '.repeat(6)}|`, { finishReason: 'stop' }).kind, 'ok');
+    });
+
+    it('needs most of the answer or five periods: three periods at the end of a long answer stay ok', () => {
+      const tail = 'cache blocks, cache blocks, cache blocks,';
+      const long = `${PROSE}Requests that do not fit wait in the queue until a running one finishes and frees its blocks. ` +
+        'The reserve is a fraction of the pool set at start-up, and it shrinks when the pool is nearly full. ';
+      assert.equal(detect(`${long}${tail}`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect(`Free ${tail}`, { finishReason: 'stop' }).kind, 'degenerate');
+    });
+  });
+
   describe('levels', () => {
     it('lets a suspect become degenerate when stronger evidence for the same code arrives', () => {
       const d = createDetector();

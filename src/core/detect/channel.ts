@@ -443,6 +443,20 @@ export class Channel {
     return total >= need ? { period: p, start: this.pos - total } : null;
   }
 
+  /**
+   * The loop the answer ends in, for the finish-time rule when finish_reason is not "length": a unit of
+   * words repeated back to back up to the last character (a cut last period included), or null.
+   */
+  endLoop(): { period: number; start: number; periods: number } | null {
+    const p = this.lag;
+    if (p < 2) return null;
+    const total = this.matchRun + p;
+    const periods = Math.floor(total / p);
+    if (periods < LIMITS.endLoopPeriods || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return null;
+    if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return null;
+    return { period: p, start: this.pos - total, periods };
+  }
+
   /** Approximate seq-rep (share of n-grams repeated inside the window) of the current tail. */
   seqRep(): number {
     const w = Math.min(REP_W, this.pos);

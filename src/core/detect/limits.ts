@@ -58,6 +58,16 @@ export const LIMITS = Object.freeze({
   /** ... and a short-period tail loop made of words this many periods (shortLoopChars still apply). */
   lengthShortPeriods: 3,
 
+  /**
+   * Any other finish: an answer that ends inside a loop of words (the model never got out of it) needs
+   * endLoopPeriods periods and endLoopChars characters, and either covers endLoopShare of the answer or
+   * repeats endLoopManyPeriods times.
+   */
+  endLoopPeriods: 3,
+  endLoopChars: 24,
+  endLoopShare: 0.5,
+  endLoopManyPeriods: 5,
+
   /** seq-rep over the tail window: share of character n-grams already seen in the window. */
   seqRepWindow: 1024,
   seqRep: 0.98,
