@@ -5,6 +5,7 @@ import { registerLanguageClient } from './flags/languageClient';
 import { registerFlagsFeature } from './flags/register';
 import { registerRemote } from './remote/register';
 import { disposeLog } from './log';
+import { registerReportDocuments } from './ui/reportDocuments';
 
 const moduleLoadedAt = performance.now();
 
@@ -14,6 +15,7 @@ const moduleLoadedAt = performance.now();
  */
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
+  registerReportDocuments(context);
   const servers = registerServers(context);
   registerProbe(context, servers);
   registerLanguageClient(context);

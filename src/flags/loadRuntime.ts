@@ -16,6 +16,7 @@ import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
 import { runtimeHosts, type RuntimeHostTarget } from './runtimeHosts';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
+import { reportDocuments } from '../ui/reportDocuments';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
 export interface LoadRuntimeArgs {
@@ -161,8 +162,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
   void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
     if (answer === show) {
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: flagDifferencesReport(hostLabel, rt, differences) });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await reportDocuments().open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences), 'markdown');
     } else if (answer === reload) {
       const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
       await vscode.commands.executeCommand('inferenceDoctor.loadRuntimeFlags', again);

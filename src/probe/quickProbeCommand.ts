@@ -4,6 +4,7 @@ import { runQuickProbe } from '../core/probe/quick';
 import { quickProbeReport } from '../core/probe/quickReport';
 import type { ServersFeature } from '../servers/register';
 import { notificationText } from '../core/text/foreign';
+import { reportDocuments } from '../ui/reportDocuments';
 
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
 export async function runQuickProbeCommand(servers: ServersFeature, server: ServerConfig): Promise<void> {
@@ -34,10 +35,11 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
   if (!result) return;
 
   const details = 'Show Details';
-  const show = result.summary.verdict === 'ok' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  // NaN is the worst a server can answer: an error, not a warning.
+  const show = result.summary.verdict === 'ok' ? vscode.window.showInformationMessage
+    : result.summary.verdict === 'nan' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
   const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
   if (answer === details) {
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: quickProbeReport(server, result) });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await reportDocuments().open(server.label, 'quick-health-probe.md', quickProbeReport(server, result), 'markdown');
   }
 }

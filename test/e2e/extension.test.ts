@@ -200,6 +200,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     const toast = page.locator('.notification-toast', { hasText: 'NaN' });
     await toast.waitFor({ timeout: 90_000 });
     assert.match(await toast.innerText(), /simulator: NaN/);
+    // NaN is an error, not a warning.
+    assert.equal(await toast.locator('.codicon-error').count(), 1, 'the NaN result is an error notification');
     const report = page.locator('.monaco-editor .view-lines', { hasText: /Quick.Health.Probe/ }).first();
     // A busy machine can swallow the first click on a toast that is still animating in: retry, bounded.
     for (let attempt = 0; attempt < 3 && !(await report.isVisible()); attempt++) {
@@ -211,6 +213,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     const text = await report.innerText();
     assert.match(text, /Greeting:\sNaN/);
     assert.match(text, /Counting:\sNaN/);
+    // A read-only report: its tab is not an unsaved Untitled document.
+    const tab = page.locator('.tab.active', { hasText: 'quick-health-probe.md' });
+    await tab.waitFor({ timeout: 10_000 });
+    assert.equal(await tab.evaluate((el) => el.classList.contains('dirty')), false, 'the report is not a dirty document');
     await page.screenshot({ path: join(resultsDir, 'e2e-quick-probe.png') });
   });
 
@@ -544,6 +550,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await error.waitFor({ timeout: 60_000 });
     assert.match(await error.innerText(), /Open the server log/);
     assert.ok(await error.locator('.ctl').count() >= 1, 'the override is marked in the error');
+    assert.equal(await panel.locator('[data-testid="pane-main"] [data-testid="verdict-badge"]').getAttribute('data-verdict'), 'failed', 'a failed request is not OK');
     const historyRow = panel.locator('[data-testid="history-row"]', { hasText: 'Evil' }).first();
     await historyRow.waitFor({ timeout: 30_000 });
     assert.ok(await historyRow.locator('.history-meta .ctl').count() >= 1, 'the override is marked in the history row');

@@ -504,6 +504,35 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await page.close();
   });
 
+  it('never shows a failed or stopped run as OK: the badge and the history say what happened', async () => {
+    const { page, watch } = await openPage();
+    await streamRun(page, {
+      runId: 'e404', pane: 'main', deltas: [],
+      final: result('', OK, { status: 'error', finishReason: null, error: { kind: 'http', status: 404, message: 'The server answered 404 Not Found.' } }),
+    });
+    const badge = '[data-testid="pane-main"] [data-testid="verdict-badge"]';
+    assert.equal(await page.getAttribute(badge, 'data-verdict'), 'failed');
+    assert.match(await page.textContent(badge) ?? '', /Request failed/);
+    await streamRun(page, { runId: 'stop', pane: 'main', deltas: [encode('The capital')], final: result('The capital', OK, { status: 'stopped', finishReason: null }) });
+    assert.equal(await page.getAttribute(badge, 'data-verdict'), 'stopped');
+    // A NaN verdict stays NaN even when the stream then broke.
+    const nan: Verdict = { kind: 'nan', reasons: [{ code: 'nan-marker', kind: 'nan', message: 'NaN happened.', offset: 0 }], onset: 0 };
+    await streamRun(page, { runId: 'nanerr', pane: 'main', deltas: [encode('!!!!')], final: result('!!!!', nan, { status: 'error', error: { kind: 'unreachable', message: 'The connection dropped.' } }) });
+    assert.equal(await page.getAttribute(badge, 'data-verdict'), 'nan');
+    await send(page, { type: 'history', entries: [
+      { id: 'h1', serverLabel: 's', startedAt: 1, prompt: 'a', verdict: 'ok', status: 'error' },
+      { id: 'h2', serverLabel: 's', startedAt: 2, prompt: 'b', verdict: 'ok', status: 'stopped' },
+      { id: 'h3', serverLabel: 's', startedAt: 3, prompt: 'c', verdict: 'ok', status: 'completed' },
+      { id: 'h4', serverLabel: 's', startedAt: 4, prompt: 'd', verdict: 'nan', status: 'error' },
+    ] });
+    await page.waitForSelector('[data-testid="history-row"][data-id="h4"]', WAIT);
+    const outcomes = await page.$$eval('[data-testid="history-row"]', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-outcome'), r.querySelector('.verdict-icon .codicon')?.className ?? '']));
+    assert.deepEqual(outcomes.map(([id, outcome]) => [id, outcome]), [['h1', 'failed'], ['h2', 'stopped'], ['h3', 'ok'], ['h4', 'nan']]);
+    assert.doesNotMatch(String(outcomes[0][2]), /codicon-pass/, 'a failed run has no green check');
+    await assertClean(watch, page);
+    await page.close();
+  });
+
   it('shows OK, a degenerate onset in the compare pane, and keeps the form across reload', async () => {
     const { page, watch } = await openPage();
     const answer = 'The capital of France is Paris. It sits on the Seine and has been the seat of government for centuries.';

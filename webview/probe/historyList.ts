@@ -1,6 +1,7 @@
 /** The history list the host sends: open in either pane, re-run, delete. */
 import type { HistorySummary, Pane } from '../../src/shared/webviewProtocol';
 import { h, icon, markedText } from './dom';
+import { runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
 
 export interface HistoryActions {
   open(historyId: string, pane: Pane): void;
@@ -8,7 +9,7 @@ export interface HistoryActions {
   remove(historyId: string): void;
 }
 
-const VERDICT_ICON: Record<HistorySummary['verdict'], string> = { ok: 'pass', degenerate: 'warning', nan: 'error' };
+const OUTCOME_ICON: Record<RunOutcome, string> = { ok: 'pass', degenerate: 'warning', nan: 'error', failed: 'circle-slash', stopped: 'debug-stop' };
 
 export class HistoryList {
   readonly el: HTMLElement;
@@ -28,8 +29,9 @@ export class HistoryList {
     const button = (name: string, title: string, testid: string, onClick: () => void) =>
       h('button', { class: 'icon-button', title, testid, attrs: { type: 'button' }, on: { click: onClick } }, icon(name));
     const prompt = entry.prompt.replace(/\s+/g, ' ').trim() || '(empty prompt)';
-    return h('li', { class: 'history-row', testid: 'history-row', attrs: { 'data-id': entry.id, 'data-verdict': entry.verdict } },
-      h('span', { class: `verdict-icon verdict-${entry.verdict}`, title: `${entry.verdict} · ${entry.status}` }, icon(VERDICT_ICON[entry.verdict] ?? 'question')),
+    const outcome = runOutcome(entry.verdict, entry.status);
+    return h('li', { class: 'history-row', testid: 'history-row', attrs: { 'data-id': entry.id, 'data-verdict': entry.verdict, 'data-outcome': outcome } },
+      h('span', { class: `verdict-icon verdict-${outcome}`, title: `${entry.verdict} · ${entry.status}` }, icon(OUTCOME_ICON[outcome] ?? 'question')),
       h('button', {
         class: 'history-open', title: 'Show in the result pane', attrs: { type: 'button' },
         on: { click: () => this.actions.open(entry.id, 'main') },

@@ -1,6 +1,7 @@
 /** One result pane: live answer, reasoning, verdict, metrics, error and raw chunks. */
 import type { ProbeEvent, ProbeParams, ProbeResult } from '../../src/core/probe/types';
 import type { Verdict } from '../../src/core/detect/types';
+import { runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
 import type { HistoryEntry, Pane } from '../../src/shared/webviewProtocol';
 import { append, h, icon, markedText } from './dom';
 import { BoundedLines, StreamingText } from './textView';
@@ -11,7 +12,7 @@ const MAX_REASONING_CHARS = 1_000_000;
 const MAX_RAW_LINES = 400;
 const MAX_RAW_LINE_CHARS = 2_000;
 
-type BadgeState = 'none' | 'pending' | Verdict['kind'];
+type BadgeState = 'none' | 'pending' | RunOutcome;
 
 const BADGE: Record<BadgeState, { label: string; icon: string }> = {
   none: { label: 'No run yet', icon: 'circle-large-outline' },
@@ -19,6 +20,8 @@ const BADGE: Record<BadgeState, { label: string; icon: string }> = {
   ok: { label: 'OK', icon: 'pass' },
   degenerate: { label: 'Degenerate', icon: 'warning' },
   nan: { label: 'NaN', icon: 'error' },
+  failed: { label: 'Request failed', icon: 'circle-slash' },
+  stopped: { label: 'Stopped', icon: 'debug-stop' },
 };
 
 const STATUS_LABEL: Record<ProbeResult['status'], string> = {
@@ -180,6 +183,8 @@ export class ResultPane {
     if (this.reasoning.value !== result.reasoning) this.reasoning.setText(result.reasoning, 0);
     this.reasoningBlock.hidden = result.reasoning.length === 0;
     this.setVerdict(result.verdict);
+    // A failed or stopped run with nothing wrong in what arrived is not an OK answer.
+    this.setBadge(runOutcome(result.verdict.kind, result.status));
     this.metric.ttft.textContent = fmtMs(result.ttftMs);
     this.metric.rate.textContent = fmtRate(result.tokensPerSecond);
     this.metric.tokens.textContent = String(result.completionTokens);
