@@ -533,6 +533,29 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await page.close();
   });
 
+  it('forgets the model when the server changes: the next run does not send the last server\'s model', async () => {
+    const { page, watch } = await openPage();
+    const select = '[data-testid="model-select"]';
+    await page.$eval(select, (el) => {
+      (el as HTMLSelectElement).value = 'meta-llama/Llama-3.1-8B-Instruct';
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    // The extension asks the panel to show another server (a click in the Servers tree).
+    await send(page, { type: 'selectServer', serverId: 's2' });
+    await page.waitForFunction(() => (window as unknown as TestWindow).__posted.some((m) => m.type === 'listModels' && m.serverId === 's2'), undefined, WAIT);
+    await send(page, { type: 'models', serverId: 's2', models: ['healthy-model'] });
+    const options = await page.$$eval(`${select} vscode-option`, (els) => els.map((e) => e.textContent));
+    assert.deepEqual(options, ['(server default)', 'healthy-model'], 'no "(not listed)" model from the other server');
+    await page.fill('[data-testid="prompt"] >> textarea', 'Hello');
+    await page.click('[data-testid="run"]');
+    const run = await page.waitForFunction(() => (window as unknown as TestWindow).__posted.find((m) => m.type === 'run'), undefined, WAIT);
+    const posted = await run.jsonValue() as unknown as { serverId: string; params: { model?: string } };
+    assert.equal(posted.serverId, 's2');
+    assert.notEqual(posted.params.model, 'meta-llama/Llama-3.1-8B-Instruct');
+    await assertClean(watch, page);
+    await page.close();
+  });
+
   it('shows OK, a degenerate onset in the compare pane, and keeps the form across reload', async () => {
     const { page, watch } = await openPage();
     const answer = 'The capital of France is Paris. It sits on the Seine and has been the seat of government for centuries.';

@@ -249,6 +249,15 @@ function requestModels(): void {
   post({ type: 'listModels', serverId });
 }
 
+/**
+ * Another server: the model chosen for the last one means nothing here (kept, it would be sent and
+ * answered with a 404). Only a form restored for the same server keeps an unlisted model.
+ */
+function forgetModel(): void {
+  state.form.params = { ...state.form.params, model: '' };
+  fillSelect(modelSelect, [{ value: '', label: '(server default)' }], '');
+}
+
 function renderModels(serverId: string, models: string[], error?: string): void {
   if (serverId !== currentServerId()) return;
   const wanted = modelSelect.value || state.form.params.model || '';
@@ -304,6 +313,7 @@ prompt.addEventListener('keydown', (key: KeyboardEvent) => {
 });
 serverSelect.addEventListener('change', () => {
   state.form.serverId = serverSelect.value;
+  forgetModel();
   requestModels();
   saveSoon();
 });
@@ -338,6 +348,7 @@ function onMessage(message: HostToWebview): void {
       if (servers.some((s) => s.id === message.serverId) && serverSelect.value !== message.serverId) {
         state.form.serverId = message.serverId;
         renderServers(servers);
+        forgetModel();
         requestModels();
         saveSoon();
       } else {
