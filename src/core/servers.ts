@@ -2,6 +2,7 @@
  * An OpenAI-compatible endpoint the user registered. `hostId` is empty for endpoints reached
  * directly; an SSH host will own endpoints it forwards (remote issue), keyed by that id.
  */
+import type { RunOutcome } from './probe/outcome';
 export interface ServerConfig {
   id: string;
   label: string;
@@ -21,6 +22,11 @@ export interface ServerStatus {
   backends?: Record<string, string>;
   lastError?: string;
   checkedAt?: number;
+  /**
+   * The last probe's outcome (panel or Quick Health Probe): /health can say "healthy" of a server that
+   * answers NaN, so the row must show what a real answer looked like.
+   */
+  lastProbe?: { outcome: RunOutcome; at: number };
 }
 
 /** Normalises what a user types into a base URL without a trailing slash or /v1. */

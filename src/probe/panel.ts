@@ -18,7 +18,7 @@ import {
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { guardPicks } from '../ui/foreignText';
-import { runOutcome } from '../core/probe/outcome';
+import { runOutcome, type RunOutcome } from '../core/probe/outcome';
 
 /** Messages kept for a webview that is loading or hidden (server picks, run starts and ends, history). */
 const MAX_QUEUED = 200;
@@ -37,6 +37,8 @@ export interface ProbePanelDeps {
   history: HistoryStore;
   /** Runs the extension's Add Server flow. */
   addServer(): Promise<void>;
+  /** Tells the Servers view what a finished run amounted to. */
+  recordOutcome?(serverId: string, outcome: RunOutcome): void;
   /** Settings-backed defaults applied to a run where the form leaves a value unset. */
   probeDefaults?(): Partial<Pick<ProbeParams, 'timeoutMs' | 'maxTokens' | 'earlyStop'>>;
 }
@@ -275,6 +277,7 @@ export class ProbePanel implements vscode.Disposable {
       batcher.close();
     }
     this.runs.delete(runId);
+    this.deps.recordOutcome?.(serverId, runOutcome(result.verdict.kind, result.status));
 
     let historyId: string | undefined;
     try {

@@ -27,6 +27,7 @@ export function panelDeps(context: vscode.ExtensionContext, servers: ServersFeat
     listServers: () => servers.store.list().map((s) => ({ id: s.id, label: s.label, baseUrl: s.baseUrl })),
     onDidChangeServers: servers.store.onDidChange,
     resolveTarget: (serverId) => servers.store.target(serverId),
+    recordOutcome: (serverId, outcome) => servers.health.recordProbe(serverId, outcome),
     runProbe,
     fetchModels: async (target) => (await fetchModels(target)).map((m) => m.id),
     history: historyStore(context),

@@ -33,6 +33,9 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
     return undefined;
   });
   if (!result) return;
+  // NaN or degenerate answers say the most; else, every prompt failing means the requests failed.
+  const allFailed = result.summary.errors === result.items.length;
+  servers.health.recordProbe(server.id, result.summary.verdict === 'ok' && allFailed ? 'failed' : result.summary.verdict);
 
   const details = 'Show Details';
   // NaN is the worst a server can answer: an error, not a warning.

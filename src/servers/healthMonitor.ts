@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerStatus } from '../core/servers';
+import type { RunOutcome } from '../core/probe/outcome';
 import type { ServerTarget } from '../core/probe/types';
 import type { ServerStore } from './serverStore';
 
@@ -31,6 +32,18 @@ export class HealthMonitor implements vscode.Disposable {
     return this.statuses.get(id) ?? { health: 'unknown' };
   }
 
+  /** A probe's outcome outlives health checks (only another probe replaces it): the part of a status to keep. */
+  private probeOf(id: string): Pick<ServerStatus, 'lastProbe'> {
+    const lastProbe = this.status(id).lastProbe;
+    return lastProbe ? { lastProbe } : {};
+  }
+
+  /** Records what a probe of the server found (a stopped run says nothing and is not recorded). */
+  recordProbe(id: string, outcome: RunOutcome): void {
+    if (outcome === 'stopped' || !this.store.get(id)) return;
+    this.set(id, { ...this.status(id), lastProbe: { outcome, at: Date.now() } });
+  }
+
   /** Starts periodic checks (first one soon, not during activation). */
   start(): void {
     this.schedule();
@@ -52,10 +65,10 @@ export class HealthMonitor implements vscode.Disposable {
       const target = await this.store.target(id);
       const checkGenerate = vscode.workspace.getConfiguration('inferenceDoctor.health').get<boolean>('checkGenerate', true);
       const status = await this.check(target, { checkGenerate, signal: controller.signal });
-      if (!controller.signal.aborted) this.set(id, { ...status, checkedAt: Date.now() });
+      if (!controller.signal.aborted) this.set(id, { ...status, ...this.probeOf(id), checkedAt: Date.now() });
     } catch (error) {
       if (!controller.signal.aborted) {
-        this.set(id, { ...previous, health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
+        this.set(id, { ...previous, ...this.probeOf(id), health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
       }
     } finally {
       if (this.running.get(id) === controller) this.running.delete(id);

@@ -4,6 +4,7 @@ import type { ServerStore } from './serverStore';
 import type { HealthMonitor } from './healthMonitor';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 import { guardTreeItem } from '../ui/foreignText';
+import type { RunOutcome } from '../core/probe/outcome';
 
 /** A row in the Servers view: a server, or one fact about it. */
 export type ServersNode =
@@ -17,6 +18,15 @@ const HEALTH_ICON: Record<HealthState, [string, string | undefined]> = {
   unhealthy: ['circle-filled', 'testing.iconFailed'],
   unreachable: ['circle-slash', 'testing.iconFailed'],
 };
+
+/** How a bad last probe marks the row; an OK one leaves the health icon. */
+const PROBE_SHOWN: Partial<Record<RunOutcome, { label: string; icon: string; color: string }>> = {
+  nan: { label: 'NaN', icon: 'error', color: 'testing.iconFailed' },
+  degenerate: { label: 'degenerate', icon: 'warning', color: 'problemsWarningIcon.foreground' },
+  failed: { label: 'probe failed', icon: 'circle-slash', color: 'testing.iconFailed' },
+};
+
+const OUTCOME_TEXT: Record<RunOutcome, string> = { ok: 'OK', nan: 'NaN', degenerate: 'degenerate', failed: 'the request failed', stopped: 'stopped' };
 
 export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ServersNode | undefined>();
@@ -49,11 +59,15 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
     const status = this.health.status(server.id);
     const item = new vscode.TreeItem(server.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = server.id;
-    item.description = status.models?.[0] ?? server.baseUrl;
-    const [icon, color] = HEALTH_ICON[status.health];
+    const probe = status.lastProbe && PROBE_SHOWN[status.lastProbe.outcome];
+    const model = status.models?.[0] ?? server.baseUrl;
+    item.description = probe ? `${probe.label} · ${model}` : model;
+    // A bad last probe outranks /health: a server that answers NaN is not "healthy".
+    const [icon, color] = probe ? [probe.icon, probe.color] : HEALTH_ICON[status.health];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.tooltip = new vscode.MarkdownString(
       [`**${escapeMarkdown(server.label)}**`, '', codeSpan(server.baseUrl), '', `Health: ${status.health}`,
+        status.lastProbe ? `\n\nLast probe: ${OUTCOME_TEXT[status.lastProbe.outcome]} (${new Date(status.lastProbe.at).toLocaleTimeString()})` : '',
         status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : ''].join('\n'),
     );
     item.contextValue = 'server';
@@ -101,6 +115,9 @@ function detailsOf(server: ServerConfig, status: ServerStatus): ServersNode[] {
   if (status.version) rows.push({ kind: 'detail', serverId, label: 'Version', description: status.version, icon: 'versions' });
   for (const [field, value] of Object.entries(status.backends ?? {})) {
     rows.push({ kind: 'detail', serverId, label: field, description: value, icon: 'settings-gear' });
+  }
+  if (status.lastProbe) {
+    rows.push({ kind: 'detail', serverId, label: 'Last probe', description: OUTCOME_TEXT[status.lastProbe.outcome], icon: 'beaker' });
   }
   if (status.lastError) rows.push({ kind: 'detail', serverId, label: 'Last error', description: status.lastError, icon: 'warning', tooltip: status.lastError });
   return rows;

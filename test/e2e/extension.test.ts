@@ -169,6 +169,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     await main.locator('[data-testid="verdict-badge"][data-verdict="nan"]').waitFor({ timeout: 60_000 });
     assert.match(await main.locator('[data-testid="answer"]').innerText(), /^!{8,}/);
     assert.match(await main.locator('[data-testid="reasons"]').innerText(), /NaN/i);
+    // The Servers row says what the probe found, not just what /health says.
+    const row = serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).filter({ hasText: 'NaN ·' });
+    await row.waitFor({ timeout: 30_000 });
+    assert.equal(await row.locator('.codicon-error').count(), 1, 'the row carries the NaN mark');
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-nan.png') });
   });
 
@@ -182,6 +186,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     const answer = await main.locator('[data-testid="answer"]').innerText();
     assert.ok(answer.length > 40, `answer too short: ${answer}`);
     assert.doesNotMatch(answer, /!!!!/);
+    // A good answer clears the mark.
+    await serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).filter({ hasNotText: 'NaN ·' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-ok.png') });
   });
 
