@@ -177,8 +177,11 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
       });
     }
     if (report.gpus.length === 0) rows.push({ kind: 'info', hostId: id, label: 'No NVIDIA GPU found', icon: 'chip' });
-    const cuda = [report.driverVersion ? `driver ${report.driverVersion}` : '', report.driverCudaVersion ? `CUDA ${report.driverCudaVersion}` : '', report.nvccVersion ? `nvcc ${report.nvccVersion}` : ''].filter(Boolean).join(' · ');
-    if (cuda) rows.push({ kind: 'info', hostId: id, label: 'Driver', description: cuda, icon: 'info' });
+    // The driver (and the CUDA version it supports) and the toolkit's compiler are different things:
+    // one row each, so a host with only nvcc does not read "Driver nvcc 13.0".
+    const driver = [report.driverVersion, report.driverCudaVersion ? `CUDA ${report.driverCudaVersion}` : ''].filter(Boolean).join(' · ');
+    if (driver) rows.push({ kind: 'info', hostId: id, label: 'Driver', description: driver, icon: 'info' });
+    if (report.nvccVersion) rows.push({ kind: 'info', hostId: id, label: 'CUDA toolkit', description: `nvcc ${report.nvccVersion}`, icon: 'tools' });
     report.interpreters.forEach((_it, index) => rows.push({ kind: 'interpreter', hostId: id, index }));
     return rows;
   }
