@@ -39,12 +39,9 @@ export class RemoteFileSystem {
     const host = await this.hostOf(uri);
     try {
       const s = await host.stat(uri.path);
+      // Links are followed by stat; a broken one stays Unknown.
       let type = s.type === 'dir' ? vscode.FileType.Directory : s.type === 'file' ? vscode.FileType.File : vscode.FileType.Unknown;
-      if (s.type === 'symlink') {
-        // Follow the link: a directory if it can be listed, else a file.
-        const isDir = await host.readDir(uri.path).then(() => true, () => false);
-        type = vscode.FileType.SymbolicLink | (isDir ? vscode.FileType.Directory : vscode.FileType.File);
-      }
+      if (s.symlink) type |= vscode.FileType.SymbolicLink;
       return { type, ctime: s.mtimeMs, mtime: s.mtimeMs, size: s.size, permissions: vscode.FilePermission.Readonly };
     } catch (e) { throw this.mapError(e, uri); }
   }

@@ -3,7 +3,7 @@
  * ProxyJump and port forwarding. Fails (does not skip) when sshd is missing.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { connectSsh, SshHost } from '../../src/core/hosts/ssh';
 import { resolveSshTarget, type SshTarget } from '../../src/core/hosts/sshConfig';
 import { searchHost, type SearchMatch, type SearchOptions } from '../../src/core/hosts/search';
 import { HostError } from '../../src/core/hosts/types';
+import { LocalHost } from '../../src/core/hosts/local';
 import { hostileStrings } from '../support/hostile';
 import { startSshd, type Sshd } from '../support/sshd';
 
@@ -111,6 +112,27 @@ describe('SshHost over a real sshd', function () {
       assert.deepEqual(entries, [{ name: 'a.bin', type: 'file' }, { name: 'sub', type: 'dir' }]);
       await assert.rejects(host.readFile(join(dir, 'missing')), (e: unknown) => e instanceof HostError && e.kind === 'not-found');
       await assert.rejects(host.stat(join(dir, 'missing')), (e: unknown) => e instanceof HostError && e.kind === 'not-found');
+    });
+
+    it('stat follows symlinks: a linked library has its target\'s size; a broken link stays a link', async () => {
+      const dir = join(work, 'links');
+      mkdirSync(dir, { recursive: true });
+      // Sparse: 300 MB on paper, nothing on disk (the size a linked libcublasLt has).
+      const lib = join(dir, 'libbig.so.13.0');
+      writeFileSync(lib, '');
+      truncateSync(lib, 300 * 1024 * 1024);
+      symlinkSync('libbig.so.13.0', join(dir, 'libbig.so'));
+      symlinkSync('gone.so', join(dir, 'broken.so'));
+      const linked = await host.stat(join(dir, 'libbig.so'));
+      assert.deepEqual({ type: linked.type, size: linked.size, symlink: linked.symlink }, { type: 'file', size: 300 * 1024 * 1024, symlink: true });
+      assert.equal((await host.stat(lib)).symlink, undefined);
+      const broken = await host.stat(join(dir, 'broken.so'));
+      assert.equal(broken.type, 'symlink');
+      assert.equal(broken.symlink, true);
+      // This machine's host answers the same.
+      const local = await new LocalHost().stat(join(dir, 'libbig.so'));
+      assert.deepEqual({ type: local.type, size: local.size, symlink: local.symlink }, { type: 'file', size: 300 * 1024 * 1024, symlink: true });
+      assert.equal((await new LocalHost().stat(join(dir, 'broken.so'))).type, 'symlink');
     });
   });
 

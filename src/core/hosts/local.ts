@@ -1,6 +1,6 @@
 /** The machine the extension (or CLI) runs on. No shell anywhere: argv goes straight to spawn. */
 import { spawn } from 'node:child_process';
-import { open, lstat, readdir } from 'node:fs/promises';
+import { open, lstat, readdir, stat } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { OutputCollector } from './output';
 import {
@@ -87,8 +87,11 @@ export class LocalHost implements Host {
 
   async stat(path: string): Promise<StatResult> {
     try {
-      const s = await lstat(path);
-      return { type: typeOf(s), size: s.size, mtimeMs: s.mtimeMs };
+      const own = await lstat(path);
+      if (!own.isSymbolicLink()) return { type: typeOf(own), size: own.size, mtimeMs: own.mtimeMs };
+      // Conda, spack, nix and editable installs link their libraries: report the target.
+      const target = await stat(path).catch(() => undefined);
+      return target ? { type: typeOf(target), size: target.size, mtimeMs: target.mtimeMs, symlink: true } : { type: 'symlink', size: own.size, mtimeMs: own.mtimeMs, symlink: true };
     } catch (e) { throw fsError(e, 'Stat', path); }
   }
 

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
+import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, Client, ClientChannel, ConnectConfig, SFTPWrapper, Stats } from 'ssh2';
 import {
   appendKnownHost, checkHostKey, hostKeyName, keyTypeOfBlob, loadKnownHosts, sha256Fingerprint,
 } from './knownHosts';
@@ -611,12 +611,16 @@ export class SshHost implements Host {
 
   async stat(path: string): Promise<StatResult> {
     const sftp = await this.sftp();
-    return new Promise((resolve, reject) => {
-      sftp.lstat(path, (err, s) => {
-        if (err) reject(this.sftpError(err, 'Stat', path));
-        else resolve({ type: modeType(s), size: s.size, mtimeMs: s.mtime * 1000 });
-      });
+    // Both requests go out at once (one round trip): lstat says whether the path is a link, stat what
+    // it points at (a symlinked library's size is the library's, not the link's 79 bytes).
+    const ask = (op: 'lstat' | 'stat'): Promise<Stats> => new Promise((resolve, reject) => {
+      sftp[op](path, (err, s) => (err ? reject(err) : resolve(s)));
     });
+    const [own, target] = await Promise.allSettled([ask('lstat'), ask('stat')]);
+    if (own.status === 'rejected') throw this.sftpError(own.reason as Error, 'Stat', path);
+    const link = modeType(own.value) === 'symlink';
+    const s = link && target.status === 'fulfilled' ? target.value : own.value;
+    return { type: modeType(s), size: s.size, mtimeMs: s.mtime * 1000, ...(link ? { symlink: true } : {}) };
   }
 
   async readDir(path: string): Promise<DirEntry[]> {

@@ -31,7 +31,11 @@ export interface ExecResult {
   truncated: boolean;
 }
 
-export interface StatResult { type: EntryType; size: number; mtimeMs: number }
+/**
+ * What a path names, links followed: a link to a 541 MB library is a 541 MB file (`symlink` says the path
+ * itself is a link). Only a link whose target is missing keeps type `symlink` and the link's own size.
+ */
+export interface StatResult { type: EntryType; size: number; mtimeMs: number; symlink?: boolean }
 export interface DirEntry { name: string; type: EntryType }
 export interface ForwardedPort { localPort: number; close(): Promise<void> }
 
