@@ -87,7 +87,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
         const sg = it?.probe?.packages.sglang;
         item.description = it?.error ? 'could not inspect' : sg?.found ? `sglang ${sg.version ?? '?'}` : 'no sglang';
-        item.tooltip = `${it?.path ?? ''}\nFound via: ${it?.sources.join(', ') ?? ''}`;
+        item.tooltip = `${it?.path ?? ''}\nFound via: ${it?.sources.join(', ') ?? ''}${it?.alsoAt?.length ? `\nAlso found as: ${it.alsoAt.join(', ')}` : ''}`;
         item.contextValue = 'hostInterpreter';
         return item;
       }

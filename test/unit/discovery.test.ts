@@ -3,12 +3,13 @@ import { LocalHost } from '../../src/core/hosts/local';
 import { execFileSync, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { HostLike } from '../../src/core/gpu/hostLike';
 import {
   discoverEnv, findInterpreters, formatEnvReport, parseProbeOutput, parsePs, parseSglangCommandLine, parseSs,
   parseSystemctlCat, parseUnitList, PROBE_MARKER, type EnvReport,
 } from '../../src/core/discovery';
+import { mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
 import { envCommand } from '../../src/cli/env';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -136,6 +137,31 @@ describe('discovery parsers', () => {
   });
 });
 
+describe('one entry per interpreter', () => {
+  const at = (path: string, real: string, prefix: string, sources: string[]): InterpreterReport => ({
+    path, sources, libraries: [], verdicts: [],
+    probe: { python: { version: '3.12.3', executable: path, real, prefix }, packages: {} as never, caches: {}, errors: [] },
+  });
+
+  it('merges paths with the same resolved executable and prefix, keeping the first and every name it was found under', () => {
+    const merged = mergeSameInterpreters([
+      at('/usr/bin/python3', '/usr/bin/python3.12', '/usr', ['server pid 7', 'PATH']),
+      at('/bin/python3', '/usr/bin/python3.12', '/usr', ['PATH']),
+      at('/opt/venv/bin/python3', '/usr/bin/python3.12', '/opt/venv', ['environment']),
+      at('/opt/venv/bin/python', '/usr/bin/python3.12', '/opt/venv', ['PATH']),
+      at('/usr/bin/python2', '/usr/bin/python2.7', '/usr', ['PATH']),
+      { path: '/broken/python', sources: ['configured'], libraries: [], verdicts: [], error: 'could not start' },
+    ]);
+    assert.deepEqual(merged.map((i) => [i.path, i.sources, i.alsoAt ?? []]), [
+      ['/usr/bin/python3', ['server pid 7', 'PATH'], ['/bin/python3']],
+      // A venv links to the base interpreter but has its own prefix (its own packages): apart.
+      ['/opt/venv/bin/python3', ['environment', 'PATH'], ['/opt/venv/bin/python']],
+      ['/usr/bin/python2', ['PATH'], []],
+      ['/broken/python', ['configured'], []],
+    ]);
+  });
+});
+
 describe('discovery on a fake host', function () {
   this.timeout(60000);
   let root: string;
@@ -169,6 +195,11 @@ describe('discovery on a fake host', function () {
     if (python) {
       await fs.symlink(python, join(root, 'opt', 'conda', 'envs', 'sglang', 'bin', 'python3'));
       await fs.symlink(python, join(root, 'workspace', 'proj', '.venv', 'bin', 'python'));
+      // Real environments: pyvenv.cfg gives each its own sys.prefix, so each is its own interpreter
+      // (a bare symlink to python3 is the same interpreter under another name, and is merged).
+      for (const dir of [join(root, 'opt', 'conda', 'envs', 'sglang'), join(root, 'workspace', 'proj', '.venv')]) {
+        await fs.writeFile(join(dir, 'pyvenv.cfg'), `home = ${dirname(python)}\ninclude-system-site-packages = false\n`);
+      }
     }
     env = {
       PATH: `${join(root, 'fake', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,

@@ -13,7 +13,7 @@ export const PROBE_MARKER = '@@INFERENCE_DOCTOR_ENV@@';
 
 export const PROBE_SCRIPT = String.raw`
 import sys, os, re, json
-R = {"python": {"version": sys.version.split()[0], "executable": sys.executable, "prefix": sys.prefix}, "packages": {}, "caches": {}, "errors": []}
+R = {"python": {"version": sys.version.split()[0], "executable": sys.executable, "real": os.path.realpath(sys.executable), "prefix": sys.prefix}, "packages": {}, "caches": {}, "errors": []}
 TORCH = "auto"
 for a in sys.argv[1:]:
     if a.startswith("--torch="):
@@ -217,7 +217,8 @@ export const PACKAGE_KEYS = ['sglang', 'sgl_kernel', 'flashinfer', 'torch', 'tri
 export type PackageKey = (typeof PACKAGE_KEYS)[number];
 
 export interface PythonProbe {
-  python: { version: string; executable: string; prefix: string };
+  /** `real`: the executable with links resolved (with `prefix`, what tells two interpreter paths apart). */
+  python: { version: string; executable: string; real?: string; prefix: string };
   packages: Record<Exclude<PackageKey, 'torch'>, PyPackage> & { torch: PyTorch };
   caches: Record<string, PyCache>;
   errors: string[];
@@ -302,7 +303,7 @@ export function parseProbeOutput(stdout: string): PythonProbe {
     }
   }
   return {
-    python: { version: str(py.version, 100) ?? '', executable: str(py.executable) ?? '', prefix: str(py.prefix) ?? '' },
+    python: { version: str(py.version, 100) ?? '', executable: str(py.executable) ?? '', ...(str(py.real) ? { real: str(py.real)! } : {}), prefix: str(py.prefix) ?? '' },
     packages: {
       sglang: pkg(pk.sglang), sgl_kernel: pkg(pk.sgl_kernel), flashinfer: pkg(pk.flashinfer), torch: torch(pk.torch),
       triton: pkg(pk.triton), transformers: pkg(pk.transformers), vllm: pkg(pk.vllm),

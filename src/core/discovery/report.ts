@@ -45,6 +45,8 @@ export interface PackageVerdict {
 export interface InterpreterReport {
   path: string;
   sources: string[];
+  /** Other paths that start this same interpreter (`/bin/python3` beside `/usr/bin/python3`, a venv's `python`). */
+  alsoAt?: string[];
   probe?: PythonProbe;
   error?: string;
   libraries: LibraryReport[];
@@ -446,11 +448,36 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
     return it;
   });
 
+  report.interpreters = mergeSameInterpreters(report.interpreters);
   if (opts.checkEnv) await runCheckEnv(host, report.interpreters, opts);
   const caps = gpuCaps(report);
   for (const it of report.interpreters) it.verdicts = verdictsFor(it, caps);
   computeWarnings(report);
   return report;
+}
+
+/**
+ * One entry per interpreter: paths whose probes report the same resolved executable and the same
+ * sys.prefix are one interpreter found under several names (`/usr/bin/python3`, `/bin/python3` on a
+ * merged /usr, `python` and `python3` of one venv). A venv whose python links to the base one has its
+ * own prefix and stays apart, as it sees other packages. The first entry (servers' first) is kept.
+ */
+export function mergeSameInterpreters(list: InterpreterReport[]): InterpreterReport[] {
+  const byKey = new Map<string, InterpreterReport>();
+  const out: InterpreterReport[] = [];
+  for (const it of list) {
+    const py = it.probe?.python;
+    const key = py?.real && py.prefix ? `${py.real}\0${py.prefix}` : undefined;
+    const first = key ? byKey.get(key) : undefined;
+    if (!first) {
+      if (key) byKey.set(key, it);
+      out.push(it);
+      continue;
+    }
+    (first.alsoAt ??= []).push(it.path);
+    for (const s of it.sources) if (!first.sources.includes(s)) first.sources.push(s);
+  }
+  return out;
 }
 
 async function runCheckEnv(host: HostLike, interpreters: InterpreterReport[], opts: DiscoverOptions): Promise<void> {
@@ -512,6 +539,7 @@ export function formatEnvReport(r: EnvReport): string {
   if (r.interpreters.length === 0) L.push('  none found');
   for (const it of r.interpreters) {
     L.push(`  ${it.path}  [${it.sources.join(', ')}]`);
+    if (it.alsoAt?.length) L.push(`    also found as ${it.alsoAt.join(', ')}`);
     if (it.error || !it.probe) { L.push(`      could not inspect: ${it.error ?? 'unknown error'}`); continue; }
     const p = it.probe;
     const libLines = (src: LibrarySource, dir: string, indent = 10): void => {
