@@ -4,9 +4,10 @@
  * Exit codes: 0 nothing wrong found, 1 error-level findings, 2 usage error.
  */
 import { discoverEnv, formatEnvReport, type DiscoverOptions } from '../core/discovery';
+import { EXIT } from './command';
 import type { HostLike } from '../core/gpu/hostLike';
 
-export const ENV_USAGE = `Usage: inference-doctor env [options]
+export const ENV_USAGE = `Usage: inference-doctor env HOST [options]
 
 Inspect GPUs, CUDA, running SGLang servers and Python environments (sglang, sgl-kernel,
 FlashInfer, torch, triton, transformers, vllm), and check that the CUDA libraries were built
@@ -49,18 +50,18 @@ export async function envCommand(argv: string[], host: HostLike, io: EnvCommandI
       case '--no-check-env': opts.checkEnv = false; break;
       case '--python': {
         const v = value();
-        if (!v) { err(`--python needs a path\n${ENV_USAGE}`); return 2; }
+        if (!v) { err(`--python needs a path\n${ENV_USAGE}`); return EXIT.usage; }
         opts.pythonPaths!.push(v);
         break;
       }
       case '--max-lib-mb': {
         const v = Number(value());
-        if (!Number.isFinite(v) || v <= 0) { err(`--max-lib-mb needs a positive number\n${ENV_USAGE}`); return 2; }
+        if (!Number.isFinite(v) || v <= 0) { err(`--max-lib-mb needs a positive number\n${ENV_USAGE}`); return EXIT.usage; }
         opts.libraryMaxBytes = Math.floor(v * 1024 * 1024);
         break;
       }
       case '-h': case '--help': out(ENV_USAGE); return 0;
-      default: err(`Unknown option ${JSON.stringify(a)}\n${ENV_USAGE}`); return 2;
+      default: err(`Unknown option ${JSON.stringify(a)}\n${ENV_USAGE}`); return EXIT.usage;
     }
   }
   const report = await discoverEnv(host, opts);

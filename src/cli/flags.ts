@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { buildCatalog, catalogToJson, familyOf, FLAG_FAMILIES, type FlagEntry, type FlagFamily } from '../core/flags';
+import { EXIT } from './command';
 
 const USAGE = 'usage: inference-doctor flags PATH/TO/server_args.py [--json] [--family attention|moe|gemm|kv-cache|sampling|grammar|speculative|lora|disaggregation|other]';
 
@@ -29,19 +30,19 @@ export async function flagsCommand(argv: string[]): Promise<number> {
     if (a === '--json') json = true;
     else if (a === '--family') {
       const f = argv[++i] as FlagFamily | undefined;
-      if (!f || !FLAG_FAMILIES.includes(f)) { process.stderr.write(`${USAGE}\n`); return 2; }
+      if (!f || !FLAG_FAMILIES.includes(f)) { process.stderr.write(`${USAGE}\n`); return EXIT.usage; }
       family = f;
     } else if (a === '-h' || a === '--help') { process.stdout.write(`${USAGE}\n`); return 0; }
     else if (!path && !a.startsWith('-')) path = a;
-    else { process.stderr.write(`${USAGE}\n`); return 2; }
+    else { process.stderr.write(`${USAGE}\n`); return EXIT.usage; }
   }
-  if (!path) { process.stderr.write(`${USAGE}\n`); return 2; }
+  if (!path) { process.stderr.write(`${USAGE}\n`); return EXIT.usage; }
   let source: string;
   try {
     source = await readFile(path, 'utf8');
   } catch (error) {
     process.stderr.write(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return EXIT.noInput;
   }
   const catalog = await buildCatalog(source, { keepTree: false });
   const entries = family ? catalog.entries.filter((e) => familyOf(e) === family) : catalog.entries;

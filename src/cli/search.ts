@@ -4,6 +4,7 @@
  * Exit status: 0 matches found, 1 none found, 2 error (like grep).
  */
 import { searchHost, HostError, type Host } from '../core/hosts/index';
+import { EXIT } from './command';
 import { extractHostArgs, openHostFromArgs, HOST_OPTIONS_HELP, UsageError } from './hostArgs';
 
 const USAGE = `Usage: inference-doctor search HOST PATTERN --path DIR [--path DIR ...] [options]
@@ -65,13 +66,14 @@ export async function searchCommand(argv: string[]): Promise<number> {
       },
     });
     if (summary.stderr && summary.code === 2) process.stderr.write(`${summary.tool}: ${summary.stderr}\n`);
-    if (summary.code === 2 && summary.matches === 0) return 2;
-    return summary.matches > 0 ? 0 : 1;
+    // As grep: 0 with matches, 1 without; a search that failed is an error (3), not a usage error.
+    if (summary.code === 2 && summary.matches === 0) return EXIT.error;
+    return summary.matches > 0 ? EXIT.ok : 1;
   } catch (e) {
-    if (e instanceof UsageError) { process.stderr.write(`inference-doctor search: ${e.message}\n\n${USAGE}\n`); return 2; }
+    if (e instanceof UsageError) { process.stderr.write(`inference-doctor search: ${e.message}\n\n${USAGE}\n`); return EXIT.usage; }
     const msg = e instanceof HostError || e instanceof Error ? e.message : String(e);
     process.stderr.write(`inference-doctor search: ${msg}\n`);
-    return 2;
+    return EXIT.error;
   } finally {
     process.off('SIGINT', onSigint);
     await host?.close().catch(() => undefined);

@@ -174,6 +174,29 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.deepEqual(JSON.parse(r.stdout), { id: 7, verdict: 'ok', reasons: [] });
   });
 
+  it('every subcommand: a usage error exits 64, a missing input 66, --help prints one usage and exits 0', async () => {
+    // None of these may exit 1 or 2: a CI gate reads those as "degenerate" and "NaN".
+    const usage: string[][] = [
+      ['probe'], ['probe', all.url, '--bogus'], ['detect'], ['detect', '--bogus', 'x.jsonl'],
+      ['flags'], ['flags', '--bogus', 'x.py'], ['flags', 'x.py', '--family', 'nope'],
+      ['search'], ['search', 'local'], ['search', 'local', 'x'], ['search', 'local', 'x', '--path', '/tmp', '--bogus'],
+      ['env'], ['env', 'local', '--bogus'], ['env', 'local', '--python'],
+    ];
+    for (const args of usage) {
+      const r = await cli(args);
+      assert.equal(r.code, 64, `${args.join(' ')}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `${args.join(' ')}: no stack trace`);
+    }
+    for (const args of [['detect', '/nonexistent/file.jsonl'], ['flags', '/nonexistent/server_args.py']]) {
+      assert.equal((await cli(args)).code, 66, args.join(' '));
+    }
+    for (const name of ['probe', 'detect', 'flags', 'search', 'env']) {
+      const help = await cli([name, '--help']);
+      assert.equal(help.code, 0, name);
+      assert.equal((help.stdout.match(/^Usage:/gim) ?? []).length, 1, `${name} --help: one usage\n${help.stdout}`);
+    }
+  });
+
   it('detect: missing file and missing argument', async () => {
     const missing = await cli(['detect', '/nonexistent/file.jsonl']);
     assert.equal(missing.code, 66);

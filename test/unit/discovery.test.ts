@@ -384,7 +384,7 @@ describe('discovery on a fake host', function () {
     await envCommand(['--json', '--no-torch', '--no-check-env'], host, { out: (s) => { skipped += s; } });
     assert.ok((JSON.parse(skipped) as EnvReport).interpreters.every((i) => i.checkEnv === undefined));
     let err = '';
-    assert.equal(await envCommand(['--bogus'], host, { err: (s) => { err += s; } }), 2);
+    assert.equal(await envCommand(['--bogus'], host, { err: (s) => { err += s; } }), 64);
     assert.match(err, /Unknown option "--bogus"/);
     let help = '';
     assert.equal(await envCommand(['--help'], host, { out: (s) => { help += s; } }), 0);

@@ -25,7 +25,7 @@ export const searchCliCommand: Command = {
 export const envCliCommand: Command = {
   name: 'env',
   summary: 'Report Python, SGLang, sgl-kernel, FlashInfer, torch, the GPU and missing sm_XX kernels on a host.',
-  usage: `Usage: inference-doctor env HOST [--json]\n${ENV_USAGE}\n${HOST_OPTIONS_HELP}`,
+  usage: `${ENV_USAGE}\n${HOST_OPTIONS_HELP}`,
   run: async (argv, io) => {
     const { hostArgs, rest } = extractHostArgs(argv);
     // HOST is the first argument that is neither an option nor the value of --python / --max-lib-mb.
