@@ -9,6 +9,7 @@
  * extension host, and it always shows the catalog the hovers and diagnostics use.
  */
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import { choiceText, type ChoiceValue, type FlagEntry, type FlagFamily } from '../core/flags/types';
 import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
 import type { FlagDifference } from '../core/flags/runtime';
@@ -254,7 +255,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     item.iconPath = new vscode.ThemeIcon(
       diffs.length ? 'diff' : e.deprecated ? 'warning' : e.choices?.length ? 'symbol-enum' : takesNoValue(e) ? 'symbol-boolean' : 'symbol-field',
     );
-    if (this.result?.definitionUri && this.definitionLine(e)) item.command = { command: 'inferenceDoctor.openFlagDefinition', title: 'Open Definition', arguments: [node] };
+    if (this.result?.definitionUri && this.definitionLine(e)) item.command = { command: COMMANDS.openDefinition, title: 'Open Definition', arguments: [node] };
     return item;
   }
 

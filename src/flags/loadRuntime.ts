@@ -5,6 +5,7 @@
  * server_args.py, and hand the result to the language server. Loaded on first use of the command.
  */
 import { join } from 'node:path';
+import { COMMANDS } from '../commands';
 import * as vscode from 'vscode';
 import { LocalHost } from '../core/hosts/local';
 import type { CatalogEra, FlagCatalog } from '../core/flags/types';
@@ -165,7 +166,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
       await reportDocuments().open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences), 'markdown');
     } else if (answer === reload) {
       const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
-      await vscode.commands.executeCommand('inferenceDoctor.loadRuntimeFlags', again);
+      await vscode.commands.executeCommand(COMMANDS.loadRuntime, again);
     }
   });
   return { label, byFlag };

@@ -13,24 +13,15 @@ import type { FlagEntry } from '../core/flags/types';
 import { shellWord } from '../core/hosts/quote';
 import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { ServersFeature } from '../servers/register';
-import { LENS_COMMANDS, type FlagLensArgs } from '../shared/lspProtocol';
+import type { FlagLensArgs } from '../shared/lspProtocol';
+import { COMMANDS, FLAGS_COMMANDS } from '../commands';
 import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
 import { onCatalogStatus, requestCatalogEntries } from './languageClient';
 import { escapeIcons, isolate, notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
-export const FLAGS_COMMANDS = {
-  refresh: 'inferenceDoctor.refreshFlags',
-  filter: 'inferenceDoctor.filterFlags',
-  clearFilter: 'inferenceDoctor.clearFlagsFilter',
-  selectServer: 'inferenceDoctor.selectFlagsServer',
-  loadRuntime: 'inferenceDoctor.loadRuntimeFlags',
-  copyValue: 'inferenceDoctor.copyFlagValue',
-  openDefinition: 'inferenceDoctor.openFlagDefinition',
-  searchUsages: 'inferenceDoctor.searchFlagUsages',
-  ...LENS_COMMANDS,
-} as const;
+export { FLAGS_COMMANDS } from '../commands';
 const SERVER_KEY = 'inferenceDoctor.flags.server';
 const FILTERED_CONTEXT = 'inferenceDoctor.flagsFiltered';
 
@@ -169,9 +160,9 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
     const target = uri ? vscode.Uri.parse(uri) : undefined;
     if (target?.scheme === REMOTE_SCHEME) {
       await vscode.env.clipboard.writeText(field);
-      const known = (await vscode.commands.getCommands(true)).includes('inferenceDoctor.searchSglangSource');
+      const known = (await vscode.commands.getCommands(true)).includes(COMMANDS.searchSglangSource);
       void vscode.window.showInformationMessage(`"${notificationText(field)}" copied: paste it as the query of the SGLang source search on that host.`);
-      if (known) await vscode.commands.executeCommand('inferenceDoctor.searchSglangSource');
+      if (known) await vscode.commands.executeCommand(COMMANDS.searchSglangSource);
       return;
     }
     // The SGLang tree: the folder holding srt/server_args.py (…/sglang), when it is in the workspace.

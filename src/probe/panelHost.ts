@@ -3,6 +3,7 @@
  * lazily by ./register.ts (first use of a probe command, or panel restore after reload).
  */
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import { HistoryStore } from '../core/history';
 import { runProbe } from '../core/probe/runner';
 import { fetchModels } from '../core/probe/server-api';
@@ -32,7 +33,7 @@ export function panelDeps(context: vscode.ExtensionContext, servers: ServersFeat
     fetchModels: async (target) => (await fetchModels(target)).map((m) => m.id),
     history: historyStore(context),
     addServer: async () => {
-      await vscode.commands.executeCommand('inferenceDoctor.addServer');
+      await vscode.commands.executeCommand(COMMANDS.addServer);
     },
     probeDefaults: () => {
       const config = vscode.workspace.getConfiguration('inferenceDoctor.probe');

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import type { ServersFeature } from '../servers/register';
 import { pickServer, serverFromArg } from '../servers/pickServer';
 import { runQuickProbeCommand } from './quickProbeCommand';
@@ -16,12 +17,12 @@ export function registerProbe(context: vscode.ExtensionContext, servers: Servers
     vscode.window.registerWebviewPanelSerializer('inferenceDoctor.probe', {
       deserializeWebviewPanel: async (panel, state: unknown) => (await loadPanel()).restorePanel(context, servers, panel, state),
     }),
-    vscode.commands.registerCommand('inferenceDoctor.openProbePanel', async (arg: unknown) => {
+    vscode.commands.registerCommand(COMMANDS.openProbePanel, async (arg: unknown) => {
       const server = serverFromArg(servers.store, arg);
       (await loadPanel()).showPanel(context, servers, server?.id);
     }),
-    vscode.commands.registerCommand('inferenceDoctor.openProbeHistory', async () => (await loadPanel()).pickHistoryEntry(context, servers)),
-    vscode.commands.registerCommand('inferenceDoctor.quickHealthProbe', async (arg: unknown) => {
+    vscode.commands.registerCommand(COMMANDS.openProbeHistory, async () => (await loadPanel()).pickHistoryEntry(context, servers)),
+    vscode.commands.registerCommand(COMMANDS.quickHealthProbe, async (arg: unknown) => {
       const server = await pickServer(servers.store, arg, 'Run the Quick Health Probe on which server?');
       if (server) await runQuickProbeCommand(servers, server);
     }),

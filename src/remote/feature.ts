@@ -3,6 +3,7 @@
  * register.ts; imports the SSH host layer and discovery.
  */
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import { BACKEND_OPTION_PRESETS } from '../core/hosts/search';
 import { parseHostSpec } from '../core/hosts/sshConfig';
 import { formatEnvReport, type SglangServer } from '../core/discovery/index';
@@ -79,7 +80,7 @@ export class RemoteFeature implements vscode.Disposable {
     if (n?.kind !== 'interpreter' || !n.hostId || n.index === undefined) return;
     const it = this.hosts.session(n.hostId)?.report?.interpreters[n.index];
     if (!it) return;
-    await vscode.commands.executeCommand('inferenceDoctor.loadRuntimeFlags', { hostId: n.hostId, python: it.path });
+    await vscode.commands.executeCommand(COMMANDS.loadRuntime, { hostId: n.hostId, python: it.path });
   }
 
   // ---- argument helpers ---------------------------------------------------------------------

@@ -1,5 +1,6 @@
 /** The Hosts view: hosts, their connection state, and what discovery found on connected ones. */
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import { ccText, archOf } from '../core/gpu/gpus';
 import type { EnvWarning, InterpreterReport, SglangServer } from '../core/discovery/index';
 import { serverKey } from '../core/remote/session';
@@ -70,7 +71,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode> {
         const item = new vscode.TreeItem('Search SGLang source…');
         item.iconPath = new vscode.ThemeIcon('search');
         item.contextValue = 'hostSearch';
-        item.command = { command: 'inferenceDoctor.searchSglangSource', title: 'Search SGLang Source on Host', arguments: [node] };
+        item.command = { command: COMMANDS.searchSglangSource, title: 'Search SGLang Source on Host', arguments: [node] };
         return item;
       }
       case 'info': {

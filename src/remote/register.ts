@@ -8,26 +8,11 @@ import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { ServersFeature } from '../servers/register';
 import { GENERATED_SCHEME, LOG_SCHEME } from './documents';
 import type { RemoteFeature } from './feature';
+import { REMOTE_COMMANDS, type CommandId } from '../commands';
 import type { HostsNode } from './hostsView';
 import type { SearchNode } from './searchView';
 
-/** Command ids (stable: package.json and UI tests use them). */
-export const REMOTE_COMMANDS = {
-  addHost: 'inferenceDoctor.addHost',
-  refreshHosts: 'inferenceDoctor.refreshHosts',
-  connectHost: 'inferenceDoctor.connectHost',
-  disconnectHost: 'inferenceDoctor.disconnectHost',
-  removeHost: 'inferenceDoctor.removeHost',
-  searchSglangSource: 'inferenceDoctor.searchSglangSource',
-  cancelSearch: 'inferenceDoctor.cancelSearch',
-  clearSearch: 'inferenceDoctor.clearSearch',
-  showEnvironmentReport: 'inferenceDoctor.showEnvironmentReport',
-  forwardServer: 'inferenceDoctor.forwardRemoteServer',
-  openLaunchFile: 'inferenceDoctor.openLaunchFile',
-  compareServerInfo: 'inferenceDoctor.compareServerInfoWithLaunchFile',
-  followServerLog: 'inferenceDoctor.followServerLog',
-  loadFlagsFromInterpreter: 'inferenceDoctor.loadFlagsFromInterpreter',
-} as const;
+export { REMOTE_COMMANDS } from '../commands';
 
 export function registerRemote(context: vscode.ExtensionContext, servers: ServersFeature): void {
   const hostsChanged = new vscode.EventEmitter<HostsNode | undefined>();
@@ -81,7 +66,7 @@ export function registerRemote(context: vscode.ExtensionContext, servers: Server
     rename: (uri) => { throw vscode.FileSystemError.NoPermissions(uri); },
   };
 
-  const cmd = (id: string, run: (f: RemoteFeature, arg: unknown) => unknown): vscode.Disposable =>
+  const cmd = (id: CommandId, run: (f: RemoteFeature, arg: unknown) => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(id, async (arg: unknown) => { await run(await load(), arg); });
 
   context.subscriptions.push(

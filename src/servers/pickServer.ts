@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import type { ServerConfig } from '../core/servers';
 import type { ServerStore } from './serverStore';
 import type { ServersNode } from './serversView';
@@ -15,7 +16,7 @@ export async function pickServer(store: ServerStore, arg: unknown, placeHolder =
   if (servers.length === 0) {
     const add = 'Add Server';
     const answer = await vscode.window.showInformationMessage('No inference servers are registered yet.', add);
-    if (answer === add) await vscode.commands.executeCommand('inferenceDoctor.addServer');
+    if (answer === add) await vscode.commands.executeCommand(COMMANDS.addServer);
     return undefined;
   }
   if (servers.length === 1) return servers[0];

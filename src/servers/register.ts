@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import { normaliseBaseUrl } from '../core/servers';
 import { HealthMonitor } from './healthMonitor';
 import { ServerStore } from './serverStore';
@@ -31,12 +32,12 @@ export function registerServers(context: vscode.ExtensionContext): ServersFeatur
   context.subscriptions.push(
     store, health, view, treeView, startChecks,
     vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs),
-    vscode.commands.registerCommand('inferenceDoctor.addServer', () => addServer(store, health)),
-    vscode.commands.registerCommand('inferenceDoctor.editServer', (arg: unknown) => editServer(store, health, arg)),
-    vscode.commands.registerCommand('inferenceDoctor.removeServer', (arg: unknown) => removeServer(store, arg)),
-    vscode.commands.registerCommand('inferenceDoctor.setApiKey', (arg: unknown) => setApiKey(store, health, arg)),
-    vscode.commands.registerCommand('inferenceDoctor.refreshServers', () => health.refresh()),
-    vscode.commands.registerCommand('inferenceDoctor.showServerInfo', async (arg: unknown) => {
+    vscode.commands.registerCommand(COMMANDS.addServer, () => addServer(store, health)),
+    vscode.commands.registerCommand(COMMANDS.editServer, (arg: unknown) => editServer(store, health, arg)),
+    vscode.commands.registerCommand(COMMANDS.removeServer, (arg: unknown) => removeServer(store, arg)),
+    vscode.commands.registerCommand(COMMANDS.setApiKey, (arg: unknown) => setApiKey(store, health, arg)),
+    vscode.commands.registerCommand(COMMANDS.refreshServers, () => health.refresh()),
+    vscode.commands.registerCommand(COMMANDS.showServerInfo, async (arg: unknown) => {
       const server = await pickServer(store, arg, 'Show /server_info of which server?');
       if (server) await infoDocs.open(server);
     }),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commands';
 import type { HealthState, ServerConfig, ServerStatus } from '../core/servers';
 import type { ServerStore } from './serverStore';
 import type { HealthMonitor } from './healthMonitor';
@@ -71,7 +72,7 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
         status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : ''].join('\n'),
     );
     item.contextValue = 'server';
-    item.command = { command: 'inferenceDoctor.openProbePanel', title: 'Open Probe Panel', arguments: [server.id] };
+    item.command = { command: COMMANDS.openProbePanel, title: 'Open Probe Panel', arguments: [server.id] };
     return item;
   }
 
