@@ -197,17 +197,16 @@ function wrapIfNeeded(t: string): string {
  * already replaced any bidi control inside.
  */
 export function isolate(text: string): string {
-  return wrapIfNeeded(showControls(text.replace(LINE_BREAK_OR_TAB, ' ')));
+  return isolateLabel(text, []).label;
 }
 
-// Line breaks and tabs first: at one position both can match only for a lone CR, which isolate also turns
-// into a space before showControls sees it.
+// Line breaks and tabs first: at one position both can match only for a lone CR, which becomes a space.
 const ISOLATE_PIECES = new RegExp(`${LINE_BREAK_OR_TAB.source}|${CONTROL_SOURCE}`, 'gu');
 
 /**
- * `isolate` for a label with highlighted ranges (a tree item's `TreeItemLabel`): the same text, and each
- * `[start, end)` UTF-16 range moved to where its characters end up (markers and the isolate shift them).
- * A range edge inside a replaced character moves to that replacement's end.
+ * `isolate`, for a label with highlighted ranges too (a tree item's `TreeItemLabel`): the isolated text,
+ * and each `[start, end)` UTF-16 range moved to where its characters end up (markers and the isolate
+ * shift them). A range edge inside a replaced character moves to that replacement's end.
  */
 export function isolateLabel(text: string, ranges: readonly (readonly [number, number])[]): { label: string; highlights: [number, number][] } {
   const at = new Array<number>(text.length + 1);
