@@ -17,7 +17,7 @@ import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
 import { runtimeHosts, type RuntimeHostTarget } from './runtimeHosts';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
-import { reportDocuments } from '../ui/reportDocuments';
+import { openReport } from '../ui/reportDocuments';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
 export interface LoadRuntimeArgs {
@@ -163,7 +163,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
   void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
     if (answer === show) {
-      await reportDocuments().open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences), 'markdown');
+      await openReport(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
     } else if (answer === reload) {
       const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
       await vscode.commands.executeCommand(COMMANDS.loadRuntime, again);

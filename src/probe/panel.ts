@@ -18,7 +18,7 @@ import {
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { guardPicks } from '../ui/foreignText';
-import { runOutcome, type RunOutcome } from '../core/probe/outcome';
+import { OUTCOME_ICON, runOutcome, type RunOutcome } from '../core/probe/outcome';
 
 /** Messages kept for a webview that is loading or hidden (server picks, run starts and ends, history). */
 const MAX_QUEUED = 200;
@@ -117,11 +117,10 @@ export class ProbePanel implements vscode.Disposable {
       void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
       return;
     }
-    const icon = { ok: 'pass', degenerate: 'warning', nan: 'error', failed: 'circle-slash', stopped: 'debug-stop' } as const;
     const picked = await vscode.window.showQuickPick(
       guardPicks(entries.map((entry) => ({
         label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
-        ownIcon: icon[runOutcome(entry.verdict, entry.status)],
+        ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
         description: entry.serverLabel,
         detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
         id: entry.id,

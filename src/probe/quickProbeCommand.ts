@@ -2,9 +2,10 @@ import * as vscode from 'vscode';
 import type { ServerConfig } from '../core/servers';
 import { runQuickProbe } from '../core/probe/quick';
 import { quickProbeReport } from '../core/probe/quickReport';
+import { runOutcome } from '../core/probe/outcome';
 import type { ServersFeature } from '../servers/register';
 import { notificationText } from '../core/text/foreign';
-import { reportDocuments } from '../ui/reportDocuments';
+import { openReport } from '../ui/reportDocuments';
 
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
 export async function runQuickProbeCommand(servers: ServersFeature, server: ServerConfig): Promise<void> {
@@ -33,9 +34,9 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
     return undefined;
   });
   if (!result) return;
-  // NaN or degenerate answers say the most; else, every prompt failing means the requests failed.
+  // Every prompt failing is a failed request (unless what did arrive was NaN or degenerate).
   const allFailed = result.summary.errors === result.items.length;
-  servers.health.recordProbe(server.id, result.summary.verdict === 'ok' && allFailed ? 'failed' : result.summary.verdict);
+  servers.health.recordProbe(server.id, runOutcome(result.summary.verdict, allFailed ? 'error' : 'completed'));
 
   const details = 'Show Details';
   // NaN is the worst a server can answer: an error, not a warning.
@@ -43,6 +44,6 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
     : result.summary.verdict === 'nan' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
   const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
   if (answer === details) {
-    await reportDocuments().open(server.label, 'quick-health-probe.md', quickProbeReport(server, result), 'markdown');
+    await openReport(server.label, 'quick-health-probe.md', quickProbeReport(server, result));
   }
 }

@@ -1,46 +1,13 @@
 /**
- * Read-only virtual documents: generated text (environment reports, comparison JSON, command
- * lines) and followed logs. Both are TextDocumentContentProviders, so VS Code never offers to save
- * them; the log provider refreshes its documents as lines arrive (throttled).
+ * Followed logs as read-only virtual documents (a TextDocumentContentProvider that refreshes its
+ * documents as lines arrive, throttled), and the scheme of the remote feature's generated documents
+ * (ui/generatedDocuments).
  */
 import * as vscode from 'vscode';
+import { slug } from '../ui/generatedDocuments';
 
 export const GENERATED_SCHEME = 'inference-doctor-gen';
 export const LOG_SCHEME = 'inference-doctor-log';
-
-/** A host label, file name or server key as one safe path segment of a generated document's URI. */
-export function slug(s: string): string {
-  return s.replace(/[^\w.@-]+/g, '_').slice(0, 80) || '_';
-}
-
-export class GeneratedDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly contents = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-
-  /** Store text under `path` (e.g. `/env/gpu1/environment-report.txt`) and return its URI. */
-  set(path: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: GENERATED_SCHEME, path });
-    this.contents.set(uri.toString(), text);
-    // Keep memory bounded: forget the oldest documents beyond 100.
-    if (this.contents.size > 100) this.contents.delete(this.contents.keys().next().value!);
-    this.changed.fire(uri);
-    return uri;
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.toString()) ?? 'This generated document is no longer available: run the command again.';
-  }
-
-  async open(path: string, text: string, language?: string): Promise<vscode.TextEditor> {
-    const uri = this.set(path, text);
-    let doc = await vscode.workspace.openTextDocument(uri);
-    if (language && doc.languageId !== language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
-    return vscode.window.showTextDocument(doc, { preview: false });
-  }
-
-  dispose(): void { this.changed.dispose(); this.contents.clear(); }
-}
 
 export interface LogDocumentSource {
   text(): string;

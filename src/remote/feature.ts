@@ -12,7 +12,8 @@ import { describeLogSource, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
 import { DEFAULT_MAX_SEARCH_RESULTS, serverKey, type HostSession } from '../core/remote/session';
 import type { ServersFeature } from '../servers/register';
-import { GeneratedDocuments, LogDocuments, slug } from './documents';
+import { GENERATED_SCHEME, LogDocuments } from './documents';
+import { GeneratedDocuments, slug } from '../ui/generatedDocuments';
 import { HostManager, errorText, type HostEntry } from './hostManager';
 import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
@@ -39,7 +40,7 @@ export class RemoteFeature implements vscode.Disposable {
   readonly hostsView: HostsView;
   readonly searchView: SearchView;
   readonly fs: RemoteFileSystem;
-  readonly generated = new GeneratedDocuments();
+  readonly generated = new GeneratedDocuments(GENERATED_SCHEME);
   readonly logs = new LogDocuments();
   private readonly disposables: vscode.Disposable[] = [];
 

@@ -5,7 +5,7 @@ import type { ServerStore } from './serverStore';
 import type { HealthMonitor } from './healthMonitor';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 import { guardTreeItem } from '../ui/foreignText';
-import type { RunOutcome } from '../core/probe/outcome';
+import { OUTCOME_ICON, OUTCOME_LABEL, type RunOutcome } from '../core/probe/outcome';
 
 /** A row in the Servers view: a server, or one fact about it. */
 export type ServersNode =
@@ -20,14 +20,10 @@ const HEALTH_ICON: Record<HealthState, [string, string | undefined]> = {
   unreachable: ['circle-slash', 'testing.iconFailed'],
 };
 
-/** How a bad last probe marks the row; an OK one leaves the health icon. */
-const PROBE_SHOWN: Partial<Record<RunOutcome, { label: string; icon: string; color: string }>> = {
-  nan: { label: 'NaN', icon: 'error', color: 'testing.iconFailed' },
-  degenerate: { label: 'degenerate', icon: 'warning', color: 'problemsWarningIcon.foreground' },
-  failed: { label: 'probe failed', icon: 'circle-slash', color: 'testing.iconFailed' },
+/** The outcomes of a last probe that mark the row (their icon in this colour); an OK one leaves the health icon. */
+const PROBE_MARK_COLOR: Partial<Record<RunOutcome, string>> = {
+  nan: 'testing.iconFailed', degenerate: 'problemsWarningIcon.foreground', failed: 'testing.iconFailed',
 };
-
-const OUTCOME_TEXT: Record<RunOutcome, string> = { ok: 'OK', nan: 'NaN', degenerate: 'degenerate', failed: 'the request failed', stopped: 'stopped' };
 
 export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ServersNode | undefined>();
@@ -60,15 +56,16 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
     const status = this.health.status(server.id);
     const item = new vscode.TreeItem(server.label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = server.id;
-    const probe = status.lastProbe && PROBE_SHOWN[status.lastProbe.outcome];
+    const outcome = status.lastProbe?.outcome;
+    const mark = outcome && PROBE_MARK_COLOR[outcome];
     const model = status.models?.[0] ?? server.baseUrl;
-    item.description = probe ? `${probe.label} · ${model}` : model;
+    item.description = outcome && mark ? `${OUTCOME_LABEL[outcome]} · ${model}` : model;
     // A bad last probe outranks /health: a server that answers NaN is not "healthy".
-    const [icon, color] = probe ? [probe.icon, probe.color] : HEALTH_ICON[status.health];
+    const [icon, color] = outcome && mark ? [OUTCOME_ICON[outcome], mark] : HEALTH_ICON[status.health];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.tooltip = new vscode.MarkdownString(
       [`**${escapeMarkdown(server.label)}**`, '', codeSpan(server.baseUrl), '', `Health: ${status.health}`,
-        status.lastProbe ? `\n\nLast probe: ${OUTCOME_TEXT[status.lastProbe.outcome]} (${new Date(status.lastProbe.at).toLocaleTimeString()})` : '',
+        status.lastProbe ? `\n\nLast probe: ${OUTCOME_LABEL[status.lastProbe.outcome]} (${new Date(status.lastProbe.at).toLocaleTimeString()})` : '',
         status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : ''].join('\n'),
     );
     item.contextValue = 'server';
@@ -118,7 +115,7 @@ function detailsOf(server: ServerConfig, status: ServerStatus): ServersNode[] {
     rows.push({ kind: 'detail', serverId, label: field, description: value, icon: 'settings-gear' });
   }
   if (status.lastProbe) {
-    rows.push({ kind: 'detail', serverId, label: 'Last probe', description: OUTCOME_TEXT[status.lastProbe.outcome], icon: 'beaker' });
+    rows.push({ kind: 'detail', serverId, label: 'Last probe', description: OUTCOME_LABEL[status.lastProbe.outcome], icon: 'beaker' });
   }
   if (status.lastError) rows.push({ kind: 'detail', serverId, label: 'Last error', description: status.lastError, icon: 'warning', tooltip: status.lastError });
   return rows;

@@ -1,7 +1,7 @@
 /** The history list the host sends: open in either pane, re-run, delete. */
 import type { HistorySummary, Pane } from '../../src/shared/webviewProtocol';
 import { h, icon, markedText } from './dom';
-import { runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
+import { OUTCOME_ICON, runOutcome } from '../../src/core/probe/outcome';
 
 export interface HistoryActions {
   open(historyId: string, pane: Pane): void;
@@ -9,7 +9,6 @@ export interface HistoryActions {
   remove(historyId: string): void;
 }
 
-const OUTCOME_ICON: Record<RunOutcome, string> = { ok: 'pass', degenerate: 'warning', nan: 'error', failed: 'circle-slash', stopped: 'debug-stop' };
 
 export class HistoryList {
   readonly el: HTMLElement;

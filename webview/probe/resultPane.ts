@@ -1,7 +1,7 @@
 /** One result pane: live answer, reasoning, verdict, metrics, error and raw chunks. */
 import type { ProbeEvent, ProbeParams, ProbeResult } from '../../src/core/probe/types';
 import type { Verdict } from '../../src/core/detect/types';
-import { runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
+import { OUTCOME_ICON, OUTCOME_LABEL, runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
 import type { HistoryEntry, Pane } from '../../src/shared/webviewProtocol';
 import { append, h, icon, markedText } from './dom';
 import { BoundedLines, StreamingText } from './textView';
@@ -14,14 +14,10 @@ const MAX_RAW_LINE_CHARS = 2_000;
 
 type BadgeState = 'none' | 'pending' | RunOutcome;
 
-const BADGE: Record<BadgeState, { label: string; icon: string }> = {
+/** The badge before a run ends; after, it shows the run's outcome. */
+const BADGE: Record<'none' | 'pending', { label: string; icon: string }> = {
   none: { label: 'No run yet', icon: 'circle-large-outline' },
   pending: { label: 'Running…', icon: 'loading' },
-  ok: { label: 'OK', icon: 'pass' },
-  degenerate: { label: 'Degenerate', icon: 'warning' },
-  nan: { label: 'NaN', icon: 'error' },
-  failed: { label: 'Request failed', icon: 'circle-slash' },
-  stopped: { label: 'Stopped', icon: 'debug-stop' },
 };
 
 const STATUS_LABEL: Record<ProbeResult['status'], string> = {
@@ -274,7 +270,7 @@ export class ResultPane {
   }
 
   private setBadge(state: BadgeState): void {
-    const { label, icon: name } = BADGE[state] ?? BADGE.none;
+    const { label, icon: name } = state === 'none' || state === 'pending' ? BADGE[state] : { label: OUTCOME_LABEL[state], icon: OUTCOME_ICON[state] };
     this.badge.dataset.verdict = state;
     const glyph = icon(name);
     if (state === 'pending') glyph.classList.add('codicon-modifier-spin');

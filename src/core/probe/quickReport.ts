@@ -6,19 +6,20 @@
  */
 import { codeSpan, escapeMarkdown, longestBacktickRun, showControls } from '../text/foreign';
 import type { QuickProbeResult } from './quick';
+import { runOutcome, type RunOutcome } from './outcome';
 
-const VERDICT_LABEL = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN' } as const;
+/** Headings read "Greeting: NaN", "Counting: request failed". */
+const HEADING: Record<RunOutcome, string> = { ok: 'OK', degenerate: 'Degenerate', nan: 'NaN', failed: 'request failed', stopped: 'stopped' };
 
 /** How much of each answer the report keeps. */
-export const REPORT_ANSWER_CHARS = 4000;
+const REPORT_ANSWER_CHARS = 4000;
 
 export function quickProbeReport(server: { label: string; baseUrl: string }, result: QuickProbeResult): string {
   const lines = [`# Quick Health Probe: ${escapeMarkdown(server.label)}`, '', `${codeSpan(server.baseUrl)} — ${escapeMarkdown(result.summary.message)}`, ''];
   for (const item of result.items) {
     const { verdict } = item.result;
-    // A failed request has a verdict only on what arrived (often nothing): say it failed instead of "OK".
-    const heading = item.result.error && verdict.kind === 'ok' ? 'request failed' : VERDICT_LABEL[verdict.kind];
-    lines.push(`## ${escapeMarkdown(item.label)}: ${heading}`, '', `Prompt: ${escapeMarkdown(item.prompt)}`, '');
+    // A failed request has a verdict only on what arrived (often nothing): it says it failed, not "OK".
+    lines.push(`## ${escapeMarkdown(item.label)}: ${HEADING[runOutcome(verdict.kind, item.result.status)]}`, '', `Prompt: ${escapeMarkdown(item.prompt)}`, '');
     for (const reason of verdict.reasons) lines.push(`- ${escapeMarkdown(reason.message)} (at character ${reason.offset})`);
     if (item.result.error) lines.push(`- Request problem: ${escapeMarkdown(item.result.error.message)}`);
     const content = showControls(item.result.content.slice(0, REPORT_ANSWER_CHARS));
