@@ -13,6 +13,8 @@ export type ServerChecker = (target: ServerTarget, options: { checkGenerate: boo
  */
 export class HealthMonitor implements vscode.Disposable {
   private readonly statuses = new Map<string, ServerStatus>();
+  /** Last probe per server, kept apart from health checks (which never change it). */
+  private readonly probes = new Map<string, NonNullable<ServerStatus['lastProbe']>>();
   private readonly running = new Map<string, AbortController>();
   private readonly changed = new vscode.EventEmitter<string>();
   readonly onDidChange = this.changed.event;
@@ -29,19 +31,20 @@ export class HealthMonitor implements vscode.Disposable {
   }
 
   status(id: string): ServerStatus {
-    return this.statuses.get(id) ?? { health: 'unknown' };
+    const checked = this.checked(id);
+    const lastProbe = this.probes.get(id);
+    return lastProbe ? { ...checked, lastProbe } : checked;
   }
 
-  /** A probe's outcome outlives health checks (only another probe replaces it): the part of a status to keep. */
-  private probeOf(id: string): Pick<ServerStatus, 'lastProbe'> {
-    const lastProbe = this.status(id).lastProbe;
-    return lastProbe ? { lastProbe } : {};
+  private checked(id: string): ServerStatus {
+    return this.statuses.get(id) ?? { health: 'unknown' };
   }
 
   /** Records what a probe of the server found (a stopped run says nothing and is not recorded). */
   recordProbe(id: string, outcome: RunOutcome): void {
     if (outcome === 'stopped' || !this.store.get(id)) return;
-    this.set(id, { ...this.status(id), lastProbe: { outcome, at: Date.now() } });
+    this.probes.set(id, { outcome, at: Date.now() });
+    this.changed.fire(id);
   }
 
   /** Starts periodic checks (first one soon, not during activation). */
@@ -58,17 +61,17 @@ export class HealthMonitor implements vscode.Disposable {
     this.running.get(id)?.abort();
     const controller = new AbortController();
     this.running.set(id, controller);
-    const previous = this.status(id);
+    const previous = this.checked(id);
     // Only the first check shows a spinner; periodic ones keep the last state until they finish.
     if (previous.health === 'unknown') this.set(id, { ...previous, health: 'checking' });
     try {
       const target = await this.store.target(id);
       const checkGenerate = vscode.workspace.getConfiguration('inferenceDoctor.health').get<boolean>('checkGenerate', true);
       const status = await this.check(target, { checkGenerate, signal: controller.signal });
-      if (!controller.signal.aborted) this.set(id, { ...status, ...this.probeOf(id), checkedAt: Date.now() });
+      if (!controller.signal.aborted) this.set(id, { ...status, checkedAt: Date.now() });
     } catch (error) {
       if (!controller.signal.aborted) {
-        this.set(id, { ...previous, ...this.probeOf(id), health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
+        this.set(id, { ...previous, health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
       }
     } finally {
       if (this.running.get(id) === controller) this.running.delete(id);
@@ -84,9 +87,10 @@ export class HealthMonitor implements vscode.Disposable {
 
   private forgetRemoved(): void {
     const live = new Set(this.store.list().map((s) => s.id));
-    for (const id of [...this.statuses.keys()]) {
+    for (const id of new Set([...this.statuses.keys(), ...this.probes.keys()])) {
       if (!live.has(id)) {
         this.statuses.delete(id);
+        this.probes.delete(id);
         this.running.get(id)?.abort();
       }
     }
