@@ -444,17 +444,19 @@ export class Channel {
   }
 
   /**
-   * The loop the answer ends in, for the finish-time rule when finish_reason is not "length": a unit of
-   * words repeated back to back up to the last character (a cut last period included), or null.
+   * At finish, when finish_reason is not "length" (that rule is laxer): an answer that ends inside a unit
+   * of words repeated back to back (a cut last period included) is a short or long loop, with laxer
+   * needs than while streaming, because the model never got out of it.
    */
-  endLoop(): { period: number; start: number; periods: number } | null {
+  checkEndLoop(): void {
     const p = this.lag;
-    if (p < 2) return null;
+    if (p < 2 || this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
     const total = this.matchRun + p;
     const periods = Math.floor(total / p);
-    if (periods < LIMITS.endLoopPeriods || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return null;
-    if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return null;
-    return { period: p, start: this.pos - total, periods };
+    if (periods < LIMITS.endLoopPeriods || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
+    if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
+    this.flag(p < L_shortPeriod ? 'short-loop' : 'long-loop', this.pos - total,
+      `the answer ends in a ${p}-character period repeated ${periods} times back to back`);
   }
 
   /** Approximate seq-rep (share of n-grams repeated inside the window) of the current tail. */

@@ -233,11 +233,7 @@ class StreamingDetector implements Detector {
     }
     this.contentLex.finish(this.content.longestUnit());
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
-    const endLoop = reason === 'length' ? null : this.content.endLoop();
-    if (endLoop && !this.reasons.has('short-loop') && !this.reasons.has('long-loop')) {
-      this.add(endLoop.period < LIMITS.shortPeriod ? 'short-loop' : 'long-loop', endLoop.start,
-        `the answer ends in a ${endLoop.period}-character period repeated ${endLoop.periods} times back to back`);
-    }
+    if (reason !== 'length') this.content.checkEndLoop();
     if (reason === 'length') {
       const loop = this.content.tailLoop();
       if (loop) {
