@@ -17,11 +17,10 @@ import type { FlagLensArgs } from '../shared/lspProtocol';
 import { COMMANDS, FLAGS_COMMANDS } from '../commands';
 import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
 import { onCatalogStatus, requestCatalogEntries } from './languageClient';
-import { escapeIcons, isolate, notificationText } from '../core/text/foreign';
-import { guardPicks } from '../ui/foreignText';
+import { notificationText } from '../core/text/foreign';
+import { guardPicks, iconText } from '../ui/foreignText';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
-export { FLAGS_COMMANDS } from '../commands';
 const SERVER_KEY = 'inferenceDoctor.flags.server';
 const FILTERED_CONTEXT = 'inferenceDoctor.flagsFiltered';
 
@@ -204,14 +203,14 @@ export function registerFlagsFeature(context: vscode.ExtensionContext, servers: 
       text = flagWithValue(e, value);
     }
     await vscode.env.clipboard.writeText(text);
-    vscode.window.setStatusBarMessage(`Copied ${escapeIcons(isolate(text))}`, 3000);
+    vscode.window.setStatusBarMessage(`Copied ${iconText(text)}`, 3000);
   };
 
   const copyFlag = async (arg: unknown): Promise<void> => {
     const flag = isLensArgs(arg) ? arg.flag : (await nodeOrPick(arg, 'Copy which flag?'))?.entry.flag;
     if (!flag) return;
     await vscode.env.clipboard.writeText(flag);
-    vscode.window.setStatusBarMessage(`Copied ${escapeIcons(isolate(flag))}`, 3000);
+    vscode.window.setStatusBarMessage(`Copied ${iconText(flag)}`, 3000);
   };
 
   const filter = async (): Promise<void> => {

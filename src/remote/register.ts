@@ -12,7 +12,6 @@ import { REMOTE_COMMANDS, type CommandId } from '../commands';
 import type { HostsNode } from './hostsView';
 import type { SearchNode } from './searchView';
 
-export { REMOTE_COMMANDS } from '../commands';
 
 export function registerRemote(context: vscode.ExtensionContext, servers: ServersFeature): void {
   const hostsChanged = new vscode.EventEmitter<HostsNode | undefined>();

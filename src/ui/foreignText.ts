@@ -27,12 +27,17 @@ export function plainTooltip(text: string): vscode.MarkdownString {
  */
 export function guardPicks<T extends vscode.QuickPickItem & { ownIcon?: string }>(items: T[]): T[] {
   for (const item of items) {
-    const label = escapeIcons(isolate(item.label));
+    const label = iconText(item.label);
     item.label = item.ownIcon ? `$(${item.ownIcon}) ${label}` : label;
-    if (item.description !== undefined) item.description = escapeIcons(isolate(item.description));
-    if (item.detail !== undefined) item.detail = escapeIcons(isolate(item.detail));
+    if (item.description !== undefined) item.description = iconText(item.description);
+    if (item.detail !== undefined) item.detail = iconText(item.detail);
   }
   return items;
+}
+
+/** Foreign text for a one-line surface that renders `$(icon)` (quick picks, the status bar). */
+export function iconText(text: string): string {
+  return escapeIcons(isolate(text));
 }
 
 /**
