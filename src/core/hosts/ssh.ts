@@ -611,16 +611,15 @@ export class SshHost implements Host {
 
   async stat(path: string): Promise<StatResult> {
     const sftp = await this.sftp();
-    // Both requests go out at once (one round trip): lstat says whether the path is a link, stat what
-    // it points at (a symlinked library's size is the library's, not the link's 79 bytes).
     const ask = (op: 'lstat' | 'stat'): Promise<Stats> => new Promise((resolve, reject) => {
       sftp[op](path, (err, s) => (err ? reject(err) : resolve(s)));
     });
-    const [own, target] = await Promise.allSettled([ask('lstat'), ask('stat')]);
-    if (own.status === 'rejected') throw this.sftpError(own.reason as Error, 'Stat', path);
-    const link = modeType(own.value) === 'symlink';
-    const s = link && target.status === 'fulfilled' ? target.value : own.value;
-    return { type: modeType(s), size: s.size, mtimeMs: s.mtime * 1000, ...(link ? { symlink: true } : {}) };
+    const own = await ask('lstat').catch((err: Error) => { throw this.sftpError(err, 'Stat', path); });
+    if (modeType(own) !== 'symlink') return { type: modeType(own), size: own.size, mtimeMs: own.mtime * 1000 };
+    // A link (conda, spack, nix, editable installs): the size is the target's, not the link's 79 bytes.
+    const target = await ask('stat').catch(() => undefined);
+    const s = target ?? own;
+    return { type: modeType(s), size: s.size, mtimeMs: s.mtime * 1000, symlink: true };
   }
 
   async readDir(path: string): Promise<DirEntry[]> {
