@@ -311,23 +311,7 @@ describe('e2e: Inference Doctor in code-server', function () {
   });
 
   it('searches the source on the SSH host, streams results into the view, and opens a match read-only', async () => {
-    await runCommand(page, 'Inference Doctor: Search SGLang Source on Host');
-    // Two hosts are connected now (This machine, gpu-box): pick the SSH one.
-    const hostPick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'gpu-box' }).first();
-    await hostPick.waitFor({ timeout: 30_000 });
-    await hostPick.click();
-    // No SGLang package on the test host: the command asks for a directory instead.
-    await answerQuickInput(page, 'No SGLang installation found on gpu-box', join(workspace, 'sglang'));
-    const input = page.locator('.quick-input-widget input.input');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search SGLang source on gpu-box' }).waitFor({ timeout: 30_000 });
-    await input.fill('FP4_GEMM_RUNNER_BACKEND_CHOICES');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Search for "FP4_GEMM_RUNNER_BACKEND_CHOICES"' }).waitFor({ timeout: 30_000 });
-    await input.press('Enter');
-    const searchPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Results/i }) });
-    const fileRow = searchPane.locator('.monaco-list-row', { hasText: 'server_args.py' }).first();
-    await fileRow.waitFor({ timeout: 60_000 });
-    const matchRow = searchPane.locator('.monaco-list-row', { hasText: 'FP4_GEMM_RUNNER_BACKEND_CHOICES' }).first();
-    if (!(await matchRow.isVisible().catch(() => false))) await fileRow.click();
+    const { matchRow } = await searchOnGpuBox(page, join(workspace, 'sglang'), 'FP4_GEMM_RUNNER_BACKEND_CHOICES', 'server_args.py');
     await matchRow.click({ timeout: 30_000 });
     const tab = page.locator('.tab', { hasText: 'server_args.py' }).filter({ hasText: /server_args\.py/ });
     await page.locator('.monaco-editor .view-line', { hasText: 'FP4_GEMM_RUNNER_BACKEND_CHOICES' }).first().waitFor({ timeout: 60_000 });
@@ -577,9 +561,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(text, /⟨U\+202E⟩evil/, 'the override is shown, not obeyed');
     const hover = page.locator('.monaco-hover-content:visible', { hasText: 'Hostile' }).first();
     assert.equal(await hover.locator('img').count(), 0, 'no image in the hover');
-    // Links carry an href (data-href in VS Code's hover); anchors without one are the hover's own actions.
-    const hrefs = (await hover.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
-      .filter((h) => h !== '');
+    const hrefs = await linkTargets(hover);
     assert.ok(hrefs.length >= 1, 'the rule source is a link');
     for (const href of hrefs) assert.match(href, /^https:\/\/evil\.invalid\//, `only the rule's https source links: ${JSON.stringify(hrefs)}`);
     assert.match(text, /source \(evil\.invalid\)/, 'the source link shows its real host');
@@ -726,20 +708,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       scratch.push(src);
       // The override and the icon first: a match row shows the line around the match, cut short.
       writeFileSync(join(src, 'evil.py'), `EVIL_MARKER = ${JSON.stringify(`\u202Eevil $(alert) ${hostileText(canaryUrl)}`)}\n`);
-      await runCommand(page, 'Inference Doctor: Search SGLang Source on Host');
-      await pickQuickItem(page, 'gpu-box');
-      await answerQuickInput(page, 'No SGLang installation found on gpu-box', src);
-      const input = page.locator('.quick-input-widget input.input');
-      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search SGLang source on gpu-box' }).waitFor({ timeout: 30_000 });
-      await input.fill('EVIL_MARKER');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Search for "EVIL_MARKER"' }).waitFor({ timeout: 30_000 });
-      await input.press('Enter');
-      const searchPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Results/i }) });
-      const fileRow = searchPane.locator('.monaco-list-row', { hasText: 'evil.py' }).first();
-      await fileRow.waitFor({ timeout: 60_000 });
-      const match = searchPane.locator('.monaco-list-row', { hasText: 'EVIL_MARKER' }).first();
-      if (!(await match.isVisible().catch(() => false))) await fileRow.click();
-      await match.waitFor({ timeout: 30_000 });
+      const { searchPane, matchRow: match } = await searchOnGpuBox(page, src, 'EVIL_MARKER', 'evil.py');
       assert.match(await match.innerText(), /⟨U\+202E⟩evil/);
       assert.equal(await searchPane.locator('.codicon-alert').count(), 0, 'no icon drawn from a source line');
       await match.hover();
@@ -945,11 +914,42 @@ function hostileSglang(attack: string): string {
   return python;
 }
 
+/**
+ * Where the links inside `el` go. Links carry an href (data-href in VS Code's hover); anchors without
+ * one are the hover's own actions.
+ */
+async function linkTargets(el: ReturnType<Page['locator']>): Promise<string[]> {
+  return (await el.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
+    .filter((h) => h !== '');
+}
+
+/**
+ * Searches `dir` on gpu-box for `query` (the host has no SGLang, so the command asks for a directory)
+ * and waits for the file's row in Search Results; returns the pane and the first match row (shown).
+ */
+async function searchOnGpuBox(page: Page, dir: string, query: string, fileName: string) {
+  await runCommand(page, 'Inference Doctor: Search SGLang Source on Host');
+  // Two hosts are connected (This machine, gpu-box): pick the SSH one.
+  await pickQuickItem(page, 'gpu-box');
+  await answerQuickInput(page, 'No SGLang installation found on gpu-box', dir);
+  const input = page.locator('.quick-input-widget input.input');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search SGLang source on gpu-box' }).waitFor({ timeout: 30_000 });
+  await input.fill(query);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: `Search for "${query}"` }).waitFor({ timeout: 30_000 });
+  await input.press('Enter');
+  const searchPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Results/i }) });
+  const fileRow = searchPane.locator('.monaco-list-row', { hasText: fileName }).first();
+  await fileRow.waitFor({ timeout: 60_000 });
+  const matchRow = searchPane.locator('.monaco-list-row', { hasText: query }).first();
+  if (!(await matchRow.isVisible().catch(() => false))) await fileRow.click();
+  await matchRow.waitFor({ timeout: 30_000 });
+  return { searchPane, matchRow };
+}
+
 /** A hover, tooltip or completion-docs element shows foreign text: no image, and no link but https ones. */
 async function assertInertHover(hover: ReturnType<Page['locator']>): Promise<void> {
   assert.equal(await hover.locator('img').count(), 0, 'no image');
-  const hrefs = (await hover.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
-    .filter((h) => h !== '');
+  const hrefs = await linkTargets(hover);
   for (const href of hrefs) assert.match(href, /^https:\/\//, `a link from foreign text: ${JSON.stringify(hrefs)}`);
   assert.equal(await hover.locator('.codicon-alert').count(), 0, 'no icon drawn from foreign text');
 }
