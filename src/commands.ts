@@ -4,7 +4,11 @@
  * holds the table against package.json (commands, menus, welcome links) both ways.
  * No `vscode` import: the language server names the lens commands from here too.
  */
-import { LENS_COMMANDS } from './shared/lspProtocol';
+import { LENS_COMMANDS, type FlagLensArgs } from './shared/lspProtocol';
+import type { ServersNode } from './servers/serversView';
+import type { FlagsNode } from './flags/flagsView';
+import type { LoadRuntimeArgs } from './flags/loadRuntime';
+import type { HostsNode } from './remote/hostsView';
 
 export const SERVERS_COMMANDS = {
   addServer: 'inferenceDoctor.addServer',
@@ -30,6 +34,7 @@ export const FLAGS_COMMANDS = {
   copyValue: 'inferenceDoctor.copyFlagValue',
   openDefinition: 'inferenceDoctor.openFlagDefinition',
   searchUsages: 'inferenceDoctor.searchFlagUsages',
+  restartLanguageServer: 'inferenceDoctor.restartFlagsLanguageServer',
   ...LENS_COMMANDS,
 } as const;
 
@@ -54,3 +59,61 @@ export const REMOTE_COMMANDS = {
 export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
+
+// ---------------------------------------------------------------- handler arguments
+// What each command's handler is called with: a tree row (view/item menus), an object another
+// command passes, or nothing (Command Palette). Arguments arrive untyped at run time, so handlers
+// still check them; these types say what they accept and make every executeCommand call checked.
+
+/** A Servers row, a server id, or `{ serverId }`. */
+export type ServerArg = ServersNode | string | { serverId: string };
+/** A Hosts row (any kind carries its hostId) or a host id. */
+export type HostArg = HostsNode | string;
+/** A Backend Flags row, a code lens's arguments, or a flag name. */
+export type FlagArg = FlagsNode | FlagLensArgs | string;
+
+export interface CommandArgs {
+  [SERVERS_COMMANDS.addServer]: [];
+  [SERVERS_COMMANDS.editServer]: [ServerArg?];
+  [SERVERS_COMMANDS.removeServer]: [ServerArg?];
+  [SERVERS_COMMANDS.setApiKey]: [ServerArg?];
+  [SERVERS_COMMANDS.refreshServers]: [];
+  [SERVERS_COMMANDS.showServerInfo]: [ServerArg?];
+  [PROBE_COMMANDS.openProbePanel]: [ServerArg?];
+  [PROBE_COMMANDS.openProbeHistory]: [];
+  [PROBE_COMMANDS.quickHealthProbe]: [ServerArg?];
+  [FLAGS_COMMANDS.refresh]: [];
+  [FLAGS_COMMANDS.filter]: [];
+  [FLAGS_COMMANDS.clearFilter]: [];
+  [FLAGS_COMMANDS.selectServer]: [];
+  [FLAGS_COMMANDS.loadRuntime]: [LoadRuntimeArgs?];
+  [FLAGS_COMMANDS.copyValue]: [FlagArg?];
+  [FLAGS_COMMANDS.openDefinition]: [FlagArg?];
+  [FLAGS_COMMANDS.searchUsages]: [FlagArg?];
+  [FLAGS_COMMANDS.copyFlag]: [FlagArg?];
+  [FLAGS_COMMANDS.findFieldUsages]: [FlagArg?];
+  [FLAGS_COMMANDS.revealFlag]: [FlagArg?];
+  [FLAGS_COMMANDS.restartLanguageServer]: [];
+  [REMOTE_COMMANDS.addHost]: [];
+  [REMOTE_COMMANDS.refreshHosts]: [HostArg?];
+  [REMOTE_COMMANDS.connectHost]: [HostArg?];
+  [REMOTE_COMMANDS.disconnectHost]: [HostArg?];
+  [REMOTE_COMMANDS.removeHost]: [HostArg?];
+  [REMOTE_COMMANDS.searchSglangSource]: [HostArg?];
+  [REMOTE_COMMANDS.cancelSearch]: [];
+  [REMOTE_COMMANDS.clearSearch]: [];
+  [REMOTE_COMMANDS.showEnvironmentReport]: [HostArg?];
+  [REMOTE_COMMANDS.forwardServer]: [HostArg?];
+  [REMOTE_COMMANDS.openLaunchFile]: [HostArg?];
+  [REMOTE_COMMANDS.compareServerInfo]: [HostArg?];
+  [REMOTE_COMMANDS.followServerLog]: [HostArg?];
+  [REMOTE_COMMANDS.loadFlagsFromInterpreter]: [HostArg?];
+}
+
+/** A compile error names the command when the table and CommandArgs disagree (either way). */
+type WithoutArgs = Exclude<CommandId, keyof CommandArgs>;
+type NotInTable = Exclude<keyof CommandArgs, CommandId>;
+export const everyCommandHasArgs: [WithoutArgs] extends [never] ? true : WithoutArgs = true;
+export const everyArgsIsACommand: [NotInTable] extends [never] ? true : NotInTable = true;
+
+export type CommandHandler<I extends CommandId> = (...args: CommandArgs[I]) => unknown;

@@ -1,31 +1,42 @@
 import * as vscode from 'vscode';
-import { registerServers } from './servers/register';
-import { registerProbe } from './probe/register';
-import { registerLanguageClient } from './flags/languageClient';
-import { registerFlagsFeature } from './flags/register';
-import { registerRemote } from './remote/register';
-import { disposeLog } from './log';
-import { registerReportDocuments } from './ui/reportDocuments';
+import { Ctx, type Feature } from './context';
+import { FlagsClient } from './flags/languageClient';
+import { RuntimeHosts } from './services/runtimeHosts';
+import { createServersService } from './servers/service';
+import { createReportsService } from './ui/reportDocuments';
+import { register as registerServers } from './servers/register';
+import { register as registerProbe } from './probe/register';
+import { register as registerFlags } from './flags/register';
+import { register as registerRemote } from './remote/register';
 
 const moduleLoadedAt = performance.now();
 
+/** Every feature, each one `register(ctx)`; they meet only through the context's services. */
+const FEATURES: Feature[] = [registerServers, registerProbe, registerFlags, registerRemote];
+
+let flagsClient: FlagsClient | undefined;
+
 /**
- * Wires features into VS Code. Everything is registered through context.subscriptions and
- * nothing talks to the network or disk here: stores, views and panels do their work when used.
+ * Builds the one context and registers each feature with it. Nothing talks to the network or
+ * disk here: stores, views and panels do their work when used.
  */
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
-  registerReportDocuments(context);
-  const servers = registerServers(context);
-  registerProbe(context, servers);
-  registerLanguageClient(context);
-  registerFlagsFeature(context, servers);
-  registerRemote(context, servers);
+  const ctx = new Ctx(context, (base) => ({
+    servers: createServersService(base),
+    flags: (flagsClient = new FlagsClient(base)),
+    hosts: new RuntimeHosts(),
+    reports: createReportsService(base),
+  }));
+  ctx.pushCleanup(ctx.flags);
+  for (const register of FEATURES) register(ctx);
   recordActivation(context, started);
 }
 
-export function deactivate(): void {
-  disposeLog();
+/** Waits for the language server to stop, so no orphan process outlives the extension host. */
+export async function deactivate(): Promise<void> {
+  await flagsClient?.stop();
+  flagsClient = undefined;
 }
 
 /** Writes activation timing to the log folder after activate() returns, for the benchmark. */

@@ -20,6 +20,11 @@ export interface CodeServerOptions {
   port?: number;
   /** Keep the temp dirs (demo) instead of deleting them on close. */
   keep?: boolean;
+  /**
+   * Turn workspace trust on and open the workspace untrusted (Restricted Mode) without the
+   * startup prompt. Default: trust off, as most tests want.
+   */
+  restricted?: boolean;
 }
 
 export interface RunningCodeServer {
@@ -49,8 +54,11 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   const extensionsDir = join(base, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
+  const trust = options.restricted
+    ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
+    : { 'security.workspace.trust.enabled': false };
   const settings = {
-    'security.workspace.trust.enabled': false,
+    ...trust,
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'telemetry.telemetryLevel': 'off',
@@ -75,7 +83,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   const child: ChildProcess = spawn(codeServerBin, [
     '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir, '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override', options.workspace,
+    ...(options.restricted ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', options.workspace,
   ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VSCODE_PROXY_URI: '' } });
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });

@@ -1,15 +1,19 @@
 /**
- * Starts the Inference Doctor language server (dist/server.js) lazily: `vscode-languageclient` is
- * loaded and the server spawned only once a document that can hold an SGLang launch command is
- * open (shell scripts, systemd units, compose/Kubernetes YAML, Dockerfiles, Python, Markdown).
+ * The flags language server (dist/server.js) as a service on the context: `vscode-languageclient`
+ * is loaded and the server spawned only when a document really holds a launch command (or
+ * server_args.py) or a feature asks for the catalog. It can be stopped and restarted (command
+ * "Restart Flags Language Server"); a crashed server is restarted a few times, then left down
+ * with a message that offers the restart.
  *
- *   registerLanguageClient(context);                               // in activate()
- *   await sendRuntimeCatalog({ catalog, hostLabel, computeCapability });   // from remote/flags features
+ *   ctx.flags.watchDocuments();                      // in the flags feature's register(ctx)
+ *   await ctx.flags.catalogEntries();                // from any feature
+ *   await ctx.flags.sendRuntimeCatalog({ catalog, hostLabel, computeCapability });
  */
 import * as vscode from 'vscode';
 import { REMOTE_SCHEME } from '../core/remote/uris';
-import { log } from '../log';
-import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { RestartBudget } from '../core/restartBudget';
+import type { CtxBase } from '../context';
+import type { LanguageClient, LanguageClientOptions, ServerOptions, ErrorHandler } from 'vscode-languageclient/node';
 import {
   CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
   type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type SetRuntimeCatalogParams,
@@ -34,107 +38,174 @@ export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string; scheme?: 
   { pattern: '**/*.{service,socket}' },
 ];
 
-let client: LanguageClient | undefined;
-let starting: Promise<LanguageClient | undefined> | undefined;
-let lastRuntime: SetRuntimeCatalogParams | undefined;
-let extensionContext: vscode.ExtensionContext | undefined;
-const statusEmitter = new vscode.EventEmitter<CatalogStatus>();
-/** Fires when the server's active catalog changes. */
-export const onCatalogStatus = statusEmitter.event;
+export type FlagsClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
-function matches(doc: vscode.TextDocument): boolean {
+/** Largest document the start check reads; bigger files are not launch scripts. */
+const CHECK_MAX_CHARS = 2_000_000;
+/** What a launch command or a flag definition file contains (cheap: one substring search). */
+const LAUNCH_HINT = /sglang|launch_server|server_args/i;
+
+/** Whether opening `doc` should start the server: a matching kind of file that mentions SGLang. */
+export function holdsLaunchCommand(doc: vscode.TextDocument): boolean {
   const s = doc.uri.scheme;
   if (s !== 'file' && s !== 'untitled' && s !== 'vscode-remote' && s !== REMOTE_SCHEME) return false;
-  return vscode.languages.match(DOCUMENT_SELECTOR, doc) > 0;
+  if (vscode.languages.match(DOCUMENT_SELECTOR, doc) <= 0) return false;
+  if (/(^|\/)server_args\.py$/.test(doc.uri.path)) return true;
+  return doc.getText().length <= CHECK_MAX_CHARS && LAUNCH_HINT.test(doc.getText());
 }
 
-async function start(context: vscode.ExtensionContext): Promise<LanguageClient | undefined> {
-  const { LanguageClient: Client, TransportKind } = await import('vscode-languageclient/node');
-  const module = context.asAbsolutePath('dist/server.js');
-  const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc },
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
-  };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: DOCUMENT_SELECTOR,
-    synchronize: {
-      configurationSection: CONFIG_SECTION,
-      fileEvents: [
-        vscode.workspace.createFileSystemWatcher('**/.inference-doctor/rules.json'),
-        vscode.workspace.createFileSystemWatcher('**/server_args.py'),
-      ],
-    },
-    outputChannelName: 'Inference Doctor Flags',
-  };
-  const c = new Client('inferenceDoctor.flags', 'Inference Doctor Flags', serverOptions, clientOptions);
-  await c.start();
-  context.subscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => statusEmitter.fire(s)) as vscode.Disposable);
-  if (lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', lastRuntime);
-  client = c;
-  return c;
-}
+export class FlagsClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private lastRuntime: SetRuntimeCatalogParams | undefined;
+  private currentState: FlagsClientState = 'stopped';
+  private readonly budget = new RestartBudget();
+  private readonly stateEmitter = new vscode.EventEmitter<FlagsClientState>();
+  private readonly statusEmitter = new vscode.EventEmitter<CatalogStatus>();
+  private readonly clientSubscriptions: vscode.Disposable[] = [];
+  /** Fires on every state change (stopped, starting, running, failed). */
+  readonly onDidChangeState = this.stateEmitter.event;
+  /** Fires when the server's active catalog changes. */
+  readonly onCatalogStatus = this.statusEmitter.event;
 
-/** Starts the server unless it is starting already; a failure is logged, shown, and allows a later retry. */
-function startOnce(context: vscode.ExtensionContext): Promise<LanguageClient | undefined> {
-  starting ??= start(context).catch((e: unknown) => {
-    starting = undefined;
-    log().error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-    void vscode.window.showWarningMessage(`Inference Doctor: the flags language server did not start: ${notificationText(e instanceof Error ? e.message : String(e))}`);
-    return undefined;
-  });
-  return starting;
-}
+  constructor(private readonly base: CtxBase) {}
 
-/**
- * Registers the language client; the server starts with the first matching document (already open
- * ones included). Safe to call once from activate().
- */
-export function registerLanguageClient(context: vscode.ExtensionContext): void {
-  extensionContext = context;
-  const check = (doc: vscode.TextDocument): void => {
-    if (starting || !matches(doc)) return;
-    log().info(`starting the flags language server for ${doc.uri.toString()} (${doc.languageId})`);
-    void startOnce(context);
-  };
-  for (const doc of vscode.workspace.textDocuments) check(doc);
-  if (!starting) {
-    const sub = vscode.workspace.onDidOpenTextDocument((doc) => {
-      check(doc);
-      if (starting) sub.dispose();
-    });
-    context.subscriptions.push(sub);
+  get state(): FlagsClientState { return this.currentState; }
+
+  /** Starts the server with the first document that holds a launch command (open ones included). */
+  watchDocuments(): vscode.Disposable {
+    const check = (doc: vscode.TextDocument): void => {
+      if (this.currentState !== 'stopped' || !holdsLaunchCommand(doc)) return;
+      this.base.log.info(`starting the flags language server for ${doc.uri.toString()} (${doc.languageId})`);
+      void this.start();
+    };
+    for (const doc of vscode.workspace.textDocuments) check(doc);
+    return vscode.workspace.onDidOpenTextDocument(check);
   }
-  context.subscriptions.push(statusEmitter, { dispose: () => void stopLanguageClient() });
-}
 
-/**
- * Starts the server now if no document has started it yet (the Backend Flags view needs it with
- * no file open). Undefined when it cannot start (the user was told) or before registration.
- */
-export function ensureLanguageClient(): Promise<LanguageClient | undefined> {
-  if (client) return Promise.resolve(client);
-  return extensionContext ? startOnce(extensionContext) : Promise.resolve(undefined);
-}
+  /** The running client, starting it when needed; undefined when it cannot start (the user was told). */
+  start(): Promise<LanguageClient | undefined> {
+    if (this.client) return Promise.resolve(this.client);
+    this.starting ??= this.spawn().catch((e: unknown) => {
+      this.starting = undefined;
+      this.setState('failed');
+      this.base.log.error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      void this.offerRestart(`the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    });
+    return this.starting;
+  }
 
-/** The active catalog's entries (starting the server when needed); undefined when it cannot run. */
-export async function requestCatalogEntries(params: CatalogEntriesParams = {}): Promise<CatalogEntriesResult | undefined> {
-  const c = await ensureLanguageClient();
-  return c ? sendCustomRequest(c, 'inferenceDoctor/catalogEntries', params) : undefined;
-}
+  /** Stops the server and waits for it; a later start() spawns a new one. */
+  async stop(): Promise<void> {
+    const c = this.client ?? (this.starting ? await this.starting : undefined);
+    this.client = undefined;
+    this.starting = undefined;
+    for (const d of this.clientSubscriptions.splice(0)) d.dispose();
+    if (c) await c.stop().catch(() => undefined);
+    this.setState('stopped');
+  }
 
-export async function stopLanguageClient(): Promise<void> {
-  const c = client;
-  client = undefined;
-  starting = undefined;
-  if (c) await c.stop().catch(() => undefined);
-}
+  /** Stop, then start with a fresh crash budget (the restart command). */
+  async restart(): Promise<LanguageClient | undefined> {
+    this.base.log.info('restarting the flags language server');
+    await this.stop();
+    this.budget.reset();
+    return this.start();
+  }
 
-/**
- * Hands the server a catalog read from an installed SGLang (catalogToJson) and the GPU of that host.
- * Kept and re-sent if the server starts later; `catalog: null` clears it.
- */
-export async function sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
-  lastRuntime = params;
-  const c = client ?? (starting ? await starting : undefined);
-  if (c) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', params);
+  /** The active catalog's entries (starting the server when needed); undefined when it cannot run. */
+  async catalogEntries(params: CatalogEntriesParams = {}): Promise<CatalogEntriesResult | undefined> {
+    const c = await this.start();
+    return c ? sendCustomRequest(c, 'inferenceDoctor/catalogEntries', params) : undefined;
+  }
+
+  /**
+   * Hands the server a catalog read from an installed SGLang (catalogToJson) and the GPU of that
+   * host. Kept and re-sent whenever the server (re)starts; `catalog: null` clears it.
+   */
+  async sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
+    this.lastRuntime = params;
+    const c = this.client ?? (this.starting ? await this.starting : undefined);
+    if (c) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', params);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+    this.statusEmitter.dispose();
+  }
+
+  private async spawn(): Promise<LanguageClient> {
+    this.setState('starting');
+    const { LanguageClient: Client, TransportKind, State } = await import('vscode-languageclient/node');
+    const module = this.base.extension.asAbsolutePath('dist/server.js');
+    const serverOptions: ServerOptions = {
+      run: { module, transport: TransportKind.ipc },
+      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
+    };
+    const watchers = [
+      vscode.workspace.createFileSystemWatcher('**/.inference-doctor/rules.json'),
+      vscode.workspace.createFileSystemWatcher('**/server_args.py'),
+    ];
+    this.clientSubscriptions.push(...watchers);
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      synchronize: { configurationSection: CONFIG_SECTION, fileEvents: watchers },
+      outputChannelName: 'Inference Doctor Flags',
+      errorHandler: await this.errorHandler(),
+      // A failed initialize is not retried in a loop: the user gets the message and the restart command.
+      initializationFailedHandler: (error) => {
+        this.base.log.error(`flags language server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      },
+    };
+    const c = new Client('inferenceDoctor.flags', 'Inference Doctor Flags', serverOptions, clientOptions);
+    this.clientSubscriptions.push(c.onDidChangeState((e) => {
+      if (this.client !== c) return; // the first start is followed by spawn() itself
+      if (e.newState === State.Starting) this.setState('starting');
+      else if (e.newState === State.Running) {
+        this.setState('running');
+        // A server restarted after a crash gets the runtime catalog again.
+        if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
+      }
+    }));
+    await c.start();
+    this.clientSubscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => this.statusEmitter.fire(s)) as vscode.Disposable);
+    if (this.lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime);
+    this.client = c;
+    this.setState('running');
+    return c;
+  }
+
+  /** Restart a crashed server within the budget, else stay down and offer the restart command. */
+  private async errorHandler(): Promise<ErrorHandler> {
+    const { CloseAction, ErrorAction } = await import('vscode-languageclient/node');
+    return {
+      error: (_error, _message, count) => ({ action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+      closed: () => {
+        if (this.currentState === 'stopped') return { action: CloseAction.DoNotRestart, handled: true };
+        if (this.budget.take()) {
+          this.base.log.warn('the flags language server exited; restarting it');
+          return { action: CloseAction.Restart, handled: true };
+        }
+        this.setState('failed');
+        void this.offerRestart('the flags language server stopped several times in a row and was not restarted.');
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    };
+  }
+
+  private async offerRestart(why: string): Promise<void> {
+    const restart = 'Restart Language Server';
+    const answer = await vscode.window.showWarningMessage(`Inference Doctor: ${notificationText(why)}`, restart, 'Show Log');
+    if (answer === restart) await this.restart();
+    else if (answer === 'Show Log') this.base.log.show();
+  }
+
+  private setState(state: FlagsClientState): void {
+    if (state === this.currentState) return;
+    this.currentState = state;
+    this.stateEmitter.fire(state);
+  }
 }

@@ -13,11 +13,10 @@ import { loadDumpScript, mergeCatalogs, readRuntimeCatalog, type FlagDifference,
 import { flagDifferencesReport } from '../core/flags/differencesReport';
 import type { Host } from '../core/hosts/types';
 import type { HostRuleContext } from '../core/remote/ruleContext';
-import { requestCatalogEntries, sendRuntimeCatalog } from './languageClient';
-import { runtimeHosts, type RuntimeHostTarget } from './runtimeHosts';
+import type { RuntimeHostTarget } from '../services/runtimeHosts';
+import type { Ctx } from '../context';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
-import { openReport } from '../ui/reportDocuments';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
 export interface LoadRuntimeArgs {
@@ -34,9 +33,9 @@ export interface LoadedRuntimeFlags {
   byFlag: Map<string, FlagDifference[]>;
 }
 
-async function interpreters(host: LocalHost): Promise<{ path: string; from: string }[]> {
+async function interpreters(ctx: Ctx, host: LocalHost): Promise<{ path: string; from: string }[]> {
   const out: { path: string; from: string }[] = [];
-  const configured = vscode.workspace.getConfiguration('inferenceDoctor.flags').get<string>('python', '').trim();
+  const configured = ctx.config.text('flags.python');
   if (configured) out.push({ path: configured, from: 'inferenceDoctor.flags.python' });
   const finder = process.platform === 'win32' ? ['where', 'python3', 'python'] : ['which', '-a', 'python3', 'python'];
   try {
@@ -50,12 +49,12 @@ async function interpreters(host: LocalHost): Promise<{ path: string; from: stri
   return out.filter((c) => !seen.has(c.path) && !!seen.add(c.path));
 }
 
-async function pickInterpreter(host: LocalHost, target: RuntimeHostTarget | undefined): Promise<string | undefined> {
+async function pickInterpreter(ctx: Ctx, host: LocalHost, target: RuntimeHostTarget | undefined): Promise<string | undefined> {
   // On a connected host, discovery already knows the interpreters (those with SGLang first).
   const found = target && target.id !== LOCAL_ID
     ? [...target.interpreters].sort((a, b) => Number(!!b.sglangVersion) - Number(!!a.sglangVersion))
       .map((i) => ({ path: i.path, from: i.sglangVersion ? `sglang ${i.sglangVersion}` : 'no sglang found' }))
-    : await interpreters(host);
+    : await interpreters(ctx, host);
   const other = { label: 'Other interpreter…', ownIcon: 'edit', description: 'enter a path (e.g. a virtualenv\'s bin/python)', path: '' };
   const where = target ? ` on ${notificationText(target.label)}` : '';
   const picked = await vscode.window.showQuickPick(
@@ -69,8 +68,8 @@ async function pickInterpreter(host: LocalHost, target: RuntimeHostTarget | unde
 }
 
 /** This machine, or a connected host of the Hosts view; asks only when an SSH host is connected. */
-async function pickHost(hostId: string | undefined): Promise<{ target?: RuntimeHostTarget } | undefined> {
-  const targets = runtimeHosts();
+async function pickHost(ctx: Ctx, hostId: string | undefined): Promise<{ target?: RuntimeHostTarget } | undefined> {
+  const targets = ctx.hosts.connected();
   if (hostId) {
     const t = targets.find((x) => x.id === hostId);
     if (!t && hostId !== LOCAL_ID) {
@@ -105,15 +104,16 @@ function summary(rt: RuntimeCatalog, differences: FlagDifference[], hostLabel: s
 }
 
 /** Runs the command; the differences it found, for the Backend Flags view. */
-export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: LoadRuntimeArgs = {}): Promise<LoadedRuntimeFlags | undefined> {
+export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Promise<LoadedRuntimeFlags | undefined> {
+  const context = ctx.extension;
   const local = new LocalHost();
   const refresh = opts.refresh === true;
-  const where = await pickHost(typeof opts.hostId === 'string' ? opts.hostId : undefined);
+  const where = await pickHost(ctx, typeof opts.hostId === 'string' ? opts.hostId : undefined);
   if (!where) return undefined;
   const target = where.target;
   const host: Host = target && target.id !== LOCAL_ID ? target.host : local;
   const hostLabel = target && target.id !== LOCAL_ID ? target.label : local.label;
-  const python = typeof opts.python === 'string' && opts.python ? opts.python : await pickInterpreter(local, target);
+  const python = typeof opts.python === 'string' && opts.python ? opts.python : await pickInterpreter(ctx, local, target);
   if (!python) return undefined;
   const script = await loadDumpScript(context.asAbsolutePath(join('python', 'dump_sglang_args.py')));
   const cacheDir = join(context.globalStorageUri.fsPath, 'flag-catalogs');
@@ -136,7 +136,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
     return undefined;
   }
   // The catalog read from server_args.py (workspace or settings) gives lines and deprecations.
-  const stat = await requestCatalogEntries({ staticOnly: true }).catch(() => undefined);
+  const stat = await ctx.flags.catalogEntries({ staticOnly: true }).catch(() => undefined);
   let catalog: FlagCatalog = rt.catalog;
   let differences: FlagDifference[] = [];
   let byFlag = new Map<string, FlagDifference[]>();
@@ -152,7 +152,7 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const label = `${hostLabel} · ${python}`;
   // The host's GPU and package versions let known-bad rules say "your GPU" instead of "if your GPU is…".
   const rules: HostRuleContext | undefined = target?.ruleContext(python);
-  await sendRuntimeCatalog({
+  await ctx.flags.sendRuntimeCatalog({
     catalog: catalogToJson(catalog), hostLabel: label, ...(rt.version ? { version: rt.version } : {}),
     ...(rules?.computeCapability !== undefined ? { computeCapability: rules.computeCapability } : {}),
     ...(rules && Object.keys(rules.packageVersions).length ? { packageVersions: rules.packageVersions } : {}),
@@ -163,10 +163,10 @@ export async function loadRuntimeFlags(context: vscode.ExtensionContext, opts: L
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
   void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
     if (answer === show) {
-      await openReport(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
+      await ctx.reports.open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
     } else if (answer === reload) {
       const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
-      await vscode.commands.executeCommand(COMMANDS.loadRuntime, again);
+      await ctx.executeCommand(COMMANDS.loadRuntime, again);
     }
   });
   return { label, byFlag };

@@ -17,8 +17,7 @@ import {
   type WebviewToHost,
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
-import { guardPicks } from '../ui/foreignText';
-import { OUTCOME_ICON, runOutcome, type RunOutcome } from '../core/probe/outcome';
+import { runOutcome, type RunOutcome } from '../core/probe/outcome';
 
 /** Messages kept for a webview that is loading or hidden (server picks, run starts and ends, history). */
 const MAX_QUEUED = 200;
@@ -77,8 +76,6 @@ function failedResult(message: string, kind: 'unreachable' | 'cancelled' = 'unre
 }
 
 export class ProbePanel implements vscode.Disposable {
-  private static current: ProbePanel | undefined;
-
   private readonly disposables: vscode.Disposable[] = [];
   private readonly runs = new Map<string, ActiveRun>();
   private ready = false;
@@ -86,56 +83,12 @@ export class ProbePanel implements vscode.Disposable {
   private queued: HostToWebview[] = [];
   private disposed = false;
 
-  /** Shows the panel (creating it when needed), then applies `options`. */
-  static createOrShow(deps: ProbePanelDeps, options: ShowOptions = {}): ProbePanel {
-    let panel = ProbePanel.current;
-    if (panel) {
-      panel.panel.reveal(undefined, false);
-    } else {
-      const webviewPanel = vscode.window.createWebviewPanel(
-        PROBE_VIEW_TYPE,
-        'Probe',
-        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-        { ...probeWebviewOptions(deps.extensionUri), retainContextWhenHidden: false },
-      );
-      panel = new ProbePanel(webviewPanel, deps);
-    }
-    panel.apply(options);
-    return panel;
-  }
-
-  /** For the WebviewPanelSerializer: takes over a panel VS Code restored after a reload. */
-  static revive(webviewPanel: vscode.WebviewPanel, deps: ProbePanelDeps): ProbePanel {
-    ProbePanel.current?.dispose();
-    return new ProbePanel(webviewPanel, deps);
-  }
-
-  /** Quick pick over the history; the chosen run opens in the panel. */
-  static async pickHistoryEntry(deps: ProbePanelDeps): Promise<void> {
-    const entries = await deps.history.list();
-    if (entries.length === 0) {
-      void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
-      return;
-    }
-    const picked = await vscode.window.showQuickPick(
-      guardPicks(entries.map((entry) => ({
-        label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
-        ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
-        description: entry.serverLabel,
-        detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
-        id: entry.id,
-      }))),
-      { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
-    );
-    // showEntry reads the entry (and says so in the panel if it went away since the list).
-    if (picked) ProbePanel.createOrShow(deps, { historyId: picked.id });
-  }
-
-  private constructor(
+  /** Takes over `panel` (new, or restored by VS Code after a reload); `onDisposed` runs once when it closes. */
+  constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly deps: ProbePanelDeps,
+    private readonly onDisposed: () => void = () => undefined,
   ) {
-    ProbePanel.current = this;
     panel.webview.options = probeWebviewOptions(deps.extensionUri);
     panel.webview.html = renderProbeHtml(panel.webview, deps.extensionUri);
     this.disposables.push(
@@ -154,14 +107,20 @@ export class ProbePanel implements vscode.Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (ProbePanel.current === this) ProbePanel.current = undefined;
+    this.onDisposed();
     for (const run of this.runs.values()) run.controller.abort();
     this.runs.clear();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
 
-  private apply(options: ShowOptions): void {
+  /** Brings the panel to the front. */
+  reveal(): void {
+    this.panel.reveal(undefined, false);
+  }
+
+  /** Selects a server, shows a history entry or a pane, as `options` ask. */
+  apply(options: ShowOptions): void {
     if (options.serverId) this.post({ type: 'selectServer', serverId: options.serverId });
     if (options.historyId) void this.showEntry(options.historyId, options.pane ?? 'main');
   }

@@ -1,63 +1,94 @@
 /**
- * Wires ProbePanel to the extension's servers feature, settings and global storage. Loaded
- * lazily by ./register.ts (first use of a probe command, or panel restore after reload).
+ * The probe panels of one extension host: the panel (at most one), its dependencies wired to the
+ * context, and the probe history. Loaded lazily by ./register.ts (first use of a probe command,
+ * or panel restore after a reload), which keeps the one instance.
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
+import type { Ctx } from '../context';
 import { HistoryStore } from '../core/history';
+import { runOutcome, OUTCOME_ICON } from '../core/probe/outcome';
 import { runProbe } from '../core/probe/runner';
 import { fetchModels } from '../core/probe/server-api';
-import type { ServersFeature } from '../servers/register';
-import { ProbePanel, type ProbePanelDeps } from './panel';
+import { guardPicks } from '../ui/foreignText';
+import { ProbePanel, PROBE_VIEW_TYPE, type ProbePanelDeps, type ShowOptions } from './panel';
+import { probeWebviewOptions } from './html';
 
-let history: HistoryStore | undefined;
-let deps: ProbePanelDeps | undefined;
+export class ProbePanels {
+  private current: ProbePanel | undefined;
+  private readonly deps: ProbePanelDeps;
 
-/** One HistoryStore per extension host, over globalStorageUri/probe-history. */
-function historyStore(context: vscode.ExtensionContext): HistoryStore {
-  history ??= new HistoryStore(context.globalStorageUri.fsPath, {
-    maxEntries: vscode.workspace.getConfiguration('inferenceDoctor.history').get<number>('maxEntries', 200),
-    onCorrupt: (file, error) => console.warn(`Inference Doctor: skipped unreadable probe history file ${file}: ${error.message}`),
-  });
-  return history;
-}
+  constructor(ctx: Ctx) {
+    const { servers, config } = ctx;
+    this.deps = {
+      extensionUri: ctx.extension.extensionUri,
+      listServers: () => servers.store.list().map((s) => ({ id: s.id, label: s.label, baseUrl: s.baseUrl })),
+      onDidChangeServers: servers.store.onDidChange,
+      resolveTarget: (serverId) => servers.store.target(serverId),
+      recordOutcome: (serverId, outcome) => servers.health.recordProbe(serverId, outcome),
+      runProbe,
+      fetchModels: async (target) => (await fetchModels(target)).map((m) => m.id),
+      history: new HistoryStore(ctx.extension.globalStorageUri.fsPath, {
+        maxEntries: config.get('history.maxEntries'),
+        onCorrupt: (file, error) => ctx.log.warn(`skipped unreadable probe history file ${file}: ${error.message}`),
+      }),
+      addServer: async () => { await ctx.executeCommand(COMMANDS.addServer); },
+      probeDefaults: () => ({
+        timeoutMs: config.get('probe.timeoutSeconds') * 1000,
+        maxTokens: config.get('probe.maxTokens'),
+        earlyStop: config.get('probe.earlyStop'),
+      }),
+    };
+    ctx.pushCleanup({ dispose: () => this.current?.dispose() });
+  }
 
-export function panelDeps(context: vscode.ExtensionContext, servers: ServersFeature): ProbePanelDeps {
-  deps ??= {
-    extensionUri: context.extensionUri,
-    listServers: () => servers.store.list().map((s) => ({ id: s.id, label: s.label, baseUrl: s.baseUrl })),
-    onDidChangeServers: servers.store.onDidChange,
-    resolveTarget: (serverId) => servers.store.target(serverId),
-    recordOutcome: (serverId, outcome) => servers.health.recordProbe(serverId, outcome),
-    runProbe,
-    fetchModels: async (target) => (await fetchModels(target)).map((m) => m.id),
-    history: historyStore(context),
-    addServer: async () => {
-      await vscode.commands.executeCommand(COMMANDS.addServer);
-    },
-    probeDefaults: () => {
-      const config = vscode.workspace.getConfiguration('inferenceDoctor.probe');
-      return {
-        timeoutMs: config.get<number>('timeoutSeconds', 120) * 1000,
-        maxTokens: config.get<number>('maxTokens', 256),
-        earlyStop: config.get<boolean>('earlyStop', true),
-      };
-    },
-  };
-  return deps;
-}
+  /** "Open Probe Panel": shows the panel (creating it when needed), then applies `options`. */
+  show(options: ShowOptions = {}): ProbePanel {
+    let panel = this.current;
+    if (panel) panel.reveal();
+    else {
+      const webviewPanel = vscode.window.createWebviewPanel(
+        PROBE_VIEW_TYPE,
+        'Probe',
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+        { ...probeWebviewOptions(this.deps.extensionUri), retainContextWhenHidden: false },
+      );
+      panel = this.adopt(webviewPanel);
+    }
+    panel.apply(options);
+    return panel;
+  }
 
-/** "Open Probe Panel", optionally on a server. */
-export function showPanel(context: vscode.ExtensionContext, servers: ServersFeature, serverId?: string): void {
-  ProbePanel.createOrShow(panelDeps(context, servers), serverId ? { serverId } : {});
-}
+  /** WebviewPanelSerializer: takes over a panel VS Code restored after a reload (the webview restores its form). */
+  revive(webviewPanel: vscode.WebviewPanel): void {
+    this.current?.dispose();
+    this.adopt(webviewPanel);
+  }
 
-/** WebviewPanelSerializer: the webview restores its own form from setState. */
-export function restorePanel(context: vscode.ExtensionContext, servers: ServersFeature, panel: vscode.WebviewPanel, _state: unknown): void {
-  ProbePanel.revive(panel, panelDeps(context, servers));
-}
+  /** "Open Probe History": quick pick over the history; the chosen run opens in the panel. */
+  async pickHistoryEntry(): Promise<void> {
+    const entries = await this.deps.history.list();
+    if (entries.length === 0) {
+      void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      guardPicks(entries.map((entry) => ({
+        label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
+        ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
+        description: entry.serverLabel,
+        detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
+        id: entry.id,
+      }))),
+      { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
+    );
+    // showEntry reads the entry (and says so in the panel if it went away since the list).
+    if (picked) this.show({ historyId: picked.id });
+  }
 
-/** "Open Probe History": quick pick, then the entry opens in the panel. */
-export function pickHistoryEntry(context: vscode.ExtensionContext, servers: ServersFeature): Promise<void> {
-  return ProbePanel.pickHistoryEntry(panelDeps(context, servers));
+  private adopt(webviewPanel: vscode.WebviewPanel): ProbePanel {
+    const panel: ProbePanel = new ProbePanel(webviewPanel, this.deps, () => { if (this.current === panel) this.current = undefined; });
+    this.current = panel;
+    return panel;
+  }
 }

@@ -3,13 +3,12 @@ import type { ServerConfig } from '../core/servers';
 import { runQuickProbe } from '../core/probe/quick';
 import { quickProbeReport } from '../core/probe/quickReport';
 import { runOutcome } from '../core/probe/outcome';
-import type { ServersFeature } from '../servers/register';
+import type { Ctx } from '../context';
 import { notificationText } from '../core/text/foreign';
-import { openReport } from '../ui/reportDocuments';
 
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
-export async function runQuickProbeCommand(servers: ServersFeature, server: ServerConfig): Promise<void> {
-  const config = vscode.workspace.getConfiguration('inferenceDoctor.probe');
+export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Promise<void> {
+  const { servers, config } = ctx;
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Quick Health Probe on ${notificationText(server.label)}`, cancellable: true },
     async (progress, token) => {
@@ -22,9 +21,9 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
         target,
         {
           ...(model ? { model } : {}),
-          maxTokens: config.get<number>('maxTokens', 256),
-          timeoutMs: config.get<number>('timeoutSeconds', 120) * 1000,
-          earlyStop: config.get<boolean>('earlyStop', true),
+          maxTokens: config.get('probe.maxTokens'),
+          timeoutMs: config.get('probe.timeoutSeconds') * 1000,
+          earlyStop: config.get('probe.earlyStop'),
         },
         { signal: controller.signal },
       );
@@ -44,6 +43,6 @@ export async function runQuickProbeCommand(servers: ServersFeature, server: Serv
     : result.summary.verdict === 'nan' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
   const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
   if (answer === details) {
-    await openReport(server.label, 'quick-health-probe.md', quickProbeReport(server, result));
+    await ctx.reports.open(server.label, 'quick-health-probe.md', quickProbeReport(server, result));
   }
 }

@@ -3,8 +3,8 @@
  * catalog the language server has active (the workspace's server_args.py, else a runtime catalog
  * read from an installed SGLang, else the configured file). The server already holds it, so
  * nothing is parsed twice. When it cannot answer (does not start, no catalog, too slow) the diff
- * uses core's built-in table instead. No vscode import here: the loader is injected (tests) or
- * imported on first use.
+ * uses core's built-in table instead. No vscode import here: the loader is the flags client's
+ * `catalogEntries` (or a test's).
  */
 import { fieldResolverFromCatalog, type FlagFieldResolver } from '../core/remote/compare';
 import type { CatalogEntriesResult } from '../shared/lspProtocol';
@@ -20,13 +20,11 @@ export interface CatalogFields {
   note?: string;
 }
 
-const defaultLoader: CatalogEntriesLoader = async () => (await import('../flags/languageClient')).requestCatalogEntries();
-
 /**
  * The active catalog's resolver, or the built-in table. Never throws and never waits longer than
  * `timeoutMs` (a cold language server start must not hold up the diff).
  */
-export async function catalogFieldResolver(load: CatalogEntriesLoader = defaultLoader, timeoutMs = 8000): Promise<CatalogFields> {
+export async function catalogFieldResolver(load: CatalogEntriesLoader, timeoutMs = 8000): Promise<CatalogFields> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
   try {

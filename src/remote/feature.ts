@@ -1,6 +1,8 @@
 /**
  * Everything behind the Hosts and Search views and the remote commands. Loaded on first use by
- * register.ts; imports the SSH host layer and discovery.
+ * register.ts; imports the SSH host layer and discovery. It meets the other features through the
+ * context: the servers service (forwarded ports become servers), the flags client (flag → field
+ * mapping) and the runtime hosts registry (hosts the flags feature can read SGLang from).
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
@@ -10,26 +12,19 @@ import { formatEnvReport, type SglangServer } from '../core/discovery/index';
 import { comparisonJson, summariseComparison } from '../core/remote/compare';
 import { describeLogSource, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
-import { DEFAULT_MAX_SEARCH_RESULTS, serverKey, type HostSession } from '../core/remote/session';
-import type { ServersFeature } from '../servers/register';
+import { serverKey, type HostSession } from '../core/remote/session';
+import type { Ctx } from '../context';
 import { GENERATED_SCHEME, LogDocuments } from './documents';
 import { GeneratedDocuments, slug } from '../ui/generatedDocuments';
 import { HostManager, errorText, type HostEntry } from './hostManager';
 import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
-import { SearchView, type SearchNode, type SearchState } from './searchView';
+import { SearchView, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
-import { setRuntimeHostProvider, type RuntimeHostTarget } from '../flags/runtimeHosts';
+import type { RuntimeHostTarget } from '../services/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
-
-export interface RemoteWiring {
-  fireHosts: (node: HostsNode | undefined) => void;
-  fireSearch: (node: SearchNode | undefined) => void;
-  hostsTree: () => vscode.TreeView<unknown> | undefined;
-  searchTree: () => vscode.TreeView<unknown> | undefined;
-}
 
 interface ForwardRecord { serverId: string; hostId: string; key: string; remotePort: number; remoteHost: string }
 const FORWARDS_KEY = 'inferenceDoctor.remote.forwards';
@@ -44,18 +39,23 @@ export class RemoteFeature implements vscode.Disposable {
   readonly logs = new LogDocuments();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly servers: ServersFeature, wiring: RemoteWiring) {
-    this.hosts = new HostManager(context, this.log);
-    this.hostsView = new HostsView(this.hosts, (h, k) => this.forwardInfo(h, k), wiring.fireHosts);
-    this.searchView = new SearchView(wiring.fireSearch, wiring.searchTree);
+  private readonly context: vscode.ExtensionContext;
+  private readonly servers: Ctx['servers'];
+
+  constructor(private readonly ctx: Ctx) {
+    this.context = ctx.extension;
+    this.servers = ctx.servers;
+    this.hosts = new HostManager(ctx.extension, this.log, ctx.config);
+    this.hostsView = new HostsView(this.hosts, (h, k) => this.forwardInfo(h, k));
+    this.searchView = new SearchView();
     this.fs = new RemoteFileSystem(this.hosts);
     this.disposables.push(
-      this.hosts, this.generated, this.logs, this.log,
+      this.hosts, this.hostsView, this.searchView, this.generated, this.logs, this.log,
       this.hosts.onDidConnect((e) => void this.restoreForwards(e)),
       this.hosts.onDidDisconnect(() => this.hostsView.refresh()),
-      servers.store.onDidChange(() => void this.dropForwardsOfRemovedServers()),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('inferenceDoctor.ssh.configFile')) this.hosts.reload(); }),
-      setRuntimeHostProvider(() => this.runtimeHostTargets()),
+      ctx.servers.store.onDidChange(() => void this.dropForwardsOfRemovedServers()),
+      ctx.config.onDidChange(['ssh.configFile'], () => this.hosts.reload()),
+      ctx.hosts.provide(() => this.runtimeHostTargets()),
     );
   }
 
@@ -81,7 +81,7 @@ export class RemoteFeature implements vscode.Disposable {
     if (n?.kind !== 'interpreter' || !n.hostId || n.index === undefined) return;
     const it = this.hosts.session(n.hostId)?.report?.interpreters[n.index];
     if (!it) return;
-    await vscode.commands.executeCommand(COMMANDS.loadRuntime, { hostId: n.hostId, python: it.path });
+    await this.ctx.executeCommand(COMMANDS.loadRuntime, { hostId: n.hostId, python: it.path });
   }
 
   // ---- argument helpers ---------------------------------------------------------------------
@@ -241,7 +241,7 @@ export class RemoteFeature implements vscode.Disposable {
   private async runSearch(entry: HostEntry, session: HostSession, paths: string[], q: Query): Promise<void> {
     this.searchView.clear();
     const ac = new AbortController();
-    const max = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('maxSearchResults', DEFAULT_MAX_SEARCH_RESULTS);
+    const max = this.ctx.config.get('remote.maxSearchResults');
     const st: SearchState = {
       hostId: entry.id, hostLabel: entry.label, pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive,
       groups: new SearchResultGroups(paths, max), running: true, cancel: () => ac.abort('cancelled'),
@@ -363,7 +363,7 @@ export class RemoteFeature implements vscode.Disposable {
     const s = await this.pickServerOnHost(arg, 'Compare /server_info of which server?');
     if (!s) return;
     // Asked in parallel with the port forward and /server_info; falls back to the built-in table.
-    const fields = catalogFieldResolver();
+    const fields = catalogFieldResolver(() => this.ctx.flags.catalogEntries());
     try {
       const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${notificationText(s.entry.label)}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
         const ac = new AbortController();
@@ -402,7 +402,7 @@ export class RemoteFeature implements vscode.Disposable {
       source = { kind: 'file', path };
     }
     const uri = this.logs.uriFor(s.entry.label, source.kind === 'journal' ? source.unit : source.path.split('/').pop() ?? 'log');
-    const maxLines = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<number>('logMaxLines', 5000);
+    const maxLines = this.ctx.config.get('remote.logMaxLines');
     const follower = s.session.followLog(source, {
       maxLines,
       onLines: () => this.logs.touch(uri),
@@ -477,8 +477,8 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
   });
 }
 
-export function createRemoteFeature(context: vscode.ExtensionContext, servers: ServersFeature, wiring: RemoteWiring): RemoteFeature {
-  const f = new RemoteFeature(context, servers, wiring);
-  context.subscriptions.push(f);
+export function createRemoteFeature(ctx: Ctx): RemoteFeature {
+  const f = new RemoteFeature(ctx);
+  ctx.pushCleanup(f);
   return f;
 }

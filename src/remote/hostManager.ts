@@ -4,6 +4,7 @@
  * and this module itself is loaded on first use (see register.ts).
  */
 import * as vscode from 'vscode';
+import type { Config } from '../config';
 import { LocalHost } from '../core/hosts/local';
 import { PasswordSession, sshPasswordKey } from '../core/hosts/savedPassword';
 import { connectSsh, type SshCallbacks, type UnknownHostKeyInfo, type HostKeyDecision } from '../core/hosts/ssh';
@@ -48,10 +49,10 @@ export class HostManager implements vscode.Disposable {
   readonly onDidConnect = this.sessionStarted.event;
   private configCache?: HostEntry[];
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly config: Config) {}
 
   private sshConfigOptions(): SshConfigOptions {
-    const file = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('configFile')?.trim();
+    const file = this.config.text('ssh.configFile');
     return file ? { configFile: expandTilde(file) } : {};
   }
 
@@ -138,7 +139,7 @@ export class HostManager implements vscode.Disposable {
   }
 
   private discoverDefaults(): { pythonPaths?: string[] } {
-    const paths = vscode.workspace.getConfiguration('inferenceDoctor.remote').get<string[]>('pythonPaths', []);
+    const paths = this.config.get('remote.pythonPaths');
     return Array.isArray(paths) && paths.length ? { pythonPaths: paths.filter((p) => typeof p === 'string' && p.startsWith('/')) } : {};
   }
 
@@ -150,7 +151,7 @@ export class HostManager implements vscode.Disposable {
       const spec = parseHostSpec(entry.spec);
       if (spec.kind === 'local') return new LocalHost();
       const target = resolveSshTarget(spec, this.sshConfigOptions());
-      const known = vscode.workspace.getConfiguration('inferenceDoctor.ssh').get<string>('knownHostsFile')?.trim();
+      const known = this.config.text('ssh.knownHostsFile');
       const trustStoreFile = vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
       await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
       const passwords = new PasswordSession(this.context.secrets, entry.id, ({ user, host, prompt, echo, attempt }) => Promise.resolve(vscode.window.showInputBox({

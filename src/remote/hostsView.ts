@@ -30,18 +30,25 @@ export function modelName(s: SglangServer): string | undefined {
   return s.modelPath?.replace(/\/+$/, '').split('/').pop() || undefined;
 }
 
-export class HostsView implements vscode.TreeDataProvider<HostsNode> {
+export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Disposable {
   private readonly hostNodes = new Map<string, HostsNode>();
+  private readonly changed = new vscode.EventEmitter<HostsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly hosts: HostManager,
     private readonly forwardOf: (hostId: string, key: string) => ForwardInfo | undefined,
-    private readonly fire: (node: HostsNode | undefined) => void,
   ) {
-    hosts.onDidChange((id) => this.fire(id ? this.hostNodes.get(id) : undefined));
+    this.subscription = hosts.onDidChange((id) => this.refresh(id));
   }
 
-  refresh(hostId?: string): void { this.fire(hostId ? this.hostNodes.get(hostId) : undefined); }
+  refresh(hostId?: string): void { this.changed.fire(hostId ? this.hostNodes.get(hostId) : undefined); }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
 
   getTreeItem(node: HostsNode): vscode.TreeItem {
     return guardTreeItem(this.itemFor(node));

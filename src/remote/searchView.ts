@@ -23,12 +23,23 @@ export interface SearchState {
   cancel?: () => void;
 }
 
-export class SearchView implements vscode.TreeDataProvider<SearchNode> {
+/** What the Search Results view shows above its rows. */
+export interface SearchSummary { description: string; message: string | undefined }
+
+export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.Disposable {
   state: SearchState | undefined;
   private matcher: RegExp | undefined;
   private readonly fileNodes = new Map<string, SearchNode>();
+  private readonly changed = new vscode.EventEmitter<SearchNode | undefined>();
+  private readonly summaryChanged = new vscode.EventEmitter<SearchSummary>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** The view's description and message, for the tree view that shows this provider. */
+  readonly onDidChangeSummary = this.summaryChanged.event;
 
-  constructor(private readonly fire: (n: SearchNode | undefined) => void, private readonly view: () => vscode.TreeView<unknown> | undefined) {}
+  dispose(): void {
+    this.changed.dispose();
+    this.summaryChanged.dispose();
+  }
 
   start(state: SearchState): void {
     this.state = state;
@@ -43,15 +54,14 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
   /** Refresh counts and the tree (callers throttle). */
   update(): void {
     const s = this.state;
-    const view = this.view();
-    if (view) {
-      view.description = s ? `${s.groups.matchCount.toLocaleString('en-US')} in ${s.groups.fileCount} files${s.running ? ' …' : ''}` : '';
-      view.message = !s ? undefined
+    this.summaryChanged.fire({
+      description: s ? `${s.groups.matchCount.toLocaleString('en-US')} in ${s.groups.fileCount} files${s.running ? ' …' : ''}` : '',
+      message: !s ? undefined
         : s.error ? `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${isolate(s.error)} — ${s.groups.describe()} kept.`
-          : `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`;
-    }
+          : `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`,
+    });
     void vscode.commands.executeCommand('setContext', 'inferenceDoctor.searchRunning', !!s?.running);
-    this.fire(undefined);
+    this.changed.fire(undefined);
   }
 
   clear(): void {

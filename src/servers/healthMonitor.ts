@@ -3,6 +3,7 @@ import type { ServerStatus } from '../core/servers';
 import type { RunOutcome } from '../core/probe/outcome';
 import type { ServerTarget } from '../core/probe/types';
 import type { ServerStore } from './serverStore';
+import type { Config } from '../config';
 
 /** What a health check needs from the network; injected so the monitor stays testable. */
 export type ServerChecker = (target: ServerTarget, options: { checkGenerate: boolean; signal: AbortSignal }) => Promise<ServerStatus>;
@@ -21,12 +22,10 @@ export class HealthMonitor implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly store: ServerStore, private readonly check: ServerChecker) {
+  constructor(private readonly store: ServerStore, private readonly check: ServerChecker, private readonly config: Config) {
     this.subscriptions.push(
       store.onDidChange(() => this.forgetRemoved()),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('inferenceDoctor.health')) this.schedule();
-      }),
+      config.onDidChange(['health'], () => this.schedule()),
     );
   }
 
@@ -66,7 +65,7 @@ export class HealthMonitor implements vscode.Disposable {
     if (previous.health === 'unknown') this.set(id, { ...previous, health: 'checking' });
     try {
       const target = await this.store.target(id);
-      const checkGenerate = vscode.workspace.getConfiguration('inferenceDoctor.health').get<boolean>('checkGenerate', true);
+      const checkGenerate = this.config.get('health.checkGenerate');
       const status = await this.check(target, { checkGenerate, signal: controller.signal });
       if (!controller.signal.aborted) this.set(id, { ...status, checkedAt: Date.now() });
     } catch (error) {
@@ -99,7 +98,7 @@ export class HealthMonitor implements vscode.Disposable {
   private schedule(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    const seconds = vscode.workspace.getConfiguration('inferenceDoctor.health').get<number>('intervalSeconds', 30);
+    const seconds = this.config.get('health.intervalSeconds');
     setTimeout(() => void this.refresh(), 500);
     if (seconds > 0) this.timer = setInterval(() => void this.refresh(), seconds * 1000);
   }

@@ -1,22 +1,19 @@
+/**
+ * The servers feature: the Servers view, its commands and the /server_info documents. The store
+ * and health monitor are the servers service on the context (servers/service.ts).
+ */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
+import type { Ctx, ServersService } from '../context';
 import { normaliseBaseUrl } from '../core/servers';
-import { HealthMonitor } from './healthMonitor';
-import { ServerStore } from './serverStore';
+import type { HealthMonitor } from './healthMonitor';
+import type { ServerStore } from './serverStore';
 import { ServersView } from './serversView';
-import { pickServer } from './pickServer';
-import { checkServer } from './checkServer';
 import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
 
-export interface ServersFeature {
-  store: ServerStore;
-  health: HealthMonitor;
-}
-
-export function registerServers(context: vscode.ExtensionContext): ServersFeature {
-  const store = new ServerStore(context.globalState, context.secrets);
-  const health = new HealthMonitor(store, checkServer);
+export function register(ctx: Ctx): void {
+  const { store, health } = ctx.servers;
   const view = new ServersView(store, health);
   const infoDocs = new ServerInfoDocuments(store);
   const treeView = vscode.window.createTreeView('inferenceDoctor.servers', { treeDataProvider: view, showCollapseAll: true });
@@ -29,20 +26,20 @@ export function registerServers(context: vscode.ExtensionContext): ServersFeatur
   });
   if (treeView.visible) health.start();
 
-  context.subscriptions.push(
-    store, health, view, treeView, startChecks,
+  ctx.pushCleanup(
+    view, treeView, startChecks,
     vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs),
-    vscode.commands.registerCommand(COMMANDS.addServer, () => addServer(store, health)),
-    vscode.commands.registerCommand(COMMANDS.editServer, (arg: unknown) => editServer(store, health, arg)),
-    vscode.commands.registerCommand(COMMANDS.removeServer, (arg: unknown) => removeServer(store, arg)),
-    vscode.commands.registerCommand(COMMANDS.setApiKey, (arg: unknown) => setApiKey(store, health, arg)),
-    vscode.commands.registerCommand(COMMANDS.refreshServers, () => health.refresh()),
-    vscode.commands.registerCommand(COMMANDS.showServerInfo, async (arg: unknown) => {
-      const server = await pickServer(store, arg, 'Show /server_info of which server?');
-      if (server) await infoDocs.open(server);
-    }),
   );
-  return { store, health };
+  const servers = ctx.servers;
+  ctx.registerCommand(COMMANDS.addServer, () => addServer(store, health));
+  ctx.registerCommand(COMMANDS.editServer, (arg) => editServer(servers, arg));
+  ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg));
+  ctx.registerCommand(COMMANDS.setApiKey, (arg) => setApiKey(servers, arg));
+  ctx.registerCommand(COMMANDS.refreshServers, () => health.refresh());
+  ctx.registerCommand(COMMANDS.showServerInfo, async (arg) => {
+    const server = await servers.pick(arg, 'Show /server_info of which server?');
+    if (server) await infoDocs.open(server);
+  });
 }
 
 function validateUrl(value: string): string | undefined {
@@ -83,8 +80,8 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
   void health.refresh(server.id);
 }
 
-async function editServer(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
-  const server = await pickServer(store, arg, 'Edit which server?');
+async function editServer({ store, health, pick }: ServersService, arg: unknown): Promise<void> {
+  const server = await pick(arg, 'Edit which server?');
   if (!server || (await explainSettingsServer(store, server.id))) return;
   const url = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
   if (url === undefined) return;
@@ -94,8 +91,8 @@ async function editServer(store: ServerStore, health: HealthMonitor, arg: unknow
   void health.refresh(server.id);
 }
 
-async function removeServer(store: ServerStore, arg: unknown): Promise<void> {
-  const server = await pickServer(store, arg, 'Remove which server?');
+async function removeServer({ store, pick }: ServersService, arg: unknown): Promise<void> {
+  const server = await pick(arg, 'Remove which server?');
   if (!server || (await explainSettingsServer(store, server.id))) return;
   const remove = 'Remove';
   const answer = await vscode.window.showWarningMessage(
@@ -105,8 +102,8 @@ async function removeServer(store: ServerStore, arg: unknown): Promise<void> {
   if (answer === remove) await store.remove(server.id);
 }
 
-async function setApiKey(store: ServerStore, health: HealthMonitor, arg: unknown): Promise<void> {
-  const server = await pickServer(store, arg, 'Set the API key of which server?');
+async function setApiKey({ store, health, pick }: ServersService, arg: unknown): Promise<void> {
+  const server = await pick(arg, 'Set the API key of which server?');
   if (!server) return;
   const apiKey = await vscode.window.showInputBox({
     title: `API key for ${server.label}`,

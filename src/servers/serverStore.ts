@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { normaliseBaseUrl, type ServerConfig } from '../core/servers';
 import type { ServerTarget } from '../core/probe/types';
+import type { Config } from '../config';
 
 const SERVERS_KEY = 'inferenceDoctor.servers';
-const SETTINGS_KEY = 'inferenceDoctor.servers';
 const SETTINGS_ID_PREFIX = 'settings:';
 const secretKey = (id: string) => `inferenceDoctor.apiKey.${id}`;
 
@@ -17,10 +17,8 @@ export class ServerStore implements vscode.Disposable {
 
   private readonly configWatcher: vscode.Disposable;
 
-  constructor(private readonly state: vscode.Memento, private readonly secrets: vscode.SecretStorage) {
-    this.configWatcher = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS_KEY)) this.changed.fire();
-    });
+  constructor(private readonly state: vscode.Memento, private readonly secrets: vscode.SecretStorage, private readonly config: Config) {
+    this.configWatcher = config.onDidChange(['servers'], () => this.changed.fire());
   }
 
   /** Servers from settings (shareable in a workspace, read-only here) and those added in the view. */
@@ -38,10 +36,9 @@ export class ServerStore implements vscode.Disposable {
   }
 
   private fromSettings(): ServerConfig[] {
-    const entries = vscode.workspace.getConfiguration().get<unknown>(SETTINGS_KEY);
-    if (!Array.isArray(entries)) return [];
+    const entries = this.config.get('servers');
     const servers: ServerConfig[] = [];
-    for (const entry of entries as unknown[]) {
+    for (const entry of entries) {
       if (typeof entry !== 'object' || entry === null) continue;
       const { url, name } = entry as { url?: unknown; name?: unknown };
       if (typeof url !== 'string') continue;
@@ -106,7 +103,7 @@ export class ServerStore implements vscode.Disposable {
 
   private assertEditable(id: string): void {
     if (this.isFromSettings(id)) {
-      throw new Error(`This server comes from the "${SETTINGS_KEY}" setting: change it in your settings.`);
+      throw new Error(`This server comes from the "inferenceDoctor.servers" setting: change it in your settings.`);
     }
   }
 

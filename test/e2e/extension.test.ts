@@ -249,6 +249,30 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.mouse.move(5, 500);
   });
 
+  it('the flags language server comes back after its process is killed, and on Restart Flags Language Server', async () => {
+    const serverPids = (): number[] => {
+      try {
+        return execFileSync('pgrep', ['-f', `${codeServer.extensionsDir}/.*/dist/server\\.js`], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
+      } catch { return []; } // pgrep exits 1 when nothing matches
+    };
+    const before = await waitFor('the language server process', () => serverPids()[0], 60_000);
+    process.kill(before, 'SIGKILL');
+    // The client restarts a crashed server (within its budget); hover works on the new process.
+    const after = await waitFor('a new language server process', () => serverPids().find((p) => p !== before), 60_000);
+    await openFile(page, 'sglang.service');
+    await page.mouse.move(5, 500);
+    assert.match(await hoverToken(page, '--moe-runner-backend', 'Kernel family'), /Choices:.*flashinfer_cutlass/s);
+    await page.mouse.move(5, 500);
+
+    await runCommand(page, 'Inference Doctor: Restart Flags Language Server');
+    await page.locator('.notification-toast', { hasText: 'flags language server was restarted' }).first().waitFor({ timeout: 60_000 });
+    const restarted = await waitFor('the restarted process', () => serverPids().find((p) => p !== after && p !== before), 30_000);
+    assert.ok(restarted > 0);
+    assert.equal(serverPids().includes(after), false, 'the old server process was stopped');
+    assert.match(await hoverToken(page, '--moe-runner-backend', 'Kernel family'), /flashinfer_cutlass/);
+    await page.mouse.move(5, 500);
+  });
+
   it('code lenses appear on server_args.py', async () => {
     await openFile(page, 'server_args.py');
     const listLens = page.locator('.monaco-editor .codelens-decoration:visible', { hasText: /used by \d+ flags? · can grow at run time/ }).first();
@@ -993,3 +1017,71 @@ function hostileText(canaryUrl: string): string {
   return `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
     `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) [file](file:///etc/passwd) ${canaryUrl}/bare \u202Eevil`;
 }
+
+describe('e2e: Restricted Mode (an untrusted workspace)', function () {
+  this.timeout(240_000);
+  const scratch: string[] = [];
+  let codeServer: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let ranMarker = '';
+  let workspacePython = '';
+
+  before(async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'id-e2e-untrusted-'));
+    scratch.push(workspace);
+    mkdirSync(join(workspace, 'deploy'));
+    copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
+    // The workspace names a "python" to run: in Restricted Mode it must never run.
+    ranMarker = join(workspace, 'python-ran');
+    workspacePython = join(workspace, 'tools', 'evil-python');
+    mkdirSync(join(workspace, 'tools'));
+    writeFileSync(workspacePython, `#!/bin/sh\ntouch '${ranMarker}'\nexit 1\n`, { mode: 0o755 });
+    mkdirSync(join(workspace, '.vscode'));
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({
+      'inferenceDoctor.flags.python': workspacePython,
+      'inferenceDoctor.remote.pythonPaths': [workspacePython],
+    }));
+    codeServer = await startCodeServer({ workspace, restricted: true, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await page?.screenshot({ path: join(resultsDir, `e2e-restricted-failed-${this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 50)}.png`) }).catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (codeServer) {
+      writeFileSync(join(resultsDir, 'code-server-restricted.log'), codeServer.logs());
+      await codeServer.close();
+    }
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('opens in Restricted Mode and hover on a launch file still works', async () => {
+    await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
+    await openFile(page, 'sglang.service');
+    const help = await hoverToken(page, '--moe-runner-backend', '--moe-runner-backend');
+    assert.match(help, /Kernel family for MoE/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-restricted-hover.png') });
+    await page.mouse.move(5, 500);
+  });
+
+  it('ignores the workspace\'s inferenceDoctor.flags.python: it is not offered and never runs', async () => {
+    await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
+    const other = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Other interpreter' }).first();
+    await other.waitFor({ timeout: 60_000 });
+    const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    assert.ok(rows.length >= 1);
+    assert.equal(rows.some((r) => r.includes('evil-python')), false, `the workspace's python is offered: ${rows.join(' | ')}`);
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(1_000);
+    assert.equal(existsSync(ranMarker), false, 'the workspace\'s python was run');
+  });
+});

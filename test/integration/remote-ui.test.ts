@@ -146,7 +146,9 @@ describe('remote feature in a fake VS Code', function () {
     config['inferenceDoctor.ssh.configFile'] = join(root, 'ssh_config');
     mkdirSync(join(root, 'src', 'srt'), { recursive: true });
     writeFileSync(join(root, 'src', 'srt', 'server_args.py'), 'attention_backend = "auto"\nsampling_backend = None\n');
-    const { registerRemote } = await import('../../src/remote/register');
+    const { register } = await import('../../src/remote/register');
+    const { Ctx } = await import('../../src/context');
+    const { RuntimeHosts } = await import('../../src/services/runtimeHosts');
     const store = {
       onDidChange: new EventEmitter<void>().event,
       get: (id: string) => added.find((s) => s.id === id),
@@ -161,7 +163,9 @@ describe('remote feature in a fake VS Code', function () {
       secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined },
       globalStorageUri: Uri.file(join(root, 'storage')),
     };
-    registerRemote(context as any, { store, health: { refresh: async () => undefined } } as any);
+    const servers = { store, health: { refresh: async () => undefined }, pick: async () => undefined, fromArg: () => undefined };
+    const flags = { catalogEntries: async () => undefined };
+    register(new Ctx(context as any, () => ({ servers, flags, hosts: new RuntimeHosts(), reports: { open: async () => undefined } }) as any));
   });
 
   after(async () => {

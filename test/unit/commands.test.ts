@@ -61,8 +61,8 @@ describe('command table', () => {
       for (const m of text.matchAll(/'(inferenceDoctor\.\w+)'/g)) if (table.has(m[1])) literal.push(`${file.slice(ROOT.length + 1)}: ${m[1]}`);
     }
     assert.deepEqual(literal, [], 'command IDs written out instead of taken from src/commands.ts');
-    // Registered through registerCommand(X.key, …) or the remote feature's cmd(X.key, …).
-    const registered = new Set([...code.matchAll(/(?:registerCommand|\bcmd)\(\s*(?:COMMANDS|[A-Z_]+_COMMANDS)\.(\w+)/g)].map((m) => m[1]));
+    // Registered through ctx.registerCommand(X.key, …) or the remote feature's command(X.key, …).
+    const registered = new Set([...code.matchAll(/(?:registerCommand|\bcommand)\(\s*(?:COMMANDS|[A-Z_]+_COMMANDS)\.(\w+)/g)].map((m) => m[1]));
     const keys = Object.keys(COMMANDS).filter((k) => !registered.has(k));
     assert.deepEqual(keys, [], 'commands in the table that nothing registers');
   });

@@ -1,7 +1,7 @@
 /**
  * Hosts "Load Flags from Installed SGLang" can read from besides this machine. The remote feature
- * (loaded lazily) registers a provider of its connected hosts; the flags feature asks it without
- * importing the remote feature, so neither loads the other.
+ * (loaded lazily) provides its connected hosts; the flags feature reads them through the context,
+ * so neither feature imports the other.
  */
 import type * as vscode from 'vscode';
 import type { Host } from '../core/hosts/types';
@@ -25,14 +25,18 @@ export interface RuntimeHostTarget {
 }
 
 type Provider = () => RuntimeHostTarget[];
-let provider: Provider | undefined;
 
-export function setRuntimeHostProvider(p: Provider): vscode.Disposable {
-  provider = p;
-  return { dispose: () => { if (provider === p) provider = undefined; } };
-}
+export class RuntimeHosts {
+  private provider: Provider | undefined;
 
-/** Connected hosts with a discovery report (This machine included when it is connected). */
-export function runtimeHosts(): RuntimeHostTarget[] {
-  return provider?.() ?? [];
+  /** The remote feature's list of connected hosts; disposing the result withdraws it. */
+  provide(provider: Provider): vscode.Disposable {
+    this.provider = provider;
+    return { dispose: () => { if (this.provider === provider) this.provider = undefined; } };
+  }
+
+  /** Connected hosts with a discovery report (This machine included when it is connected). */
+  connected(): RuntimeHostTarget[] {
+    return this.provider?.() ?? [];
+  }
 }
