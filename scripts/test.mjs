@@ -1,14 +1,15 @@
 // `npm test`: every tier in order, then one closing line "N passed, N failed".
 // All tiers run even when one fails, so one red tier does not hide another.
-// Tiers: unit (plain Node), integration (real HTTP, sshd), webview (headless Chromium),
-// e2e (the packaged .vsix in code-server). `npm test -- unit webview` runs only those.
+// Tiers: unit (plain Node, fast), fuzz (seeded random and stress inputs), integration (real HTTP,
+// sshd), webview (headless Chromium), e2e (the packaged .vsix in code-server). Each tier has its
+// own mocha config, .mocharc.<tier>.json. `npm test -- unit webview` runs only those.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const requested = process.argv.slice(2);
-const tiers = requested.length ? requested : ['unit', 'integration', 'webview', 'e2e'];
+const tiers = requested.length ? requested : ['unit', 'fuzz', 'integration', 'webview', 'e2e'];
 const tallyDir = mkdtempSync(join(tmpdir(), 'id-tally-'));
 const tallyFile = join(tallyDir, 'tally.jsonl');
 const run = (cmd, args, env = {}) =>
@@ -31,8 +32,7 @@ for (const tier of tiers) {
     }
   }
   console.log(`\n=== ${tier} tests ===`);
-  const status = run('npx', ['mocha', '--node-option', 'import=tsx', '--timeout', tier === 'e2e' ? '300000' : '60000',
-    '--reporter', './scripts/mocha-tally.cjs', `test/${tier}/**/*.test.ts`], { MOCHA_TALLY_FILE: tallyFile });
+  const status = run('npx', ['mocha', '--config', `.mocharc.${tier}.json`, '--reporter', './scripts/mocha-tally.cjs'], { MOCHA_TALLY_FILE: tallyFile });
   if (status !== 0) failedTiers.push(tier);
 }
 
