@@ -232,6 +232,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     await answerQuickInput(page, 'Add Server (1/3)', `${sim.url}/missing`);
     await answerQuickInput(page, 'Add Server (2/3)', 'wrong path');
     await answerQuickInput(page, 'Add Server (3/3)', '');
+    // Pick the simulator's model in the panel, then switch to the new server.
+    await serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).click();
     const panel = probeFrame(page);
     await chooseModel(panel, 'healthy-model');
     await serversPane(page).locator('.monaco-list-row', { hasText: 'wrong path' }).click();
