@@ -42,6 +42,8 @@ export type FlagsClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
 /** Largest document the start check reads; bigger files are not launch scripts. */
 const CHECK_MAX_CHARS = 2_000_000;
+/** A failed start is tried again by the next launch document opened this long after it. */
+const RETRY_AFTER_FAILURE_MS = 30_000;
 /** What a launch command or a flag definition file contains (cheap: one substring search). */
 const LAUNCH_HINT = /sglang|launch_server|server_args/i;
 
@@ -59,6 +61,7 @@ export class FlagsClient implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private lastRuntime: SetRuntimeCatalogParams | undefined;
   private currentState: FlagsClientState = 'stopped';
+  private failedAt = 0;
   private readonly budget = new RestartBudget();
   private readonly stateEmitter = new vscode.EventEmitter<FlagsClientState>();
   private readonly statusEmitter = new vscode.EventEmitter<CatalogStatus>();
@@ -75,7 +78,7 @@ export class FlagsClient implements vscode.Disposable {
   /** Starts the server with the first document that holds a launch command (open ones included). */
   watchDocuments(): vscode.Disposable {
     const check = (doc: vscode.TextDocument): void => {
-      if (this.currentState !== 'stopped' || !holdsLaunchCommand(doc)) return;
+      if (!this.mayStartFor(doc)) return;
       this.base.log.info(`starting the flags language server for ${doc.uri.toString()} (${doc.languageId})`);
       void this.start();
     };
@@ -83,11 +86,17 @@ export class FlagsClient implements vscode.Disposable {
     return vscode.workspace.onDidOpenTextDocument(check);
   }
 
+  private mayStartFor(doc: vscode.TextDocument): boolean {
+    const idle = this.currentState === 'stopped' || (this.currentState === 'failed' && Date.now() - this.failedAt >= RETRY_AFTER_FAILURE_MS);
+    return idle && holdsLaunchCommand(doc);
+  }
+
   /** The running client, starting it when needed; undefined when it cannot start (the user was told). */
   start(): Promise<LanguageClient | undefined> {
     if (this.client) return Promise.resolve(this.client);
     this.starting ??= this.spawn().catch((e: unknown) => {
       this.starting = undefined;
+      this.failedAt = Date.now();
       this.setState('failed');
       this.base.log.error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
       void this.offerRestart(`the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
