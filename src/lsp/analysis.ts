@@ -7,7 +7,7 @@ import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from '
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import { shellWord } from '../core/hosts/quote';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
-import { LineIndex } from '../core/launch/source';
+import { LineIndex } from '../core/lines';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';

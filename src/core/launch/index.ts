@@ -6,7 +6,7 @@
 import type { Ctx } from './analyze';
 import { findInDockerfile, findInMarkdown, findInShell, findInSystemd } from './hosts';
 import { findInPython } from './python';
-import { LineIndex } from './source';
+import { LineIndex } from '../lines';
 import { findInYaml } from './yaml';
 import type { FindOptions, LanguageHint, LaunchArg, LaunchCommand } from './types';
 
