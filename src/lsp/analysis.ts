@@ -46,28 +46,6 @@ export interface Analysis {
   diagnostics: Diagnostic[];
 }
 
-/** Which launch-command syntax a document holds, from its language id and file name. */
-export function languageHintFor(languageId: string, uri: string): LanguageHint | undefined {
-  const path = uri.toLowerCase().split(/[?#]/)[0];
-  if (/\.(service|socket|timer|mount|target|path)$/.test(path)) return 'systemd';
-  switch (languageId) {
-    case 'shellscript': case 'bash': case 'sh': case 'zsh': return 'shellscript';
-    case 'ini': case 'systemd': case 'systemd-unit-file': return 'systemd';
-    case 'yaml': case 'dockercompose': case 'docker-compose': return 'yaml';
-    case 'dockerfile': return 'dockerfile';
-    case 'python': return 'python';
-    case 'markdown': return 'markdown';
-    case 'plaintext': return 'plaintext';
-    default:
-      if (/(^|\/)dockerfile[^/]*$|\.dockerfile$/.test(path)) return 'dockerfile';
-      if (/\.ya?ml$/.test(path)) return 'yaml';
-      if (/\.(sh|bash|zsh)$/.test(path)) return 'shellscript';
-      if (/\.py$/.test(path)) return 'python';
-      if (/\.md$/.test(path)) return 'markdown';
-      return undefined;
-  }
-}
-
 /** Flag → field map taken from the rules themselves, for checks without a catalog. */
 export function ruleFlagFields(rules: KnownBadRule[]): Map<string, string> {
   const m = new Map<string, string>();

@@ -12,14 +12,14 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { buildCatalog, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog } from '../core/flags';
-import type { LanguageHint } from '../core/launch';
+import { launchSyntaxOf, type LanguageHint } from '../core/launch';
 import { builtinRules, mergeRules, parseRulesText, type KnownBadRule, type RuleLoadResult } from '../core/rules';
 import {
   CONFIG_SECTION, DIAGNOSTIC_SOURCE, onCustomNotification, onCustomRequest, sendCustomNotification,
   type FlagsForDocumentParams, type CatalogStatus, type CatalogEntriesParams, type CatalogEntriesResult, type DocumentCommand,
   type FlagsSettings,
 } from '../shared/lspProtocol';
-import { analyzeText, languageHintFor, type Analysis, type FixData } from './analysis';
+import { analyzeText, type Analysis, type FixData } from './analysis';
 import { CatalogStore, findServerArgs, infoOf, parserOptions } from './catalogs';
 import { codeLensesFor } from './codeLens';
 import { complete, definition, hover, resolveCompletion, symbols } from './features';
@@ -304,7 +304,7 @@ export function startServer(connection: Connection, baseDir: string): void {
   connection.onDidOpenTextDocument((p) => {
     const { uri, languageId, version, text } = p.textDocument;
     const isServerArgs = /(^|[\\/])server_args\.py$/.test(uri.split(/[?#]/)[0]);
-    const d: Doc = { doc: TextDocument.create(uri, languageId, version, text), hint: languageHintFor(languageId, uri), isServerArgs };
+    const d: Doc = { doc: TextDocument.create(uri, languageId, version, text), hint: launchSyntaxOf(languageId, uri), isServerArgs };
     docs.set(uri, d);
     if (isServerArgs) {
       const path = uriToPath(uri);

@@ -11,6 +11,7 @@ import { findInYaml } from './yaml';
 import type { FindOptions, LanguageHint, LaunchArg, LaunchCommand } from './types';
 
 export type * from './types';
+export { launchSyntaxOf, launchSyntaxOfPath, LAUNCH_DOCUMENT_SELECTOR, LAUNCH_LANGUAGE_IDS, UNIT_FILE_EXTENSIONS, type LaunchDocumentFilter } from './syntax';
 
 function dispatch(ctx: Ctx, hint: LanguageHint, from: number, to: number, depth: number): void {
   switch (hint) {
