@@ -3,6 +3,7 @@
  * information routes, each a small handler; errors become SGLang's error shapes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorMessage } from '../core/errors';
 import { planAnswer } from './answers';
 import { HttpError, openAiError, readBody, sendError, sendJson, type Route } from './http';
 import { parseRequest } from './request';
@@ -87,7 +88,7 @@ function sendUnauthorised(res: ServerResponse, path: string): void {
 
 /** The error as the route family answers it; FastAPI's own `{"detail"}` for 404 and 405. */
 function sendFailure(res: ServerResponse, route: Route | 'other', error: unknown): void {
-  const err = error instanceof HttpError ? error : new HttpError(500, `Internal error in simulator: ${String(error)}`, 'InternalServerError');
+  const err = error instanceof HttpError ? error : new HttpError(500, `Internal error in simulator: ${errorMessage(error)}`, 'InternalServerError');
   if (res.headersSent) res.destroy();
   else if (err.status === 404 && route === 'other') sendJson(res, 404, { detail: 'Not Found' });
   else if (err.status === 405) sendJson(res, 405, { detail: 'Method Not Allowed' });

@@ -8,9 +8,10 @@
  *   catalogToJson(catalog) / catalogFromJson(json);         // cache and CLI form
  */
 import type { Parser, Tree } from 'web-tree-sitter';
+import { errorMessage } from '../errors';
+import { editLineStarts, lineStarts, offsetAt } from '../lines';
 import { extractWithState, reextractLocal, type ExtractState, type OffsetEdit } from './extract';
 import { loadPythonParser, type PythonParserOptions } from './parser';
-import { editLineStarts, lineStarts, offsetAt } from '../lines';
 import type { CatalogEdit, FlagCatalog } from './types';
 
 export * from './types';
@@ -99,7 +100,7 @@ function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, un
   try {
     ({ catalog, state: extract } = extractWithState(tree, parser.language!, { memo }));
   } catch (error) {
-    catalog = emptyCatalog(`Catalog extraction failed: ${error instanceof Error ? error.message : String(error)}`);
+    catalog = emptyCatalog(`Catalog extraction failed: ${errorMessage(error)}`);
   }
   if (opts.keepTree === false) {
     tree.delete();
