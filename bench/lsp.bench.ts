@@ -12,10 +12,10 @@ import { pathToFileURL } from 'node:url';
 import { buildCatalog, buildCatalogWith, catalogToJson, disposeCatalog, loadPythonParser, updateCatalog, type FlagCatalog } from '../src/core/flags';
 import { findLaunchCommands } from '../src/core/launch';
 import { builtinRules } from '../src/core/rules';
-import { analyzeText } from '../src/server/analysis';
-import { CatalogIndex } from '../src/server/catalogIndex';
-import { complete, hover } from '../src/server/features';
-import { StdioLspClient } from '../src/server/stdioClient';
+import { analyzeText } from '../src/lsp/analysis';
+import { CatalogIndex } from '../src/lsp/catalogIndex';
+import { complete, hover } from '../src/lsp/features';
+import { StdioLspClient } from '../src/lsp/stdioClient';
 import { generateMainEra } from './catalog.bench';
 
 const ROOT = join(__dirname, '..');

@@ -40,7 +40,7 @@ const bundles = {
     outdir: 'dist/vendor',
   },
   cli: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  server: { ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' },
+  server: { ...node, entryPoints: ['src/lsp/main.ts'], outfile: 'dist/server.js' },
   sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },
   webview: {
     platform: 'browser', format: 'iife', target: 'es2022',

@@ -1,4 +1,8 @@
-/** The contract every `inference-doctor` subcommand module implements. */
+/**
+ * The contract every `inference-doctor` subcommand implements (one module each in commands/), and
+ * the conventions main.ts applies to all of them: `-h`/`--help` prints the usage and exits 0, a
+ * thrown UsageError prints its message and the usage and exits 64, a missing input file exits 66.
+ */
 import type { Readable, Writable } from 'node:stream';
 
 export interface CliIo {
@@ -14,9 +18,11 @@ export interface Command {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /** Full usage text for `inference-doctor <name> --help`. */
+  /** Full usage text for `inference-doctor <name> --help`; starts with the one "Usage:" line. */
   usage: string;
-  /** Resolves the process exit code. */
+  /** The first operand names an input file: when it cannot be read the command exits EXIT.noInput. */
+  inputFile?: boolean;
+  /** Resolves the process exit code. Bad usage: throw UsageError. Help never reaches it. */
   run(argv: string[], io: CliIo): Promise<number>;
 }
 
@@ -25,6 +31,10 @@ export const EXIT = {
   ok: 0,
   degenerate: 1,
   nan: 2,
+  /** search: no match (as grep). */
+  noMatch: 1,
+  /** env: error-level findings. */
+  findings: 1,
   error: 3,
   usage: 64,
   noInput: 66,
@@ -32,6 +42,15 @@ export const EXIT = {
 } as const;
 
 export class UsageError extends Error {}
+
+/** True when `-h` or `--help` comes before a `--` (after it, they are operands). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '-h' || a === '--help') return true;
+  }
+  return false;
+}
 
 export function write(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve) => {

@@ -1,13 +1,17 @@
 /**
  * `inference-doctor`: the command-line face of the extension's core. Each subcommand is its own
- * module implementing Command; add new ones (flags, search, env, ...) to COMMANDS.
+ * module in commands/ implementing Command; add new ones to COMMANDS.
  */
-import { EXIT, UsageError, type CliIo, type Command } from './command';
+import { errorDetail } from '../core/errors';
+import { HostError } from '../core/hosts/types';
+import { EXIT, UsageError, wantsHelp, type CliIo, type Command } from './command';
 import { detectCommand } from './commands/detect';
+import { envCommand } from './commands/env';
+import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
-import { envCliCommand, flagsCliCommand, searchCliCommand } from './commands/external';
+import { searchCommand } from './commands/search';
 
-export const COMMANDS: Command[] = [probeCommand, detectCommand, flagsCliCommand, searchCliCommand, envCliCommand];
+export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand];
 
 function mainUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -33,19 +37,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`Unknown command: ${name}\n\n${mainUsage()}\n`);
     return EXIT.usage;
   }
+  if (wantsHelp(rest)) {
+    io.stdout.write(`${command.usage}\n`);
+    return EXIT.ok;
+  }
   try {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      const help = rest.includes('-h') || rest.includes('--help');
-      if (help) {
-        io.stdout.write(`${command.usage}\n`);
-        return EXIT.ok;
-      }
-      io.stderr.write(`${error.message}\n\n${command.usage}\n`);
+      io.stderr.write(`inference-doctor ${name}: ${error.message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
-    io.stderr.write(`inference-doctor ${name}: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    // A host that cannot be reached is the user's situation, not a bug: its message, no stack.
+    io.stderr.write(`inference-doctor ${name}: ${error instanceof HostError ? error.message : errorDetail(error)}\n`);
     return EXIT.error;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The one definition of the custom messages between the Inference Doctor language client
- * (src/flags/languageClient.ts) and the language server (src/server/). Both sides import these;
+ * (src/flags/languageClient.ts) and the language server (src/lsp/). Both sides import these;
  * other editors can speak them too (plain JSON-RPC method names and JSON params).
  */
 import type { CatalogJson, ChoiceList, FlagEntry } from '../core/flags';

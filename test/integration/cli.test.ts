@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COMMANDS } from '../../src/cli/main';
 import type { RunningSimulator } from '../../src/sim/server';
 import { SimPool, scenarioPath } from './helpers';
 
@@ -194,6 +195,41 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
       const help = await cli([name, '--help']);
       assert.equal(help.code, 0, name);
       assert.equal((help.stdout.match(/^Usage:/gim) ?? []).length, 1, `${name} --help: one usage\n${help.stdout}`);
+    }
+  });
+
+  describe('every command in COMMANDS, by the same rules', () => {
+    it('the command list of --help is COMMANDS', async () => {
+      const help = await cli(['--help']);
+      const listed = [...help.stdout.matchAll(/^ {2}(\S+) {2,}/gm)].map((m) => m[1]);
+      assert.deepEqual(listed, COMMANDS.map((c) => c.name));
+    });
+
+    for (const command of COMMANDS) {
+      it(`${command.name}: an unknown option exits 64 with the option named and one usage`, async () => {
+        const r = await cli([command.name, '--no-such-option']);
+        assert.equal(r.code, 64, `${command.name}: ${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, /--no-such-option/);
+        assert.equal((`${r.stdout}${r.stderr}`.match(/^Usage:/gm) ?? []).length, 1, `${command.name}: one usage\n${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      });
+
+      it(`${command.name}: --help and -h print its one usage on stdout and exit 0`, async () => {
+        for (const flag of ['--help', '-h']) {
+          const r = await cli([command.name, flag]);
+          assert.equal(r.code, 0, `${command.name} ${flag}`);
+          assert.equal((r.stdout.match(/^Usage:/gm) ?? []).length, 1, `${command.name} ${flag}\n${r.stdout}`);
+          assert.ok(r.stdout.startsWith(`Usage: inference-doctor ${command.name}`), r.stdout);
+        }
+      });
+
+      if (command.inputFile) {
+        it(`${command.name}: an input file that cannot be read exits 66`, async () => {
+          const r = await cli([command.name, join(tmpdir(), 'idoc-no-such-dir', 'input')]);
+          assert.equal(r.code, 66, `${command.name}: ${r.stderr}`);
+          assert.match(r.stderr, /Cannot read .*idoc-no-such-dir/);
+        });
+      }
     }
   });
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodeLens } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
-import { StdioLspClient } from '../../src/server/stdioClient';
+import { StdioLspClient } from '../../src/lsp/stdioClient';
 import type { CatalogStatus, FlagLensArgs } from '../../src/shared/lspProtocol';
 import { waitFor } from '../support/wait';
 

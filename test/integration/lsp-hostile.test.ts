@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CompletionItem, CompletionList, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { CatalogStatus } from '../../src/shared/lspProtocol';
-import { StdioLspClient } from '../../src/server/stdioClient';
+import { StdioLspClient } from '../../src/lsp/stdioClient';
 import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');

@@ -14,7 +14,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import type { CatalogStatus, DocumentCommand } from '../../src/shared/lspProtocol';
-import { StdioLspClient } from '../../src/server/stdioClient';
+import { StdioLspClient } from '../../src/lsp/stdioClient';
 import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');

@@ -19,7 +19,7 @@ import { NOT_SET } from '../../src/core/remote/compare';
 import { ruleContextFromReport } from '../../src/core/remote/ruleContext';
 import { loadDumpScript, readRuntimeCatalog } from '../../src/core/flags/runtime';
 import { catalogFieldResolver } from '../../src/remote/catalogFields';
-import { StdioLspClient } from '../../src/server/stdioClient';
+import { StdioLspClient } from '../../src/lsp/stdioClient';
 import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspProtocol';
 import type { LogAlert } from '../../src/core/remote/logWatch';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';

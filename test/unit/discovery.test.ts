@@ -10,7 +10,7 @@ import {
   parseSystemctlCat, parseUnitList, PROBE_MARKER, type EnvReport,
 } from '../../src/core/discovery';
 import { mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
-import { envCommand } from '../../src/cli/env';
+import { runEnvOnHost } from '../../src/cli/commands/env';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
 
@@ -373,7 +373,7 @@ describe('discovery on a fake host', function () {
     if (!python) this.skip();
     // The command cannot set roots: it runs with the default roots, the stubbed PATH and a fake HOME.
     let out = '';
-    const code = await envCommand(['--json', '--no-torch'], host, { out: (s) => { out += s; } });
+    const code = await runEnvOnHost(['--json', '--no-torch'], host, { out: (s) => { out += s; } });
     const parsed = JSON.parse(out) as EnvReport;
     assert.equal(code, 1);
     assert.equal(parsed.gpus[0].computeCap?.major, 12);
@@ -381,13 +381,13 @@ describe('discovery on a fake host', function () {
     // The command runs SGLang's check_env by default; --no-check-env skips it.
     assert.ok(parsed.interpreters.some((i) => /GPU 0 Compute Capability: 12\.0/.test(i.checkEnv?.output ?? '')));
     let skipped = '';
-    await envCommand(['--json', '--no-torch', '--no-check-env'], host, { out: (s) => { skipped += s; } });
+    await runEnvOnHost(['--json', '--no-torch', '--no-check-env'], host, { out: (s) => { skipped += s; } });
     assert.ok((JSON.parse(skipped) as EnvReport).interpreters.every((i) => i.checkEnv === undefined));
     let err = '';
-    assert.equal(await envCommand(['--bogus'], host, { err: (s) => { err += s; } }), 64);
+    assert.equal(await runEnvOnHost(['--bogus'], host, { err: (s) => { err += s; } }), 64);
     assert.match(err, /Unknown option "--bogus"/);
     let help = '';
-    assert.equal(await envCommand(['--help'], host, { out: (s) => { help += s; } }), 0);
+    assert.equal(await runEnvOnHost(['--help'], host, { out: (s) => { help += s; } }), 0);
     assert.match(help, /Usage: inference-doctor env/);
   });
 

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findLaunchCommands, flagValue } from '../../src/core/launch/index';
+import { findLaunchCommands, flagValue, LAUNCH_DOCUMENT_SELECTOR, launchSyntaxOf, launchSyntaxOfPath } from '../../src/core/launch/index';
+import { LineIndex } from '../../src/core/lines';
 import type { LanguageHint, LaunchCommand, Range } from '../../src/core/launch/index';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, '..', 'fixtures', 'launch', name), 'utf8');
@@ -277,5 +278,48 @@ describe('launch finder: details', () => {
     assert.equal(flagValue(c, '--model-path'), 'its');
     assert.equal(R(c.args[1].range), '2:50-2:57');
     assert.equal(flagValue(c, '--tp'), '\\u0032');
+  });
+});
+
+describe('launch syntax of a file (one rule set for server, remote reader and client selector)', () => {
+  it('a unit file is systemd whatever its language id; else the id decides; else the name', () => {
+    assert.equal(launchSyntaxOf('plaintext', 'file:///etc/systemd/system/sglang.service'), 'systemd');
+    assert.equal(launchSyntaxOf('ini', 'file:///srv/x.timer'), 'systemd');
+    assert.equal(launchSyntaxOf('shellscript', 'file:///etc/systemd/run.sh'), 'shellscript');
+    assert.equal(launchSyntaxOf('dockercompose', 'file:///srv/compose.yaml'), 'yaml');
+    assert.equal(launchSyntaxOf('someones-own', 'file:///srv/Dockerfile.gpu'), 'dockerfile');
+    assert.equal(launchSyntaxOf('someones-own', 'file:///srv/notes.txt'), undefined);
+    // Language ids are foreign text: no Object.prototype member is a syntax.
+    assert.equal(launchSyntaxOf('constructor', 'file:///srv/notes.txt'), undefined);
+  });
+
+  it('by name alone (files read from a host)', () => {
+    const cases: [string, LanguageHint | undefined][] = [
+      ['/etc/systemd/system/sglang.service', 'systemd'], ['/etc/systemd/system/sglang.service.d/env', 'systemd'],
+      ['/etc/sglang.conf', 'systemd'], ['/srv/compose.yaml', 'yaml'], ['/srv/k8s.YML', 'yaml'], ['/srv/Dockerfile', 'dockerfile'],
+      ['/srv/app.dockerfile', 'dockerfile'], ['/srv/run.sh', 'shellscript'], ['/srv/serve.py', 'python'],
+      ['/srv/README.markdown', 'markdown'], ['/srv/run', undefined],
+    ];
+    for (const [path, hint] of cases) assert.equal(launchSyntaxOfPath(path), hint, path);
+  });
+
+  it('every language id the client selects is one the server reads', () => {
+    for (const f of LAUNCH_DOCUMENT_SELECTOR) {
+      if (f.language) assert.ok(launchSyntaxOf(f.language, 'file:///x/launch'), f.language);
+    }
+    assert.ok(LAUNCH_DOCUMENT_SELECTOR.some((f) => !f.language && f.pattern?.includes('service')), 'unit files with any id');
+  });
+});
+
+describe('LineIndex (core line table)', () => {
+  it('offsets and positions both ways; out-of-range positions are clamped', () => {
+    const lines = new LineIndex('ab\ncd\n\nxyz');
+    assert.deepEqual(lines.pos(0), { line: 0, character: 0 });
+    assert.deepEqual(lines.pos(4), { line: 1, character: 1 });
+    assert.deepEqual(lines.pos(7), { line: 3, character: 0 });
+    assert.equal(lines.offset({ line: 1, character: 1 }), 4);
+    assert.equal(lines.offset({ line: 0, character: 99 }), 3, 'stops at the next line start');
+    assert.equal(lines.offset({ line: 99, character: 1 }), 8, 'last line');
+    assert.equal(lines.offset({ line: 3, character: 99 }), 10, 'end of text');
   });
 });

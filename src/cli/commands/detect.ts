@@ -2,6 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { detectRecord } from '../../core/detect';
+import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor detect FILE.jsonl
@@ -11,14 +12,16 @@ Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"
 "prompt"?} (Python's NaN/Infinity literals are accepted; with "prompt" an echoed prompt is seen).
 Each output line is {"id", "verdict", "reasons", "suspects"?}: "reasons" made the verdict,
 "suspects" is weak evidence that left it alone. {"id", "error"} marks a line that is not a valid
-record. Blank lines are skipped. Exit 0.`;
+record. Blank lines are skipped.
+
+Exit status: 0 judged (whatever the verdicts), 64 bad usage, 66 the file cannot be read.`;
 
 export const detectCommand: Command = {
   name: 'detect',
   summary: 'judge saved answers, one JSONL record per line',
   usage: USAGE,
+  inputFile: true,
   async run(argv: string[], io: CliIo): Promise<number> {
-    if (argv.includes('-h') || argv.includes('--help')) throw new UsageError('');
     const files = argv.filter((a) => a !== '--');
     if (files.length !== 1) throw new UsageError(files.length ? 'detect takes one file' : 'Missing the input file (use - for standard input)');
     const file = files[0];
@@ -34,7 +37,7 @@ export const detectCommand: Command = {
     try {
       await opened;
     } catch (error) {
-      await write(io.stderr, `Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+      await write(io.stderr, `Cannot read ${file}: ${errorMessage(error)}\n`);
       return EXIT.noInput;
     }
     const lines = createInterface({ input, crlfDelay: Infinity });

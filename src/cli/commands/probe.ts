@@ -1,5 +1,6 @@
 /** `inference-doctor probe URL ...`: one probe, the answer and the verdict. */
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../../core/errors';
 import { runProbe } from '../../core/probe/runner';
 import { fetchModels } from '../../core/probe/server-api';
 import type { Endpoint, ProbeParams, ProbeResult, ServerTarget } from '../../core/probe/types';
@@ -50,20 +51,18 @@ function parse(argv: string[]): { target: ServerTarget; params: ProbeParams; jso
         'early-stop': { type: 'boolean' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   const { values, positionals } = parsed;
-  if (values.help) throw new UsageError('');
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `Unexpected argument: ${positionals[1]}` : 'Missing the server URL');
   let baseUrl: string;
   try {
     baseUrl = normaliseBaseUrl(positionals[0]);
   } catch (error) {
-    throw new UsageError(`Bad URL ${positionals[0]}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`Bad URL ${positionals[0]}: ${errorMessage(error)}`);
   }
   const endpoint = (values.endpoint ?? 'chat') as Endpoint;
   if (!['chat', 'completions', 'generate'].includes(endpoint)) throw new UsageError(`--endpoint must be chat, completions or generate, not ${values.endpoint}`);
@@ -136,7 +135,7 @@ export const probeCommand: Command = {
         const models = await fetchModels(target, { signal: io.signal });
         if (models[0]) params.model = models[0].id;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         if (json) await write(io.stdout, `${JSON.stringify({ url: target.baseUrl, error: { message } })}\n`);
         else await write(io.stderr, `Could not list the models (pass --model to skip this): ${message}\n`);
         return EXIT.error;

@@ -14,12 +14,11 @@ import {
   type EvalContext, type Evaluated, type PyVal,
 } from './pyvalue';
 import {
-  fieldFromFlag, type CatalogDiagnostic, type CatalogEra, type CatalogRange, type ChoiceList, type ChoiceValue, type FlagCatalog,
+  fieldFromFlag, NO_VALUE_ACTIONS, type CatalogDiagnostic, type CatalogEra, type CatalogRange, type ChoiceList, type ChoiceValue, type FlagCatalog,
   type FlagEntry,
 } from './types';
 
 const MAX_DIAGNOSTICS = 50;
-const ZERO_ARG_ACTIONS = new Set(['store_true', 'store_false', 'store_const', 'append_const', 'count', 'BooleanOptionalAction']);
 const MUTATORS = new Set(['extend', 'append', 'add', 'update', 'insert', '__iadd__']);
 
 interface ConstInfo {
@@ -495,7 +494,7 @@ class Extractor {
   }
 
   private finishAction(entry: FlagEntry): void {
-    if (entry.nargs === undefined && ZERO_ARG_ACTIONS.has(entry.action ?? '')) entry.nargs = 0;
+    if (entry.nargs === undefined && NO_VALUE_ACTIONS.has(entry.action ?? '')) entry.nargs = 0;
     if (entry.action === 'BooleanOptionalAction') {
       entry.negations = [entry.flag, ...entry.aliases].filter((s) => s.startsWith('--')).map((s) => `--no-${s.slice(2)}`);
     }

@@ -8,9 +8,11 @@
  *   catalogToJson(catalog) / catalogFromJson(json);         // cache and CLI form
  */
 import type { Parser, Tree } from 'web-tree-sitter';
+import { errorMessage } from '../errors';
+import { editLineStarts, lineStarts, offsetAt } from '../lines';
 import { extractWithState, reextractLocal, type ExtractState, type OffsetEdit } from './extract';
 import { loadPythonParser, type PythonParserOptions } from './parser';
-import type { CatalogEdit, CatalogPosition, FlagCatalog } from './types';
+import type { CatalogEdit, FlagCatalog } from './types';
 
 export * from './types';
 export { familyOf, FLAG_FAMILIES } from './family';
@@ -98,7 +100,7 @@ function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, un
   try {
     ({ catalog, state: extract } = extractWithState(tree, parser.language!, { memo }));
   } catch (error) {
-    catalog = emptyCatalog(`Catalog extraction failed: ${error instanceof Error ? error.message : String(error)}`);
+    catalog = emptyCatalog(`Catalog extraction failed: ${errorMessage(error)}`);
   }
   if (opts.keepTree === false) {
     tree.delete();
@@ -126,39 +128,6 @@ export function buildCatalogWith(parser: Parser, source: string, opts: BuildOpti
   return finish(parser, tree, source, new Map(), opts);
 }
 
-function offsetAt(source: string, lineStarts: number[], pos: CatalogPosition): number {
-  const line = Math.max(0, Math.min(pos.line, lineStarts.length - 1));
-  const start = lineStarts[line];
-  const end = line + 1 < lineStarts.length ? lineStarts[line + 1] : source.length;
-  return Math.min(start + Math.max(0, pos.character), end);
-}
-
-function lineStartsOf(source: string): number[] {
-  const starts = [0];
-  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/** Line starts after replacing [start, oldEnd) by `text`: O(lines), no rescan of the source. */
-function editLineStarts(starts: number[], start: number, oldEnd: number, text: string): number[] {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid] <= start) lo = mid + 1;
-    else hi = mid;
-  }
-  let after = lo;
-  while (after < starts.length && starts[after] <= oldEnd) after++;
-  const added: number[] = [];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) added.push(start + i + 1);
-  const delta = text.length - (oldEnd - start);
-  const out = starts.slice(0, lo);
-  for (const a of added) out.push(a);
-  for (let i = after; i < starts.length; i++) out.push(starts[i] + delta);
-  return out;
-}
-
 function pointAfter(start: { row: number; column: number }, text: string): { row: number; column: number } {
   const nl = text.lastIndexOf('\n');
   if (nl < 0) return { row: start.row, column: start.column + text.length };
@@ -183,10 +152,10 @@ export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit
   let { source } = state;
   const edits = Array.isArray(edit) ? edit : [edit];
   let single: OffsetEdit | undefined;
-  let starts = state.lines ?? lineStartsOf(source);
+  let starts = state.lines ?? lineStarts(source);
   for (const e of edits) {
-    const startIndex = offsetAt(source, starts, e.range.start);
-    const oldEndIndex = Math.max(startIndex, offsetAt(source, starts, e.range.end));
+    const startIndex = offsetAt(starts, source.length, e.range.start);
+    const oldEndIndex = Math.max(startIndex, offsetAt(starts, source.length, e.range.end));
     const startPosition = { row: e.range.start.line, column: startIndex - starts[Math.min(e.range.start.line, starts.length - 1)] };
     const endLine = Math.min(e.range.end.line, starts.length - 1);
     const oldEndPosition = { row: endLine, column: oldEndIndex - starts[endLine] };

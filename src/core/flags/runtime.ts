@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../errors';
 import { HostError, type Host } from '../hosts/types';
 import { choiceText, fieldFromFlag, type ChoiceValue, type FlagCatalog, type FlagEntry } from './types';
 
@@ -118,7 +119,7 @@ export function parseMarkedJson(stdout: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch (e) {
-    throw new RuntimeCatalogError(`The dump script printed invalid JSON: ${(e as Error).message}`);
+    throw new RuntimeCatalogError(`The dump script printed invalid JSON: ${errorMessage(e)}`);
   }
 }
 
@@ -536,7 +537,7 @@ export async function readRuntimeCatalog(host: Host, python: string, opts: ReadR
       actions = doc.actions;
     } catch (e) {
       if (mode === 'dump' || opts.signal?.aborted || (e instanceof HostError && e.kind === 'aborted')) throw e;
-      warnings.push(`Parser dump failed, used --help instead: ${(e as Error).message}`);
+      warnings.push(`Parser dump failed, used --help instead: ${errorMessage(e)}`);
     }
   }
   if (!actions) {
@@ -552,7 +553,7 @@ export async function readRuntimeCatalog(host: Host, python: string, opts: ReadR
     try {
       await writeCache(file, { cacheVersion: RUNTIME_CACHE_VERSION, key: { hostId: host.id, python, version: version ?? null }, fingerprint, result });
     } catch (e) {
-      result.warnings.push(`Could not write the catalog cache: ${(e as Error).message}`);
+      result.warnings.push(`Could not write the catalog cache: ${errorMessage(e)}`);
     }
   }
   return { ...result, fromCache: false };

@@ -97,3 +97,17 @@ export type FlagFamily =
 
 /** An LSP-style content change: replace `range` (0-based, UTF-16) of the previous source by `text`. */
 export interface CatalogEdit { range: CatalogRange; text: string }
+
+/**
+ * argparse actions whose flag takes no value on the command line: argparse's own (help and
+ * version included) and SGLang's deprecated-flag actions, which are declared with nargs=0.
+ */
+export const NO_VALUE_ACTIONS: ReadonlySet<string> = new Set([
+  'store_true', 'store_false', 'store_const', 'append_const', 'count', 'help', 'version', 'BooleanOptionalAction',
+  'DeprecatedStoreTrueAction', 'DeprecatedAction',
+]);
+
+/** True when the flag is written alone (`--enable-x`), never followed by a value. */
+export function takesNoValue(e: Pick<FlagEntry, 'nargs' | 'action'>): boolean {
+  return e.nargs === 0 || (!!e.action && NO_VALUE_ACTIONS.has(e.action));
+}

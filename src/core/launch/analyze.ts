@@ -3,7 +3,8 @@
  * finds the `python -m sglang.launch_server` / `sglang serve` entry, the env prefix, and splits the
  * arguments into flags and values.
  */
-import { LineIndex, type Word, mapIndex, srcOfWord } from './source';
+import type { LineIndex } from '../lines';
+import { type Word, mapIndex, srcOfWord } from './source';
 import { MAX_WORDS_PER_COMMAND, tokenizeShell } from './shell';
 import type { EnvAssignment, EnvSource, FindOptions, LanguageHint, LaunchArg, LaunchCommand, LaunchToken } from './types';
 

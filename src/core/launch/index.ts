@@ -6,11 +6,12 @@
 import type { Ctx } from './analyze';
 import { findInDockerfile, findInMarkdown, findInShell, findInSystemd } from './hosts';
 import { findInPython } from './python';
-import { LineIndex } from './source';
+import { LineIndex } from '../lines';
 import { findInYaml } from './yaml';
 import type { FindOptions, LanguageHint, LaunchArg, LaunchCommand } from './types';
 
 export type * from './types';
+export { launchSyntaxOf, launchSyntaxOfPath, LAUNCH_DOCUMENT_SELECTOR, LAUNCH_LANGUAGE_IDS, UNIT_FILE_EXTENSIONS, type LaunchDocumentFilter } from './syntax';
 
 function dispatch(ctx: Ctx, hint: LanguageHint, from: number, to: number, depth: number): void {
   switch (hint) {

@@ -3,7 +3,6 @@
  * from in the original document, and views over decoded strings (YAML scalars, quoted `sh -c`
  * arguments) that map back to original offsets.
  */
-import type { Position, Range } from './types';
 
 /** Decoded characters [d, d+n) came from source offsets [o, o+n). */
 export interface Run {
@@ -35,38 +34,6 @@ export interface Src {
   from: number;
   to: number;
   runs?: Run[];
-}
-
-export class LineIndex {
-  private readonly starts: number[] = [0];
-  private readonly length: number;
-  constructor(text: string) {
-    this.length = text.length;
-    let i = text.indexOf('\n');
-    while (i >= 0) {
-      this.starts.push(i + 1);
-      i = text.indexOf('\n', i + 1);
-    }
-  }
-  pos(offset: number): Position {
-    const a = this.starts;
-    let lo = 0;
-    let hi = a.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (a[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: offset - a[lo] };
-  }
-  range(start: number, end: number): Range {
-    return { start: this.pos(start), end: this.pos(end) };
-  }
-  /** The offset of a position (a line past the end counts as the last line; capped at the text's end). */
-  offset(p: Position): number {
-    const a = this.starts;
-    return Math.min(this.length, a[Math.min(p.line, a.length - 1)] + p.character);
-  }
 }
 
 /** Maps index `i` of a decoded string to its source offset (i may equal the length: one past the end). */

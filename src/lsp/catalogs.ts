@@ -10,6 +10,7 @@ import {
   buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog,
   type PythonParserOptions,
 } from '../core/flags';
+import { errorMessage } from '../core/errors';
 import type { CatalogSourceInfo, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
@@ -122,7 +123,7 @@ export class CatalogStore {
       try {
         source = await fsp.readFile(path, 'utf8');
       } catch (e) {
-        errors.push(`cannot read ${path}: ${(e as Error).message}`);
+        errors.push(`cannot read ${path}: ${errorMessage(e)}`);
         source = '';
       }
     }

@@ -2,7 +2,7 @@
  * Lookup structures over one flag catalog, built once per catalog version: option string → entry,
  * field → entry, argparse-style abbreviations, "did you mean" suggestions and prebuilt completions.
  */
-import { choiceText, type ChoiceValue, type FlagCatalog, type FlagEntry } from '../core/flags';
+import { choiceText, takesNoValue, type ChoiceValue, type FlagCatalog, type FlagEntry } from '../core/flags';
 import type { CatalogSourceKind } from '../shared/lspProtocol';
 
 export interface CatalogMeta {
@@ -15,9 +15,6 @@ export interface CatalogMeta {
 }
 
 export type Arity = 0 | 1 | 'many';
-
-const ZERO_ARG = new Set(['store_true', 'store_false', 'store_const', 'append_const', 'count', 'BooleanOptionalAction',
-  'DeprecatedStoreTrueAction', 'DeprecatedAction', 'help', 'version']);
 
 export class CatalogIndex {
   /** Every option string (flag, aliases, negations) → entry. */
@@ -92,7 +89,7 @@ export class CatalogIndex {
 
 export function arityOf(entry: FlagEntry, option: string): Arity {
   if (entry.negations.includes(option)) return 0;
-  if (entry.nargs === 0 || (entry.action && ZERO_ARG.has(entry.action))) return 0;
+  if (takesNoValue(entry)) return 0;
   if (entry.nargs === '+' || entry.nargs === '*' || (typeof entry.nargs === 'number' && entry.nargs > 1)) return 'many';
   if (entry.nargs === '?') return 1;
   return 1;

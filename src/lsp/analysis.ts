@@ -7,7 +7,7 @@ import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from '
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import { shellWord } from '../core/hosts/quote';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
-import { LineIndex } from '../core/launch/source';
+import { LineIndex } from '../core/lines';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
@@ -44,28 +44,6 @@ export interface AnalyzedCommand {
 export interface Analysis {
   commands: AnalyzedCommand[];
   diagnostics: Diagnostic[];
-}
-
-/** Which launch-command syntax a document holds, from its language id and file name. */
-export function languageHintFor(languageId: string, uri: string): LanguageHint | undefined {
-  const path = uri.toLowerCase().split(/[?#]/)[0];
-  if (/\.(service|socket|timer|mount|target|path)$/.test(path)) return 'systemd';
-  switch (languageId) {
-    case 'shellscript': case 'bash': case 'sh': case 'zsh': return 'shellscript';
-    case 'ini': case 'systemd': case 'systemd-unit-file': return 'systemd';
-    case 'yaml': case 'dockercompose': case 'docker-compose': return 'yaml';
-    case 'dockerfile': return 'dockerfile';
-    case 'python': return 'python';
-    case 'markdown': return 'markdown';
-    case 'plaintext': return 'plaintext';
-    default:
-      if (/(^|\/)dockerfile[^/]*$|\.dockerfile$/.test(path)) return 'dockerfile';
-      if (/\.ya?ml$/.test(path)) return 'yaml';
-      if (/\.(sh|bash|zsh)$/.test(path)) return 'shellscript';
-      if (/\.py$/.test(path)) return 'python';
-      if (/\.md$/.test(path)) return 'markdown';
-      return undefined;
-  }
 }
 
 /** Flag → field map taken from the rules themselves, for checks without a catalog. */

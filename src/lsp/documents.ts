@@ -1,0 +1,30 @@
+/** The language server's own store of open documents (so server_args.py edits reach the catalog). */
+import { fileURLToPath } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { launchSyntaxOf, type LanguageHint } from '../core/launch';
+import type { Analysis } from './analysis';
+
+export interface Doc {
+  doc: TextDocument;
+  /** The launch syntax to read it as; undefined: no launch commands looked for. */
+  hint: LanguageHint | undefined;
+  isServerArgs: boolean;
+  /** The last analysis, keyed by document version and catalog generation. */
+  cache?: { key: string; analysis: Analysis };
+}
+
+export function uriToPath(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isServerArgsUri(uri: string): boolean {
+  return /(^|[\\/])server_args\.py$/.test(uri.split(/[?#]/)[0]);
+}
+
+export function openDoc(uri: string, languageId: string, version: number, text: string): Doc {
+  return { doc: TextDocument.create(uri, languageId, version, text), hint: launchSyntaxOf(languageId, uri), isServerArgs: isServerArgsUri(uri) };
+}

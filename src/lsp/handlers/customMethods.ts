@@ -1,0 +1,73 @@
+/** The custom methods of src/shared/lspProtocol.ts: catalog status and entries, a document's flags, the runtime catalog. */
+import { errorMessage } from '../../core/errors';
+import {
+  onCustomNotification, onCustomRequest,
+  type CatalogEntriesParams, type CatalogEntriesResult, type DocumentCommand, type FlagsForDocumentParams,
+} from '../../shared/lspProtocol';
+import { infoOf, type CatalogStore } from '../catalogs';
+import type { ServerState } from '../state';
+
+/** The active catalog's entries, or `unchanged` when the client already has this generation. */
+export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined): CatalogEntriesResult {
+  const generation = store.generation;
+  if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
+  const active = store.activeLoaded(p?.staticOnly);
+  if (!active) return { generation, source: null, entries: [], choiceLists: [] };
+  const { catalog, meta } = active.index;
+  const result: CatalogEntriesResult = {
+    generation, source: infoOf(active), entries: catalog.entries, choiceLists: catalog.choiceLists,
+  };
+  if (meta.kind !== 'runtime') {
+    if (meta.uri) result.definitionUri = meta.uri;
+    return result;
+  }
+  // Runtime entries have no lines of their own: point them at the file catalog holding the same fields.
+  const file = store.workspace ?? store.settings;
+  if (file?.index.meta.uri) {
+    result.definitionUri = file.index.meta.uri;
+    const lines: Record<string, number> = {};
+    for (const e of catalog.entries) {
+      const s = file.index.byOption.get(e.flag) ?? file.index.byField.get(e.field);
+      if (s && s.line > 0) lines[e.field] = s.line;
+    }
+    result.definitionLines = lines;
+  }
+  return result;
+}
+
+function flagsForDocument(state: ServerState, p: FlagsForDocumentParams): DocumentCommand[] {
+  const d = state.docs.get(p.uri);
+  if (!d) return [];
+  return state.analysisOf(d).commands.map((ac) => ({
+    entry: ac.cmd.entry, range: ac.cmd.range, env: ac.env, rules: ac.matches.map((m) => m.rule.id),
+    flags: ac.flags.map((f) => ({
+      name: f.arg.name!, field: f.field, values: (f.arg.values ?? []).map((v) => v.value), known: !!f.entry,
+      range: f.arg.range, ...(f.entry ? { canonical: f.entry.flag } : {}),
+    })),
+  }));
+}
+
+export function registerCustomMethods(state: ServerState): void {
+  const { connection, store } = state;
+
+  onCustomRequest(connection, 'inferenceDoctor/catalogStatus', state.guard(state.status(), () => state.status()));
+
+  onCustomRequest(connection, 'inferenceDoctor/catalogEntries', state.guard<[CatalogEntriesParams], CatalogEntriesResult>(
+    { generation: -1, source: null, entries: [], choiceLists: [] },
+    async (p: CatalogEntriesParams) => {
+      // Pending catalog work (edits, loads) first, so the answer matches the latest text.
+      await store.serial(() => undefined);
+      return catalogEntries(store, p);
+    }));
+
+  onCustomRequest(connection, 'inferenceDoctor/flagsForDocument', state.guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => flagsForDocument(state, p)));
+
+  onCustomNotification(connection, 'inferenceDoctor/setRuntimeCatalog', (p) => {
+    void state.ready.then(() => {
+      const errors = store.setRuntime(p ?? { catalog: null });
+      for (const e of errors) state.log(e);
+      state.catalogsChanged();
+      state.refreshCodeLenses();
+    }).catch((e: unknown) => state.log(`runtime catalog: ${errorMessage(e)}`));
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * What every handler of the language server shares: catalogs, open documents, rules, settings,
+ * what the client supports and the start-up gate. One typed object, so each group of handlers is
+ * a register function of it (src/lsp/handlers/).
+ */
+import type { Connection, Diagnostic } from 'vscode-languageserver';
+import { errorDetail, errorMessage } from '../core/errors';
+import { showControls } from '../core/text/foreign';
+import { sendCustomNotification, type CatalogStatus, type FlagsSettings } from '../shared/lspProtocol';
+import { analyzeText, type Analysis } from './analysis';
+import { CatalogStore, infoOf, parserOptions } from './catalogs';
+import { DiagnosticsScheduler } from './diagnosticsScheduler';
+import { DocumentCatalogs } from './documentCatalogs';
+import type { Doc } from './documents';
+import { RulesLoader } from './rulesLoader';
+
+const EMPTY: Analysis = { commands: [], diagnostics: [] };
+/** Requests wait for the initial load, but never longer than this. */
+const READY_TIMEOUT_MS = 15_000;
+
+/** What the client said it supports, at initialize. */
+export interface ClientSupport {
+  configuration: boolean;
+  codeLensRefresh: boolean;
+  /** completionList.itemDefaults.editRange */
+  editRangeDefault: boolean;
+}
+
+export class ServerState {
+  readonly store: CatalogStore;
+  readonly docs = new Map<string, Doc>();
+  readonly docCatalogs: DocumentCatalogs;
+  readonly rules: RulesLoader;
+  readonly diagnostics: DiagnosticsScheduler;
+  /** Resolves when the initial load is done (markReady), or after READY_TIMEOUT_MS. */
+  readonly ready: Promise<void>;
+  readonly markReady: () => void;
+  client: ClientSupport = { configuration: false, codeLensRefresh: false, editRangeDefault: false };
+  folders: string[] = [];
+  settings: FlagsSettings = {};
+  private toldNoCatalog = false;
+
+  constructor(readonly connection: Connection, baseDir: string) {
+    this.store = new CatalogStore(parserOptions(baseDir));
+    let resolve!: () => void;
+    this.ready = new Promise<void>((r) => { resolve = r; });
+    this.markReady = () => resolve();
+    setTimeout(() => resolve(), READY_TIMEOUT_MS).unref();
+    this.rules = new RulesLoader((m) => this.log(m));
+    this.docCatalogs = new DocumentCatalogs(this.store, (d) => this.docs.get(d.doc.uri) === d);
+    this.diagnostics = new DiagnosticsScheduler(this.ready, (uri) => this.publishDiagnostics(uri));
+  }
+
+  /** Log lines quote workspace paths and file contents: controls shown, as in every other log. */
+  log(m: string): void {
+    this.connection.console.log(`[inference-doctor] ${showControls(m)}`);
+  }
+
+  /** A request handler that waits for start-up and answers `fallback` (logged) when it throws. */
+  guard<A extends unknown[], R>(fallback: R, fn: (...a: A) => R | Promise<R>): (...a: A) => Promise<R> {
+    return async (...a: A): Promise<R> => {
+      try {
+        await this.ready;
+        return await fn(...a);
+      } catch (e) {
+        this.log(`error: ${errorDetail(e)}`);
+        return fallback;
+      }
+    };
+  }
+
+  /** The document's analysis, cached until its text or the catalogs change. */
+  analysisOf(d: Doc): Analysis {
+    if (!d.hint || d.isServerArgs) return EMPTY;
+    const key = `${d.doc.version}|${this.store.generation}`;
+    if (d.cache?.key === key) return d.cache.analysis;
+    const analysis = analyzeText(d.doc.getText(), d.hint, this.store.active(), {
+      rules: this.rules.rules, computeCapability: this.store.computeCapability, versions: this.store.packageVersions,
+      diagnostics: this.settings.ruleDiagnostics !== false,
+    });
+    d.cache = { key, analysis };
+    return analysis;
+  }
+
+  private publishDiagnostics(uri: string): void {
+    const d = this.docs.get(uri);
+    if (!d) return;
+    let diagnostics: Diagnostic[] = [];
+    try {
+      diagnostics = this.analysisOf(d).diagnostics;
+    } catch (e) {
+      this.log(`diagnostics failed for ${uri}: ${errorMessage(e)}`);
+    }
+    void this.connection.sendDiagnostics({ uri, version: d.doc.version, diagnostics });
+  }
+
+  status(): CatalogStatus {
+    const sources = this.store.loaded().map(infoOf);
+    return {
+      active: sources[0] ?? null, sources, rules: { count: this.rules.rules.length, errors: this.rules.errors, files: this.rules.files },
+      ...(this.store.computeCapability !== undefined ? { computeCapability: this.store.computeCapability } : {}),
+    };
+  }
+
+  /** After any catalog or rules change: tell the client, and diagnose every open document again. */
+  catalogsChanged(): void {
+    if (!this.store.active() && !this.toldNoCatalog) {
+      this.toldNoCatalog = true;
+      this.log('no catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath (rule checks still run)');
+    }
+    void sendCustomNotification(this.connection, 'inferenceDoctor/catalogChanged', this.status());
+    this.diagnostics.scheduleAll(this.docs.keys());
+  }
+
+  refreshCodeLenses(): void {
+    if (this.client.codeLensRefresh) void this.connection.sendRequest('workspace/codeLens/refresh').then(undefined, () => undefined);
+  }
+}
