@@ -3,6 +3,7 @@
  * and `-Infinity` for non-finite floats. `JSON.parse` rejects them; this module keeps them as
  * the JS numbers NaN / +-Infinity. Text inside strings is never touched.
  */
+import { errorMessage } from './errors';
 
 const NAN_TOKEN = 'NaN';
 const INF_TOKEN = 'Infinity';
@@ -93,7 +94,7 @@ export function tryParsePyJson(text: string): PyJsonResult {
   try {
     return { ok: true, value: parsePyJson(text) };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }
 

@@ -10,12 +10,13 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
-import { choiceText, type ChoiceValue, type FlagEntry, type FlagFamily } from '../core/flags/types';
+import { choiceText, takesNoValue, type ChoiceValue, type FlagEntry, type FlagFamily } from '../core/flags/types';
 import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
 import type { FlagDifference } from '../core/flags/runtime';
 import type { CatalogEntriesResult, CatalogSourceInfo } from '../shared/lspProtocol';
 import { guardTreeItem } from '../ui/foreignText';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
 
 export const FAMILY_LABELS: Record<FlagFamily, string> = {
   attention: 'Attention',
@@ -57,10 +58,6 @@ function defaultOf(e: FlagEntry): string | undefined {
   return e.defaultExpr;
 }
 
-const ZERO_ARG = new Set(['store_true', 'store_false', 'store_const', 'count', 'BooleanOptionalAction', 'DeprecatedStoreTrueAction']);
-export function takesNoValue(e: FlagEntry): boolean {
-  return e.nargs === 0 || (!!e.action && ZERO_ARG.has(e.action));
-}
 
 /** Lower-case text a filter matches against: option strings, field, group and choices. */
 function haystack(e: FlagEntry): string {
@@ -157,7 +154,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
         this.result = r;
         this.rebuild();
       } catch (e) {
-        this.problem = `Could not read the flag catalog: ${e instanceof Error ? e.message : String(e)}`;
+        this.problem = `Could not read the flag catalog: ${errorMessage(e)}`;
         this.rebuild();
       } finally {
         this.loading = undefined;

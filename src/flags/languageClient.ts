@@ -11,6 +11,8 @@
  */
 import * as vscode from 'vscode';
 import { REMOTE_SCHEME } from '../core/remote/uris';
+import { LAUNCH_DOCUMENT_SELECTOR } from '../core/launch/syntax';
+import { errorDetail, errorMessage } from '../core/errors';
 import { RestartBudget } from '../core/restartBudget';
 import type { CtxBase } from '../context';
 import type { LanguageClient, LanguageClientOptions, ServerOptions, ErrorHandler } from 'vscode-languageclient/node';
@@ -20,23 +22,8 @@ import {
 } from '../shared/lspProtocol';
 import { notificationText } from '../core/text/foreign';
 
-/** Documents the server looks at. Pattern-based entries catch unit files whatever language id they get. */
-export const DOCUMENT_SELECTOR: ({ language: string; pattern?: string; scheme?: string } | { pattern: string; language?: string; scheme?: string })[] = [
-  // server_args.py, local or on a host: code lenses, and the catalog it defines
-  { scheme: 'file', language: 'python', pattern: '**/server_args.py' },
-  { scheme: REMOTE_SCHEME, language: 'python', pattern: '**/server_args.py' },
-  { scheme: REMOTE_SCHEME, pattern: '**/server_args.py' },
-  { language: 'shellscript' },
-  { language: 'yaml' },
-  { language: 'dockercompose' },
-  { language: 'dockerfile' },
-  { language: 'python' },
-  { language: 'markdown' },
-  { language: 'ini', pattern: '**/*.{service,socket}' },
-  { language: 'systemd-unit-file' },
-  { language: 'plaintext', pattern: '**/*.{service,socket}' },
-  { pattern: '**/*.{service,socket}' },
-];
+/** Documents the server looks at: the one table in core/launch/syntax (imported alone, so the launch finder stays out of activation). */
+export const DOCUMENT_SELECTOR = LAUNCH_DOCUMENT_SELECTOR;
 
 export type FlagsClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -98,8 +85,8 @@ export class FlagsClient implements vscode.Disposable {
       this.starting = undefined;
       this.failedAt = Date.now();
       this.setState('failed');
-      this.base.log.error(`flags language server did not start: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-      void this.offerRestart(`the flags language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+      this.base.log.error(`flags language server did not start: ${errorDetail(e)}`);
+      void this.offerRestart(`the flags language server did not start: ${errorMessage(e)}`);
       return undefined;
     });
     return this.starting;
@@ -165,7 +152,7 @@ export class FlagsClient implements vscode.Disposable {
       errorHandler: await this.errorHandler(),
       // A failed initialize is not retried in a loop: the user gets the message and the restart command.
       initializationFailedHandler: (error) => {
-        this.base.log.error(`flags language server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
+        this.base.log.error(`flags language server failed to initialize: ${errorMessage(error)}`);
         return false;
       },
     };

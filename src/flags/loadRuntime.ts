@@ -17,6 +17,7 @@ import type { RuntimeHostTarget } from '../services/runtimeHosts';
 import type { Ctx } from '../context';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks } from '../ui/foreignText';
+import { errorMessage } from '../core/errors';
 
 /** Optional argument of the command (from the "Reload" button, or other features). */
 export interface LoadRuntimeArgs {
@@ -130,7 +131,7 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
       },
     );
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     if (/Cancelled/.test(message)) return undefined;
     void vscode.window.showErrorMessage(`Inference Doctor: could not read flags with ${notificationText(python)}: ${notificationText(message)}`);
     return undefined;

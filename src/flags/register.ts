@@ -14,9 +14,11 @@ import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { Ctx } from '../context';
 import type { FlagLensArgs } from '../shared/lspProtocol';
 import { COMMANDS, FLAGS_COMMANDS } from '../commands';
-import { FlagsView, takesNoValue, valueText, type FlagNode, type FlagsNode } from './flagsView';
+import { FlagsView, valueText, type FlagNode, type FlagsNode } from './flagsView';
+import { takesNoValue } from '../core/flags/types';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks, iconText } from '../ui/foreignText';
+import { errorMessage } from '../core/errors';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
 const SERVER_KEY = 'inferenceDoctor.flags.server';
@@ -293,8 +295,4 @@ function sglangFolderPattern(serverArgs: vscode.Uri | undefined): { filesToInclu
   const sglangDir = vscode.Uri.joinPath(serverArgs, '..', '..');
   const rel = vscode.workspace.asRelativePath(sglangDir);
   return rel !== sglangDir.fsPath ? { filesToInclude: `./${rel.replace(/\\/g, '/')}` } : {};
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

@@ -18,6 +18,7 @@ import {
 } from '../shared/webviewProtocol';
 import { probeWebviewOptions, renderProbeHtml } from './html';
 import { runOutcome, type RunOutcome } from '../core/probe/outcome';
+import { errorMessage } from '../core/errors';
 
 /** Messages kept for a webview that is loading or hidden (server picks, run starts and ends, history). */
 const MAX_QUEUED = 200;
@@ -60,10 +61,6 @@ const RAW_CHUNK_CHARS = 2_000;
 interface ActiveRun {
   controller: AbortController;
   pane: Pane;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A ProbeResult for a run that could not even start (server gone, no secret storage...). */

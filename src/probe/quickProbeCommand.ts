@@ -5,6 +5,7 @@ import { quickProbeReport } from '../core/probe/quickReport';
 import { runOutcome } from '../core/probe/outcome';
 import type { Ctx } from '../context';
 import { notificationText } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
 
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
 export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Promise<void> {
@@ -29,7 +30,7 @@ export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Prom
       );
     },
   ).then(undefined, (error: unknown) => {
-    void vscode.window.showErrorMessage(`Quick Health Probe failed: ${notificationText(error instanceof Error ? error.message : String(error))}`);
+    void vscode.window.showErrorMessage(`Quick Health Probe failed: ${notificationText(errorMessage(error))}`);
     return undefined;
   });
   if (!result) return;

@@ -8,6 +8,7 @@
  */
 import { fieldResolverFromCatalog, type FlagFieldResolver } from '../core/remote/compare';
 import type { CatalogEntriesResult } from '../shared/lspProtocol';
+import { errorMessage } from '../core/errors';
 
 export type CatalogEntriesLoader = () => Promise<CatalogEntriesResult | undefined>;
 
@@ -34,7 +35,7 @@ export async function catalogFieldResolver(load: CatalogEntriesLoader, timeoutMs
     const version = r.source.version ? ` ${r.source.version}` : '';
     return { resolver: fieldResolverFromCatalog(r.entries), source: `${r.source.kind} catalog ${r.source.label}${version}` };
   } catch (e) {
-    return { source: 'built-in table', note: `the flag catalog could not be read: ${e instanceof Error ? e.message : String(e)}` };
+    return { source: 'built-in table', note: `the flag catalog could not be read: ${errorMessage(e)}` };
   } finally {
     if (timer) clearTimeout(timer);
   }

@@ -16,7 +16,7 @@ import { serverKey, type HostSession } from '../core/remote/session';
 import type { Ctx } from '../context';
 import { GENERATED_SCHEME, LogDocuments } from './documents';
 import { GeneratedDocuments, slug } from '../ui/generatedDocuments';
-import { HostManager, errorText, type HostEntry } from './hostManager';
+import { HostManager, type HostEntry } from './hostManager';
 import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchState } from './searchView';
@@ -25,6 +25,7 @@ import type { RuntimeHostTarget } from '../services/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
+import { errorMessage } from '../core/errors';
 
 interface ForwardRecord { serverId: string; hostId: string; key: string; remotePort: number; remoteHost: string }
 const FORWARDS_KEY = 'inferenceDoctor.remote.forwards';
@@ -144,7 +145,7 @@ export class RemoteFeature implements vscode.Disposable {
       title: 'Add SSH Host', prompt: 'user@host[:port] (or an alias from your ssh config)', placeHolder: 'root@gpu-box:22', ignoreFocusOut: true,
       validateInput: (v) => {
         if (!v.trim()) return 'Enter user@host[:port]';
-        try { parseHostSpec(v); return undefined; } catch (e) { return errorText(e); }
+        try { parseHostSpec(v); return undefined; } catch (e) { return errorMessage(e); }
       },
     });
     if (!spec) return;
@@ -269,7 +270,7 @@ export class RemoteFeature implements vscode.Disposable {
     st.groups = run.groups;
     st.running = false;
     if (run.error && !run.cancelled) {
-      st.error = `Search stopped: ${errorText(run.error)}`;
+      st.error = `Search stopped: ${errorMessage(run.error)}`;
       this.hosts.noteError(entry.id, run.error);
       void vscode.window.showErrorMessage(`${notificationText(st.error)} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`);
     } else if (run.cancelled) st.error = 'Cancelled';
@@ -315,7 +316,7 @@ export class RemoteFeature implements vscode.Disposable {
       void vscode.window.showInformationMessage(`${notificationText(s.entry.label)}:${s.server.port} is forwarded to ${notificationText(baseUrl)} and listed in Servers.`);
     } catch (e) {
       this.hosts.noteError(s.hostId, e);
-      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${notificationText(s.entry.label)}: ${notificationText(errorText(e))}`);
+      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${notificationText(s.entry.label)}: ${notificationText(errorMessage(e))}`);
     }
   }
 
@@ -329,7 +330,7 @@ export class RemoteFeature implements vscode.Disposable {
         const fwd = await session.forward(r.key, r.remotePort, r.remoteHost);
         await this.servers.store.update(r.serverId, { baseUrl: `http://127.0.0.1:${fwd.localPort}` });
         void this.servers.health.refresh(r.serverId);
-      } catch (e) { this.log.warn(`Could not restore the forward of ${entry.label}:${r.remotePort}: ${errorText(e)}`); }
+      } catch (e) { this.log.warn(`Could not restore the forward of ${entry.label}:${r.remotePort}: ${errorMessage(e)}`); }
     }
     this.hostsView.refresh(entry.id);
   }
@@ -355,7 +356,7 @@ export class RemoteFeature implements vscode.Disposable {
       }
       await vscode.window.showTextDocument(remoteUri(s.hostId, src.path), { preview: false });
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not open the launch file: ${notificationText(errorText(e))}`);
+      void vscode.window.showErrorMessage(`Could not open the launch file: ${notificationText(errorMessage(e))}`);
     }
   }
 
@@ -383,7 +384,7 @@ export class RemoteFeature implements vscode.Disposable {
       if (note) this.log.info(`Compare /server_info: flag fields from the ${source} (${note}).`);
       void vscode.window.showInformationMessage(`Launch file vs /server_info: ${notificationText(summariseComparison(result.comparison))} (fields from the ${notificationText(source)}).`);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not compare: ${notificationText(errorText(e))}`);
+      void vscode.window.showErrorMessage(`Could not compare: ${notificationText(errorMessage(e))}`);
     }
   }
 
@@ -422,7 +423,7 @@ export class RemoteFeature implements vscode.Disposable {
     const docSource = { text: () => follower.buffer.text(), stop: () => follower.stop() };
     this.logs.add(uri, docSource);
     void follower.done.then((d) => {
-      const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorText(d.error)}`;
+      const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorMessage(d.error)}`;
       this.logs.ended(uri, docSource, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
       if (d.reason === 'error') void vscode.window.showWarningMessage(`${notificationText(s.entry.label)}: ${notificationText(note)} (${notificationText(describeLogSource(source))}).`);
     });

@@ -13,6 +13,7 @@ import { HostError, type Host } from '../core/hosts/types';
 import type { DiscoverOptions, EnvReport } from '../core/discovery/index';
 import { HostSession } from '../core/remote/session';
 import { notificationText } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
 
 export type HostSource = 'local' | 'config' | 'manual';
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'error';
@@ -60,7 +61,7 @@ export class HostManager implements vscode.Disposable {
     if (!this.configCache) {
       let aliases: string[] = [];
       try { aliases = listSshAliases(this.sshConfigOptions()); } catch (e) {
-        this.log.warn(`Could not read the ssh config: ${errorText(e)}`);
+        this.log.warn(`Could not read the ssh config: ${errorMessage(e)}`);
       }
       this.configCache = aliases.map((a) => ({ id: `config:${a}`, label: a, source: 'config', spec: a }));
     }
@@ -132,7 +133,7 @@ export class HostManager implements vscode.Disposable {
       return session;
     } catch (e) {
       const cancelled = e instanceof HostError && e.kind === 'aborted';
-      this.set(id, { state: cancelled ? 'disconnected' : 'error', lastError: cancelled ? undefined : errorText(e) });
+      this.set(id, { state: cancelled ? 'disconnected' : 'error', lastError: cancelled ? undefined : errorMessage(e) });
       if (!cancelled) await this.showConnectError(entry, e);
       return undefined;
     }
@@ -171,7 +172,7 @@ export class HostManager implements vscode.Disposable {
         await passwords.failed(e).catch(() => false);
         throw e;
       }
-      void passwords.connected(() => this.confirmSavePassword(entry)).catch((e: unknown) => this.log.warn(`Could not save the password: ${errorText(e)}`));
+      void passwords.connected(() => this.confirmSavePassword(entry)).catch((e: unknown) => this.log.warn(`Could not save the password: ${errorMessage(e)}`));
       return host;
     } finally { sub.dispose(); }
   }
@@ -197,7 +198,7 @@ export class HostManager implements vscode.Disposable {
   }
 
   private async showConnectError(entry: HostEntry, e: unknown): Promise<void> {
-    const msg = errorText(e);
+    const msg = errorMessage(e);
     if (e instanceof HostError && (e.kind === 'host-key-changed' || e.kind === 'host-key-revoked')) {
       await vscode.window.showErrorMessage(`Refused to connect to ${notificationText(entry.label)}`, { modal: true, detail: notificationText(msg, { maxLength: 2000 }) });
       return;
@@ -216,7 +217,7 @@ export class HostManager implements vscode.Disposable {
       this.set(id, { discovering: undefined, discoveryError: undefined });
       return r;
     }, (e: unknown) => {
-      this.set(id, { discovering: undefined, discoveryError: errorText(e) });
+      this.set(id, { discovering: undefined, discoveryError: errorMessage(e) });
       return undefined;
     });
     this.set(id, { discovering: p });
@@ -224,7 +225,7 @@ export class HostManager implements vscode.Disposable {
   }
 
   /** Record an operation error on the host row (the connection itself reconnects on the next request). */
-  noteError(id: string, e: unknown): void { this.set(id, { lastError: errorText(e) }); }
+  noteError(id: string, e: unknown): void { this.set(id, { lastError: errorMessage(e) }); }
 
   async disconnect(id: string): Promise<void> {
     const st = this.state(id);
@@ -260,6 +261,3 @@ async function askHostKey(entry: HostEntry, info: UnknownHostKeyInfo): Promise<H
   return answer === once ? 'once' : answer === remember ? 'remember' : 'reject';
 }
 
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { HostError } from '../core/hosts/types';
 import { decodeHostAuthority, remoteUriString } from '../core/remote/uris';
 import type { HostManager } from './hostManager';
+import { errorMessage } from '../core/errors';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -32,7 +33,7 @@ export class RemoteFileSystem {
   private mapError(e: unknown, uri: vscode.Uri): Error {
     if (e instanceof vscode.FileSystemError) return e;
     if (e instanceof HostError && e.kind === 'not-found') return vscode.FileSystemError.FileNotFound(uri);
-    return vscode.FileSystemError.Unavailable(e instanceof Error ? e.message : String(e));
+    return vscode.FileSystemError.Unavailable(errorMessage(e));
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {

@@ -4,6 +4,7 @@ import type { RunOutcome } from '../core/probe/outcome';
 import type { ServerTarget } from '../core/probe/types';
 import type { ServerStore } from './serverStore';
 import type { Config } from '../config';
+import { errorMessage } from '../core/errors';
 
 /** What a health check needs from the network; injected so the monitor stays testable. */
 export type ServerChecker = (target: ServerTarget, options: { checkGenerate: boolean; signal: AbortSignal }) => Promise<ServerStatus>;
@@ -70,7 +71,7 @@ export class HealthMonitor implements vscode.Disposable {
       if (!controller.signal.aborted) this.set(id, { ...status, checkedAt: Date.now() });
     } catch (error) {
       if (!controller.signal.aborted) {
-        this.set(id, { ...previous, health: 'unreachable', lastError: error instanceof Error ? error.message : String(error), checkedAt: Date.now() });
+        this.set(id, { ...previous, health: 'unreachable', lastError: errorMessage(error), checkedAt: Date.now() });
       }
     } finally {
       if (this.running.get(id) === controller) this.running.delete(id);

@@ -11,6 +11,7 @@ import type { ServerStore } from './serverStore';
 import { ServersView } from './serversView';
 import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
 
 export function register(ctx: Ctx): void {
   const { store, health } = ctx.servers;
@@ -48,7 +49,7 @@ function validateUrl(value: string): string | undefined {
     normaliseBaseUrl(value);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

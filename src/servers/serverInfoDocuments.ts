@@ -3,6 +3,7 @@ import type { ServerConfig } from '../core/servers';
 import { fetchServerInfo } from '../core/probe/server-api';
 import type { ServerStore } from './serverStore';
 import { notificationText } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
 
 /**
  * Read-only JSON documents with a server's /server_info, e.g.
@@ -35,7 +36,7 @@ export class ServerInfoDocuments implements vscode.TextDocumentContentProvider {
         return `${JSON.stringify(info, jsonReplacer, 2)}\n`;
       },
     ).then(undefined, (error: unknown) => {
-      void vscode.window.showErrorMessage(`Could not read /server_info of ${notificationText(server.label)}: ${notificationText(error instanceof Error ? error.message : String(error))}`);
+      void vscode.window.showErrorMessage(`Could not read /server_info of ${notificationText(server.label)}: ${notificationText(errorMessage(error))}`);
       return undefined;
     });
     if (text === undefined) return;

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startSimulator } from './server';
+import { errorMessage } from '../core/errors';
 
 const USAGE = `Usage: sim --scenario FILE [--port N] [--host 127.0.0.1] [--api-key KEY]
 
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    process.stderr.write(`${errorMessage(error)}\n\n${USAGE}\n`);
     process.exit(64);
   }
   if (values.help) {
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   } catch (error) {
-    process.stderr.write(`Cannot start the simulator: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Cannot start the simulator: ${errorMessage(error)}\n`);
     process.exit(1);
   }
 }

@@ -3,6 +3,7 @@
  * every behaviour is deterministic for a given seed and request.
  */
 import { readFileSync } from 'node:fs';
+import { errorMessage } from '../core/errors';
 
 export type Behaviour =
   | 'healthy' // prompt-appropriate text that reads like a model's, EOS stop
@@ -109,7 +110,7 @@ export function loadScenario(source: Scenario | string): ResolvedScenario {
     try {
       raw = JSON.parse(readFileSync(source, 'utf8')) as unknown;
     } catch (error) {
-      throw new ScenarioError(`Cannot read scenario ${source}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ScenarioError(`Cannot read scenario ${source}: ${errorMessage(error)}`);
     }
   }
   if (!raw || typeof raw !== 'object' || !('models' in raw) || typeof raw.models !== 'object' || !raw.models) {

@@ -19,10 +19,10 @@ function source(values: Record<string, unknown>): ConfigurationSource & { set(ke
   const listeners: ((e: { affectsConfiguration(section: string): boolean }) => void)[] = [];
   return {
     getConfiguration: (section) => ({ get: <T>(key: string) => values[`${section}.${key}`] as T | undefined }),
-    onDidChangeConfiguration: ((listener: (e: { affectsConfiguration(section: string): boolean }) => void) => {
+    onDidChangeConfiguration: (listener: (e: { affectsConfiguration(section: string): boolean }) => void) => {
       listeners.push(listener);
       return { dispose: () => listeners.splice(listeners.indexOf(listener), 1) };
-    }) as unknown as ConfigurationSource['onDidChangeConfiguration'],
+    },
     set(key, value) {
       values[key] = value;
       for (const l of [...listeners]) l({ affectsConfiguration: (s) => key === s || key.startsWith(`${s}.`) });

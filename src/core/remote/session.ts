@@ -9,6 +9,7 @@ import { searchHost, type SearchSummary } from '../hosts/search';
 import { quoteArgv } from '../hosts/quote';
 import { HostError, type ExecOptions, type ExecResult, type ForwardedPort, type Host } from '../hosts/types';
 import { findLaunchCommands } from '../launch/index';
+import { launchSyntaxOfPath } from '../launch/syntax';
 import type { LanguageHint, LaunchCommand } from '../launch/types';
 import { fetchServerInfo } from '../probe/server-api';
 import { compareLaunchWithServerInfo, type Comparison, type FlagFieldResolver } from './compare';
@@ -93,13 +94,7 @@ export function serverKey(s: SglangServer): string {
 }
 
 export function launchHintForPath(path: string): LanguageHint {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  if (/\.(service|socket|conf)$/.test(base) || path.includes('/systemd/')) return 'systemd';
-  if (/\.ya?ml$/i.test(base)) return 'yaml';
-  if (/^Dockerfile|\.dockerfile$/i.test(base)) return 'dockerfile';
-  if (/\.py$/.test(base)) return 'python';
-  if (/\.(md|markdown)$/i.test(base)) return 'markdown';
-  return 'shellscript';
+  return launchSyntaxOfPath(path) ?? 'shellscript';
 }
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
