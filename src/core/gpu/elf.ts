@@ -205,7 +205,9 @@ export async function readElfSectionsFrom(src: RangeReads): Promise<ElfInfo> {
   const head = await src.read(0, Math.min(64, src.size), 'ELF header');
   const h = parseElfHeader(head, src.size);
   if (h.shoff === 0) return { type: h.type, machine: h.machine, sections: [] };
-  const first = await src.read(h.shoff, h.shentsize, 'section header table');
+  // Extended numbering needs section header 0 first; otherwise the whole table comes in one read.
+  const extended = h.shnum === 0 || h.shstrndx === 0xffff;
+  const first = await src.read(h.shoff, extended ? h.shentsize : h.shnum * h.shentsize, extended ? 'section header table' : `section header table (${h.shnum} × ${h.shentsize} bytes)`);
   const { shnum, shstrndx } = sectionCounts(h, first);
   const table = shnum * h.shentsize <= first.length ? first : await src.read(h.shoff, shnum * h.shentsize, `section header table (${shnum} × ${h.shentsize} bytes)`);
   const { raw, nameOffs } = parseSectionHeaders(table, h, shnum);

@@ -407,6 +407,8 @@ async function entriesFrom(src: BudgetedReads, ctx: Ctx, c: FatbinContainer, sta
     let e: FatbinEntryInfo;
     try {
       e = parseEntry(ctx, await src.read(p, MIN_ENTRY_HEADER, 'fatbin entry header'), p, false);
+      // As the whole-file reader: a header cut by the end of the file is damage, not an entry.
+      if (p + e.headerSize > src.size) throw new FatbinError('truncated', `fatbin entry header at offset ${fmtOff(p)} (${e.headerSize} bytes) runs past the end of the file (${src.size} bytes)`);
     } catch (err) {
       if (budgetStop(src, err)) { ctx.complete = false; return; }
       if (err instanceof FatbinError && err.code !== 'io') { problem(ctx, err); return; }
