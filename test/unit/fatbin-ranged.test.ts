@@ -204,6 +204,40 @@ describe('ranged fatbin reader', function () {
     assert.ok(c.bytes < 1024, `${c.bytes} bytes read for ${layout.headerBytes} bytes of headers`);
   });
 
+  it('.nvFatBinSegment: container headers are read ahead, many at once; wrong addresses change nothing', async () => {
+    const containers = Array.from({ length: 200 }, (_, i) => entriesFor([i === 150 ? 'sm_120f' : 'sm_90a'], 3000 + i * 8, { header: i % 2 ? 112 : 64 }));
+    const results: Record<string, { names: string[]; complete: boolean; bytes: number; maxInFlight: number; ms: number; issues: string[] }> = {};
+    for (const segment of [undefined, 'right', 'wrong'] as const) {
+      const path = join(dir, `segment-${segment ?? 'none'}.so`);
+      const layout = writeSparseElf(path, { containers, segment, table: 'end', size: 300 * MiB });
+      // A slow host: each read answers after 3 ms, as over a network.
+      const f = await new LocalHost().openFile(path);
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const slow: RangedFile = {
+        size: f.size,
+        read: async (position, length) => {
+          maxInFlight = Math.max(maxInFlight, ++inFlight);
+          await new Promise((r) => setTimeout(r, 3));
+          try { return await f.read(position, length); } finally { inFlight--; }
+        },
+      };
+      const t0 = Date.now();
+      try {
+        const r = await readFatbinTargetsFrom(slow, { lenient: true });
+        results[segment ?? 'none'] = { names: names(r.targets), complete: r.complete, bytes: r.bytesRead, maxInFlight, ms: Date.now() - t0, issues: r.issues };
+        assert.ok(r.bytesRead <= layout.headerBytes + layout.segmentBytes + (segment === 'wrong' ? 200 * 80 : 0), `${segment}: ${r.bytesRead}`);
+      } finally {
+        await f.close();
+      }
+    }
+    for (const k of ['none', 'right', 'wrong']) assert.deepEqual([results[k].names, results[k].complete, results[k].issues], [['sm_90a', 'sm_120f'], true, []], k);
+    // Without the segment the walk goes one container at a time; with it, dozens of reads are in flight.
+    assert.ok(results.none.maxInFlight <= 2, JSON.stringify(results.none));
+    assert.ok(results.right.maxInFlight >= 32, JSON.stringify(results.right));
+    assert.ok(results.right.ms * 3 < results.none.ms, `with the segment ${results.right.ms} ms, without ${results.none.ms} ms`);
+  });
+
   it('more headers than the budget: stops there, says the list may be incomplete', async () => {
     const path = join(dir, 'many.so');
     const archs = ['sm_75', 'sm_80', 'sm_86', 'sm_89', 'sm_90', 'sm_90a', 'sm_100', 'sm_120'];

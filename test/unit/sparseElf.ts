@@ -31,6 +31,11 @@ export interface SparseElfSpec {
   table?: 'after' | 'end' | 'before';
   /** The file is at least this large (a hole at its end, or before an `end` table). */
   size?: number;
+  /**
+   * A `.nvFatBinSegment` with one wrapper per container, as linked libraries have: 'right'
+   * addresses, or 'wrong' ones (each 8 bytes past its container) for a reader that must not trust them.
+   */
+  segment?: 'right' | 'wrong';
 }
 
 export interface SparseElfLayout {
@@ -41,6 +46,8 @@ export interface SparseElfLayout {
   entries: number[];
   /** Bytes the headers take (ELF header, table, names, container and entry fields): the least a reader can read. */
   headerBytes: number;
+  /** Bytes of the `.nvFatBinSegment` wrappers (0 without). */
+  segmentBytes: number;
 }
 
 const enc = new TextEncoder();
@@ -89,7 +96,8 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   const writes: { at: number; bytes: Uint8Array }[] = [];
   const put = (at: number, bytes: Uint8Array): void => { writes.push({ at, bytes }); };
   const hasFatbin = spec.containers.length > 0;
-  const names = ['', '.text', ...(hasFatbin ? [spec.section ?? '.nv_fatbin'] : []), '.shstrtab'];
+  const segment = hasFatbin && spec.segment !== undefined;
+  const names = ['', '.text', ...(hasFatbin ? [spec.section ?? '.nv_fatbin'] : []), ...(segment ? ['.nvFatBinSegment'] : []), '.shstrtab'];
   const nameOff: number[] = [];
   const strtab: Uint8Array[] = [];
   let n = 0;
@@ -107,10 +115,12 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
 
   // Fatbin: containers back to back (with `gap` zero bytes between), headers written, payloads left as holes.
   const entries: number[] = [];
+  const starts: number[] = [];
   let p = fatbinAt;
   let headerBytes = 64 + tableSize + strtabBytes.length;
   spec.containers.forEach((c, ci) => {
     if (ci > 0) p += spec.gap ?? 0;
+    starts.push(p);
     const body = entriesSize(c);
     put(p, cat([le(4, 0xba55ed50), le(2, 1), le(2, 16), le(8, body)]));
     headerBytes += 16;
@@ -127,6 +137,13 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   });
   const fatbinSize = p - fatbinAt;
   let end = hasFatbin ? p : fatbinAt;
+  // Wrappers: magic, version, the container's address (= its offset here), 0.
+  const wrappers = cat(starts.map((at) => cat([le(4, 0x466243b1), le(4, 1), le(8, spec.segment === 'wrong' ? at + 8 : at), le(8, 0)])));
+  const segmentAt = align8(end);
+  if (segment) {
+    put(segmentAt, wrappers);
+    end = segmentAt + wrappers.length;
+  }
   if (spec.table !== 'before') {
     strtabAt = align8(end);
     end = strtabAt + strtabBytes.length;
@@ -140,6 +157,7 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   ]);
   const table = [new Uint8Array(64), section(1, 1, 6, textAt, text.length, 16)];
   if (hasFatbin) table.push(section(2, 1, 2, fatbinAt, fatbinSize, 8));
+  if (segment) table.push(section(3, 1, 3, segmentAt, wrappers.length, 8));
   table.push(section(shnum - 1, 3, 0, strtabAt, strtabBytes.length, 1));
 
   put(0, cat([
@@ -158,7 +176,7 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   } finally {
     closeSync(fd);
   }
-  return { size, shoff, ...(hasFatbin ? { fatbin: { offset: fatbinAt, size: fatbinSize } } : {}), entries, headerBytes };
+  return { size, shoff, ...(hasFatbin ? { fatbin: { offset: fatbinAt, size: fatbinSize } } : {}), entries, headerBytes, segmentBytes: segment ? wrappers.length : 0 };
 }
 
 /** Entries with the given targets (`sm_90a`, `compute_120f`), each with a payload of `payload` bytes. */

@@ -33,6 +33,8 @@ export interface ElfSection {
   offset: number;
   size: number;
   addralign: number;
+  /** sh_addr, where the section is loaded; absent when it does not fit a safe integer. */
+  addr?: number;
 }
 
 export interface ElfInfo {
@@ -151,7 +153,8 @@ function parseSectionHeaders(r: Reader, h: ElfHeader, shnum: number): { raw: Elf
     const offset = r.u64(at + 24, `${what} sh_offset`);
     const size = r.u64(at + 32, `${what} sh_size`);
     const addralign = r.u64(at + 48, `${what} sh_addralign`);
-    raw.push({ index: i, name: '', type: stype, flags, offset, size, addralign });
+    const a = r.u64parts(at + 16, `${what} sh_addr`);
+    raw.push({ index: i, name: '', type: stype, flags, offset, size, addralign, ...(a.hi <= 0x1fffff ? { addr: a.hi * 0x100000000 + a.lo } : {}) });
   }
   return { raw, nameOffs };
 }

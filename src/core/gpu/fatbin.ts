@@ -19,7 +19,7 @@
  * The parser never trusts a size: every read is bounds-checked, every entry advances by at least
  * 64 bytes and the number of entries is capped, so hostile input ends in a FatbinError.
  */
-import { FatbinError, Reader, SHT_NOBITS, fmtOff, isElf, readElfSections, readElfSectionsFrom } from './elf';
+import { FatbinError, Reader, SHT_NOBITS, fmtOff, isElf, readElfSections, readElfSectionsFrom, type ElfSection } from './elf';
 import type { HostLike } from './hostLike';
 import { BudgetedReads, type ReadAt } from './rangeReads';
 
@@ -378,7 +378,15 @@ const CONTAINER_PEEK = 16 + MIN_ENTRY_HEADER;
 /** Zero padding between containers tolerated before giving up on a section (nvcc pads to 8). */
 const MAX_ZERO_RUN = 64 * 1024;
 /** Containers whose entries are read at once (over SSH, requests in flight together). */
-const PARALLEL_CONTAINERS = 32;
+const PARALLEL_CONTAINERS = 64;
+/**
+ * `.nvFatBinSegment` holds one 24-byte wrapper per container the host code registers: u32 magic
+ * 0x466243b1, u32 version, u64 address of the container, u64 unused. Linked libraries carry the
+ * link-time addresses, so the section says where the containers start before any is read.
+ */
+const SEGMENT_SECTION = '.nvFatBinSegment';
+const WRAPPER_MAGIC = 0x466243b1;
+const WRAPPER_SIZE = 24;
 
 export interface RangedFile {
   readonly size: number;
@@ -497,6 +505,33 @@ async function regionFrom(src: BudgetedReads, ctx: Ctx, start: number, limit: nu
   if (failure !== undefined) throw failure;
 }
 
+/**
+ * Where the containers of the fatbin sections start, by `.nvFatBinSegment`: only a guess, used to
+ * read container headers ahead (the walk itself still goes header to header and checks each).
+ * Offsets inside the given sections only; none when the segment is missing, odd or large.
+ */
+async function containerHints(src: BudgetedReads, all: ElfSection[], fatbins: ElfSection[]): Promise<number[]> {
+  const seg = all.find((s) => s.name === SEGMENT_SECTION && s.type !== SHT_NOBITS);
+  if (!seg || seg.size < WRAPPER_SIZE || seg.size > src.budget / 8 || fatbins.every((s) => s.addr === undefined)) return [];
+  let r: Reader;
+  try {
+    r = await src.read(seg.offset, seg.size - (seg.size % WRAPPER_SIZE), `section ${SEGMENT_SECTION}`);
+  } catch (err) {
+    if (err instanceof FatbinError && err.code !== 'io') return [];
+    throw err;
+  }
+  const out = new Set<number>();
+  for (let at = seg.offset; at + WRAPPER_SIZE <= r.base + r.length; at += WRAPPER_SIZE) {
+    if (r.u32(at, 'fatbin wrapper magic') !== WRAPPER_MAGIC) continue;
+    const ptr = r.u64parts(at + 8, 'fatbin wrapper address');
+    if (ptr.hi > 0x1fffff) continue;
+    const addr = ptr.hi * 0x100000000 + ptr.lo;
+    const s = fatbins.find((f) => f.addr !== undefined && addr >= f.addr && addr < f.addr + f.size);
+    if (s) out.add(addr - s.addr! + s.offset);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
 async function rangedInner(src: BudgetedReads, opts: RangedReadOptions): Promise<FatbinReport> {
   const ctx = newCtx(new Uint8Array(0), opts);
   const containers: FatbinContainer[] = [];
@@ -513,16 +548,22 @@ async function rangedInner(src: BudgetedReads, opts: RangedReadOptions): Promise
     return finish('fatbin', 'raw', [], containers, ctx);
   }
   if (!isElf(head.bytes)) throw new FatbinError('not-elf', 'not an ELF shared object or fatbin file (no \\x7fELF or 0xba55ed50 magic)');
-  const sections = (await readElfSectionsFrom(src)).sections
-    .filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0)
-    .map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
-  for (const s of sections) {
-    let limit = s.offset + s.size;
-    if (limit > src.size) {
-      problem(ctx, new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${src.size} bytes)`));
-      limit = src.size;
+  const all = (await readElfSectionsFrom(src)).sections;
+  const fatbins = all.filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0);
+  const sections = fatbins.map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
+  // Container headers read ahead, many at once; a quarter of the budget at most goes to guesses.
+  const stopPrefetch = src.prefetch(await containerHints(src, all, fatbins), CONTAINER_PEEK, src.budget / 4);
+  try {
+    for (const s of sections) {
+      let limit = s.offset + s.size;
+      if (limit > src.size) {
+        problem(ctx, new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${src.size} bytes)`));
+        limit = src.size;
+      }
+      if (s.offset < limit) await regionFrom(src, ctx, s.offset, limit, s.name, containers);
     }
-    if (s.offset < limit) await regionFrom(src, ctx, s.offset, limit, s.name, containers);
+  } finally {
+    await stopPrefetch();
   }
   stopped();
   return finish('elf', 'sections', sections, containers, ctx);
