@@ -180,10 +180,6 @@ function parseEntry(ctx: Ctx, r: Reader, p: number, wholeHeader = true): FatbinE
   return e;
 }
 
-/**
- * Parse one container at `start`; entries may not go past `limit`. Returns the container and the
- * offset just after it. Throws in strict mode; in lenient mode returns what was readable.
- */
 /** The 16-byte container header at `start` and where its entries end (cut at `limit`, noted). */
 function parseContainerHeader(ctx: Ctx, r: Reader, start: number, limit: number, section: string): { c: FatbinContainer; end: number } {
   r.need(start, 16, 'fatbin container header');
@@ -220,6 +216,10 @@ function addEntry(ctx: Ctx, c: FatbinContainer, e: FatbinEntryInfo, p: number, e
   return undefined;
 }
 
+/**
+ * Parse one container at `start`; entries may not go past `limit`. Returns the container and the
+ * offset just after it. Throws in strict mode; in lenient mode returns what was readable.
+ */
 function parseContainer(ctx: Ctx, start: number, limit: number, section: string): { c: FatbinContainer; end: number } {
   const { c, end } = parseContainerHeader(ctx, ctx.r, start, limit, section);
   let p = start + c.headerSize;
@@ -689,10 +689,13 @@ export function mergeCuobjdumpTargets(reader: CudaTarget[], tool: CudaTarget[]):
 type RangedHost = HostLike & Required<Pick<HostLike, 'openFile'>>;
 
 type BuiltinAnswer =
-  | { ok: true; report: FatbinReport; size: number; notes: string[] }
+  | { ok: true; report: FatbinReport; size: number }
   | { ok: false; error: string; code?: FatbinError['code'] };
 
-/** Headers only, through `openFile`; undefined when the file must be read whole instead (its section table is damaged). */
+/**
+ * Headers only, through `openFile`; undefined when the file must be read whole instead (its
+ * section table is damaged). Notes for the report go to `notes`.
+ */
 async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOptions, notes: string[]): Promise<BuiltinAnswer | undefined> {
   let f;
   try {
@@ -703,7 +706,7 @@ async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOp
   try {
     const file = f;
     const report = await readFatbinTargetsFrom({ size: file.size, read: (position, length) => file.read(position, length, opts.signal) }, { lenient: true, maxReadBytes: opts.maxReadBytes });
-    return { ok: true, report, size: file.size, notes: [] };
+    return { ok: true, report, size: file.size };
   } catch (err) {
     const e = err instanceof FatbinError ? err : new FatbinError('malformed', errText(err));
     if (e.code === 'io') return { ok: false, error: `could not read ${path}: ${e.message}`, code: 'io' };
@@ -731,7 +734,7 @@ async function builtinWhole(host: HostLike, path: string, size: number | undefin
     res.report.complete = false;
     notes.push(`read only the first ${bytes.length} of ${size ?? 'unknown'} bytes; the target list may be incomplete`);
   }
-  return { ok: true, report: res.report, size: size ?? bytes.length, notes };
+  return { ok: true, report: res.report, size: size ?? bytes.length };
 }
 
 /** Targets of one library on a host. Never throws: failures end up in `error`. */
