@@ -11,6 +11,8 @@ import {
 } from '../../src/core/discovery';
 import { mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
 import { runEnvOnHost } from '../../src/cli/commands/env';
+import { DEFAULT_LIBRARY_MAX_BYTES, DEFAULT_MAX_READ_BYTES } from '../../src/core/gpu/fatbin';
+import { countingHost } from './sparseElf';
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
 
@@ -332,6 +334,38 @@ describe('discovery on a fake host', function () {
       assert.ok(formatEnvReport(one).includes(`JIT cache ${jitCache} (read only the first 1 .so files)`));
     } finally {
       await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a symlinked library larger than 256 MB completely, with at most 2 MB of ranged reads', async function () {
+    if (!python) this.skip();
+    // A real small ELF with a fatbin at its start, made 300 MB by a hole (sparse: no disk cost),
+    // kept outside the package and linked in, as conda and spack install libraries.
+    const store = join(root, 'store');
+    await fs.mkdir(store, { recursive: true });
+    const real = join(store, 'libbig_ops.so.1');
+    await fs.copyFile(join(FIXTURES, 'elf', 'family_sm100f_sm120a.so'), real);
+    await fs.truncate(real, 300 * 1024 * 1024);
+    const link = join(root, 'fake', 'site-packages', 'vllm', '_big_ops.abi3.so');
+    await fs.symlink(real, link);
+    try {
+      assert.ok((await fs.stat(link)).size > DEFAULT_LIBRARY_MAX_BYTES);
+      const { host: counted, counts } = countingHost(new LocalHost());
+      const r = await discoverEnv(counted, { env, roots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', now: () => new Date(0) });
+      const main = r.interpreters.find((i) => i.path === python)!;
+      const big = main.libraries.find((l) => l.path === link)!;
+      assert.deepEqual([big.package, big.source, big.size, big.sass, big.ptx, big.complete, big.issues, big.error],
+        ['vllm', 'builtin', 300 * 1024 * 1024, ['sm_100f', 'sm_120a'], ['compute_120f'], true, [], undefined]);
+      assert.ok(!r.warnings.some((w) => w.message.includes(link)), JSON.stringify(r.warnings.filter((w) => w.message.includes(link))));
+      assert.match(formatEnvReport(r), /\n {10}_big_ops\.abi3\.so: sm_100f sm_120a \| PTX compute_120f\n/);
+      const c = counts.get(link)!;
+      assert.equal(c.wholeReads, 0, 'not read from its start with readFile');
+      assert.ok(c.bytes > 0 && c.bytes <= DEFAULT_MAX_READ_BYTES, `${c.bytes} bytes read`);
+      // Every library of the report is read by ranges, none whole.
+      for (const [path, n] of counts) if (/\.so$/.test(path)) assert.equal(n.wholeReads, 0, path);
+    } finally {
+      await fs.rm(link, { force: true });
+      await fs.rm(store, { recursive: true, force: true });
     }
   });
 

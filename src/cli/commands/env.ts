@@ -18,7 +18,7 @@ Options:
   --json              print the report as JSON
   --python PATH       also inspect this interpreter (repeatable)
   --no-torch          do not import torch (faster; no CUDA runtime details)
-  --cuobjdump         prefer cuobjdump over the built-in fatbin reader
+  --cuobjdump         also run cuobjdump and merge its targets (the built-in reader's names win)
   --no-check-env      skip \`python -m sglang.check_env\` (it imports torch and touches the GPU)
   --max-lib-mb N      read at most N MiB of each shared library (default 256)
   -h, --help          show this help

@@ -183,6 +183,7 @@ except BaseException as e:
 sys.stdout.write("\n${PROBE_MARKER}" + json.dumps(R, default=str) + "\n")
 sys.stdout.flush()
 `;
+import { errorMessage } from '../errors';
 
 export interface PyLibrary { path: string; size: number | null }
 
@@ -286,7 +287,7 @@ export function parseProbeOutput(stdout: string): PythonProbe {
   try {
     raw = JSON.parse(line);
   } catch (err) {
-    throw new Error(`the probe script printed invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`the probe script printed invalid JSON: ${errorMessage(err)}`);
   }
   if (!isObj(raw) || !isObj(raw.python)) throw new Error('the probe script printed JSON of an unexpected shape');
   const py = raw.python;

@@ -17,6 +17,7 @@ import {
 } from './processes';
 import { PROBE_SCRIPT, parseProbeOutput, type PythonProbe } from './probeScript';
 import { mapLimit, runGuarded, type RunOptions } from './run';
+import { errorMessage } from '../errors';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -217,7 +218,7 @@ async function probeInterpreter(host: HostLike, python: string, opts: DiscoverOp
   try {
     return { probe: parseProbeOutput(r.stdout) };
   } catch (err) {
-    const why = r.error ?? (err instanceof Error ? err.message : String(err));
+    const why = r.error ?? (errorMessage(err));
     return { error: `${python}: ${why}` };
   }
 }

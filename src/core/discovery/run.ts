@@ -1,5 +1,6 @@
 /** Guarded command execution: a missing tool or a failing command is a normal outcome, not a throw. */
 import type { HostLike } from '../gpu/hostLike';
+import { errorMessage } from '../errors';
 
 export interface RunOptions {
   timeoutMs?: number;
@@ -33,7 +34,7 @@ export async function runGuarded(host: HostLike, argv: string[], opts: RunOption
     const firstErr = (r.stderr.trim().split('\n')[0] ?? '').slice(0, 300);
     return { ok, code: r.code, stdout: r.stdout, stderr: r.stderr, missing, ...(ok ? {} : { error: firstErr || `exit code ${r.code ?? 'signal'}` }) };
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     const kind = (err as { kind?: string }).kind;
     const missing = kind === 'not-found' || /not found|ENOENT/i.test(msg);
     return { ok: false, code: null, stdout: '', stderr: '', missing, error: msg.slice(0, 300) };

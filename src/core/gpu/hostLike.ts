@@ -4,6 +4,7 @@
  */
 import type { Host } from '../hosts/types';
 
-export type HostLike = Pick<Host, 'exec' | 'readFile' | 'readDir' | 'stat'> & { readonly label?: string };
+/** `openFile` (ranged reads) is optional: without it, libraries are read from their start with `readFile`. */
+export type HostLike = Pick<Host, 'exec' | 'readFile' | 'readDir' | 'stat' | 'openFile'> & { readonly label?: string };
 
 export type HostExecResult = Awaited<ReturnType<Host['exec']>>;

@@ -1,12 +1,13 @@
 /** The machine the extension (or CLI) runs on. No shell anywhere: argv goes straight to spawn. */
 import { spawn } from 'node:child_process';
-import { open, lstat, readdir, stat } from 'node:fs/promises';
+import { open, lstat, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { OutputCollector } from './output';
 import {
-  HostError, abortError, throwIfAborted, show,
-  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type StatResult,
+  HostError, abortError, checkRange, throwIfAborted, show,
+  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type RandomAccessFile, type StatResult,
 } from './types';
+import { errorMessage } from '../errors';
 
 function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
   return s.isSymbolicLink() ? 'symlink' : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
@@ -15,7 +16,7 @@ function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink()
 function fsError(err: unknown, what: string, path: string): HostError {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') return new HostError('not-found', `${what}: no such file or directory: ${show(path)}`, { cause: err });
-  return new HostError('io', `${what} ${show(path)} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new HostError('io', `${what} ${show(path)} failed: ${errorMessage(err)}`, { cause: err });
 }
 
 export class LocalHost implements Host {
@@ -83,6 +84,39 @@ export class LocalHost implements Host {
     } finally {
       await fh.close();
     }
+  }
+
+  async openFile(path: string, opts: { signal?: AbortSignal } = {}): Promise<RandomAccessFile> {
+    throwIfAborted(opts.signal);
+    let fh: FileHandle;
+    try { fh = await open(path, 'r'); } catch (e) { throw fsError(e, 'Open', path); }
+    let size: number;
+    try { size = (await fh.stat()).size; } catch (e) { await fh.close(); throw fsError(e, 'Stat', path); }
+    let closed = false;
+    return {
+      size,
+      read: async (position, length, signal) => {
+        checkRange(position, length);
+        throwIfAborted(signal);
+        if (closed) throw new HostError('invalid-argument', `Read of ${show(path)} after it was closed`);
+        const buf = Buffer.allocUnsafe(length);
+        let got = 0;
+        try {
+          // A read may return less than asked before the end of the file: go on until it gives none.
+          while (got < length) {
+            const { bytesRead } = await fh.read(buf, got, length - got, position + got);
+            if (bytesRead === 0) break;
+            got += bytesRead;
+          }
+        } catch (e) { throw fsError(e, 'Read', path); }
+        return new Uint8Array(buf.buffer, buf.byteOffset, got);
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await fh.close();
+      },
+    };
   }
 
   async stat(path: string): Promise<StatResult> {

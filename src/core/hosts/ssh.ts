@@ -16,8 +16,8 @@ import { OutputCollector } from './output';
 import { quoteArgv, quoteArg } from './quote';
 import type { SshTarget } from './sshConfig';
 import {
-  HostError, abortError, show, throwIfAborted,
-  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type StatResult,
+  HostError, abortError, checkRange, show, throwIfAborted,
+  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type RandomAccessFile, type StatResult,
 } from './types';
 
 type Ssh2 = typeof import('ssh2');
@@ -607,6 +607,56 @@ export class SshHost implements Host {
       });
       if (max === 0) { stream.destroy(); resolve(new Uint8Array()); }
     });
+  }
+
+  /**
+   * One SFTP handle for many reads at any offset: the headers of a large library cost a request
+   * each, not the whole file. Reads may be in flight together (SFTP pipelines them).
+   */
+  async openFile(path: string, opts: { signal?: AbortSignal } = {}): Promise<RandomAccessFile> {
+    throwIfAborted(opts.signal);
+    const sftp = await this.sftp(opts.signal);
+    const handle = await new Promise<Buffer>((resolve, reject) => {
+      sftp.open(path, 'r', (err, h) => (err ? reject(this.sftpError(err, 'Open', path)) : resolve(h)));
+    });
+    let closed = false;
+    const close = (): Promise<void> => {
+      if (closed) return Promise.resolve();
+      closed = true;
+      // A failed close (the connection dropped) leaves nothing to clean up here.
+      return new Promise<void>((resolve) => { try { sftp.close(handle, () => resolve()); } catch { resolve(); } });
+    };
+    let size: number;
+    try {
+      size = await new Promise<number>((resolve, reject) => {
+        sftp.fstat(handle, (err, st) => (err ? reject(this.sftpError(err, 'Stat', path)) : resolve(st.size)));
+      });
+    } catch (e) {
+      await close();
+      throw e;
+    }
+    const readAt = (buf: Buffer, off: number, len: number, position: number): Promise<number> => new Promise((resolve, reject) => {
+      // ssh2 splits a read larger than the server's packet limit and reports end of file as 0 bytes.
+      sftp.read(handle, buf, off, len, position, (err, n) => (err ? reject(this.sftpError(err, 'Read', path)) : resolve(n)));
+    });
+    return {
+      size,
+      read: async (position, length, signal) => {
+        checkRange(position, length);
+        throwIfAborted(signal);
+        if (closed) throw new HostError('invalid-argument', `Read of ${show(path)} after it was closed`);
+        const buf = Buffer.allocUnsafe(length);
+        let got = 0;
+        while (got < length) {
+          throwIfAborted(signal);
+          const n = await readAt(buf, got, length - got, position + got);
+          if (!n) break;
+          got += n;
+        }
+        return new Uint8Array(buf.buffer, buf.byteOffset, got);
+      },
+      close,
+    };
   }
 
   async stat(path: string): Promise<StatResult> {

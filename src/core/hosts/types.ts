@@ -39,11 +39,42 @@ export interface StatResult { type: EntryType; size: number; mtimeMs: number; sy
 export interface DirEntry { name: string; type: EntryType }
 export interface ForwardedPort { localPort: number; close(): Promise<void> }
 
+/**
+ * A file opened for reads at any position (ranged reads: the headers of a 500 MB library without
+ * its payloads). Close it in `finally`; reads after close are refused.
+ */
+export interface RandomAccessFile {
+  /** Size when opened, links followed. */
+  readonly size: number;
+  /**
+   * Up to `length` bytes from `position`; fewer only where the file ends (none at or past its end).
+   * At most MAX_RANGE_READ bytes per call.
+   */
+  read(position: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** The largest single ranged read: headers are small, and a caller that wants more reads the file. */
+export const MAX_RANGE_READ = 64 * 1024 * 1024;
+
+/** Checks a ranged read's arguments (shared by the hosts). */
+export function checkRange(position: number, length: number): void {
+  if (!Number.isSafeInteger(position) || position < 0) throw new HostError('invalid-argument', `Bad read position ${position}`);
+  if (!Number.isSafeInteger(length) || length < 0 || length > MAX_RANGE_READ) {
+    throw new HostError('invalid-argument', `Bad read length ${length} (0..${MAX_RANGE_READ})`);
+  }
+}
+
 export interface Host {
   readonly id: string;
   readonly label: string;
   exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
   readFile(path: string, opts?: { maxBytes?: number; signal?: AbortSignal }): Promise<Uint8Array>;
+  /**
+   * Open a file for ranged reads (one SFTP handle on an SSH host). Optional so that small hosts
+   * (tests, wrappers) need not have it; readers fall back to `readFile` without it.
+   */
+  openFile?(path: string, opts?: { signal?: AbortSignal }): Promise<RandomAccessFile>;
   stat(path: string): Promise<StatResult>;
   readDir(path: string): Promise<DirEntry[]>;
   forwardPort(remotePort: number, remoteHost?: string): Promise<ForwardedPort>;
