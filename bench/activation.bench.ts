@@ -24,12 +24,39 @@ function stubVscode(): unknown {
     apply: () => proxy,
     construct: () => proxy as object,
   };
-  const proxy: unknown = new Proxy(function stub() { /* callable */ }, handler);
+  const proxy: unknown = new Proxy(function stub() {
+    /* callable */
+  }, handler);
   // Bundlers copy a CommonJS module's own keys into the namespace object, so name the API.
-  const names = ['window', 'commands', 'workspace', 'languages', 'env', 'extensions', 'Uri', 'EventEmitter', 'Disposable',
-    'TreeItem', 'TreeItemCollapsibleState', 'ThemeIcon', 'ThemeColor', 'MarkdownString', 'ProgressLocation', 'ViewColumn',
-    'CodeLens', 'Range', 'Position', 'Location', 'RelativePattern', 'FileType', 'FileSystemError', 'StatusBarAlignment',
-    'CancellationTokenSource', 'DiagnosticSeverity', 'l10n'];
+  const names = [
+    'window',
+    'commands',
+    'workspace',
+    'languages',
+    'env',
+    'extensions',
+    'Uri',
+    'EventEmitter',
+    'Disposable',
+    'TreeItem',
+    'TreeItemCollapsibleState',
+    'ThemeIcon',
+    'ThemeColor',
+    'MarkdownString',
+    'ProgressLocation',
+    'ViewColumn',
+    'CodeLens',
+    'Range',
+    'Position',
+    'Location',
+    'RelativePattern',
+    'FileType',
+    'FileSystemError',
+    'StatusBarAlignment',
+    'CancellationTokenSource',
+    'DiagnosticSeverity',
+    'l10n',
+  ];
   return Object.fromEntries(names.map((name) => [name, proxy]));
 }
 
@@ -52,7 +79,12 @@ function fakeContext(): unknown {
   };
 }
 
-interface LoadTiming { medianMs: number; minMs: number; requireMedianMs: number; activateMedianMs: number }
+interface LoadTiming {
+  medianMs: number;
+  minMs: number;
+  requireMedianMs: number;
+  activateMedianMs: number;
+}
 
 function timeLoad(file: string, runs: number): LoadTiming {
   const req = Module.createRequire(__filename);

@@ -7,9 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildCatalogWith, catalogFromJson, catalogToJson, disposeCatalog, loadPythonParser, updateCatalog, type FlagCatalog,
-} from '../src/core/flags';
+import { buildCatalogWith, catalogFromJson, catalogToJson, disposeCatalog, loadPythonParser, updateCatalog, type FlagCatalog } from '../src/core/flags';
 
 const FIXTURES = join(__dirname, '..', 'test', 'fixtures', 'server_args');
 const TARGET_LINES = 11_000;

@@ -33,8 +33,18 @@ const SHAPES: { name: string; containers: number; entries: number }[] = [
   { name: 'libcusparse.so.12', containers: 134, entries: 1037 },
 ];
 const ARCHS: [SparseEntry['kind'], number, SparseEntry['variant']][] = [
-  ['elf', 75, ''], ['elf', 80, ''], ['elf', 86, ''], ['elf', 89, ''], ['elf', 90, ''], ['elf', 90, 'a'],
-  ['elf', 100, ''], ['elf', 100, 'f'], ['elf', 103, ''], ['elf', 120, ''], ['elf', 120, 'f'], ['ptx', 120, ''],
+  ['elf', 75, ''],
+  ['elf', 80, ''],
+  ['elf', 86, ''],
+  ['elf', 89, ''],
+  ['elf', 90, ''],
+  ['elf', 90, 'a'],
+  ['elf', 100, ''],
+  ['elf', 100, 'f'],
+  ['elf', 103, ''],
+  ['elf', 120, ''],
+  ['elf', 120, 'f'],
+  ['ptx', 120, ''],
 ];
 
 function makeLibrary(path: string, shape: (typeof SHAPES)[number], seed: number): { targets: string[]; headerBytes: number } {
@@ -48,12 +58,14 @@ function makeLibrary(path: string, shape: (typeof SHAPES)[number], seed: number)
   const budget = LIB_BYTES * 0.96 - shape.entries * 112;
   let k = 0;
   const names = new Set<string>();
-  const containers = per.map((n) => Array.from({ length: n }, (): SparseEntry => {
-    const [kind, arch, variant] = ARCHS[Math.floor(rnd() * ARCHS.length)];
-    names.add(`${kind === 'elf' ? 'sm' : 'compute'}_${arch}${variant ?? ''}`);
-    const header = [64, 80, 112][Math.floor(rnd() * 3)];
-    return { kind, arch, variant, header, compressed: true, payload: Math.max(8, Math.floor((weights[k++] / sum) * budget / 8) * 8) };
-  }));
+  const containers = per.map((n) =>
+    Array.from({ length: n }, (): SparseEntry => {
+      const [kind, arch, variant] = ARCHS[Math.floor(rnd() * ARCHS.length)];
+      names.add(`${kind === 'elf' ? 'sm' : 'compute'}_${arch}${variant ?? ''}`);
+      const header = [64, 80, 112][Math.floor(rnd() * 3)];
+      return { kind, arch, variant, header, compressed: true, payload: Math.max(8, Math.floor(((weights[k++] / sum) * budget) / 8) * 8) };
+    }),
+  );
   const layout = writeSparseElf(path, { containers, table: 'end', size: LIB_BYTES, segment: 'right' });
   return { targets: [...names].sort(), headerBytes: layout.headerBytes };
 }
@@ -86,7 +98,9 @@ export async function run(): Promise<Record<string, unknown>> {
   mkdirSync(home);
   let d: Sshd | undefined;
   let host: SshHost | undefined;
-  const deadline = setTimeout(() => { throw new Error('envreport bench exceeded 10 minutes'); }, 600_000);
+  const deadline = setTimeout(() => {
+    throw new Error('envreport bench exceeded 10 minutes');
+  }, 600_000);
   deadline.unref();
   try {
     const libs = SHAPES.map((shape, i) => {
@@ -123,7 +137,10 @@ export async function run(): Promise<Record<string, unknown>> {
     };
 
     // Warm-up (JIT, SFTP session, page cache), then interleaved runs so machine load hits both alike.
-    for (const l of libs) { await ours(l.path); await baseline(l.path); }
+    for (const l of libs) {
+      await ours(l.path);
+      await baseline(l.path);
+    }
     const oursMs = libs.map(() => [] as number[]);
     const baseMs = libs.map(() => [] as number[]);
     const oursTotal: number[] = [];
@@ -134,17 +151,27 @@ export async function run(): Promise<Record<string, unknown>> {
       // The report reads an interpreter's libraries one after the other.
       let t0 = performance.now();
       last = [];
-      for (const [i, l] of libs.entries()) { const o = await ours(l.path); oursMs[i].push(o.ms); last.push(o); }
+      for (const [i, l] of libs.entries()) {
+        const o = await ours(l.path);
+        oursMs[i].push(o.ms);
+        last.push(o);
+      }
       oursTotal.push(performance.now() - t0);
       t0 = performance.now();
       lastBase = [];
-      for (const [i, l] of libs.entries()) { const b = await baseline(l.path); baseMs[i].push(b.ms); lastBase.push(b); }
+      for (const [i, l] of libs.entries()) {
+        const b = await baseline(l.path);
+        baseMs[i].push(b.ms);
+        lastBase.push(b);
+      }
       baseTotal.push(performance.now() - t0);
     }
     for (const [i, l] of libs.entries()) {
       const res = last[i].result;
       if (res.error || !res.complete || res.source !== 'builtin' || JSON.stringify(res.targets.map((t) => t.name).sort()) !== JSON.stringify(l.targets)) {
-        throw new Error(`${l.shape.name}: wrong answer ${JSON.stringify({ error: res.error, complete: res.complete, source: res.source, targets: res.targets.map((t) => t.name) })}`);
+        throw new Error(
+          `${l.shape.name}: wrong answer ${JSON.stringify({ error: res.error, complete: res.complete, source: res.source, targets: res.targets.map((t) => t.name) })}`,
+        );
       }
     }
     const round = (n: number): number => Math.round(n * 10) / 10;
@@ -171,7 +198,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const t0 = performance.now();
     const old = await readLibraryTargets(plain, libs[0].path, { cuobjdump: 'never' });
     const oldReader = {
-      library: libs[0].shape.name, overSshMs: round(performance.now() - t0), bytesRead: oldCounts.get(libs[0].path)?.bytes ?? 0, complete: old.complete,
+      library: libs[0].shape.name,
+      overSshMs: round(performance.now() - t0),
+      bytesRead: oldCounts.get(libs[0].path)?.bytes ?? 0,
+      complete: old.complete,
     };
     const maxBytes = Math.max(...libraries.map((l) => l.bytesRead));
     return {

@@ -84,7 +84,9 @@ export async function run(): Promise<Record<string, unknown>> {
       scan500.push(performance.now() - t);
     }
     out.inProcess = {
-      hoverMs: stats(h), completionMs: stats(c), baselineLaunchScanMs: stats(scan),
+      hoverMs: stats(h),
+      completionMs: stats(c),
+      baselineLaunchScanMs: stats(scan),
       diagnostics500Flags: { ms: stats(diag), diagnostics: count, baselineLaunchScanOnlyMs: stats(scan500), goalMs: 20 },
     };
   }
@@ -115,7 +117,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const flags = current.entries.length;
     disposeCatalog(current);
     out.incrementalCatalog = {
-      file: { lines: lines.length, flags }, oneLineEditMs: { ...stats(inc), goal: 5 },
+      file: { lines: lines.length, flags },
+      oneLineEditMs: { ...stats(inc), goal: 5 },
       baselineFullRebuildMs: stats(full),
     };
   }
@@ -166,7 +169,10 @@ export async function run(): Promise<Record<string, unknown>> {
       noop.push(performance.now() - t);
     }
     out.stdio = {
-      hoverMs: stats(h), completionMs: stats(comp), baselineNoopRequestMs: stats(noop), goalP99Ms: 5,
+      hoverMs: stats(h),
+      completionMs: stats(comp),
+      baselineNoopRequestMs: stats(noop),
+      goalP99Ms: 5,
       firstDiagnostics500FlagsMs: Number(firstDiagnosticsMs.toFixed(2)),
     };
 
@@ -195,7 +201,11 @@ export async function run(): Promise<Record<string, unknown>> {
       sources = s.sources.length;
       if (sources < 3) await new Promise((r) => setTimeout(r, 50));
     }
-    out.memory = { rssMbThreeCatalogs: Number((await heapOf(three)).toFixed(1)), baselineRssMbIdleServer: Number((await heapOf(idle)).toFixed(1)), catalogsLoaded: sources };
+    out.memory = {
+      rssMbThreeCatalogs: Number((await heapOf(three)).toFixed(1)),
+      baselineRssMbIdleServer: Number((await heapOf(idle)).toFixed(1)),
+      catalogsLoaded: sources,
+    };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
     for (const d of [ws, ...extraDirs]) rmSync(d, { recursive: true, force: true });

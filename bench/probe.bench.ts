@@ -78,7 +78,10 @@ export async function run(): Promise<Record<string, unknown>> {
     await measure(8, 3, probe);
 
     const out: Record<string, unknown> = {};
-    for (const [label, concurrency, rounds] of [['c1', 1, 60], ['c64', 64, 4]] as const) {
+    for (const [label, concurrency, rounds] of [
+      ['c1', 1, 60],
+      ['c64', 64, 4],
+    ] as const) {
       // Interleave and repeat to even out noise from other load on the machine.
       const rawSamples: Sample[] = [];
       const probeSamples: Sample[] = [];

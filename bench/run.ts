@@ -7,12 +7,16 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-interface BenchModule { run(): Promise<Record<string, unknown>> }
+interface BenchModule {
+  run(): Promise<Record<string, unknown>>;
+}
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const dir = __dirname;
-  const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .sort();
   const report: Record<string, unknown> = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,

@@ -23,8 +23,20 @@ const RUNS = 5;
 function makeTree(root: string, seed = 42): { files: number; bytes: number } {
   const rnd = mulberry32(seed);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
-  const dirs = ['sglang/srt/layers', 'sglang/srt/layers/attention', 'sglang/srt/models', 'sglang/srt/managers', 'sglang/srt/model_executor',
-    'sglang/srt/distributed', 'sglang/srt/entrypoints', 'sglang/srt/mem_cache', 'sglang/srt/sampling', 'sglang/lang', 'sglang/test', 'sglang/srt/configs'];
+  const dirs = [
+    'sglang/srt/layers',
+    'sglang/srt/layers/attention',
+    'sglang/srt/models',
+    'sglang/srt/managers',
+    'sglang/srt/model_executor',
+    'sglang/srt/distributed',
+    'sglang/srt/entrypoints',
+    'sglang/srt/mem_cache',
+    'sglang/srt/sampling',
+    'sglang/lang',
+    'sglang/test',
+    'sglang/srt/configs',
+  ];
   const words = ['self', 'tensor', 'forward', 'batch', 'hidden_states', 'config', 'kv_cache', 'torch', 'layer', 'num_heads', 'dtype', 'device', 'rank'];
   let bytes = 0;
   let files = 0;
@@ -60,7 +72,13 @@ async function timeOurs(host: SshHost, dir: string): Promise<{ first: number; to
   const t0 = performance.now();
   let first = 0;
   let matches = 0;
-  await searchHost(host, { pattern: PATTERN, paths: [dir], onMatch: () => { if (!matches++) first = performance.now() - t0; } });
+  await searchHost(host, {
+    pattern: PATTERN,
+    paths: [dir],
+    onMatch: () => {
+      if (!matches++) first = performance.now() - t0;
+    },
+  });
   return { first, total: performance.now() - t0, matches };
 }
 
@@ -70,8 +88,30 @@ function timeOpenSsh(d: Sshd, kh: string, dir: string, extra: string[]): Promise
     let first = 0;
     let matches = 0;
     let pending = '';
-    const child = spawn('ssh', ['-i', d.clientKey, '-p', String(d.port), '-o', `UserKnownHostsFile=${kh}`, '-o', 'BatchMode=yes',
-      '-o', 'IdentitiesOnly=yes', '-F', '/dev/null', ...extra, `${d.user}@127.0.0.1`, 'rg', '--json', PATTERN, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'ssh',
+      [
+        '-i',
+        d.clientKey,
+        '-p',
+        String(d.port),
+        '-o',
+        `UserKnownHostsFile=${kh}`,
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'IdentitiesOnly=yes',
+        '-F',
+        '/dev/null',
+        ...extra,
+        `${d.user}@127.0.0.1`,
+        'rg',
+        '--json',
+        PATTERN,
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (c: string) => {
       pending += c;
@@ -79,11 +119,15 @@ function timeOpenSsh(d: Sshd, kh: string, dir: string, extra: string[]): Promise
       while ((nl = pending.indexOf('\n')) >= 0) {
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
-        if (line.startsWith('{"type":"match"')) { if (!matches++) first = performance.now() - t0; }
+        if (line.startsWith('{"type":"match"')) {
+          if (!matches++) first = performance.now() - t0;
+        }
       }
     });
     let err = '';
-    child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0 && code !== 1) reject(new Error(`ssh exited ${code}: ${err}`));
@@ -106,7 +150,9 @@ export async function run(): Promise<Record<string, unknown>> {
   mkdirSync(home);
   let d: Sshd | undefined;
   let host: SshHost | undefined;
-  const deadline = setTimeout(() => { throw new Error('ssh bench exceeded 10 minutes'); }, 600_000);
+  const deadline = setTimeout(() => {
+    throw new Error('ssh bench exceeded 10 minutes');
+  }, 600_000);
   deadline.unref();
   try {
     const shape = makeTree(tree);
@@ -153,7 +199,9 @@ export async function run(): Promise<Record<string, unknown>> {
       ours.warm.push(await timeOurs(host, tree));
       openssh.warm.push(await timeOpenSsh(d, kh, tree, master));
     }
-    await new Promise<void>((r) => { spawn('ssh', ['-o', `ControlPath=${cp}`, '-O', 'exit', 'x'], { stdio: 'ignore' }).on('close', () => r()); });
+    await new Promise<void>((r) => {
+      spawn('ssh', ['-o', `ControlPath=${cp}`, '-O', 'exit', 'x'], { stdio: 'ignore' }).on('close', () => r());
+    });
 
     // Heap held by 10,000 results.
     gcNow();
@@ -164,7 +212,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const heapDelta = process.memoryUsage().heapUsed - before;
 
     const sum = (xs: { first: number; total: number; matches: number }[]): Record<string, number> => ({
-      firstMatchMs: Math.round(median(xs.map((x) => x.first))), totalMs: Math.round(median(xs.map((x) => x.total))), matches: xs[0]?.matches ?? 0,
+      firstMatchMs: Math.round(median(xs.map((x) => x.first))),
+      totalMs: Math.round(median(xs.map((x) => x.total))),
+      matches: xs[0]?.matches ?? 0,
     });
     const o = { cold: sum(ours.cold), warm: sum(ours.warm) };
     const s = { cold: sum(openssh.cold), warm: sum(openssh.warm) };
@@ -178,8 +228,10 @@ export async function run(): Promise<Record<string, unknown>> {
       searchHost: o,
       openssh: s,
       ratios: {
-        coldFirstMatch: ratio(o.cold.firstMatchMs, s.cold.firstMatchMs), coldTotal: ratio(o.cold.totalMs, s.cold.totalMs),
-        warmFirstMatch: ratio(o.warm.firstMatchMs, s.warm.firstMatchMs), warmTotal: ratio(o.warm.totalMs, s.warm.totalMs),
+        coldFirstMatch: ratio(o.cold.firstMatchMs, s.cold.firstMatchMs),
+        coldTotal: ratio(o.cold.totalMs, s.cold.totalMs),
+        warmFirstMatch: ratio(o.warm.firstMatchMs, s.warm.firstMatchMs),
+        warmTotal: ratio(o.warm.totalMs, s.warm.totalMs),
         goals: { firstMatch: 1.2, total: 1.1 },
       },
       heldResults: held.length,

@@ -24,7 +24,11 @@ const requireFromRoot = createRequire(join(root, 'package.json'));
 const lazyVendor = {
   name: 'lazy-vendor',
   setup(build) {
-    const filter = new RegExp(`^(${Object.keys(vendor).map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
+    const filter = new RegExp(
+      `^(${Object.keys(vendor)
+        .map((k) => k.replace(/[/.-]/g, '\\$&'))
+        .join('|')})$`,
+    );
     build.onResolve({ filter }, (args) => ({ path: `./vendor/${vendor[args.path]}.js`, external: true }));
   },
 };
@@ -43,8 +47,11 @@ const bundles = {
   server: { ...node, entryPoints: ['src/lsp/main.ts'], outfile: 'dist/server.js' },
   sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },
   webview: {
-    platform: 'browser', format: 'iife', target: 'es2022',
-    entryPoints: { probe: 'webview/probe/main.ts' }, outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    entryPoints: { probe: 'webview/probe/main.ts' },
+    outdir: 'dist/webview',
     loader: { '.css': 'text' },
   },
 };

@@ -11,12 +11,19 @@ async function main(): Promise<void> {
   const nan = await startSimulator({ port: 0, scenario: join(repoRoot, 'test/fixtures/scenarios/nan.json') });
   const workspace = mkdtempSync(join(tmpdir(), 'inference-doctor-demo-'));
   mkdirSync(join(workspace, '.vscode'));
-  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({
-    'inferenceDoctor.servers': [
-      { name: 'SM120 NVFP4 box (simulated NaN incident)', url: nan.url },
-      { name: 'Simulator: every failure mode (pick a model)', url: sim.url },
-    ],
-  }, null, 2));
+  writeFileSync(
+    join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify(
+      {
+        'inferenceDoctor.servers': [
+          { name: 'SM120 NVFP4 box (simulated NaN incident)', url: nan.url },
+          { name: 'Simulator: every failure mode (pick a model)', url: sim.url },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
   const codeServer = await startCodeServer({ workspace, port, keep: true });
   console.log(`\nSimulator (NaN incident): ${nan.url}\nSimulator (all scenarios): ${sim.url}`);
   console.log(`\nOpen VS Code in your browser: ${codeServer.url}`);

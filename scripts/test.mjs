@@ -12,8 +12,7 @@ const requested = process.argv.slice(2);
 const tiers = requested.length ? requested : ['unit', 'fuzz', 'integration', 'webview', 'e2e'];
 const tallyDir = mkdtempSync(join(tmpdir(), 'id-tally-'));
 const tallyFile = join(tallyDir, 'tally.jsonl');
-const run = (cmd, args, env = {}) =>
-  spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+const run = (cmd, args, env = {}) => spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 
 const failedTiers = [];
 let extraFailures = 0;
@@ -36,11 +35,15 @@ for (const tier of tiers) {
   if (status !== 0) failedTiers.push(tier);
 }
 
-let passed = 0, failed = extraFailures, skipped = 0;
+let passed = 0,
+  failed = extraFailures,
+  skipped = 0;
 if (existsSync(tallyFile)) {
   for (const line of readFileSync(tallyFile, 'utf8').split('\n').filter(Boolean)) {
     const t = JSON.parse(line);
-    passed += t.passes; failed += t.failures; skipped += t.pending;
+    passed += t.passes;
+    failed += t.failures;
+    skipped += t.pending;
   }
 }
 rmSync(tallyDir, { recursive: true, force: true });

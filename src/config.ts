@@ -36,7 +36,10 @@ export type SettingKey = keyof Settings;
  */
 export type SettingScope = 'application' | 'machine' | 'machine-overridable' | 'window' | 'resource';
 
-interface SettingSpec<T> { default: T; scope: SettingScope }
+interface SettingSpec<T> {
+  default: T;
+  scope: SettingScope;
+}
 
 export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'health.intervalSeconds': { default: 30, scope: 'window' },

@@ -58,7 +58,10 @@ export class Ctx implements CtxBase {
   readonly reports: ReportsService;
   private logChannel: vscode.LogOutputChannel | undefined;
 
-  constructor(readonly extension: vscode.ExtensionContext, services: (base: CtxBase) => Services) {
+  constructor(
+    readonly extension: vscode.ExtensionContext,
+    services: (base: CtxBase) => Services,
+  ) {
     const s = services(this);
     this.servers = s.servers;
     this.flags = s.flags;

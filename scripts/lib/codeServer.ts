@@ -72,7 +72,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
   const install = spawnSync(codeServerBin, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixPath], {
-    encoding: 'utf8', timeout: 120_000,
+    encoding: 'utf8',
+    timeout: 120_000,
   });
   if (install.status !== 0) {
     throw new Error(`code-server --install-extension failed (${install.status}): ${install.stderr || install.stdout}`);
@@ -80,25 +81,57 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
 
   const port = options.port ?? (await freePort());
   let output = '';
-  const child: ChildProcess = spawn(codeServerBin, [
-    '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir, '--disable-telemetry', '--disable-update-check',
-    ...(options.restricted ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', options.workspace,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VSCODE_PROXY_URI: '' } });
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  const child: ChildProcess = spawn(
+    codeServerBin,
+    [
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      ...(options.restricted ? [] : ['--disable-workspace-trust']),
+      '--disable-getting-started-override',
+      options.workspace,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VSCODE_PROXY_URI: '' } },
+  );
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
 
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(options.workspace)}`;
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => child.exitCode !== null, () => output);
+  await waitForHttp(
+    `http://127.0.0.1:${port}/healthz`,
+    60_000,
+    () => child.exitCode !== null,
+    () => output,
+  );
   return {
-    url, port, userDataDir, extensionsDir,
+    url,
+    port,
+    userDataDir,
+    extensionsDir,
     logs: () => output,
     close: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         await new Promise<void>((done) => {
-          const timer = setTimeout(() => { child.kill('SIGKILL'); done(); }, 5_000);
-          child.once('exit', () => { clearTimeout(timer); done(); });
+          const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            done();
+          }, 5_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            done();
+          });
         });
       }
       if (!options.keep) rmSync(base, { recursive: true, force: true });

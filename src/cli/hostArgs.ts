@@ -35,15 +35,27 @@ export function extractHostArgs(argv: readonly string[]): { hostArgs: HostArgs; 
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--') { rest.push(...argv.slice(i)); break; }
+    if (a === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
     const eq = a.indexOf('=');
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
     const takesValue = ['--identity', '-i', '--known-hosts', '--ssh-config'].includes(name);
-    if (!takesValue && a !== '--accept-new-host-key') { rest.push(a); continue; }
-    if (a === '--accept-new-host-key') { hostArgs.acceptNewHostKey = true; continue; }
+    if (!takesValue && a !== '--accept-new-host-key') {
+      rest.push(a);
+      continue;
+    }
+    if (a === '--accept-new-host-key') {
+      hostArgs.acceptNewHostKey = true;
+      continue;
+    }
     let value: string | undefined;
     if (name !== a) value = a.slice(eq + 1);
-    else { value = argv[++i]; if (value === undefined) throw new UsageError(`${a} needs a FILE argument`); }
+    else {
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`${a} needs a FILE argument`);
+    }
     if (!value) throw new UsageError(`${name} needs a non-empty FILE argument`);
     if (name === '--identity' || name === '-i') hostArgs.identityFiles.push(value);
     else if (name === '--known-hosts') hostArgs.knownHostsFile = value;
@@ -63,9 +75,16 @@ export function promptHidden(question: string): Promise<string | undefined> {
     stdin.resume();
     const onData = (d: Buffer): void => {
       for (const ch of d.toString('utf8')) {
-        if (ch === '\r' || ch === '\n') { done(buf); return; }
-        if (ch === '\u0003' || ch === '\u0004') { done(undefined); return; }
-        if (ch === '\u007f' || ch === '\b') buf = buf.slice(0, -1); else buf += ch;
+        if (ch === '\r' || ch === '\n') {
+          done(buf);
+          return;
+        }
+        if (ch === '\u0003' || ch === '\u0004') {
+          done(undefined);
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') buf = buf.slice(0, -1);
+        else buf += ch;
       }
     };
     const done = (v: string | undefined): void => {
@@ -96,7 +115,9 @@ export async function openHostFromArgs(hostInput: string, a: HostArgs, signal?: 
       },
       askPassphrase: ({ keyFile }) => promptHidden(`Passphrase for ${keyFile}: `),
       askPassword: ({ prompt }) => promptHidden(prompt),
-      log: (m) => { if (process.env.INFERENCE_DOCTOR_DEBUG) process.stderr.write(`${m}\n`); },
+      log: (m) => {
+        if (process.env.INFERENCE_DOCTOR_DEBUG) process.stderr.write(`${m}\n`);
+      },
     },
   });
 }

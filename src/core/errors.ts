@@ -10,5 +10,5 @@ export function errorMessage(e: unknown): string {
 
 /** For logs: the stack when there is one (it says where the error came from), else errorMessage. */
 export function errorDetail(e: unknown): string {
-  return e instanceof Error ? e.stack ?? e.message : String(e);
+  return e instanceof Error ? (e.stack ?? e.message) : String(e);
 }

@@ -75,12 +75,23 @@ function looksLikeEntry(value: unknown): value is HistoryEntry {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<HistoryEntry>;
   return (
-    isHistoryId(v.id) && typeof v.serverId === 'string' && typeof v.serverLabel === 'string' &&
-    typeof v.baseUrl === 'string' && typeof v.startedAt === 'number' && Number.isFinite(v.startedAt) &&
-    typeof v.params === 'object' && v.params !== null && typeof v.params.prompt === 'string' &&
-    typeof v.result === 'object' && v.result !== null && typeof v.result.content === 'string' &&
-    typeof v.result.status === 'string' && typeof v.result.verdict === 'object' && v.result.verdict !== null &&
-    typeof v.result.verdict.kind === 'string' && Array.isArray(v.result.verdict.reasons)
+    isHistoryId(v.id) &&
+    typeof v.serverId === 'string' &&
+    typeof v.serverLabel === 'string' &&
+    typeof v.baseUrl === 'string' &&
+    typeof v.startedAt === 'number' &&
+    Number.isFinite(v.startedAt) &&
+    typeof v.params === 'object' &&
+    v.params !== null &&
+    typeof v.params.prompt === 'string' &&
+    typeof v.result === 'object' &&
+    v.result !== null &&
+    typeof v.result.content === 'string' &&
+    typeof v.result.status === 'string' &&
+    typeof v.result.verdict === 'object' &&
+    v.result.verdict !== null &&
+    typeof v.result.verdict.kind === 'string' &&
+    Array.isArray(v.result.verdict.reasons)
   );
 }
 
@@ -205,7 +216,10 @@ export class HistoryStore {
   /** Entry file names, newest first (names sort by startedAt, then id). */
   private async entryFiles(): Promise<string[]> {
     const names = await fs.readdir(this.dir);
-    return names.filter((name) => FILE_PATTERN.test(name)).sort().reverse();
+    return names
+      .filter((name) => FILE_PATTERN.test(name))
+      .sort()
+      .reverse();
   }
 
   private async readFile(name: string): Promise<HistoryEntry | undefined> {

@@ -6,7 +6,11 @@
 export class RestartBudget {
   private restarts: number[] = [];
 
-  constructor(private readonly max = 4, private readonly windowMs = 3 * 60_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly max = 4,
+    private readonly windowMs = 3 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Spends one restart if the window still has one; false when the budget is used up. */
   take(): boolean {

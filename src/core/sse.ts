@@ -32,7 +32,10 @@ export class SseDecoder {
   private stopped = false;
   private ended = false;
 
-  constructor(private readonly onItem: (item: SseItem) => void, options: SseDecoderOptions = {}) {
+  constructor(
+    private readonly onItem: (item: SseItem) => void,
+    options: SseDecoderOptions = {},
+  ) {
     this.parser = createParser({
       maxBufferSize: options.maxEventChars ?? 16 * 1024 * 1024,
       onEvent: (event) => {
@@ -80,10 +83,7 @@ export class SseDecoder {
 }
 
 /** Pull-style reader: yields the items of a byte stream (a fetch body, a Node stream, ...). */
-export async function* readSse(
-  body: AsyncIterable<Uint8Array | string>,
-  options: SseDecoderOptions = {},
-): AsyncGenerator<SseItem, void, undefined> {
+export async function* readSse(body: AsyncIterable<Uint8Array | string>, options: SseDecoderOptions = {}): AsyncGenerator<SseItem, void, undefined> {
   const queue: SseItem[] = [];
   const decoder = new SseDecoder((item) => queue.push(item), options);
   for await (const chunk of body) {

@@ -31,11 +31,13 @@ export const FAMILY_LABELS: Record<FlagFamily, string> = {
   other: 'Other',
 };
 
-export type FlagsNode =
-  | { kind: 'family'; family: FlagFamily; flags: FlagNode[] }
-  | FlagNode
-  | { kind: 'choice'; parent: FlagNode; value: ChoiceValue };
-export interface FlagNode { kind: 'flag'; entry: FlagEntry; family: FlagFamily; choices: FlagsNode[] }
+export type FlagsNode = { kind: 'family'; family: FlagFamily; flags: FlagNode[] } | FlagNode | { kind: 'choice'; parent: FlagNode; value: ChoiceValue };
+export interface FlagNode {
+  kind: 'flag';
+  entry: FlagEntry;
+  family: FlagFamily;
+  choices: FlagsNode[];
+}
 
 /** Source of the entries: asks the language server (injected so the view stays testable). */
 export type CatalogLoader = (knownGeneration: number | undefined) => Promise<CatalogEntriesResult | undefined>;
@@ -57,7 +59,6 @@ function defaultOf(e: FlagEntry): string | undefined {
   if (e.default !== undefined && e.default !== '==SUPPRESS==') return valueText(e.default);
   return e.defaultExpr;
 }
-
 
 /** Lower-case text a filter matches against: option strings, field, group and choices. */
 function haystack(e: FlagEntry): string {
@@ -86,11 +87,21 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
 
   constructor(private readonly load: CatalogLoader) {}
 
-  get filter(): string { return this.filterText; }
-  get source(): CatalogSourceInfo | null | undefined { return this.result?.source; }
-  get entries(): FlagEntry[] { return this.result?.entries ?? []; }
-  get definitionUri(): string | undefined { return this.result?.definitionUri; }
-  get server(): string | undefined { return this.serverLabel; }
+  get filter(): string {
+    return this.filterText;
+  }
+  get source(): CatalogSourceInfo | null | undefined {
+    return this.result?.source;
+  }
+  get entries(): FlagEntry[] {
+    return this.result?.entries ?? [];
+  }
+  get definitionUri(): string | undefined {
+    return this.result?.definitionUri;
+  }
+  get server(): string | undefined {
+    return this.serverLabel;
+  }
 
   /** 1-based line of a flag's definition in definitionUri (runtime entries are looked up by field). */
   definitionLine(e: FlagEntry): number | undefined {
@@ -109,7 +120,8 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   /** Shown above the tree when there is nothing to list. */
   message(): string | undefined {
     if (this.problem) return this.problem;
-    if (this.result && !this.result.source) return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang".';
+    if (this.result && !this.result.source)
+      return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang".';
     if (this.result && this.filterText && this.roots.length === 0) return `No flag matches "${this.filterText}".`;
     return undefined;
   }
@@ -180,7 +192,9 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
       else groups.set(family, [node]);
     }
     this.roots = FLAG_FAMILIES.filter((f) => groups.has(f)).map((family) => ({
-      kind: 'family' as const, family, flags: groups.get(family)!.sort((a, b) => a.entry.flag.localeCompare(b.entry.flag)),
+      kind: 'family' as const,
+      family,
+      flags: groups.get(family)!.sort((a, b) => a.entry.flag.localeCompare(b.entry.flag)),
     }));
     this.changed.fire(undefined);
     this.descriptionChanged.fire();
@@ -222,7 +236,10 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
 
   private itemFor(node: FlagsNode): vscode.TreeItem {
     if (node.kind === 'family') {
-      const item = new vscode.TreeItem(FAMILY_LABELS[node.family], this.filterText ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(
+        FAMILY_LABELS[node.family],
+        this.filterText ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+      );
       // VS Code keeps a node's collapse state by id; a filtered tree gets fresh ids so its families open.
       item.id = this.filterText ? `family:${node.family}?${this.filterText}` : `family:${node.family}`;
       item.description = `${node.flags.length} flag${node.flags.length === 1 ? '' : 's'}`;
@@ -245,7 +262,20 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     if (onServer !== undefined) parts.push(`● ${onServer}`);
     if (def !== undefined && def !== onServer) parts.push(`default ${def.length > 40 ? `${def.slice(0, 39)}…` : def}`);
     if (e.deprecated) parts.push('deprecated');
-    if (diffs.length) parts.push(diffs.map((d) => (d.kind === 'choices-grew' ? `+${d.added?.length ?? 0} at run time` : d.kind === 'runtime-only' ? 'run time only' : d.kind === 'default-differs' ? 'default differs at run time' : 'not at run time')).join(', '));
+    if (diffs.length)
+      parts.push(
+        diffs
+          .map((d) =>
+            d.kind === 'choices-grew'
+              ? `+${d.added?.length ?? 0} at run time`
+              : d.kind === 'runtime-only'
+                ? 'run time only'
+                : d.kind === 'default-differs'
+                  ? 'default differs at run time'
+                  : 'not at run time',
+          )
+          .join(', '),
+      );
     item.description = parts.join(' · ');
     item.tooltip = this.tooltip(node, onServer, def, diffs);
     item.contextValue = 'flag';
@@ -270,7 +300,10 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     if (onServer !== undefined) facts.push(`On ${this.serverLabel ? escapeMarkdown(this.serverLabel) : 'the server'}: ${codeSpan(onServer)}`);
     if (e.choices?.length) facts.push(`Choices: ${e.choices.length}${e.dynamicChoices ? ' (can grow at run time)' : ''}`);
     md.appendMarkdown(facts.map((f) => `- ${f}`).join('\n'));
-    if (diffs.length) md.appendMarkdown(`\n\n**Installed SGLang${this.differencesFrom ? ` (${escapeMarkdown(this.differencesFrom)})` : ''}:**\n${diffs.map((d) => `- ${escapeMarkdown(d.message)}`).join('\n')}`);
+    if (diffs.length)
+      md.appendMarkdown(
+        `\n\n**Installed SGLang${this.differencesFrom ? ` (${escapeMarkdown(this.differencesFrom)})` : ''}:**\n${diffs.map((d) => `- ${escapeMarkdown(d.message)}`).join('\n')}`,
+      );
     return md;
   }
 

@@ -17,8 +17,14 @@ import { RestartBudget } from '../core/restartBudget';
 import type { CtxBase } from '../context';
 import type { LanguageClient, LanguageClientOptions, ServerOptions, ErrorHandler } from 'vscode-languageclient/node';
 import {
-  CONFIG_SECTION, onCustomNotification, sendCustomNotification, sendCustomRequest,
-  type CatalogEntriesParams, type CatalogEntriesResult, type CatalogStatus, type SetRuntimeCatalogParams,
+  CONFIG_SECTION,
+  onCustomNotification,
+  sendCustomNotification,
+  sendCustomRequest,
+  type CatalogEntriesParams,
+  type CatalogEntriesResult,
+  type CatalogStatus,
+  type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 import { notificationText } from '../core/text/foreign';
 
@@ -60,7 +66,9 @@ export class FlagsClient implements vscode.Disposable {
 
   constructor(private readonly base: CtxBase) {}
 
-  get state(): FlagsClientState { return this.currentState; }
+  get state(): FlagsClientState {
+    return this.currentState;
+  }
 
   /** Starts the server with the first document that holds a launch command (open ones included). */
   watchDocuments(): vscode.Disposable {
@@ -157,15 +165,17 @@ export class FlagsClient implements vscode.Disposable {
       },
     };
     const c = new Client('inferenceDoctor.flags', 'Inference Doctor Flags', serverOptions, clientOptions);
-    this.clientSubscriptions.push(c.onDidChangeState((e) => {
-      if (this.client !== c) return; // the first start is followed by spawn() itself
-      if (e.newState === State.Starting) this.setState('starting');
-      else if (e.newState === State.Running) {
-        this.setState('running');
-        // A server restarted after a crash gets the runtime catalog again.
-        if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
-      }
-    }));
+    this.clientSubscriptions.push(
+      c.onDidChangeState((e) => {
+        if (this.client !== c) return; // the first start is followed by spawn() itself
+        if (e.newState === State.Starting) this.setState('starting');
+        else if (e.newState === State.Running) {
+          this.setState('running');
+          // A server restarted after a crash gets the runtime catalog again.
+          if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
+        }
+      }),
+    );
     await c.start();
     this.clientSubscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => this.statusEmitter.fire(s)) as vscode.Disposable);
     if (this.lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime);

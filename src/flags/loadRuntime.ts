@@ -45,26 +45,34 @@ async function interpreters(ctx: Ctx, host: LocalHost): Promise<{ path: string; 
       const p = line.trim();
       if (p) out.push({ path: p, from: 'PATH' });
     }
-  } catch { /* no which/where: the user can type a path */ }
+  } catch {
+    /* no which/where: the user can type a path */
+  }
   const seen = new Set<string>();
   return out.filter((c) => !seen.has(c.path) && !!seen.add(c.path));
 }
 
 async function pickInterpreter(ctx: Ctx, host: LocalHost, target: RuntimeHostTarget | undefined): Promise<string | undefined> {
   // On a connected host, discovery already knows the interpreters (those with SGLang first).
-  const found = target && target.id !== LOCAL_ID
-    ? [...target.interpreters].sort((a, b) => Number(!!b.sglangVersion) - Number(!!a.sglangVersion))
-      .map((i) => ({ path: i.path, from: i.sglangVersion ? `sglang ${i.sglangVersion}` : 'no sglang found' }))
-    : await interpreters(ctx, host);
-  const other = { label: 'Other interpreter…', ownIcon: 'edit', description: 'enter a path (e.g. a virtualenv\'s bin/python)', path: '' };
+  const found =
+    target && target.id !== LOCAL_ID
+      ? [...target.interpreters]
+          .sort((a, b) => Number(!!b.sglangVersion) - Number(!!a.sglangVersion))
+          .map((i) => ({ path: i.path, from: i.sglangVersion ? `sglang ${i.sglangVersion}` : 'no sglang found' }))
+      : await interpreters(ctx, host);
+  const other = { label: 'Other interpreter…', ownIcon: 'edit', description: "enter a path (e.g. a virtualenv's bin/python)", path: '' };
   const where = target ? ` on ${notificationText(target.label)}` : '';
-  const picked = await vscode.window.showQuickPick(
-    guardPicks([...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other]),
-    { placeHolder: `Which Python${where} has the SGLang to read flags from?`, ignoreFocusOut: true },
-  );
+  const picked = await vscode.window.showQuickPick(guardPicks([...found.map((c) => ({ label: c.path, description: c.from, path: c.path })), other]), {
+    placeHolder: `Which Python${where} has the SGLang to read flags from?`,
+    ignoreFocusOut: true,
+  });
   if (!picked) return undefined;
   if (picked.path) return picked.path;
-  const typed = await vscode.window.showInputBox({ title: `Python interpreter${where}`, prompt: 'Path of a python that can import sglang', ignoreFocusOut: true });
+  const typed = await vscode.window.showInputBox({
+    title: `Python interpreter${where}`,
+    prompt: 'Path of a python that can import sglang',
+    ignoreFocusOut: true,
+  });
   return typed?.trim() || undefined;
 }
 
@@ -126,7 +134,12 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         return readRuntimeCatalog(host, python, {
-          script, cacheDir, refresh, signal: abort.signal, onProgress: (message) => progress.report({ message: notificationText(message) }), ...(target?.env ? { env: target.env } : {}),
+          script,
+          cacheDir,
+          refresh,
+          signal: abort.signal,
+          onProgress: (message) => progress.report({ message: notificationText(message) }),
+          ...(target?.env ? { env: target.env } : {}),
         });
       },
     );
@@ -154,7 +167,9 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
   // The host's GPU and package versions let known-bad rules say "your GPU" instead of "if your GPU is…".
   const rules: HostRuleContext | undefined = target?.ruleContext(python);
   await ctx.flags.sendRuntimeCatalog({
-    catalog: catalogToJson(catalog), hostLabel: label, ...(rt.version ? { version: rt.version } : {}),
+    catalog: catalogToJson(catalog),
+    hostLabel: label,
+    ...(rt.version ? { version: rt.version } : {}),
     ...(rules?.computeCapability !== undefined ? { computeCapability: rules.computeCapability } : {}),
     ...(rules && Object.keys(rules.packageVersions).length ? { packageVersions: rules.packageVersions } : {}),
   });
@@ -162,13 +177,15 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
   const reload = 'Reload (ignore cache)';
   const buttons = [...(differences.length || rt.warnings.length ? [show] : []), ...(rt.fromCache ? [reload] : [])];
   const gpu = rules?.computeCapability !== undefined ? ` Known issues now check the GPU of ${hostLabel} (SM ${rules.computeCapability.toFixed(1)}).` : '';
-  void vscode.window.showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons).then(async (answer) => {
-    if (answer === show) {
-      await ctx.reports.open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
-    } else if (answer === reload) {
-      const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
-      await ctx.executeCommand(COMMANDS.loadRuntime, again);
-    }
-  });
+  void vscode.window
+    .showInformationMessage(`${notificationText(summary(rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}`, ...buttons)
+    .then(async (answer) => {
+      if (answer === show) {
+        await ctx.reports.open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
+      } else if (answer === reload) {
+        const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID };
+        await ctx.executeCommand(COMMANDS.loadRuntime, again);
+      }
+    });
   return { label, byFlag };
 }

@@ -35,7 +35,9 @@ export function flagWithValue(e: FlagEntry, value: string | undefined): string {
     try {
       const list = JSON.parse(value) as unknown;
       if (Array.isArray(list)) return [e.flag, ...list.map((v) => shellWord(String(v)))].join(' ');
-    } catch { /* a single value */ }
+    } catch {
+      /* a single value */
+    }
   }
   return `${e.flag} ${shellWord(value)}`;
 }
@@ -81,13 +83,22 @@ class BackendFlags {
     this.serverId = ctx.extension.workspaceState.get<string>(SERVER_KEY);
     const { store, health } = ctx.servers;
     ctx.pushCleanup(
-      this.view, this.tree,
+      this.view,
+      this.tree,
       ctx.flags.onCatalogStatus(() => this.catalogChanged()),
-      this.tree.onDidChangeVisibility((e) => { if (e.visible) this.ensureServerValues(); }),
-      health.onDidChange((id) => { if (id === this.serverId && this.tree.visible) void this.loadServerValues(); }),
+      this.tree.onDidChangeVisibility((e) => {
+        if (e.visible) this.ensureServerValues();
+      }),
+      health.onDidChange((id) => {
+        if (id === this.serverId && this.tree.visible) void this.loadServerValues();
+      }),
       store.onDidChange(() => this.forgetRemovedServer()),
       this.view.onDidChangeDescription(() => this.syncTitle()),
-      { dispose: () => { if (this.reloadTimer) clearTimeout(this.reloadTimer); } },
+      {
+        dispose: () => {
+          if (this.reloadTimer) clearTimeout(this.reloadTimer);
+        },
+      },
     );
     if (this.tree.visible) this.ensureServerValues();
   }
@@ -102,7 +113,9 @@ class BackendFlags {
   private catalogChanged(): void {
     this.view.markStale();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => { if (this.tree.visible) void this.view.reload(); }, 400);
+    this.reloadTimer = setTimeout(() => {
+      if (this.tree.visible) void this.view.reload();
+    }, 400);
   }
 
   // ---- server values ---------------------------------------------------------------------------
@@ -122,7 +135,10 @@ class BackendFlags {
       // Fall back to the few backend fields the health monitor keeps.
       const backends = health.status(server.id).backends;
       this.view.setServerValues(backends ? `${server.label} (last health check)` : server.label, backends);
-      if (!backends) void vscode.window.showWarningMessage(`Inference Doctor: could not read /server_info of ${notificationText(server.label)}: ${notificationText(errorMessage(e))}`);
+      if (!backends)
+        void vscode.window.showWarningMessage(
+          `Inference Doctor: could not read /server_info of ${notificationText(server.label)}: ${notificationText(errorMessage(e))}`,
+        );
     }
   }
 
@@ -169,10 +185,12 @@ class BackendFlags {
         if (!flag) return;
       }
     } else if (typeof arg === 'string') flag = arg;
-    let node = flag ? view.find(flag) ?? (isLensArgs(arg) ? view.find(arg.field) : undefined) : await this.nodeOrPick(arg, 'Reveal which flag?');
+    let node = flag ? (view.find(flag) ?? (isLensArgs(arg) ? view.find(arg.field) : undefined)) : await this.nodeOrPick(arg, 'Reveal which flag?');
     if (!node) {
       const src = view.source;
-      void vscode.window.showInformationMessage(`${flag ? notificationText(flag) : 'That flag'} is not in the active flag catalog${src ? ` (${src.kind}: ${notificationText(src.label)})` : ''}.`);
+      void vscode.window.showInformationMessage(
+        `${flag ? notificationText(flag) : 'That flag'} is not in the active flag catalog${src ? ` (${src.kind}: ${notificationText(src.label)})` : ''}.`,
+      );
       return;
     }
     if (!view.isVisible(node)) {
@@ -205,7 +223,11 @@ class BackendFlags {
       return;
     }
     await vscode.commands.executeCommand('workbench.action.findInFiles', {
-      query: field, isRegex: false, isCaseSensitive: true, matchWholeWord: true, triggerSearch: true,
+      query: field,
+      isRegex: false,
+      isCaseSensitive: true,
+      matchWholeWord: true,
+      triggerSearch: true,
       ...sglangFolderPattern(target),
     });
   }
@@ -216,7 +238,9 @@ class BackendFlags {
     const r = this.view.definitionUri;
     const line = this.view.definitionLine(node.entry);
     if (!r || !line) {
-      void vscode.window.showInformationMessage(`${notificationText(node.entry.flag)} has no known place in a server_args.py (the active catalog is ${this.view.source?.kind ?? 'missing'}).`);
+      void vscode.window.showInformationMessage(
+        `${notificationText(node.entry.flag)} has no known place in a server_args.py (the active catalog is ${this.view.source?.kind ?? 'missing'}).`,
+      );
       return;
     }
     const pos = new vscode.Position(line - 1, 0);
@@ -243,7 +267,10 @@ class BackendFlags {
 
   async filter(): Promise<void> {
     const text = await vscode.window.showInputBox({
-      title: 'Filter Backend Flags', prompt: 'Part of a flag, field, group or choice (empty shows all)', value: this.view.filter, placeHolder: 'fp4',
+      title: 'Filter Backend Flags',
+      prompt: 'Part of a flag, field, group or choice (empty shows all)',
+      value: this.view.filter,
+      placeHolder: 'fp4',
     });
     if (text !== undefined) this.setFilter(text);
   }
@@ -256,10 +283,9 @@ class BackendFlags {
   async selectServer(): Promise<void> {
     const list = this.ctx.servers.store.list();
     const none = { label: 'None', ownIcon: 'circle-slash', description: 'show defaults only', id: undefined as string | undefined };
-    const picked = await vscode.window.showQuickPick(
-      guardPicks([none, ...list.map((s) => ({ label: s.label, description: s.baseUrl, id: s.id }))]),
-      { placeHolder: list.length ? 'Mark the values of which server in Backend Flags?' : 'No servers registered: add one in the Servers view' },
-    );
+    const picked = await vscode.window.showQuickPick(guardPicks([none, ...list.map((s) => ({ label: s.label, description: s.baseUrl, id: s.id }))]), {
+      placeHolder: list.length ? 'Mark the values of which server in Backend Flags?' : 'No servers registered: add one in the Servers view',
+    });
     if (!picked) return;
     this.serverId = picked.id;
     await this.ctx.extension.workspaceState.update(SERVER_KEY, this.serverId);
@@ -269,7 +295,7 @@ class BackendFlags {
 
   async loadRuntime(arg: unknown): Promise<void> {
     const { loadRuntimeFlags } = await import('./loadRuntime');
-    const opts = arg && typeof arg === 'object' && !isNode(arg) ? arg as { python?: string; refresh?: boolean } : {};
+    const opts = arg && typeof arg === 'object' && !isNode(arg) ? (arg as { python?: string; refresh?: boolean }) : {};
     const loaded = await loadRuntimeFlags(this.ctx, opts);
     if (loaded) this.view.setDifferences(loaded.label, loaded.byFlag);
   }

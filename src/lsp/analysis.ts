@@ -13,8 +13,14 @@ import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
 import { showControls } from '../core/text/foreign';
 
-export interface Fix { title: string; edits: TextEdit[]; preferred?: boolean }
-export interface FixData { fixes: Fix[] }
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  preferred?: boolean;
+}
+export interface FixData {
+  fixes: Fix[];
+}
 
 export interface RuleEnv {
   rules: KnownBadRule[];
@@ -156,7 +162,10 @@ function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undef
       if (vs.length) edits.push({ range: vs[0].range, newText: formatValue(v, vs[0], cmd.form) });
       else {
         const end = existing.arg.range.end;
-        edits.push({ range: { start: end, end }, newText: cmd.form === 'shell' ? ` ${shellWord(v)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(v, existing.arg, cmd.form)}` });
+        edits.push({
+          range: { start: end, end },
+          newText: cmd.form === 'shell' ? ` ${shellWord(v)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(v, existing.arg, cmd.form)}`,
+        });
       }
     } else edits.push(appendEdits(cmd, flagName, v, text, offsetOf));
   }
@@ -200,7 +209,9 @@ export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefin
   const ac: AnalyzedCommand = { cmd, flags, fields, env: envRec, matches: [] };
   if (env.rules.length) {
     ac.matches = matchRules(env.rules, {
-      fields, env: envRec, engine: 'sglang',
+      fields,
+      env: envRec,
+      engine: 'sglang',
       ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
       ...(env.versions ? { versions: env.versions } : {}),
     }).filter((m) => m.unknown.every((u) => u.kind === 'gpu' || u.kind === 'version'));
@@ -221,23 +232,42 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
       if (/^-\d/.test(name) || name === '--') continue;
       const renamed = index.byField.get(fieldFromFlag(name));
       if (renamed && renamed.flag !== name && !renamed.deprecated) {
-        out.push(diag(nameRange, DiagnosticSeverity.Error, 'renamed-flag',
-          `${name} was renamed to ${renamed.flag} in this catalog (${index.meta.label}); this SGLang rejects the old name.`,
-          [{ title: `Rename to ${renamed.flag}`, edits: [renameEdit(f, renamed.flag)], preferred: true }]));
+        out.push(
+          diag(
+            nameRange,
+            DiagnosticSeverity.Error,
+            'renamed-flag',
+            `${name} was renamed to ${renamed.flag} in this catalog (${index.meta.label}); this SGLang rejects the old name.`,
+            [{ title: `Rename to ${renamed.flag}`, edits: [renameEdit(f, renamed.flag)], preferred: true }],
+          ),
+        );
         continue;
       }
       const suggestions = index.suggest(name);
       const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '';
-      out.push(diag(nameRange, DiagnosticSeverity.Error, 'unknown-flag', `Unknown flag ${name} (catalog: ${index.meta.label}).${hint}`,
-        suggestions.map((s, i) => ({ title: `Change to ${s}`, edits: [renameEdit(f, s)], preferred: i === 0 }))));
+      out.push(
+        diag(
+          nameRange,
+          DiagnosticSeverity.Error,
+          'unknown-flag',
+          `Unknown flag ${name} (catalog: ${index.meta.label}).${hint}`,
+          suggestions.map((s, i) => ({ title: `Change to ${s}`, edits: [renameEdit(f, s)], preferred: i === 0 })),
+        ),
+      );
       continue;
     }
     const e = f.entry;
     if (e.deprecated) {
       const repl = e.replacement && /^--?[A-Za-z]/.test(e.replacement) ? e.replacement.split(/\s+/)[0] : undefined;
-      out.push(diag(nameRange, DiagnosticSeverity.Warning, 'deprecated-flag',
-        `${name} is deprecated${e.replacement ? `; use ${e.replacement}` : ''}.${e.help ? ` ${firstSentence(e.help)}` : ''}`,
-        repl && repl !== name ? [{ title: `Rename to ${repl}`, edits: [renameEdit(f, repl)], preferred: true }] : []));
+      out.push(
+        diag(
+          nameRange,
+          DiagnosticSeverity.Warning,
+          'deprecated-flag',
+          `${name} is deprecated${e.replacement ? `; use ${e.replacement}` : ''}.${e.help ? ` ${firstSentence(e.help)}` : ''}`,
+          repl && repl !== name ? [{ title: `Rename to ${repl}`, edits: [renameEdit(f, repl)], preferred: true }] : [],
+        ),
+      );
     }
     const values = f.arg.values ?? [];
     if (!e.choices?.length) continue;
@@ -246,18 +276,36 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
       if (v.dynamic || v.value === '') continue;
       const dep = e.deprecatedChoices?.find((d) => choiceText(d.value) === v.value);
       if (dep) {
-        out.push(diag(v.range, DiagnosticSeverity.Warning, 'deprecated-choice',
-          `${JSON.stringify(v.value)} is a deprecated value of ${e.flag}${dep.replacement ? `; use ${JSON.stringify(dep.replacement)}` : ''}.`,
-          dep.replacement ? [{ title: `Replace with ${dep.replacement}`, edits: [{ range: v.range, newText: formatValue(dep.replacement, v, cmd.form) }], preferred: true }] : []));
+        out.push(
+          diag(
+            v.range,
+            DiagnosticSeverity.Warning,
+            'deprecated-choice',
+            `${JSON.stringify(v.value)} is a deprecated value of ${e.flag}${dep.replacement ? `; use ${JSON.stringify(dep.replacement)}` : ''}.`,
+            dep.replacement
+              ? [{ title: `Replace with ${dep.replacement}`, edits: [{ range: v.range, newText: formatValue(dep.replacement, v, cmd.form) }], preferred: true }]
+              : [],
+          ),
+        );
         continue;
       }
       if (allowed.has(v.value)) continue;
       const ranked = closestChoices(v.value, e.choices);
       const severity = e.dynamicChoices ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error;
       const tail = e.dynamicChoices ? ' (this list can grow at run time; check the installed server)' : '';
-      out.push(diag(v.range, severity, 'invalid-choice',
-        `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from ${ranked.map(choiceText).join(', ')}${tail}.`,
-        ranked.map((c, i) => ({ title: `Replace with ${choiceText(c)}`, edits: [{ range: v.range, newText: formatValue(choiceText(c), v, cmd.form) }], preferred: i === 0 }))));
+      out.push(
+        diag(
+          v.range,
+          severity,
+          'invalid-choice',
+          `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from ${ranked.map(choiceText).join(', ')}${tail}.`,
+          ranked.map((c, i) => ({
+            title: `Replace with ${choiceText(c)}`,
+            edits: [{ range: v.range, newText: formatValue(choiceText(c), v, cmd.form) }],
+            preferred: i === 0,
+          })),
+        ),
+      );
     }
   }
   for (const list of seen.values()) duplicates(ac, list, out);
@@ -269,9 +317,15 @@ function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]
   if (action === 'append' || action === 'extend' || action === 'count' || action === 'append_const') return;
   const last = list[list.length - 1];
   for (const f of list.slice(0, -1)) {
-    out.push(diag(f.arg.nameRange ?? f.arg.range, DiagnosticSeverity.Warning, 'duplicate-flag',
-      `${f.arg.name} is given again as ${last.arg.name} on line ${last.arg.range.start.line + 1}; the last one wins.`,
-      [{ title: `Remove this ${f.arg.name}`, edits: [removeEdit(ac.cmd, f)], preferred: true }]));
+    out.push(
+      diag(
+        f.arg.nameRange ?? f.arg.range,
+        DiagnosticSeverity.Warning,
+        'duplicate-flag',
+        `${f.arg.name} is given again as ${last.arg.name} on line ${last.arg.range.start.line + 1}; the last one wins.`,
+        [{ title: `Remove this ${f.arg.name}`, edits: [removeEdit(ac.cmd, f)], preferred: true }],
+      ),
+    );
   }
 }
 
@@ -308,7 +362,10 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
       if (h.kind !== 'field') continue;
       let hit: ResolvedFlag | undefined;
       for (const f of ac.flags) if (f.field === h.key) hit = f;
-      if (hit) { range = argRange(hit); break; }
+      if (hit) {
+        range = argRange(hit);
+        break;
+      }
     }
     const fixes: Fix[] = [];
     for (const [i, fix] of [m.rule.fix, ...(m.rule.alternatives ?? [])].entries()) {

@@ -24,7 +24,10 @@ export class CatalogIndex {
   /** Sorted option strings, for prefix (abbreviation) search. */
   readonly options: string[];
 
-  constructor(readonly catalog: FlagCatalog, readonly meta: CatalogMeta) {
+  constructor(
+    readonly catalog: FlagCatalog,
+    readonly meta: CatalogMeta,
+  ) {
     for (const e of catalog.entries) {
       for (const o of [e.flag, ...e.aliases, ...e.negations]) if (!this.byOption.has(o)) this.byOption.set(o, e);
     }

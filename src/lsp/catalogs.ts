@@ -6,10 +6,7 @@
 import { existsSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog,
-  type PythonParserOptions,
-} from '../core/flags';
+import { buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog, type PythonParserOptions } from '../core/flags';
 import { errorMessage } from '../core/errors';
 import type { CatalogSourceInfo, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
@@ -74,13 +71,20 @@ export async function findServerArgs(folders: string[], limits = { entries: 20_0
 
 export function infoOf(c: LoadedCatalog): CatalogSourceInfo {
   return {
-    kind: c.index.meta.kind, label: c.index.meta.label, era: c.index.catalog.era, flags: c.index.catalog.entries.length, errors: c.errors,
+    kind: c.index.meta.kind,
+    label: c.index.meta.label,
+    era: c.index.catalog.era,
+    flags: c.index.catalog.entries.length,
+    errors: c.errors,
     ...(c.index.meta.version ? { version: c.index.meta.version } : {}),
   };
 }
 
 function errorsOf(catalog: FlagCatalog): string[] {
-  return catalog.diagnostics.filter((d) => d.severity === 'error').slice(0, 5).map((d) => `line ${d.line}: ${d.message}`);
+  return catalog.diagnostics
+    .filter((d) => d.severity === 'error')
+    .slice(0, 5)
+    .map((d) => `line ${d.line}: ${d.message}`);
 }
 
 export class CatalogStore {

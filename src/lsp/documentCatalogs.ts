@@ -7,7 +7,10 @@ import { buildCatalog, disposeCatalog, updateCatalog, type CatalogEdit, type Fla
 import type { CatalogStore } from './catalogs';
 import { uriToPath, type Doc } from './documents';
 
-interface DocCatalog { catalog: FlagCatalog; version: number }
+interface DocCatalog {
+  catalog: FlagCatalog;
+  version: number;
+}
 
 export class DocumentCatalogs {
   private readonly byUri = new Map<string, DocCatalog>();

@@ -3,8 +3,17 @@
  * connection), so they can be benchmarked in process.
  */
 import {
-  CompletionItemKind, CompletionItemTag, MarkupKind, SymbolKind,
-  type CompletionItem, type CompletionList, type DocumentSymbol, type Hover, type Location, type Position, type Range,
+  CompletionItemKind,
+  CompletionItemTag,
+  MarkupKind,
+  SymbolKind,
+  type CompletionItem,
+  type CompletionList,
+  type DocumentSymbol,
+  type Hover,
+  type Location,
+  type Position,
+  type Range,
 } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
@@ -69,7 +78,8 @@ export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string
   const lines: string[] = [];
   const names = [e.flag, ...e.aliases].map((s) => codeSpan(s)).join(', ');
   lines.push(`**${names}**${e.group ? ` — ${escapeMarkdown(e.group)}` : ''}`);
-  if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written)) lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
+  if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written))
+    lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
   if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use ${codeSpan(e.replacement)}` : ''}.`);
   if (e.help) lines.push(escapeMarkdown(e.help));
   const facts: string[] = [];
@@ -111,11 +121,14 @@ function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
   if (!ms.length) return undefined;
   // Title, symptom and fix come from rule files (the workspace's too): escaped text; the source is
   // a link only when it parses as https, and it shows its real host.
-  return ['**Known issues**', ...ms.map((m) => {
-    const url = sourceUrl(m.rule.sources[0]);
-    const link = url ? safeLink(url, 'source') : null;
-    return `- ${escapeMarkdown(ruleMessage(m))}${link ? ` (${link})` : ''}`;
-  })].join('\n');
+  return [
+    '**Known issues**',
+    ...ms.map((m) => {
+      const url = sourceUrl(m.rule.sources[0]);
+      const link = url ? safeLink(url, 'source') : null;
+      return `- ${escapeMarkdown(ruleMessage(m))}${link ? ` (${link})` : ''}`;
+    }),
+  ].join('\n');
 }
 
 export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Hover | null {
@@ -127,15 +140,20 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value));
   else if (f && index) parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).`);
   else if (f) parts.push(`${codeSpan(f.arg.name ?? '')} (field ${codeSpan(f.field ?? '')})`);
-  else parts.push(`**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch\\_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}`);
+  else
+    parts.push(
+      `**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch\\_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}`,
+    );
   const rules = rulesSection(hit.ac, f?.field);
   if (rules) parts.push(rules);
-  const range = hit.value?.range ?? (f ? f.arg.nameRange ?? f.arg.range : hit.ac.cmd.entryRange);
+  const range = hit.value?.range ?? (f ? (f.arg.nameRange ?? f.arg.range) : hit.ac.cmd.entryRange);
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n---\n\n') }, range };
 }
 
 /** `data` of a flag completion item: the option string, looked up again in `completionItem/resolve`. */
-export interface FlagItemData { option: string }
+export interface FlagItemData {
+  option: string;
+}
 
 /** Most flag items sent per request; beyond it the list is marked incomplete and re-requested as the user types. */
 export const MAX_FLAG_ITEMS = 100;
@@ -145,7 +163,10 @@ function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
-interface CachedItem { item: CompletionItem; lower: string }
+interface CachedItem {
+  item: CompletionItem;
+  lower: string;
+}
 const completionCache = new WeakMap<CatalogIndex, CachedItem[]>();
 /** Lean flag items (no documentation: that comes from `completionItem/resolve`), sorted by sortText. */
 function flagItems(index: CatalogIndex): CachedItem[] {
@@ -155,7 +176,11 @@ function flagItems(index: CatalogIndex): CachedItem[] {
   for (const [option, e] of index.byOption) {
     const d = defaultText(e);
     // detail is plain text: make controls visible so a bidi override cannot reorder it.
-    const detail = showControls([e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined].filter(Boolean).join(' · '));
+    const detail = showControls(
+      [e.type, d !== undefined ? `default ${d}` : undefined, option !== e.flag && !e.negations.includes(option) ? `alias of ${e.flag}` : undefined]
+        .filter(Boolean)
+        .join(' · '),
+    );
     const data: FlagItemData = { option };
     const item: CompletionItem = {
       label: option,
@@ -197,7 +222,12 @@ const WORD_BREAK = /[\s"'[\],=]/;
 
 /** Completion of flags (after `-`/`--`) and of choices (after a flag, or after `--flag=`). */
 export function complete(
-  analysis: Analysis, text: string, offset: number, pos: Position, index: CatalogIndex | undefined, options: CompleteOptions = {},
+  analysis: Analysis,
+  text: string,
+  offset: number,
+  pos: Position,
+  index: CatalogIndex | undefined,
+  options: CompleteOptions = {},
 ): CompletionList | null {
   if (!index) return null;
   // the word under the cursor, back to a separator
@@ -253,7 +283,9 @@ export function complete(
   const items: CompletionItem[] = entry.choices.map((c, i) => {
     const t = choiceText(c);
     const item: CompletionItem = {
-      label: t, kind: CompletionItemKind.EnumMember, sortText: `${dep.has(t) ? 1 : 0}${String(i).padStart(4, '0')}`,
+      label: t,
+      kind: CompletionItemKind.EnumMember,
+      sortText: `${dep.has(t) ? 1 : 0}${String(i).padStart(4, '0')}`,
       detail: `${entry.flag}${defaultText(entry) === JSON.stringify(c) ? ' (default)' : ''}`,
       textEdit: { range, newText: t },
     };

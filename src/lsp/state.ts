@@ -40,10 +40,15 @@ export class ServerState {
   settings: FlagsSettings = {};
   private toldNoCatalog = false;
 
-  constructor(readonly connection: Connection, baseDir: string) {
+  constructor(
+    readonly connection: Connection,
+    baseDir: string,
+  ) {
     this.store = new CatalogStore(parserOptions(baseDir));
     let resolve!: () => void;
-    this.ready = new Promise<void>((r) => { resolve = r; });
+    this.ready = new Promise<void>((r) => {
+      resolve = r;
+    });
     this.markReady = () => resolve();
     setTimeout(() => resolve(), READY_TIMEOUT_MS).unref();
     this.rules = new RulesLoader((m) => this.log(m));
@@ -75,7 +80,9 @@ export class ServerState {
     const key = `${d.doc.version}|${this.store.generation}`;
     if (d.cache?.key === key) return d.cache.analysis;
     const analysis = analyzeText(d.doc.getText(), d.hint, this.store.active(), {
-      rules: this.rules.rules, computeCapability: this.store.computeCapability, versions: this.store.packageVersions,
+      rules: this.rules.rules,
+      computeCapability: this.store.computeCapability,
+      versions: this.store.packageVersions,
       diagnostics: this.settings.ruleDiagnostics !== false,
     });
     d.cache = { key, analysis };
@@ -97,7 +104,9 @@ export class ServerState {
   status(): CatalogStatus {
     const sources = this.store.loaded().map(infoOf);
     return {
-      active: sources[0] ?? null, sources, rules: { count: this.rules.rules.length, errors: this.rules.errors, files: this.rules.files },
+      active: sources[0] ?? null,
+      sources,
+      rules: { count: this.rules.rules.length, errors: this.rules.errors, files: this.rules.files },
       ...(this.store.computeCapability !== undefined ? { computeCapability: this.store.computeCapability } : {}),
     };
   }

@@ -27,8 +27,12 @@ export class StdioLspClient {
 
   constructor(readonly opts: StdioClientOptions) {
     this.child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.serverPath, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr!.on('data', (b: Buffer) => { this.stderr = (this.stderr + b.toString()).slice(-20_000); });
-    this.child.on('exit', (code) => { this.exited = code; });
+    this.child.stderr!.on('data', (b: Buffer) => {
+      this.stderr = (this.stderr + b.toString()).slice(-20_000);
+    });
+    this.child.on('exit', (code) => {
+      this.exited = code;
+    });
     this.conn = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.child.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
       this.lastDiagnostics.set(p.uri, p);
@@ -40,10 +44,15 @@ export class StdioLspClient {
         }
       }
     });
-    this.conn.onNotification('window/logMessage', (p: { message: string }) => { this.logs.push(p.message); });
-    this.conn.onNotification((method: string, params: unknown) => { this.notifications.push({ method, params }); });
+    this.conn.onNotification('window/logMessage', (p: { message: string }) => {
+      this.logs.push(p.message);
+    });
+    this.conn.onNotification((method: string, params: unknown) => {
+      this.notifications.push({ method, params });
+    });
     this.conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) =>
-      p.items.map((it) => (it.section ? opts.configuration?.[it.section] ?? null : null)));
+      p.items.map((it) => (it.section ? (opts.configuration?.[it.section] ?? null) : null)),
+    );
     this.conn.onRequest('client/registerCapability', () => null);
     this.conn.onRequest('window/workDoneProgress/create', () => null);
     this.conn.listen();
@@ -64,11 +73,23 @@ export class StdioLspClient {
   }
 
   /** Resolves with the next diagnostics for `uri` satisfying `pred` (or the last ones, if they already do and `acceptLast`). */
-  diagnostics(uri: string, pred: (p: PublishDiagnosticsParams) => boolean = () => true, timeoutMs = 10_000, acceptLast = false): Promise<PublishDiagnosticsParams> {
+  diagnostics(
+    uri: string,
+    pred: (p: PublishDiagnosticsParams) => boolean = () => true,
+    timeoutMs = 10_000,
+    acceptLast = false,
+  ): Promise<PublishDiagnosticsParams> {
     const last = this.lastDiagnostics.get(uri);
     if (acceptLast && last && pred(last)) return Promise.resolve(last);
     return new Promise((resolve, reject) => {
-      const w = { uri, pred, resolve: (p: PublishDiagnosticsParams) => { clearTimeout(t); resolve(p); } };
+      const w = {
+        uri,
+        pred,
+        resolve: (p: PublishDiagnosticsParams) => {
+          clearTimeout(t);
+          resolve(p);
+        },
+      };
       const t = setTimeout(() => {
         const i = this.diagWaiters.indexOf(w);
         if (i >= 0) this.diagWaiters.splice(i, 1);
@@ -85,7 +106,16 @@ export class StdioLspClient {
   request<R>(method: string, params: unknown, timeoutMs = 10_000): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`${method} timed out after ${timeoutMs} ms`)), timeoutMs);
-      this.conn.sendRequest<R>(method, params).then((r) => { clearTimeout(t); resolve(r); }, (e: unknown) => { clearTimeout(t); reject(e instanceof Error ? e : new Error(String(e))); });
+      this.conn.sendRequest<R>(method, params).then(
+        (r) => {
+          clearTimeout(t);
+          resolve(r);
+        },
+        (e: unknown) => {
+          clearTimeout(t);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
     });
   }
 
@@ -93,7 +123,9 @@ export class StdioLspClient {
     try {
       await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 1000))]);
       await this.conn.sendNotification('exit');
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
     await new Promise((r) => setTimeout(r, 100));
     this.conn.dispose();
     if (this.exited === undefined) this.child.kill();

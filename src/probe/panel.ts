@@ -66,9 +66,20 @@ interface ActiveRun {
 /** A ProbeResult for a run that could not even start (server gone, no secret storage...). */
 function failedResult(message: string, kind: 'unreachable' | 'cancelled' = 'unreachable'): ProbeResult {
   return {
-    status: 'error', error: { kind, message }, content: '', reasoning: '', contentDroppedChars: 0, totalChars: 0,
-    finishReason: null, matchedStop: null, verdict: OK_VERDICT, ttftMs: null, durationMs: 0, completionTokens: 0,
-    tokensPerSecond: null, chunkCount: 0,
+    status: 'error',
+    error: { kind, message },
+    content: '',
+    reasoning: '',
+    contentDroppedChars: 0,
+    totalChars: 0,
+    finishReason: null,
+    matchedStop: null,
+    verdict: OK_VERDICT,
+    ttftMs: null,
+    durationMs: 0,
+    completionTokens: 0,
+    tokensPerSecond: null,
+    chunkCount: 0,
   };
 }
 
@@ -92,7 +103,9 @@ export class ProbePanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       // Hidden without retainContextWhenHidden, the webview's document is gone: messages wait for the
       // `ready` of the one that comes back (a server picked in the tree meanwhile would be lost).
-      panel.onDidChangeViewState(() => { if (!panel.visible) this.ready = false; }),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.ready = false;
+      }),
       panel.webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewMessage(message)) return; // untrusted: ignore anything malformed
         this.onMessage(message).catch((error: unknown) => this.post({ type: 'error', message: errorMessage(error) }));
@@ -141,7 +154,9 @@ export class ProbePanel implements vscode.Disposable {
         this.ready = true;
         // Settings give the form's first values; a restored webview keeps its own.
         const { maxTokens, earlyStop } = this.deps.probeDefaults?.() ?? {};
-        const form: ProbeFormState = { params: { ...INITIAL_FORM_PARAMS, ...(maxTokens ? { maxTokens } : {}), ...(earlyStop !== undefined ? { earlyStop } : {}) } };
+        const form: ProbeFormState = {
+          params: { ...INITIAL_FORM_PARAMS, ...(maxTokens ? { maxTokens } : {}), ...(earlyStop !== undefined ? { earlyStop } : {}) },
+        };
         this.post({ type: 'init', servers: this.deps.listServers(), history: await this.historyList(), form });
         const queued = this.queued.splice(0);
         for (const m of queued) this.post(m);

@@ -32,7 +32,9 @@ export class ProbePanels {
         maxEntries: config.get('history.maxEntries'),
         onCorrupt: (file, error) => ctx.log.warn(`skipped unreadable probe history file ${file}: ${error.message}`),
       }),
-      addServer: async () => { await ctx.executeCommand(COMMANDS.addServer); },
+      addServer: async () => {
+        await ctx.executeCommand(COMMANDS.addServer);
+      },
       probeDefaults: () => ({
         timeoutMs: config.get('probe.timeoutSeconds') * 1000,
         maxTokens: config.get('probe.maxTokens'),
@@ -73,13 +75,15 @@ export class ProbePanels {
       return;
     }
     const picked = await vscode.window.showQuickPick(
-      guardPicks(entries.map((entry) => ({
-        label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
-        ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
-        description: entry.serverLabel,
-        detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
-        id: entry.id,
-      }))),
+      guardPicks(
+        entries.map((entry) => ({
+          label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
+          ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
+          description: entry.serverLabel,
+          detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
+          id: entry.id,
+        })),
+      ),
       { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
     );
     // showEntry reads the entry (and says so in the panel if it went away since the list).
@@ -87,7 +91,9 @@ export class ProbePanels {
   }
 
   private adopt(webviewPanel: vscode.WebviewPanel): ProbePanel {
-    const panel: ProbePanel = new ProbePanel(webviewPanel, this.deps, () => { if (this.current === panel) this.current = undefined; });
+    const panel: ProbePanel = new ProbePanel(webviewPanel, this.deps, () => {
+      if (this.current === panel) this.current = undefined;
+    });
     this.current = panel;
     return panel;
   }

@@ -10,29 +10,31 @@ import { errorMessage } from '../core/errors';
 /** Runs the fixed prompt set with progress and cancel, then reports one verdict per prompt. */
 export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Promise<void> {
   const { servers, config } = ctx;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Quick Health Probe on ${notificationText(server.label)}`, cancellable: true },
-    async (progress, token) => {
-      const controller = new AbortController();
-      token.onCancellationRequested(() => controller.abort());
-      progress.report({ message: 'greeting, prime check in Python, counting…' });
-      const target = await servers.store.target(server.id);
-      const model = servers.health.status(server.id).models?.[0];
-      return runQuickProbe(
-        target,
-        {
-          ...(model ? { model } : {}),
-          maxTokens: config.get('probe.maxTokens'),
-          timeoutMs: config.get('probe.timeoutSeconds') * 1000,
-          earlyStop: config.get('probe.earlyStop'),
-        },
-        { signal: controller.signal },
-      );
-    },
-  ).then(undefined, (error: unknown) => {
-    void vscode.window.showErrorMessage(`Quick Health Probe failed: ${notificationText(errorMessage(error))}`);
-    return undefined;
-  });
+  const result = await vscode.window
+    .withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Quick Health Probe on ${notificationText(server.label)}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        progress.report({ message: 'greeting, prime check in Python, counting…' });
+        const target = await servers.store.target(server.id);
+        const model = servers.health.status(server.id).models?.[0];
+        return runQuickProbe(
+          target,
+          {
+            ...(model ? { model } : {}),
+            maxTokens: config.get('probe.maxTokens'),
+            timeoutMs: config.get('probe.timeoutSeconds') * 1000,
+            earlyStop: config.get('probe.earlyStop'),
+          },
+          { signal: controller.signal },
+        );
+      },
+    )
+    .then(undefined, (error: unknown) => {
+      void vscode.window.showErrorMessage(`Quick Health Probe failed: ${notificationText(errorMessage(error))}`);
+      return undefined;
+    });
   if (!result) return;
   // Every prompt failing is a failed request (unless what did arrive was NaN or degenerate).
   const allFailed = result.summary.errors === result.items.length;
@@ -40,8 +42,12 @@ export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Prom
 
   const details = 'Show Details';
   // NaN is the worst a server can answer: an error, not a warning.
-  const show = result.summary.verdict === 'ok' ? vscode.window.showInformationMessage
-    : result.summary.verdict === 'nan' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+  const show =
+    result.summary.verdict === 'ok'
+      ? vscode.window.showInformationMessage
+      : result.summary.verdict === 'nan'
+        ? vscode.window.showErrorMessage
+        : vscode.window.showWarningMessage;
   const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
   if (answer === details) {
     await ctx.reports.open(server.label, 'quick-health-probe.md', quickProbeReport(server, result));

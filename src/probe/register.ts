@@ -14,9 +14,11 @@ export function register(ctx: Ctx): void {
   let panels: Promise<ProbePanels> | undefined;
   const loadPanels = (): Promise<ProbePanels> => (panels ??= import('./panelHost').then((m) => new m.ProbePanels(ctx)));
 
-  ctx.pushCleanup(vscode.window.registerWebviewPanelSerializer('inferenceDoctor.probe', {
-    deserializeWebviewPanel: async (panel) => (await loadPanels()).revive(panel),
-  }));
+  ctx.pushCleanup(
+    vscode.window.registerWebviewPanelSerializer('inferenceDoctor.probe', {
+      deserializeWebviewPanel: async (panel) => (await loadPanels()).revive(panel),
+    }),
+  );
   ctx.registerCommand(COMMANDS.openProbePanel, async (arg) => {
     const server = ctx.servers.fromArg(arg);
     (await loadPanels()).show(server ? { serverId: server.id } : {});

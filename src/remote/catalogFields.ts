@@ -27,7 +27,9 @@ export interface CatalogFields {
  */
 export async function catalogFieldResolver(load: CatalogEntriesLoader, timeoutMs = 8000): Promise<CatalogFields> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   try {
     const r = await Promise.race([load(), timeout]);
     if (r === 'timeout') return { source: 'built-in table', note: `the flags language server did not answer within ${timeoutMs} ms` };

@@ -27,7 +27,13 @@ import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
 import { errorMessage } from '../core/errors';
 
-interface ForwardRecord { serverId: string; hostId: string; key: string; remotePort: number; remoteHost: string }
+interface ForwardRecord {
+  serverId: string;
+  hostId: string;
+  key: string;
+  remotePort: number;
+  remoteHost: string;
+}
 const FORWARDS_KEY = 'inferenceDoctor.remote.forwards';
 
 export class RemoteFeature implements vscode.Disposable {
@@ -51,7 +57,12 @@ export class RemoteFeature implements vscode.Disposable {
     this.searchView = new SearchView();
     this.fs = new RemoteFileSystem(this.hosts);
     this.disposables.push(
-      this.hosts, this.hostsView, this.searchView, this.generated, this.logs, this.log,
+      this.hosts,
+      this.hostsView,
+      this.searchView,
+      this.generated,
+      this.logs,
+      this.log,
       this.hosts.onDidConnect((e) => void this.restoreForwards(e)),
       this.hosts.onDidDisconnect(() => this.hostsView.refresh()),
       ctx.servers.store.onDidChange(() => void this.dropForwardsOfRemovedServers()),
@@ -68,8 +79,13 @@ export class RemoteFeature implements vscode.Disposable {
       if (!session) continue;
       const report = session.report;
       out.push({
-        id: entry.id, label: entry.label, host: session.host,
-        interpreters: (report?.interpreters ?? []).map((i) => ({ path: i.path, ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}) })),
+        id: entry.id,
+        label: entry.label,
+        host: session.host,
+        interpreters: (report?.interpreters ?? []).map((i) => ({
+          path: i.path,
+          ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
+        })),
         ruleContext: (python) => (session.report ? ruleContextFromReport(session.report, python) : undefined),
       });
     }
@@ -101,9 +117,16 @@ export class RemoteFeature implements vscode.Disposable {
       if (connected.length === 1) id = connected[0].id;
       else {
         const all = this.hosts.list();
-        const pick = await vscode.window.showQuickPick(guardPicks(all.map((h) => ({
-          label: h.label, description: this.hosts.state(h.id).state === 'connected' ? 'connected' : h.source === 'local' ? 'local' : h.spec, id: h.id,
-        }))), { placeHolder });
+        const pick = await vscode.window.showQuickPick(
+          guardPicks(
+            all.map((h) => ({
+              label: h.label,
+              description: this.hosts.state(h.id).state === 'connected' ? 'connected' : h.source === 'local' ? 'local' : h.spec,
+              id: h.id,
+            })),
+          ),
+          { placeHolder },
+        );
         id = pick?.id;
       }
     }
@@ -120,7 +143,10 @@ export class RemoteFeature implements vscode.Disposable {
     return server ? { hostId: n.hostId, key: n.key, server } : undefined;
   }
 
-  private async pickServerOnHost(arg: unknown, placeHolder: string): Promise<{ hostId: string; key: string; server: SglangServer; session: HostSession; entry: HostEntry } | undefined> {
+  private async pickServerOnHost(
+    arg: unknown,
+    placeHolder: string,
+  ): Promise<{ hostId: string; key: string; server: SglangServer; session: HostSession; entry: HostEntry } | undefined> {
     const direct = this.serverOf(arg);
     if (direct) {
       const session = this.hosts.session(direct.hostId);
@@ -129,12 +155,27 @@ export class RemoteFeature implements vscode.Disposable {
     }
     const picked = await this.pickSession(arg, placeHolder);
     if (!picked) return undefined;
-    const report = picked.session.report ?? await this.hosts.discover(picked.entry.id);
+    const report = picked.session.report ?? (await this.hosts.discover(picked.entry.id));
     const servers = report?.servers ?? [];
-    if (servers.length === 0) { void vscode.window.showInformationMessage(`No running SGLang server was found on ${notificationText(picked.entry.label)}.`); return undefined; }
-    const server = servers.length === 1 ? servers[0] : (await vscode.window.showQuickPick(guardPicks(servers.map((s) => ({
-      label: s.unit ?? `pid ${s.pid ?? '?'}`, description: `port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`, s,
-    }))), { placeHolder }))?.s;
+    if (servers.length === 0) {
+      void vscode.window.showInformationMessage(`No running SGLang server was found on ${notificationText(picked.entry.label)}.`);
+      return undefined;
+    }
+    const server =
+      servers.length === 1
+        ? servers[0]
+        : (
+            await vscode.window.showQuickPick(
+              guardPicks(
+                servers.map((s) => ({
+                  label: s.unit ?? `pid ${s.pid ?? '?'}`,
+                  description: `port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`,
+                  s,
+                })),
+              ),
+              { placeHolder },
+            )
+          )?.s;
     return server ? { hostId: picked.entry.id, key: serverKey(server), server, session: picked.session, entry: picked.entry } : undefined;
   }
 
@@ -142,10 +183,18 @@ export class RemoteFeature implements vscode.Disposable {
 
   async addHost(): Promise<void> {
     const spec = await vscode.window.showInputBox({
-      title: 'Add SSH Host', prompt: 'user@host[:port] (or an alias from your ssh config)', placeHolder: 'root@gpu-box:22', ignoreFocusOut: true,
+      title: 'Add SSH Host',
+      prompt: 'user@host[:port] (or an alias from your ssh config)',
+      placeHolder: 'root@gpu-box:22',
+      ignoreFocusOut: true,
       validateInput: (v) => {
         if (!v.trim()) return 'Enter user@host[:port]';
-        try { parseHostSpec(v); return undefined; } catch (e) { return errorMessage(e); }
+        try {
+          parseHostSpec(v);
+          return undefined;
+        } catch (e) {
+          return errorMessage(e);
+        }
       },
     });
     if (!spec) return;
@@ -160,19 +209,26 @@ export class RemoteFeature implements vscode.Disposable {
       void vscode.window.showInformationMessage(wantConnected ? 'No host is connected.' : 'Every host is already connected.');
       return undefined;
     }
-    const pick = await vscode.window.showQuickPick(guardPicks(hosts.map((h) => ({
-      label: h.label, description: h.source === 'local' ? 'local' : h.spec, id: h.id,
-    }))), { placeHolder });
+    const pick = await vscode.window.showQuickPick(
+      guardPicks(
+        hosts.map((h) => ({
+          label: h.label,
+          description: h.source === 'local' ? 'local' : h.spec,
+          id: h.id,
+        })),
+      ),
+      { placeHolder },
+    );
     return pick?.id;
   }
 
   async connect(arg: unknown): Promise<void> {
-    const id = this.hostIdOf(arg) ?? await this.pickHost(false, 'Connect to which host?');
+    const id = this.hostIdOf(arg) ?? (await this.pickHost(false, 'Connect to which host?'));
     if (id) await this.hosts.connect(id);
   }
 
   async disconnect(arg: unknown): Promise<void> {
-    const id = this.hostIdOf(arg) ?? await this.pickHost(true, 'Disconnect which host?');
+    const id = this.hostIdOf(arg) ?? (await this.pickHost(true, 'Disconnect which host?'));
     if (!id) return;
     if (this.searchView.state?.hostId === id) this.searchView.state.cancel?.();
     await this.hosts.disconnect(id);
@@ -183,14 +239,23 @@ export class RemoteFeature implements vscode.Disposable {
     const entry = id ? this.hosts.get(id) : undefined;
     if (!entry || entry.source !== 'manual') return;
     const remove = 'Remove';
-    if (await vscode.window.showWarningMessage(`Remove ${notificationText(entry.label)} from the Hosts view? A saved password is deleted too.`, { modal: true }, remove) === remove) {
+    if (
+      (await vscode.window.showWarningMessage(
+        `Remove ${notificationText(entry.label)} from the Hosts view? A saved password is deleted too.`,
+        { modal: true },
+        remove,
+      )) === remove
+    ) {
       await this.hosts.removeManual(entry.id);
     }
   }
 
   async refresh(arg: unknown): Promise<void> {
     const id = this.hostIdOf(arg);
-    if (id && this.hosts.session(id)) { await this.hosts.discover(id); return; }
+    if (id && this.hosts.session(id)) {
+      await this.hosts.discover(id);
+      return;
+    }
     this.hosts.reload();
     await Promise.all(this.hosts.connected().map((h) => this.hosts.discover(h.id)));
   }
@@ -204,7 +269,9 @@ export class RemoteFeature implements vscode.Disposable {
       () => this.hosts.discover(picked.entry.id, { checkEnv: true }),
     );
     if (!report) {
-      void vscode.window.showErrorMessage(`Discovery on ${notificationText(picked.entry.label)} failed: ${notificationText(this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error')}`);
+      void vscode.window.showErrorMessage(
+        `Discovery on ${notificationText(picked.entry.label)} failed: ${notificationText(this.hosts.state(picked.entry.id).discoveryError ?? 'unknown error')}`,
+      );
       return;
     }
     await this.generated.open(`/${slug(picked.entry.label)}/environment-report.txt`, formatEnvReport(report), 'plaintext');
@@ -217,20 +284,28 @@ export class RemoteFeature implements vscode.Disposable {
     if (!picked) return;
     const { entry, session } = picked;
     if (!session.report && !Array.isArray((arg as { paths?: unknown } | undefined)?.paths)) {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${notificationText(entry.label)}…` }, () => this.hosts.discover(entry.id));
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${notificationText(entry.label)}…` }, () =>
+        this.hosts.discover(entry.id),
+      );
     }
     // Callers (other commands, tests) may name the directories: { hostId, paths: ['/abs/dir'] }.
     const given = (arg as { paths?: unknown } | undefined)?.paths;
-    let paths = Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/')) ? given as string[] : session.sglangDirs();
+    let paths = Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/')) ? (given as string[]) : session.sglangDirs();
     if (paths.length === 0) {
       const dir = await vscode.window.showInputBox({
-        title: `No SGLang installation found on ${notificationText(entry.label)}`, prompt: 'Absolute path of a directory to search instead', placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang', ignoreFocusOut: true,
+        title: `No SGLang installation found on ${notificationText(entry.label)}`,
+        prompt: 'Absolute path of a directory to search instead',
+        placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang',
+        ignoreFocusOut: true,
         validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
       });
       if (!dir) return;
       paths = [dir];
     } else if (paths.length > 1) {
-      const pick = await vscode.window.showQuickPick(guardPicks([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))]), { placeHolder: 'Several SGLang installations found: search which?' });
+      const pick = await vscode.window.showQuickPick(
+        guardPicks([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))]),
+        { placeHolder: 'Several SGLang installations found: search which?' },
+      );
       if (!pick) return;
       paths = pick.paths;
     }
@@ -244,24 +319,44 @@ export class RemoteFeature implements vscode.Disposable {
     const ac = new AbortController();
     const max = this.ctx.config.get('remote.maxSearchResults');
     const st: SearchState = {
-      hostId: entry.id, hostLabel: entry.label, pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive,
-      groups: new SearchResultGroups(paths, max), running: true, cancel: () => ac.abort('cancelled'),
+      hostId: entry.id,
+      hostLabel: entry.label,
+      pattern: q.pattern,
+      fixedStrings: q.fixedStrings,
+      caseSensitive: q.caseSensitive,
+      groups: new SearchResultGroups(paths, max),
+      running: true,
+      cancel: () => ac.abort('cancelled'),
     };
     this.searchView.start(st);
     void vscode.commands.executeCommand('inferenceDoctor.search.focus');
     let last = 0;
     const run = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Searching "${notificationText(q.pattern)}" on ${notificationText(entry.label)}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Searching "${notificationText(q.pattern)}" on ${notificationText(entry.label)}`,
+        cancellable: true,
+      },
       async (progress, token) => {
         token.onCancellationRequested(() => ac.abort('cancelled'));
         return session.search({
-          pattern: q.pattern, fixedStrings: q.fixedStrings, caseSensitive: q.caseSensitive, wordRegexp: q.wordRegexp, paths, maxResults: max, signal: ac.signal,
+          pattern: q.pattern,
+          fixedStrings: q.fixedStrings,
+          caseSensitive: q.caseSensitive,
+          wordRegexp: q.wordRegexp,
+          paths,
+          maxResults: max,
+          signal: ac.signal,
           onProgress: (groups) => {
             // A newer search (or Clear) replaced this one: its late batches must not land there.
             if (this.searchView.state !== st) return;
             st.groups = groups;
             const now = Date.now();
-            if (now - last > 200) { last = now; this.searchView.update(); progress.report({ message: groups.describe() }); }
+            if (now - last > 200) {
+              last = now;
+              this.searchView.update();
+              progress.report({ message: groups.describe() });
+            }
           },
         });
       },
@@ -272,18 +367,28 @@ export class RemoteFeature implements vscode.Disposable {
     if (run.error && !run.cancelled) {
       st.error = `Search stopped: ${errorMessage(run.error)}`;
       this.hosts.noteError(entry.id, run.error);
-      void vscode.window.showErrorMessage(`${notificationText(st.error)} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`);
+      void vscode.window.showErrorMessage(
+        `${notificationText(st.error)} (${run.groups.matchCount} results kept). Run the search again to retry; the host reconnects by itself.`,
+      );
     } else if (run.cancelled) st.error = 'Cancelled';
     this.searchView.update();
   }
 
-  cancelSearch(): void { this.searchView.state?.cancel?.(); }
-  clearSearch(): void { this.searchView.clear(); }
+  cancelSearch(): void {
+    this.searchView.state?.cancel?.();
+  }
+  clearSearch(): void {
+    this.searchView.clear();
+  }
 
   // ---- servers on a host --------------------------------------------------------------------
 
-  private forwardRecords(): ForwardRecord[] { return this.context.globalState.get<ForwardRecord[]>(FORWARDS_KEY, []); }
-  private async saveForwardRecords(r: ForwardRecord[]): Promise<void> { await this.context.globalState.update(FORWARDS_KEY, r); }
+  private forwardRecords(): ForwardRecord[] {
+    return this.context.globalState.get<ForwardRecord[]>(FORWARDS_KEY, []);
+  }
+  private async saveForwardRecords(r: ForwardRecord[]): Promise<void> {
+    await this.context.globalState.update(FORWARDS_KEY, r);
+  }
 
   private forwardInfo(hostId: string, key: string): { localPort: number; serverId?: string } | undefined {
     const fwd = this.hosts.session(hostId)?.forwardFor(key);
@@ -308,15 +413,21 @@ export class RemoteFeature implements vscode.Disposable {
         const model = modelName(s.server) ?? 'sglang';
         const added = await this.servers.store.add({ label: `${model} on ${s.entry.label}:${s.server.port}`, baseUrl, hostId: s.hostId });
         serverId = added.id;
-        await this.saveForwardRecords([...records.filter((r) => !(r.hostId === s.hostId && r.key === s.key)),
-          { serverId, hostId: s.hostId, key: s.key, remotePort: s.server.port, remoteHost: s.server.host }]);
+        await this.saveForwardRecords([
+          ...records.filter((r) => !(r.hostId === s.hostId && r.key === s.key)),
+          { serverId, hostId: s.hostId, key: s.key, remotePort: s.server.port, remoteHost: s.server.host },
+        ]);
       }
       void this.servers.health.refresh(serverId);
       this.hostsView.refresh(s.hostId);
-      void vscode.window.showInformationMessage(`${notificationText(s.entry.label)}:${s.server.port} is forwarded to ${notificationText(baseUrl)} and listed in Servers.`);
+      void vscode.window.showInformationMessage(
+        `${notificationText(s.entry.label)}:${s.server.port} is forwarded to ${notificationText(baseUrl)} and listed in Servers.`,
+      );
     } catch (e) {
       this.hosts.noteError(s.hostId, e);
-      void vscode.window.showErrorMessage(`Could not forward port ${s.server.port} on ${notificationText(s.entry.label)}: ${notificationText(errorMessage(e))}`);
+      void vscode.window.showErrorMessage(
+        `Could not forward port ${s.server.port} on ${notificationText(s.entry.label)}: ${notificationText(errorMessage(e))}`,
+      );
     }
   }
 
@@ -330,7 +441,9 @@ export class RemoteFeature implements vscode.Disposable {
         const fwd = await session.forward(r.key, r.remotePort, r.remoteHost);
         await this.servers.store.update(r.serverId, { baseUrl: `http://127.0.0.1:${fwd.localPort}` });
         void this.servers.health.refresh(r.serverId);
-      } catch (e) { this.log.warn(`Could not restore the forward of ${entry.label}:${r.remotePort}: ${errorMessage(e)}`); }
+      } catch (e) {
+        this.log.warn(`Could not restore the forward of ${entry.label}:${r.remotePort}: ${errorMessage(e)}`);
+      }
     }
     this.hostsView.refresh(entry.id);
   }
@@ -349,7 +462,10 @@ export class RemoteFeature implements vscode.Disposable {
     if (!s) return;
     try {
       const src = await s.session.launchSource(s.server);
-      if (!src) { void vscode.window.showWarningMessage(`No launch file found for the server on port ${s.server.port}.`); return; }
+      if (!src) {
+        void vscode.window.showWarningMessage(`No launch file found for the server on port ${s.server.port}.`);
+        return;
+      }
       if (src.kind === 'command-line') {
         await this.generated.open(`/${slug(s.entry.label)}/${slug(s.key)}/command-line.sh`, src.text, 'shellscript');
         return;
@@ -366,15 +482,26 @@ export class RemoteFeature implements vscode.Disposable {
     // Asked in parallel with the port forward and /server_info; falls back to the built-in table.
     const fields = catalogFieldResolver(() => this.ctx.flags.catalogEntries());
     try {
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing ${notificationText(s.entry.label)}:${s.server.port} with its launch file…`, cancellable: true }, async (_p, token) => {
-        const ac = new AbortController();
-        token.onCancellationRequested(() => ac.abort());
-        const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
-        const rec = this.forwardRecords().find((r) => r.hostId === s.hostId && r.key === s.key);
-        const apiKey = rec && this.servers.store.get(rec.serverId) ? (await this.servers.store.target(rec.serverId)).apiKey : undefined;
-        const { resolver } = await fields;
-        return s.session.compareWithLaunch(s.server, `http://127.0.0.1:${fwd.localPort}`, { signal: ac.signal, ...(apiKey ? { apiKey } : {}), ...(resolver ? { fields: resolver } : {}) });
-      });
+      const result = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Comparing ${notificationText(s.entry.label)}:${s.server.port} with its launch file…`,
+          cancellable: true,
+        },
+        async (_p, token) => {
+          const ac = new AbortController();
+          token.onCancellationRequested(() => ac.abort());
+          const fwd = await s.session.forward(s.key, s.server.port, s.server.host);
+          const rec = this.forwardRecords().find((r) => r.hostId === s.hostId && r.key === s.key);
+          const apiKey = rec && this.servers.store.get(rec.serverId) ? (await this.servers.store.target(rec.serverId)).apiKey : undefined;
+          const { resolver } = await fields;
+          return s.session.compareWithLaunch(s.server, `http://127.0.0.1:${fwd.localPort}`, {
+            signal: ac.signal,
+            ...(apiKey ? { apiKey } : {}),
+            ...(resolver ? { fields: resolver } : {}),
+          });
+        },
+      );
       const base = `/${slug(s.entry.label)}/${slug(s.key)}`;
       const left = this.generated.set(`${base}/launch-file.json`, comparisonJson(result.comparison.launchDoc));
       const right = this.generated.set(`${base}/server_info.json`, comparisonJson(result.comparison.serverDoc));
@@ -382,7 +509,9 @@ export class RemoteFeature implements vscode.Disposable {
       await vscode.commands.executeCommand('vscode.diff', left, right, `${from} ↔ /server_info (${s.entry.label}:${s.server.port})`, { preview: false });
       const { source, note } = await fields;
       if (note) this.log.info(`Compare /server_info: flag fields from the ${source} (${note}).`);
-      void vscode.window.showInformationMessage(`Launch file vs /server_info: ${notificationText(summariseComparison(result.comparison))} (fields from the ${notificationText(source)}).`);
+      void vscode.window.showInformationMessage(
+        `Launch file vs /server_info: ${notificationText(summariseComparison(result.comparison))} (fields from the ${notificationText(source)}).`,
+      );
     } catch (e) {
       void vscode.window.showErrorMessage(`Could not compare: ${notificationText(errorMessage(e))}`);
     }
@@ -396,28 +525,36 @@ export class RemoteFeature implements vscode.Disposable {
     let source: LogSource | undefined = await s.session.logSourceFor(s.server).catch(() => undefined);
     if (!source) {
       const path = await vscode.window.showInputBox({
-        title: `Log file of the server on ${notificationText(s.entry.label)}:${s.server.port}`, prompt: 'The server is not a systemd unit and its output does not go to a file Inference Doctor can see. Absolute path of its log file:',
-        placeHolder: '/var/log/sglang.log', ignoreFocusOut: true, validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
+        title: `Log file of the server on ${notificationText(s.entry.label)}:${s.server.port}`,
+        prompt: 'The server is not a systemd unit and its output does not go to a file Inference Doctor can see. Absolute path of its log file:',
+        placeHolder: '/var/log/sglang.log',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
       });
       if (!path) return;
       source = { kind: 'file', path };
     }
-    const uri = this.logs.uriFor(s.entry.label, source.kind === 'journal' ? source.unit : source.path.split('/').pop() ?? 'log');
+    const uri = this.logs.uriFor(s.entry.label, source.kind === 'journal' ? source.unit : (source.path.split('/').pop() ?? 'log'));
     const maxLines = this.ctx.config.get('remote.logMaxLines');
     const follower = s.session.followLog(source, {
       maxLines,
       onLines: () => this.logs.touch(uri),
       onAlert: (alert, notify) => {
         if (!notify) return;
-        void vscode.window.showWarningMessage(`${notificationText(s.entry.label)}: ${alert.title} in ${notificationText(describeLogSource(source))}: ${notificationText(alert.line.trim(), { maxLength: 200 })}`, 'Show').then(async (a) => {
-          if (a !== 'Show') return;
-          const doc = await vscode.workspace.openTextDocument(uri);
-          const buf = follower.buffer;
-          const firstKept = buf.lineCount - buf.size + 1;
-          const line = Math.max(0, alert.lineNumber - firstKept + (buf.dropped > 0 ? 1 : 0));
-          const range = new vscode.Range(line, 0, line, 0);
-          await vscode.window.showTextDocument(doc, { selection: range, preview: false });
-        });
+        void vscode.window
+          .showWarningMessage(
+            `${notificationText(s.entry.label)}: ${alert.title} in ${notificationText(describeLogSource(source))}: ${notificationText(alert.line.trim(), { maxLength: 200 })}`,
+            'Show',
+          )
+          .then(async (a) => {
+            if (a !== 'Show') return;
+            const doc = await vscode.workspace.openTextDocument(uri);
+            const buf = follower.buffer;
+            const firstKept = buf.lineCount - buf.size + 1;
+            const line = Math.max(0, alert.lineNumber - firstKept + (buf.dropped > 0 ? 1 : 0));
+            const range = new vscode.Range(line, 0, line, 0);
+            await vscode.window.showTextDocument(doc, { selection: range, preview: false });
+          });
       },
     });
     const docSource = { text: () => follower.buffer.text(), stop: () => follower.stop() };
@@ -425,10 +562,17 @@ export class RemoteFeature implements vscode.Disposable {
     void follower.done.then((d) => {
       const note = d.reason === 'stopped' ? 'following stopped' : d.reason === 'ended' ? 'the log command ended' : `following failed: ${errorMessage(d.error)}`;
       this.logs.ended(uri, docSource, `${follower.buffer.text()}\n[Inference Doctor] ${note}`);
-      if (d.reason === 'error') void vscode.window.showWarningMessage(`${notificationText(s.entry.label)}: ${notificationText(note)} (${notificationText(describeLogSource(source))}).`);
+      if (d.reason === 'error')
+        void vscode.window.showWarningMessage(
+          `${notificationText(s.entry.label)}: ${notificationText(note)} (${notificationText(describeLogSource(source))}).`,
+        );
     });
     let doc = await vscode.workspace.openTextDocument(uri);
-    if (doc.languageId !== 'sglang-log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then((d) => d, () => doc);
+    if (doc.languageId !== 'sglang-log')
+      doc = await vscode.languages.setTextDocumentLanguage(doc, 'sglang-log').then(
+        (d) => d,
+        () => doc,
+      );
     await vscode.window.showTextDocument(doc, { preview: false });
   }
 
@@ -437,20 +581,39 @@ export class RemoteFeature implements vscode.Disposable {
   }
 }
 
-interface Query { pattern: string; fixedStrings: boolean; caseSensitive: boolean; wordRegexp: boolean }
+interface Query {
+  pattern: string;
+  fixedStrings: boolean;
+  caseSensitive: boolean;
+  wordRegexp: boolean;
+}
 
 /** QuickPick with the backend presets, free text, and regex / case / whole-word toggles. */
 function askQuery(hostLabel: string): Promise<Query | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { preset?: (typeof BACKEND_OPTION_PRESETS)[number] }>();
     const opts = { regex: false, caseSensitive: true, word: false };
-    const button = (icon: string, name: string, on: boolean): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon(icon), tooltip: `${name}: ${on ? 'on' : 'off'}` });
+    const button = (icon: string, name: string, on: boolean): vscode.QuickInputButton => ({
+      iconPath: new vscode.ThemeIcon(icon),
+      tooltip: `${name}: ${on ? 'on' : 'off'}`,
+    });
     const render = (): void => {
       qp.title = `Search SGLang source on ${notificationText(hostLabel)} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
-      qp.buttons = [button('regex', 'Use Regular Expression', opts.regex), button('case-sensitive', 'Match Case', opts.caseSensitive), button('whole-word', 'Match Whole Word', opts.word)];
+      qp.buttons = [
+        button('regex', 'Use Regular Expression', opts.regex),
+        button('case-sensitive', 'Match Case', opts.caseSensitive),
+        button('whole-word', 'Match Whole Word', opts.word),
+      ];
       const typed = qp.value.trim();
-      const presets = BACKEND_OPTION_PRESETS.map((p) => ({ label: p.label, description: p.pattern, detail: p.fixedStrings ? 'literal' : 'regular expression', preset: p }));
-      qp.items = typed ? [{ label: `Search for "${typed}"`, description: opts.regex ? 'regular expression' : 'literal text', alwaysShow: true }, ...presets] : presets;
+      const presets = BACKEND_OPTION_PRESETS.map((p) => ({
+        label: p.label,
+        description: p.pattern,
+        detail: p.fixedStrings ? 'literal' : 'regular expression',
+        preset: p,
+      }));
+      qp.items = typed
+        ? [{ label: `Search for "${typed}"`, description: opts.regex ? 'regular expression' : 'literal text', alwaysShow: true }, ...presets]
+        : presets;
     };
     qp.placeholder = 'Type text to search for, or pick a preset';
     qp.matchOnDescription = true;
@@ -466,13 +629,17 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
     qp.onDidAccept(() => {
       const item = qp.selectedItems[0];
       const typed = qp.value.trim();
-      if (item?.preset) resolve({ pattern: item.preset.pattern, fixedStrings: item.preset.fixedStrings, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
+      if (item?.preset)
+        resolve({ pattern: item.preset.pattern, fixedStrings: item.preset.fixedStrings, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
       else if (typed) resolve({ pattern: typed, fixedStrings: !opts.regex, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
       else return;
       done = true;
       qp.hide();
     });
-    qp.onDidHide(() => { if (!done) resolve(undefined); qp.dispose(); });
+    qp.onDidHide(() => {
+      if (!done) resolve(undefined);
+      qp.dispose();
+    });
     render();
     qp.show();
   });

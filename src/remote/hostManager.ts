@@ -50,7 +50,11 @@ export class HostManager implements vscode.Disposable {
   readonly onDidConnect = this.sessionStarted.event;
   private configCache?: HostEntry[];
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly config: Config) {}
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly config: Config,
+  ) {}
 
   private sshConfigOptions(): SshConfigOptions {
     const file = this.config.text('ssh.configFile');
@@ -60,7 +64,9 @@ export class HostManager implements vscode.Disposable {
   list(): HostEntry[] {
     if (!this.configCache) {
       let aliases: string[] = [];
-      try { aliases = listSshAliases(this.sshConfigOptions()); } catch (e) {
+      try {
+        aliases = listSshAliases(this.sshConfigOptions());
+      } catch (e) {
         this.log.warn(`Could not read the ssh config: ${errorMessage(e)}`);
       }
       this.configCache = aliases.map((a) => ({ id: `config:${a}`, label: a, source: 'config', spec: a }));
@@ -73,13 +79,24 @@ export class HostManager implements vscode.Disposable {
     ];
   }
 
-  get(id: string): HostEntry | undefined { return this.list().find((h) => h.id === id); }
-  state(id: string): HostState { return this.states.get(id) ?? { state: 'disconnected' }; }
-  session(id: string): HostSession | undefined { return this.states.get(id)?.session; }
-  connected(): HostEntry[] { return this.list().filter((h) => this.state(h.id).state === 'connected'); }
+  get(id: string): HostEntry | undefined {
+    return this.list().find((h) => h.id === id);
+  }
+  state(id: string): HostState {
+    return this.states.get(id) ?? { state: 'disconnected' };
+  }
+  session(id: string): HostSession | undefined {
+    return this.states.get(id)?.session;
+  }
+  connected(): HostEntry[] {
+    return this.list().filter((h) => this.state(h.id).state === 'connected');
+  }
 
   /** Re-read ~/.ssh/config. */
-  reload(): void { this.configCache = undefined; this.changed.fire(undefined); }
+  reload(): void {
+    this.configCache = undefined;
+    this.changed.fire(undefined);
+  }
 
   async addManual(spec: string): Promise<HostEntry> {
     const parsed = parseHostSpec(spec); // throws a HostError with a useful message
@@ -94,7 +111,10 @@ export class HostManager implements vscode.Disposable {
   async removeManual(id: string): Promise<void> {
     await this.disconnect(id);
     const spec = id.slice('manual:'.length);
-    await this.context.globalState.update(MANUAL_KEY, this.context.globalState.get<string[]>(MANUAL_KEY, []).filter((s) => s !== spec));
+    await this.context.globalState.update(
+      MANUAL_KEY,
+      this.context.globalState.get<string[]>(MANUAL_KEY, []).filter((s) => s !== spec),
+    );
     await this.context.secrets.delete(sshPasswordKey(id));
     this.states.delete(id);
     this.changed.fire(undefined);
@@ -155,18 +175,27 @@ export class HostManager implements vscode.Disposable {
       const known = this.config.text('ssh.knownHostsFile');
       const trustStoreFile = vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
       await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
-      const passwords = new PasswordSession(this.context.secrets, entry.id, ({ user, host, prompt, echo, attempt }) => Promise.resolve(vscode.window.showInputBox({
-        title: notificationText(`${user}@${host}`),
-        prompt: `${attempt > 1 ? 'Not accepted, try again. ' : ''}${prompt.trim() || 'Password'}`,
-        password: !echo, ignoreFocusOut: true,
-      })));
+      const passwords = new PasswordSession(this.context.secrets, entry.id, ({ user, host, prompt, echo, attempt }) =>
+        Promise.resolve(
+          vscode.window.showInputBox({
+            title: notificationText(`${user}@${host}`),
+            prompt: `${attempt > 1 ? 'Not accepted, try again. ' : ''}${prompt.trim() || 'Password'}`,
+            password: !echo,
+            ignoreFocusOut: true,
+          }),
+        ),
+      );
       let host: Host;
       try {
-        host = await connectSsh(target, { ...this.callbacks(entry), askPassword: passwords.askPassword }, {
-          trustStoreFile,
-          ...(known ? { knownHostsFiles: [expandTilde(known)] } : {}),
-          signal: ac.signal,
-        });
+        host = await connectSsh(
+          target,
+          { ...this.callbacks(entry), askPassword: passwords.askPassword },
+          {
+            trustStoreFile,
+            ...(known ? { knownHostsFiles: [expandTilde(known)] } : {}),
+            signal: ac.signal,
+          },
+        );
       } catch (e) {
         // Forgets the saved password only when it was offered and refused.
         await passwords.failed(e).catch(() => false);
@@ -174,25 +203,31 @@ export class HostManager implements vscode.Disposable {
       }
       void passwords.connected(() => this.confirmSavePassword(entry)).catch((e: unknown) => this.log.warn(`Could not save the password: ${errorMessage(e)}`));
       return host;
-    } finally { sub.dispose(); }
+    } finally {
+      sub.dispose();
+    }
   }
 
   private callbacks(entry: HostEntry): SshCallbacks {
     return {
       log: (m) => this.log.info(m),
       onUnknownHostKey: (info) => askHostKey(entry, info),
-      askPassphrase: async ({ keyFile, attempt }) => vscode.window.showInputBox({
-        title: `Passphrase for ${notificationText(keyFile)}`,
-        prompt: attempt > 1 ? 'Wrong passphrase, try again (Escape skips this key)' : `To connect to ${entry.label}. Not saved.`,
-        password: true, ignoreFocusOut: true,
-      }),
+      askPassphrase: async ({ keyFile, attempt }) =>
+        vscode.window.showInputBox({
+          title: `Passphrase for ${notificationText(keyFile)}`,
+          prompt: attempt > 1 ? 'Wrong passphrase, try again (Escape skips this key)' : `To connect to ${entry.label}. Not saved.`,
+          password: true,
+          ignoreFocusOut: true,
+        }),
     };
   }
 
   private async confirmSavePassword(entry: HostEntry): Promise<boolean> {
     const save = 'Save Password';
     const answer = await vscode.window.showInformationMessage(
-      `Connected to ${notificationText(entry.label)}. Save the password in VS Code's secret storage for next time?`, save, "Don't Save",
+      `Connected to ${notificationText(entry.label)}. Save the password in VS Code's secret storage for next time?`,
+      save,
+      "Don't Save",
     );
     return answer === save;
   }
@@ -200,7 +235,10 @@ export class HostManager implements vscode.Disposable {
   private async showConnectError(entry: HostEntry, e: unknown): Promise<void> {
     const msg = errorMessage(e);
     if (e instanceof HostError && (e.kind === 'host-key-changed' || e.kind === 'host-key-revoked')) {
-      await vscode.window.showErrorMessage(`Refused to connect to ${notificationText(entry.label)}`, { modal: true, detail: notificationText(msg, { maxLength: 2000 }) });
+      await vscode.window.showErrorMessage(`Refused to connect to ${notificationText(entry.label)}`, {
+        modal: true,
+        detail: notificationText(msg, { maxLength: 2000 }),
+      });
       return;
     }
     void vscode.window.showErrorMessage(`Could not connect to ${notificationText(entry.label)}: ${notificationText(msg)}`);
@@ -213,19 +251,24 @@ export class HostManager implements vscode.Disposable {
     if (!session) return Promise.resolve(undefined);
     // A running discovery without the asked-for options: let it finish, then run one with them.
     if (st.discovering) return opts ? st.discovering.then(() => this.discover(id, opts)) : st.discovering;
-    const p = session.discover(opts).then((r) => {
-      this.set(id, { discovering: undefined, discoveryError: undefined });
-      return r;
-    }, (e: unknown) => {
-      this.set(id, { discovering: undefined, discoveryError: errorMessage(e) });
-      return undefined;
-    });
+    const p = session.discover(opts).then(
+      (r) => {
+        this.set(id, { discovering: undefined, discoveryError: undefined });
+        return r;
+      },
+      (e: unknown) => {
+        this.set(id, { discovering: undefined, discoveryError: errorMessage(e) });
+        return undefined;
+      },
+    );
     this.set(id, { discovering: p });
     return p;
   }
 
   /** Record an operation error on the host row (the connection itself reconnects on the next request). */
-  noteError(id: string, e: unknown): void { this.set(id, { lastError: errorMessage(e) }); }
+  noteError(id: string, e: unknown): void {
+    this.set(id, { lastError: errorMessage(e) });
+  }
 
   async disconnect(id: string): Promise<void> {
     const st = this.state(id);
@@ -256,8 +299,8 @@ async function askHostKey(entry: HostEntry, info: UnknownHostKeyInfo): Promise<H
       modal: true,
       detail: `${info.keyType} key fingerprint:\n${info.sha256Fingerprint}\n\nCompare it with the server's own key before trusting it (on the server: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). "Trust and Remember" stores the key in Inference Doctor's own known_hosts file.`,
     },
-    once, remember,
+    once,
+    remember,
   );
   return answer === once ? 'once' : answer === remember ? 'remember' : 'reject';
 }
-

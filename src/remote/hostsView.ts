@@ -23,7 +23,10 @@ const STATE_ICON: Record<string, [string, string | undefined]> = {
   error: ['error', 'testing.iconFailed'],
 };
 
-export interface ForwardInfo { localPort: number; serverId?: string }
+export interface ForwardInfo {
+  localPort: number;
+  serverId?: string;
+}
 
 /** The last segment of the server's model path (`/models/Qwen3-8B/` → `Qwen3-8B`). */
 export function modelName(s: SglangServer): string | undefined {
@@ -43,7 +46,9 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     this.subscription = hosts.onDidChange((id) => this.refresh(id));
   }
 
-  refresh(hostId?: string): void { this.changed.fire(hostId ? this.hostNodes.get(hostId) : undefined); }
+  refresh(hostId?: string): void {
+    this.changed.fire(hostId ? this.hostNodes.get(hostId) : undefined);
+  }
 
   dispose(): void {
     this.subscription.dispose();
@@ -56,7 +61,8 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
 
   private itemFor(node: HostsNode): vscode.TreeItem {
     switch (node.kind) {
-      case 'host': return this.hostItem(node.hostId);
+      case 'host':
+        return this.hostItem(node.hostId);
       case 'error': {
         const item = new vscode.TreeItem(node.message.split('\n')[0].slice(0, 200));
         item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
@@ -99,7 +105,8 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         item.contextValue = 'hostInterpreter';
         return item;
       }
-      case 'server': return this.serverItem(node);
+      case 'server':
+        return this.serverItem(node);
     }
   }
 
@@ -111,8 +118,12 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     item.id = `host/${hostId}`;
     const [icon, color] = STATE_ICON[st.state];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-    item.description = [st.state === 'connected' ? 'connected' : st.state === 'connecting' ? 'connecting…' : st.state === 'error' ? 'failed' : '',
-      entry?.source === 'local' ? 'local' : entry?.source === 'manual' ? 'added' : 'ssh config'].filter(Boolean).join(' · ');
+    item.description = [
+      st.state === 'connected' ? 'connected' : st.state === 'connecting' ? 'connecting…' : st.state === 'error' ? 'failed' : '',
+      entry?.source === 'local' ? 'local' : entry?.source === 'manual' ? 'added' : 'ssh config',
+    ]
+      .filter(Boolean)
+      .join(' · ');
     item.tooltip = `${entry?.label ?? hostId}${entry && entry.source !== 'local' ? ` (${entry.spec})` : ''}\nState: ${st.state}${st.lastError ? `\nLast error: ${st.lastError}` : ''}`;
     item.contextValue = `host.${st.state}${entry?.source === 'manual' ? '.manual' : ''}`;
     return item;
@@ -126,11 +137,18 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     item.iconPath = new vscode.ThemeIcon(fwd ? 'plug' : 'server-process', fwd ? new vscode.ThemeColor('testing.iconPassed') : undefined);
     const model = s && modelName(s);
     item.description = [model, fwd ? `→ 127.0.0.1:${fwd.localPort}` : undefined].filter(Boolean).join(' · ');
-    item.tooltip = s ? [
-      `${s.kind === 'serve' ? 'sglang serve' : 'sglang.launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,
-      s.modelPath ? `Model: ${s.modelPath}` : '', s.unit ? `systemd unit: ${s.unit}` : '', s.pid !== undefined ? `pid ${s.pid}` : '',
-      s.interpreter ? `Python: ${s.interpreter}` : '', fwd ? `Forwarded to http://127.0.0.1:${fwd.localPort}` : '',
-    ].filter(Boolean).join('\n') : undefined;
+    item.tooltip = s
+      ? [
+          `${s.kind === 'serve' ? 'sglang serve' : 'sglang.launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,
+          s.modelPath ? `Model: ${s.modelPath}` : '',
+          s.unit ? `systemd unit: ${s.unit}` : '',
+          s.pid !== undefined ? `pid ${s.pid}` : '',
+          s.interpreter ? `Python: ${s.interpreter}` : '',
+          fwd ? `Forwarded to http://127.0.0.1:${fwd.localPort}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n')
+      : undefined;
     item.contextValue = fwd ? 'remoteServer.forwarded' : 'remoteServer';
     return item;
   }
@@ -155,7 +173,8 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
       case 'host': {
         const rows: HostsNode[] = [];
         if (st.lastError) rows.push({ kind: 'error', hostId: id, message: st.lastError });
-        if (st.state === 'connected') rows.push({ kind: 'section', hostId: id, section: 'env' }, { kind: 'section', hostId: id, section: 'servers' }, { kind: 'search', hostId: id });
+        if (st.state === 'connected')
+          rows.push({ kind: 'section', hostId: id, section: 'env' }, { kind: 'section', hostId: id, section: 'servers' }, { kind: 'search', hostId: id });
         return rows;
       }
       case 'section': {
@@ -168,8 +187,10 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         }
         return this.envRows(id);
       }
-      case 'interpreter': return interpreterRows(id, report?.interpreters[node.index]);
-      default: return [];
+      case 'interpreter':
+        return interpreterRows(id, report?.interpreters[node.index]);
+      default:
+        return [];
     }
   }
 
@@ -180,7 +201,10 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     for (const w of report.warnings) rows.push(warningRow(id, w));
     for (const g of report.gpus) {
       rows.push({
-        kind: 'info', hostId: id, label: `GPU ${g.index}: ${g.name}`, icon: 'chip',
+        kind: 'info',
+        hostId: id,
+        label: `GPU ${g.index}: ${g.name}`,
+        icon: 'chip',
         description: g.computeCap ? `${archOf(g.computeCap)} · compute ${ccText(g.computeCap)}` : 'compute capability unknown',
       });
     }
@@ -196,12 +220,24 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
 }
 
 function warningRow(hostId: string, w: EnvWarning): HostsNode {
-  const [icon, color] = w.severity === 'error' ? ['error', 'problemsErrorIcon.foreground'] : w.severity === 'warning' ? ['warning', 'problemsWarningIcon.foreground'] : ['info', undefined];
+  const [icon, color] =
+    w.severity === 'error'
+      ? ['error', 'problemsErrorIcon.foreground']
+      : w.severity === 'warning'
+        ? ['warning', 'problemsWarningIcon.foreground']
+        : ['info', undefined];
   const short = w.message.split(' — ')[0];
   return { kind: 'info', hostId, label: short.length > 120 ? `${short.slice(0, 117)}…` : short, icon, ...(color ? { color } : {}), tooltip: w.message };
 }
 
-const PACKAGES = [['sglang', 'sglang'], ['sgl_kernel', 'sgl-kernel'], ['flashinfer', 'flashinfer'], ['torch', 'torch'], ['triton', 'triton'], ['transformers', 'transformers']] as const;
+const PACKAGES = [
+  ['sglang', 'sglang'],
+  ['sgl_kernel', 'sgl-kernel'],
+  ['flashinfer', 'flashinfer'],
+  ['torch', 'torch'],
+  ['triton', 'triton'],
+  ['transformers', 'transformers'],
+] as const;
 
 function interpreterRows(hostId: string, it: InterpreterReport | undefined): HostsNode[] {
   if (!it) return [];
@@ -210,17 +246,27 @@ function interpreterRows(hostId: string, it: InterpreterReport | undefined): Hos
   const rows: HostsNode[] = [{ kind: 'info', hostId, label: 'Python', description: p.python.version, icon: 'symbol-misc' }];
   for (const [key, label] of PACKAGES) {
     const pkg = p.packages[key];
-    let description = pkg.found ? pkg.version ?? '(version unknown)' : 'not installed';
+    let description = pkg.found ? (pkg.version ?? '(version unknown)') : 'not installed';
     if (key === 'torch' && p.packages.torch.found && p.packages.torch.imported) {
       description += ` · CUDA ${p.packages.torch.cudaVersion ?? 'none'}`;
     }
-    rows.push({ kind: 'info', hostId, label, description, icon: pkg.found ? 'package' : 'circle-slash', ...(pkg.path ? { tooltip: `${label} ${description}\n${pkg.path}` } : {}) });
+    rows.push({
+      kind: 'info',
+      hostId,
+      label,
+      description,
+      icon: pkg.found ? 'package' : 'circle-slash',
+      ...(pkg.path ? { tooltip: `${label} ${description}\n${pkg.path}` } : {}),
+    });
   }
   for (const v of it.verdicts) {
     const bad = v.level === 'none';
     const warn = v.level === 'ptx-jit';
     rows.push({
-      kind: 'info', hostId, label: v.message.length > 120 ? `${v.message.slice(0, 117)}…` : v.message, tooltip: v.message,
+      kind: 'info',
+      hostId,
+      label: v.message.length > 120 ? `${v.message.slice(0, 117)}…` : v.message,
+      tooltip: v.message,
       icon: bad ? 'error' : warn ? 'warning' : 'pass',
       ...(bad ? { color: 'problemsErrorIcon.foreground' } : warn ? { color: 'problemsWarningIcon.foreground' } : {}),
     });

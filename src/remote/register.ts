@@ -22,23 +22,35 @@ export function register(ctx: Ctx): void {
   const searchProvider = lazyTree<RemoteFeature, SearchNode>(feature, (f) => f.searchView, { rootUntilLoaded: () => [] });
   const hostsTree = vscode.window.createTreeView('inferenceDoctor.hosts', { treeDataProvider: hostsProvider, showCollapseAll: true });
   const searchTree = vscode.window.createTreeView('inferenceDoctor.search', { treeDataProvider: searchProvider, showCollapseAll: true });
-  feature.whenLoaded((f) => ctx.pushCleanup(f.searchView.onDidChangeSummary((s) => {
-    searchTree.description = s.description;
-    searchTree.message = s.message;
-  })));
+  feature.whenLoaded((f) =>
+    ctx.pushCleanup(
+      f.searchView.onDidChangeSummary((s) => {
+        searchTree.description = s.description;
+        searchTree.message = s.message;
+      }),
+    ),
+  );
 
   const fsProvider = lazyReadOnlyFileSystem(feature, (f) => f.fs);
   const generated = lazyContent(feature, (f) => f.generated);
   const logs = lazyContent(feature, (f) => f.logs);
   ctx.pushCleanup(
-    hostsProvider, searchProvider, hostsTree, searchTree, fsProvider, generated, logs,
+    hostsProvider,
+    searchProvider,
+    hostsTree,
+    searchTree,
+    fsProvider,
+    generated,
+    logs,
     vscode.workspace.registerFileSystemProvider(REMOTE_SCHEME, fsProvider, { isReadonly: true, isCaseSensitive: true }),
     vscode.workspace.registerTextDocumentContentProvider(GENERATED_SCHEME, generated),
     vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, logs),
   );
 
   const command = (id: CommandId, run: (f: RemoteFeature, arg: unknown) => unknown): void =>
-    ctx.registerCommand(id, async (arg?: unknown) => { await run(await feature.get(), arg); });
+    ctx.registerCommand(id, async (arg?: unknown) => {
+      await run(await feature.get(), arg);
+    });
   command(REMOTE_COMMANDS.addHost, (f) => f.addHost());
   command(REMOTE_COMMANDS.refreshHosts, (f, a) => f.refresh(a));
   command(REMOTE_COMMANDS.connectHost, (f, a) => f.connect(a));

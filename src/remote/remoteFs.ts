@@ -44,22 +44,36 @@ export class RemoteFileSystem {
       let type = s.type === 'dir' ? vscode.FileType.Directory : s.type === 'file' ? vscode.FileType.File : vscode.FileType.Unknown;
       if (s.symlink) type |= vscode.FileType.SymbolicLink;
       return { type, ctime: s.mtimeMs, mtime: s.mtimeMs, size: s.size, permissions: vscode.FilePermission.Readonly };
-    } catch (e) { throw this.mapError(e, uri); }
+    } catch (e) {
+      throw this.mapError(e, uri);
+    }
   }
 
   async readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {
     const host = await this.hostOf(uri);
     try {
       const entries = await host.readDir(uri.path);
-      return entries.map((e) => [e.name, e.type === 'dir' ? vscode.FileType.Directory : e.type === 'file' ? vscode.FileType.File
-        : e.type === 'symlink' ? vscode.FileType.SymbolicLink : vscode.FileType.Unknown]);
-    } catch (e) { throw this.mapError(e, uri); }
+      return entries.map((e) => [
+        e.name,
+        e.type === 'dir'
+          ? vscode.FileType.Directory
+          : e.type === 'file'
+            ? vscode.FileType.File
+            : e.type === 'symlink'
+              ? vscode.FileType.SymbolicLink
+              : vscode.FileType.Unknown,
+      ]);
+    } catch (e) {
+      throw this.mapError(e, uri);
+    }
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const host = await this.hostOf(uri);
     try {
       return await host.readFile(uri.path, { maxBytes: MAX_FILE_BYTES });
-    } catch (e) { throw this.mapError(e, uri); }
+    } catch (e) {
+      throw this.mapError(e, uri);
+    }
   }
 }

@@ -7,9 +7,7 @@ import { guardTreeItem } from '../ui/foreignText';
 import { isolate } from '../core/text/foreign';
 
 export type SearchNode =
-  | { kind: 'file'; path: string }
-  | { kind: 'match'; path: string; index: number }
-  | { kind: 'status'; label: string; icon: string; tooltip?: string };
+  { kind: 'file'; path: string } | { kind: 'match'; path: string; index: number } | { kind: 'status'; label: string; icon: string; tooltip?: string };
 
 export interface SearchState {
   hostId: string;
@@ -24,7 +22,10 @@ export interface SearchState {
 }
 
 /** What the Search Results view shows above its rows. */
-export interface SearchSummary { description: string; message: string | undefined }
+export interface SearchSummary {
+  description: string;
+  message: string | undefined;
+}
 
 export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.Disposable {
   state: SearchState | undefined;
@@ -47,7 +48,9 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     try {
       const src = state.fixedStrings ? state.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : state.pattern;
       this.matcher = new RegExp(src, state.caseSensitive ? 'g' : 'gi');
-    } catch { this.matcher = undefined; }
+    } catch {
+      this.matcher = undefined;
+    }
     this.update();
   }
 
@@ -56,8 +59,10 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     const s = this.state;
     this.summaryChanged.fire({
       description: s ? `${s.groups.matchCount.toLocaleString('en-US')} in ${s.groups.fileCount} files${s.running ? ' …' : ''}` : '',
-      message: !s ? undefined
-        : s.error ? `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${isolate(s.error)} — ${s.groups.describe()} kept.`
+      message: !s
+        ? undefined
+        : s.error
+          ? `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${isolate(s.error)} — ${s.groups.describe()} kept.`
           : `"${isolate(s.pattern)}" on ${isolate(s.hostLabel)}: ${s.groups.describe()}${s.running ? ' (searching…)' : ''}`,
     });
     void vscode.commands.executeCommand('setContext', 'inferenceDoctor.searchRunning', !!s?.running);
@@ -109,7 +114,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     item.contextValue = 'searchMatch';
     const line = Math.max(0, (m?.line ?? 1) - 1);
     item.command = {
-      command: 'vscode.open', title: 'Open Result',
+      command: 'vscode.open',
+      title: 'Open Result',
       arguments: [remoteUri(s.hostId, node.path), { selection: new vscode.Range(line, 0, line, 0), preview: true } satisfies vscode.TextDocumentShowOptions],
     };
     return item;
@@ -121,7 +127,10 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     this.matcher.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = this.matcher.exec(text)) && out.length < 20) {
-      if (m[0].length === 0) { this.matcher.lastIndex++; continue; }
+      if (m[0].length === 0) {
+        this.matcher.lastIndex++;
+        continue;
+      }
       const a = m.index - lead;
       const b = a + m[0].length;
       if (a >= 0 && b <= len) out.push([a, b]);
@@ -135,7 +144,10 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     if (!node) {
       const files: SearchNode[] = s.groups.groups().map((g: FileGroup) => {
         let n = this.fileNodes.get(g.path);
-        if (!n) { n = { kind: 'file', path: g.path }; this.fileNodes.set(g.path, n); }
+        if (!n) {
+          n = { kind: 'file', path: g.path };
+          this.fileNodes.set(g.path, n);
+        }
         return n;
       });
       if (s.error) files.unshift({ kind: 'status', label: s.error, icon: 'error', tooltip: s.error });

@@ -23,7 +23,11 @@ export class HealthMonitor implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly store: ServerStore, private readonly check: ServerChecker, private readonly config: Config) {
+  constructor(
+    private readonly store: ServerStore,
+    private readonly check: ServerChecker,
+    private readonly config: Config,
+  ) {
     this.subscriptions.push(
       store.onDidChange(() => this.forgetRemoved()),
       config.onDidChange(['health'], () => this.schedule()),

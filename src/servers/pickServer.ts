@@ -20,10 +20,9 @@ export async function pickServer(store: ServerStore, arg: unknown, placeHolder =
     return undefined;
   }
   if (servers.length === 1) return servers[0];
-  const picked = await vscode.window.showQuickPick(
-    guardPicks(servers.map((server) => ({ label: server.label, description: server.baseUrl, server }))),
-    { placeHolder },
-  );
+  const picked = await vscode.window.showQuickPick(guardPicks(servers.map((server) => ({ label: server.label, description: server.baseUrl, server }))), {
+    placeHolder,
+  });
   return picked?.server;
 }
 

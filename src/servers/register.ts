@@ -27,10 +27,7 @@ export function register(ctx: Ctx): void {
   });
   if (treeView.visible) health.start();
 
-  ctx.pushCleanup(
-    view, treeView, startChecks,
-    vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs),
-  );
+  ctx.pushCleanup(view, treeView, startChecks, vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs));
   const servers = ctx.servers;
   ctx.registerCommand(COMMANDS.addServer, () => addServer(store, health));
   ctx.registerCommand(COMMANDS.editServer, (arg) => editServer(servers, arg));
@@ -84,7 +81,12 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
 async function editServer({ store, health, pick }: ServersService, arg: unknown): Promise<void> {
   const server = await pick(arg, 'Edit which server?');
   if (!server || (await explainSettingsServer(store, server.id))) return;
-  const url = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: URL`, value: server.baseUrl, validateInput: validateUrl, ignoreFocusOut: true });
+  const url = await vscode.window.showInputBox({
+    title: `Edit ${notificationText(server.label)}: URL`,
+    value: server.baseUrl,
+    validateInput: validateUrl,
+    ignoreFocusOut: true,
+  });
   if (url === undefined) return;
   const label = await vscode.window.showInputBox({ title: `Edit ${notificationText(server.label)}: name`, value: server.label, ignoreFocusOut: true });
   if (label === undefined) return;
@@ -98,7 +100,8 @@ async function removeServer({ store, pick }: ServersService, arg: unknown): Prom
   const remove = 'Remove';
   const answer = await vscode.window.showWarningMessage(
     `Remove ${notificationText(server.label)} (${notificationText(server.baseUrl)})? Its saved API key is deleted too; probe history stays.`,
-    { modal: true }, remove,
+    { modal: true },
+    remove,
   );
   if (answer === remove) await store.remove(server.id);
 }

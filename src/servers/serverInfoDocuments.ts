@@ -27,18 +27,20 @@ export class ServerInfoDocuments implements vscode.TextDocumentContentProvider {
       path: `/${server.label.replace(/[^\w.-]+/g, '_')}/server_info.json`,
       query: server.id,
     });
-    const text = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Fetching /server_info from ${notificationText(server.label)}`, cancellable: true },
-      async (_progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort());
-        const info = await fetchServerInfo(await this.store.target(server.id), { signal: controller.signal });
-        return `${JSON.stringify(info, jsonReplacer, 2)}\n`;
-      },
-    ).then(undefined, (error: unknown) => {
-      void vscode.window.showErrorMessage(`Could not read /server_info of ${notificationText(server.label)}: ${notificationText(errorMessage(error))}`);
-      return undefined;
-    });
+    const text = await vscode.window
+      .withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Fetching /server_info from ${notificationText(server.label)}`, cancellable: true },
+        async (_progress, token) => {
+          const controller = new AbortController();
+          token.onCancellationRequested(() => controller.abort());
+          const info = await fetchServerInfo(await this.store.target(server.id), { signal: controller.signal });
+          return `${JSON.stringify(info, jsonReplacer, 2)}\n`;
+        },
+      )
+      .then(undefined, (error: unknown) => {
+        void vscode.window.showErrorMessage(`Could not read /server_info of ${notificationText(server.label)}: ${notificationText(errorMessage(error))}`);
+        return undefined;
+      });
     if (text === undefined) return;
     this.contents.set(uri.toString(), text);
     this.changed.fire(uri);

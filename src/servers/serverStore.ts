@@ -17,7 +17,11 @@ export class ServerStore implements vscode.Disposable {
 
   private readonly configWatcher: vscode.Disposable;
 
-  constructor(private readonly state: vscode.Memento, private readonly secrets: vscode.SecretStorage, private readonly config: Config) {
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly config: Config,
+  ) {
     this.configWatcher = config.onDidChange(['servers'], () => this.changed.fire());
   }
 
@@ -83,7 +87,10 @@ export class ServerStore implements vscode.Disposable {
 
   async remove(id: string): Promise<void> {
     this.assertEditable(id);
-    await this.state.update(SERVERS_KEY, this.stored().filter((server) => server.id !== id));
+    await this.state.update(
+      SERVERS_KEY,
+      this.stored().filter((server) => server.id !== id),
+    );
     await this.secrets.delete(secretKey(id));
     this.changed.fire();
   }

@@ -9,8 +9,7 @@ import { OUTCOME_ICON, OUTCOME_LABEL, type RunOutcome } from '../core/probe/outc
 
 /** A row in the Servers view: a server, or one fact about it. */
 export type ServersNode =
-  | { kind: 'server'; server: ServerConfig }
-  | { kind: 'detail'; serverId: string; label: string; description?: string; icon: string; tooltip?: string };
+  { kind: 'server'; server: ServerConfig } | { kind: 'detail'; serverId: string; label: string; description?: string; icon: string; tooltip?: string };
 
 const HEALTH_ICON: Record<HealthState, [string, string | undefined]> = {
   unknown: ['circle-outline', undefined],
@@ -22,7 +21,9 @@ const HEALTH_ICON: Record<HealthState, [string, string | undefined]> = {
 
 /** The outcomes of a last probe that mark the row (their icon in this colour); an OK one leaves the health icon. */
 const PROBE_MARK_COLOR: Partial<Record<RunOutcome, string>> = {
-  nan: 'testing.iconFailed', degenerate: 'problemsWarningIcon.foreground', failed: 'testing.iconFailed',
+  nan: 'testing.iconFailed',
+  degenerate: 'problemsWarningIcon.foreground',
+  failed: 'testing.iconFailed',
 };
 
 export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode.Disposable {
@@ -32,11 +33,11 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
   /** Node objects are kept per server so a health change refreshes just that row. */
   private readonly serverNodes = new Map<string, Extract<ServersNode, { kind: 'server' }>>();
 
-  constructor(private readonly store: ServerStore, private readonly health: HealthMonitor) {
-    this.subscriptions = [
-      store.onDidChange(() => this.changed.fire(undefined)),
-      health.onDidChange((id) => this.changed.fire(this.serverNodes.get(id))),
-    ];
+  constructor(
+    private readonly store: ServerStore,
+    private readonly health: HealthMonitor,
+  ) {
+    this.subscriptions = [store.onDidChange(() => this.changed.fire(undefined)), health.onDidChange((id) => this.changed.fire(this.serverNodes.get(id)))];
   }
 
   getTreeItem(node: ServersNode): vscode.TreeItem {
@@ -64,9 +65,15 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
     const [icon, color] = outcome && mark ? [OUTCOME_ICON[outcome], mark] : HEALTH_ICON[status.health];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.tooltip = new vscode.MarkdownString(
-      [`**${escapeMarkdown(server.label)}**`, '', codeSpan(server.baseUrl), '', `Health: ${status.health}`,
+      [
+        `**${escapeMarkdown(server.label)}**`,
+        '',
+        codeSpan(server.baseUrl),
+        '',
+        `Health: ${status.health}`,
         status.lastProbe ? `\n\nLast probe: ${OUTCOME_LABEL[status.lastProbe.outcome]} (${new Date(status.lastProbe.at).toLocaleTimeString()})` : '',
-        status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : ''].join('\n'),
+        status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : '',
+      ].join('\n'),
     );
     item.contextValue = 'server';
     item.command = { command: COMMANDS.openProbePanel, title: 'Open Probe Panel', arguments: [server.id] };
@@ -105,7 +112,11 @@ function detailsOf(server: ServerConfig, status: ServerStatus): ServersNode[] {
   ];
   if (status.generateHealth) {
     rows.push({
-      kind: 'detail', serverId, label: '/health_generate', description: status.generateHealth, icon: 'beaker',
+      kind: 'detail',
+      serverId,
+      label: '/health_generate',
+      description: status.generateHealth,
+      icon: 'beaker',
       tooltip: 'A one-token generation. A server that answers NaN can still pass it: run a probe.',
     });
   }

@@ -32,7 +32,11 @@ export class RuntimeHosts {
   /** The remote feature's list of connected hosts; disposing the result withdraws it. */
   provide(provider: Provider): vscode.Disposable {
     this.provider = provider;
-    return { dispose: () => { if (this.provider === provider) this.provider = undefined; } };
+    return {
+      dispose: () => {
+        if (this.provider === provider) this.provider = undefined;
+      },
+    };
   }
 
   /** Connected hosts with a discovery report (This machine included when it is connected). */

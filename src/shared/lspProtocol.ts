@@ -49,8 +49,13 @@ export interface CatalogStatus {
   rules: { count: number; errors: string[]; files: string[] };
 }
 
-export interface FlagsForDocumentParams { uri: string }
-export interface LspRange { start: { line: number; character: number }; end: { line: number; character: number } }
+export interface FlagsForDocumentParams {
+  uri: string;
+}
+export interface LspRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
 export interface DocumentFlag {
   /** As written, without `=value`. */
   name: string;
@@ -143,20 +148,35 @@ interface JsonRpcPeer {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-export function sendCustomNotification<M extends keyof CustomNotifications>(peer: Pick<JsonRpcPeer, 'sendNotification'>, method: M, params: CustomNotifications[M]): Promise<void> {
+export function sendCustomNotification<M extends keyof CustomNotifications>(
+  peer: Pick<JsonRpcPeer, 'sendNotification'>,
+  method: M,
+  params: CustomNotifications[M],
+): Promise<void> {
   return Promise.resolve(peer.sendNotification(method, params)).then(() => undefined);
 }
-export function onCustomNotification<M extends keyof CustomNotifications>(peer: Pick<JsonRpcPeer, 'onNotification'>, method: M, handler: (params: CustomNotifications[M]) => void): unknown {
+export function onCustomNotification<M extends keyof CustomNotifications>(
+  peer: Pick<JsonRpcPeer, 'onNotification'>,
+  method: M,
+  handler: (params: CustomNotifications[M]) => void,
+): unknown {
   return peer.onNotification(method, handler);
 }
-export function sendCustomRequest<M extends keyof CustomRequests>(peer: Pick<JsonRpcPeer, 'sendRequest'>, method: M, params: CustomRequests[M]['params']): Promise<CustomRequests[M]['result']> {
+export function sendCustomRequest<M extends keyof CustomRequests>(
+  peer: Pick<JsonRpcPeer, 'sendRequest'>,
+  method: M,
+  params: CustomRequests[M]['params'],
+): Promise<CustomRequests[M]['result']> {
   return params === undefined ? peer.sendRequest(method) : peer.sendRequest(method, params);
 }
-export function onCustomRequest<M extends keyof CustomRequests>(peer: Pick<JsonRpcPeer, 'onRequest'>, method: M, handler: (params: CustomRequests[M]['params']) => CustomRequests[M]['result'] | Promise<CustomRequests[M]['result']>): unknown {
+export function onCustomRequest<M extends keyof CustomRequests>(
+  peer: Pick<JsonRpcPeer, 'onRequest'>,
+  method: M,
+  handler: (params: CustomRequests[M]['params']) => CustomRequests[M]['result'] | Promise<CustomRequests[M]['result']>,
+): unknown {
   return peer.onRequest(method, handler);
 }
 
 /** Diagnostic `code`s the server emits (diagnostic.source is `inference-doctor`). */
 export const DIAGNOSTIC_SOURCE = 'inference-doctor';
-export type DiagnosticCode =
-  | 'unknown-flag' | 'renamed-flag' | 'deprecated-flag' | 'invalid-choice' | 'deprecated-choice' | 'duplicate-flag' | 'known-bad';
+export type DiagnosticCode = 'unknown-flag' | 'renamed-flag' | 'deprecated-flag' | 'invalid-choice' | 'deprecated-choice' | 'duplicate-flag' | 'known-bad';

@@ -86,18 +86,32 @@ export function isProbeParams(value: unknown): value is ProbeParams {
   if (typeof value !== 'object' || value === null) return false;
   const p = value as Record<string, unknown>;
   return (
-    typeof p.endpoint === 'string' && ENDPOINTS.includes(p.endpoint) &&
+    typeof p.endpoint === 'string' &&
+    ENDPOINTS.includes(p.endpoint) &&
     isStr(p.prompt, MAX_PROMPT_CHARS) &&
     (p.model === undefined || isStr(p.model, 1024)) &&
     (p.systemPrompt === undefined || isStr(p.systemPrompt, MAX_PROMPT_CHARS)) &&
-    isOptNum(p.temperature) && isOptNum(p.topP) && isOptNum(p.maxTokens) && isOptNum(p.seed) &&
-    isOptNum(p.timeoutMs) && typeof p.stream === 'boolean' && isOptBool(p.logprobs) && isOptBool(p.earlyStop)
+    isOptNum(p.temperature) &&
+    isOptNum(p.topP) &&
+    isOptNum(p.maxTokens) &&
+    isOptNum(p.seed) &&
+    isOptNum(p.timeoutMs) &&
+    typeof p.stream === 'boolean' &&
+    isOptBool(p.logprobs) &&
+    isOptBool(p.earlyStop)
   );
 }
 
 /** Every webview message type; a new WebviewToHost variant fails to compile until listed here. */
 const WEBVIEW_MESSAGE_TYPE_SET: Record<WebviewToHost['type'], true> = {
-  ready: true, listModels: true, run: true, stop: true, rerun: true, openEntry: true, deleteEntry: true, addServer: true,
+  ready: true,
+  listModels: true,
+  run: true,
+  stop: true,
+  rerun: true,
+  openEntry: true,
+  deleteEntry: true,
+  addServer: true,
 };
 export const WEBVIEW_MESSAGE_TYPES = Object.keys(WEBVIEW_MESSAGE_TYPE_SET) as WebviewToHost['type'][];
 

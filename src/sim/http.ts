@@ -7,7 +7,12 @@ export type Route = 'chat' | 'completions' | 'generate';
 
 /** A failure answered with `status`: thrown by parsing and handlers, turned into a response by the router. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly type: string, readonly param: string | null = null) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly param: string | null = null,
+  ) {
     super(message);
   }
 }

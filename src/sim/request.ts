@@ -24,9 +24,7 @@ function lastUserText(messages: unknown[]): string {
     if (!m || m.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
     if (Array.isArray(m.content)) {
-      return m.content
-        .map((p: unknown) => (p && typeof p === 'object' && 'text' in p && typeof p.text === 'string' ? p.text : ''))
-        .join(' ');
+      return m.content.map((p: unknown) => (p && typeof p === 'object' && 'text' in p && typeof p.text === 'string' ? p.text : '')).join(' ');
     }
   }
   return '';
@@ -36,7 +34,12 @@ function lastUserText(messages: unknown[]): string {
 function routeFields(route: Route, body: Record<string, unknown>): { prompt: string; maxTokens: unknown; logprobs: boolean } {
   if (route === 'chat') {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
-      throw new HttpError(400, "1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}", 'BadRequestError', 'messages');
+      throw new HttpError(
+        400,
+        "1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}",
+        'BadRequestError',
+        'messages',
+      );
     }
     return { prompt: lastUserText(body.messages), maxTokens: body.max_completion_tokens ?? body.max_tokens, logprobs: body.logprobs === true };
   }
@@ -67,7 +70,12 @@ export function parseRequest(sim: SimState, route: Route, body: Record<string, u
   const { model, behaviour } = sim.resolveModel(body.model);
   const so = body.stream_options as { include_usage?: unknown } | null | undefined;
   return {
-    route, body, model, behaviour, prompt, logprobs,
+    route,
+    body,
+    model,
+    behaviour,
+    prompt,
+    logprobs,
     stream: body.stream === true,
     includeUsage: so?.include_usage === true,
     maxTokens: typeof maxTokens === 'number' ? maxTokens : (behaviour.defaultMaxTokens ?? 256),

@@ -21,7 +21,11 @@ const HTML_ERROR = `<html>
 </html>
 `;
 
-const GENERATION_ROUTES = new Map<string, Route>([['/v1/chat/completions', 'chat'], ['/v1/completions', 'completions'], ['/generate', 'generate']]);
+const GENERATION_ROUTES = new Map<string, Route>([
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', 'completions'],
+  ['/generate', 'generate'],
+]);
 
 async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
   let body: unknown;
@@ -60,10 +64,11 @@ async function handleGeneration(sim: SimState, req: IncomingMessage, res: Server
 
 /** GET routes that describe the server; SGLang renamed the get_* ones (legacyRoutes: only the old names). */
 function infoRoutes(sim: SimState): Map<string, (res: ServerResponse) => void> {
-  const models = (res: ServerResponse): void => sendJson(res, 200, {
-    object: 'list',
-    data: sim.modelNames.map((id) => ({ id, object: 'model', created: sim.startedAt, owned_by: 'sglang', root: id, parent: null, max_model_len: 32768 })),
-  });
+  const models = (res: ServerResponse): void =>
+    sendJson(res, 200, {
+      object: 'list',
+      data: sim.modelNames.map((id) => ({ id, object: 'model', created: sim.startedAt, owned_by: 'sglang', root: id, parent: null, max_model_len: 32768 })),
+    });
   const legacy = !!sim.scenario.legacyRoutes;
   const model = (res: ServerResponse): void => sendJson(res, 200, modelInfo(sim.firstModel, legacy));
   const server = (res: ServerResponse): void => sendJson(res, 200, buildServerInfo(sim.scenario, sim.firstModel, !!sim.apiKey, sim.address()));
@@ -71,7 +76,12 @@ function infoRoutes(sim: SimState): Map<string, (res: ServerResponse) => void> {
     ['/v1/models', models],
     ['/get_model_info', model],
     ['/get_server_info', server],
-    ...(legacy ? [] : ([['/model_info', model], ['/server_info', server]] as const)),
+    ...(legacy
+      ? []
+      : ([
+          ['/model_info', model],
+          ['/server_info', server],
+        ] as const)),
   ]);
 }
 

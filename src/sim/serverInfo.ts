@@ -64,7 +64,12 @@ function pyFloats(state: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** `listen` is where the simulator really listens: SGLang reports its own host and port. */
-export function buildServerInfo(scenario: ResolvedScenario, modelPath: string, hasApiKey: boolean, listen?: { host: string; port: number }): Record<string, unknown> {
+export function buildServerInfo(
+  scenario: ResolvedScenario,
+  modelPath: string,
+  hasApiKey: boolean,
+  listen?: { host: string; port: number },
+): Record<string, unknown> {
   const args: Record<string, unknown> = { ...defaultArgs(modelPath), ...listen, reasoning_parser: scenario.reasoningParser ?? null, ...scenario.serverArgs };
   // Secrets are redacted in what the server reports.
   if (hasApiKey || args.api_key) args.api_key = '***';

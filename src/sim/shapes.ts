@@ -3,7 +3,10 @@ import { tokenize, type AnswerPlan, type SimToken } from './answers';
 import type { SimRequest } from './request';
 import type { SimState } from './state';
 
-export interface SeqItem { token: SimToken; reasoning: boolean }
+export interface SeqItem {
+  token: SimToken;
+  reasoning: boolean;
+}
 
 /** True when the server splits reasoning out (reasoning_content) instead of sending <think> inline. */
 export const useParser = (sim: SimState, r: SimRequest): boolean => r.route === 'chat' && !!sim.scenario.reasoningParser;

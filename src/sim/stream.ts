@@ -17,8 +17,13 @@ class SseWriter {
   /** One SSE event of a JSON object. */
   readonly event: (obj: unknown) => string;
 
-  constructor(readonly res: ServerResponse, logprobs: boolean) {
-    res.on('close', () => { this.closed = true; });
+  constructor(
+    readonly res: ServerResponse,
+    logprobs: boolean,
+  ) {
+    res.on('close', () => {
+      this.closed = true;
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     // Non-finite floats only occur in logprobs; skip the slower Python-style writer otherwise.
     this.event = logprobs ? (obj) => `data: ${stringifyPyJson(obj)}\n\n` : (obj) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -51,7 +56,12 @@ class StreamAnswer {
   private pending: SeqItem[] = [];
   private badLineSent = false;
 
-  constructor(private readonly sim: SimState, res: ServerResponse, private readonly r: SimRequest, private readonly plan: AnswerPlan) {
+  constructor(
+    private readonly sim: SimState,
+    res: ServerResponse,
+    private readonly r: SimRequest,
+    private readonly plan: AnswerPlan,
+  ) {
     const b = r.behaviour;
     this.out = new SseWriter(res, r.logprobs);
     this.cutAt = b.behaviour === 'cut' ? (b.cutAfterTokens ?? 8) : b.behaviour === 'error-midstream' || b.behaviour === 'bad-json' ? 5 : -1;
@@ -66,7 +76,21 @@ class StreamAnswer {
     let sinceYield = 0;
     if (b.firstTokenDelayMs) await sleep(b.firstTokenDelayMs);
     if (r.route === 'chat') {
-      await out.write(out.event({ ...this.base, choices: [{ index: 0, delta: { role: 'assistant', content: '', reasoning_content: null, tool_calls: null }, logprobs: null, finish_reason: null, matched_stop: null }], usage: null }));
+      await out.write(
+        out.event({
+          ...this.base,
+          choices: [
+            {
+              index: 0,
+              delta: { role: 'assistant', content: '', reasoning_content: null, tool_calls: null },
+              logprobs: null,
+              finish_reason: null,
+              matched_stop: null,
+            },
+          ],
+          usage: null,
+        }),
+      );
     }
     for (const item of sequence(useParser(this.sim, r), this.plan)) {
       if (out.closed) return;
@@ -97,20 +121,26 @@ class StreamAnswer {
       const isReasoning = group[0].reasoning;
       return out.event({
         ...this.base,
-        choices: [{
-          index: 0,
-          delta: { role: null, content: isReasoning ? null : text, reasoning_content: isReasoning ? text : null, tool_calls: null },
-          logprobs: r.logprobs ? chatLogprobs(tokens) : null,
-          finish_reason: null,
-          matched_stop: null,
-        }],
+        choices: [
+          {
+            index: 0,
+            delta: { role: null, content: isReasoning ? null : text, reasoning_content: isReasoning ? text : null, tool_calls: null },
+            logprobs: r.logprobs ? chatLogprobs(tokens) : null,
+            finish_reason: null,
+            matched_stop: null,
+          },
+        ],
         usage: null,
       });
     }
     if (r.route === 'completions') {
       const offset = this.cumulative.length;
       this.cumulative += text;
-      return out.event({ ...this.base, choices: [{ index: 0, text, logprobs: r.logprobs ? completionLogprobs(tokens, offset) : null, finish_reason: null, matched_stop: null }], usage: null });
+      return out.event({
+        ...this.base,
+        choices: [{ index: 0, text, logprobs: r.logprobs ? completionLogprobs(tokens, offset) : null, finish_reason: null, matched_stop: null }],
+        usage: null,
+      });
     }
     // Native /generate sends the text so far in every chunk.
     this.cumulative += text;
@@ -140,7 +170,11 @@ class StreamAnswer {
       return false;
     }
     if (kind === 'error-midstream') {
-      await out.write(out.event({ error: { object: 'error', message: 'CUDA error: an illegal memory access was encountered', type: 'InternalServerError', param: null, code: 500 } }));
+      await out.write(
+        out.event({
+          error: { object: 'error', message: 'CUDA error: an illegal memory access was encountered', type: 'InternalServerError', param: null, code: 500 },
+        }),
+      );
       await out.write('data: [DONE]\n\n');
       out.res.end();
       return false;
@@ -156,11 +190,19 @@ class StreamAnswer {
   private async finish(): Promise<void> {
     const { r, out, plan, n } = this;
     if (r.route === 'generate') {
-      await out.write(out.event({ text: this.cumulative, meta_info: nativeMeta(r, n, nativeFinish(plan, n), r.logprobs ? this.allTokens : null, this.started), index: 0 }));
+      await out.write(
+        out.event({ text: this.cumulative, meta_info: nativeMeta(r, n, nativeFinish(plan, n), r.logprobs ? this.allTokens : null, this.started), index: 0 }),
+      );
     } else if (r.route === 'chat') {
       await out.write(out.event({ ...this.base, choices: [{ index: 0, delta: {}, logprobs: null, ...chatFinish(plan) }], usage: null }));
     } else {
-      await out.write(out.event({ ...this.base, choices: [{ index: 0, text: '', logprobs: null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }], usage: null }));
+      await out.write(
+        out.event({
+          ...this.base,
+          choices: [{ index: 0, text: '', logprobs: null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }],
+          usage: null,
+        }),
+      );
     }
     if (r.includeUsage && r.route !== 'generate') await out.write(out.event({ ...this.base, choices: [], usage: usage(r, n) }));
     if (r.behaviour.behaviour !== 'no-done') await out.write('data: [DONE]\n\n');

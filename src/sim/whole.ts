@@ -7,24 +7,48 @@ import type { SimRequest } from './request';
 import { chatFinish, chatLogprobs, completionLogprobs, nativeFinish, nativeMeta, sequence, usage, useParser } from './shapes';
 import type { SimState } from './state';
 
-function body(sim: SimState, r: SimRequest, plan: AnswerPlan, text: { content: string; reasoning: string }, tokens: SimToken[], n: number, started: number): unknown {
+function body(
+  sim: SimState,
+  r: SimRequest,
+  plan: AnswerPlan,
+  text: { content: string; reasoning: string },
+  tokens: SimToken[],
+  n: number,
+  started: number,
+): unknown {
   if (r.route === 'chat') {
     return {
-      id: r.id, object: 'chat.completion', created: r.created, model: r.model,
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: text.content, reasoning_content: useParser(sim, r) ? text.reasoning || null : null, tool_calls: null },
-        logprobs: r.logprobs ? chatLogprobs(tokens) : null,
-        ...chatFinish(plan),
-      }],
+      id: r.id,
+      object: 'chat.completion',
+      created: r.created,
+      model: r.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text.content, reasoning_content: useParser(sim, r) ? text.reasoning || null : null, tool_calls: null },
+          logprobs: r.logprobs ? chatLogprobs(tokens) : null,
+          ...chatFinish(plan),
+        },
+      ],
       usage: usage(r, n),
       metadata: { weight_version: 'default' },
     };
   }
   if (r.route === 'completions') {
     return {
-      id: r.id, object: 'text_completion', created: r.created, model: r.model,
-      choices: [{ index: 0, text: text.content, logprobs: r.logprobs ? completionLogprobs(tokens, 0) : null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }],
+      id: r.id,
+      object: 'text_completion',
+      created: r.created,
+      model: r.model,
+      choices: [
+        {
+          index: 0,
+          text: text.content,
+          logprobs: r.logprobs ? completionLogprobs(tokens, 0) : null,
+          finish_reason: plan.finishReason,
+          matched_stop: plan.matchedStop,
+        },
+      ],
       usage: usage(r, n),
       metadata: { weight_version: 'default' },
     };

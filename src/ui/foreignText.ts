@@ -17,7 +17,12 @@ export function guardTreeItem(item: vscode.TreeItem): vscode.TreeItem {
 
 /** A multi-line plain-text tooltip as markdown that renders the same lines, inert. */
 export function plainTooltip(text: string): vscode.MarkdownString {
-  return new vscode.MarkdownString(text.split('\n').map((line) => escapeMarkdown(line)).join('\n\n'));
+  return new vscode.MarkdownString(
+    text
+      .split('\n')
+      .map((line) => escapeMarkdown(line))
+      .join('\n\n'),
+  );
 }
 
 /**
@@ -48,8 +53,12 @@ export function createLogChannel(name: string): vscode.LogOutputChannel {
   const channel = vscode.window.createOutputChannel(name, { log: true });
   const shown = (message: string | Error): string | Error => (typeof message === 'string' ? showControls(message) : message);
   return {
-    get name() { return channel.name; },
-    get logLevel() { return channel.logLevel; },
+    get name() {
+      return channel.name;
+    },
+    get logLevel() {
+      return channel.logLevel;
+    },
     onDidChangeLogLevel: channel.onDidChangeLogLevel,
     trace: (message, ...args: unknown[]) => channel.trace(showControls(message), ...args),
     debug: (message, ...args: unknown[]) => channel.debug(showControls(message), ...args),

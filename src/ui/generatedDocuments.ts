@@ -19,7 +19,10 @@ export class GeneratedDocuments implements vscode.TextDocumentContentProvider, v
   readonly onDidChange = this.changed.event;
 
   /** `preview`: open in the preview tab (reports shown once) rather than a tab of their own. */
-  constructor(private readonly scheme: string, private readonly opts: { preview?: boolean } = {}) {}
+  constructor(
+    private readonly scheme: string,
+    private readonly opts: { preview?: boolean } = {},
+  ) {}
 
   /** Store text under `path` (e.g. `/env/gpu1/environment-report.txt`) and return its URI. */
   set(path: string, text: string): vscode.Uri {
@@ -44,5 +47,8 @@ export class GeneratedDocuments implements vscode.TextDocumentContentProvider, v
     return vscode.window.showTextDocument(doc, { preview: this.opts.preview === true });
   }
 
-  dispose(): void { this.changed.dispose(); this.contents.clear(); }
+  dispose(): void {
+    this.changed.dispose();
+    this.contents.clear();
+  }
 }

@@ -38,8 +38,17 @@ function relay<F, E>(lazy: Lazy<F>, event: (f: F) => vscode.Event<E> | undefined
   const emitter = new vscode.EventEmitter<E>();
   let subscription: vscode.Disposable | undefined;
   let disposed = false;
-  lazy.whenLoaded((f) => { if (!disposed) subscription = event(f)?.((e) => emitter.fire(e)); });
-  return { event: emitter.event, dispose: () => { disposed = true; subscription?.dispose(); emitter.dispose(); } };
+  lazy.whenLoaded((f) => {
+    if (!disposed) subscription = event(f)?.((e) => emitter.fire(e));
+  });
+  return {
+    event: emitter.event,
+    dispose: () => {
+      disposed = true;
+      subscription?.dispose();
+      emitter.dispose();
+    },
+  };
 }
 
 export interface LazyTreeOptions<N> {
@@ -47,7 +56,11 @@ export interface LazyTreeOptions<N> {
   rootUntilLoaded?: () => N[];
 }
 
-export function lazyTree<F, N>(lazy: Lazy<F>, provider: (f: F) => vscode.TreeDataProvider<N>, options: LazyTreeOptions<N> = {}): vscode.TreeDataProvider<N> & vscode.Disposable {
+export function lazyTree<F, N>(
+  lazy: Lazy<F>,
+  provider: (f: F) => vscode.TreeDataProvider<N>,
+  options: LazyTreeOptions<N> = {},
+): vscode.TreeDataProvider<N> & vscode.Disposable {
   const changes = relay(lazy, (f) => provider(f).onDidChangeTreeData);
   const withProvider = async (): Promise<vscode.TreeDataProvider<N>> => provider(await lazy.get());
   return {
@@ -76,7 +89,9 @@ export type ReadOnlyFileSystem = Pick<vscode.FileSystemProvider, 'stat' | 'readD
 
 export function lazyReadOnlyFileSystem<F>(lazy: Lazy<F>, provider: (f: F) => ReadOnlyFileSystem): vscode.FileSystemProvider & vscode.Disposable {
   const changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  const refuse = (uri: vscode.Uri): never => { throw vscode.FileSystemError.NoPermissions(uri); };
+  const refuse = (uri: vscode.Uri): never => {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  };
   return {
     onDidChangeFile: changes.event,
     watch: () => new vscode.Disposable(() => undefined),

@@ -19,8 +19,15 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/wait';
 
 const resultsDir = join(repoRoot, 'test-results');
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic'];
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 describe('e2e: Inference Doctor in code-server', function () {
   this.timeout(300_000);
@@ -48,7 +55,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     scratch.push(workspace);
     writeFileSync(join(workspace, 'README.md'), '# scratch workspace for the e2e test\n');
     // A canary that counts every request: the hostile workspace and server below point at it.
-    canary = createServer((_req, res) => { canaryHits++; res.end('x'); });
+    canary = createServer((_req, res) => {
+      canaryHits++;
+      res.end('x');
+    });
     await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
     canaryUrl = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
     hostile = createHostileServer(hostileText(canaryUrl));
@@ -58,14 +68,23 @@ describe('e2e: Inference Doctor in code-server', function () {
     // matching only hostile/run.sh (so the incident's unit keeps its own diagnostics).
     const attack = hostileText(canaryUrl);
     mkdirSync(join(workspace, '.inference-doctor'));
-    writeFileSync(join(workspace, '.inference-doctor', 'rules.json'), JSON.stringify({
-      rules: [{
-        id: 'hostile-rule', engine: 'sglang', confidence: 'confirmed', title: `Hostile ${attack}`, symptom: attack,
-        sources: ['https://evil.invalid/x)](command:workbench.action.terminal.new'],
-        match: { fields: { kv_cache_dtype: ['fp8_e4m3'] } },
-        fix: { summary: attack, set: [{ flag: '--kv-cache-dtype', field: 'kv_cache_dtype', value: 'auto' }] },
-      }],
-    }));
+    writeFileSync(
+      join(workspace, '.inference-doctor', 'rules.json'),
+      JSON.stringify({
+        rules: [
+          {
+            id: 'hostile-rule',
+            engine: 'sglang',
+            confidence: 'confirmed',
+            title: `Hostile ${attack}`,
+            symptom: attack,
+            sources: ['https://evil.invalid/x)](command:workbench.action.terminal.new'],
+            match: { fields: { kv_cache_dtype: ['fp8_e4m3'] } },
+            fix: { summary: attack, set: [{ flag: '--kv-cache-dtype', field: 'kv_cache_dtype', value: 'auto' }] },
+          },
+        ],
+      }),
+    );
     mkdirSync(join(workspace, 'hostile'));
     writeFileSync(join(workspace, 'hostile', 'run.sh'), 'python3 -m sglang.launch_server --model-path m --kv-cache-dtype fp8_e4m3\n');
     // For the hostile server_args.py field the suite adds near its end.
@@ -78,9 +97,19 @@ describe('e2e: Inference Doctor in code-server', function () {
     // The "GPU box" runs SGLang: a process whose command line is the launch command (the FP4 GEMM
     // backend it asks for differs from what the server reports), serving the simulator.
     remoteServer = await startFakeLaunchServer({
-      simJs: join(repoRoot, 'dist/sim.js'), scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'), port: await freePort(),
-      flags: ['--model-path', '/models/Qwen3-Next-80B-A3B-Instruct-NVFP4', '--quantization', 'modelopt_fp4',
-        '--moe-runner-backend', 'flashinfer_cutlass', '--fp4-gemm-backend', 'flashinfer_cudnn'],
+      simJs: join(repoRoot, 'dist/sim.js'),
+      scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'),
+      port: await freePort(),
+      flags: [
+        '--model-path',
+        '/models/Qwen3-Next-80B-A3B-Instruct-NVFP4',
+        '--quantization',
+        'modelopt_fp4',
+        '--moe-runner-backend',
+        'flashinfer_cutlass',
+        '--fp4-gemm-backend',
+        'flashinfer_cudnn',
+      ],
     });
     // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
     // Its GPU: the stub nvidia-smi (an SM 12.0 card) first on the PATH of every SSH session.
@@ -90,17 +119,27 @@ describe('e2e: Inference Doctor in code-server', function () {
     chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
     sshd = await startSshd({ sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
     const sshConfig = join(workspace, '.ssh-config');
-    writeFileSync(sshConfig, [
-      'Host gpu-box', '  HostName 127.0.0.1', `  Port ${sshd.port}`, `  User ${sshd.user}`,
-      `  IdentityFile ${sshd.clientKey}`, '  IdentitiesOnly yes', '',
-    ].join('\n'));
+    writeFileSync(
+      sshConfig,
+      [
+        'Host gpu-box',
+        '  HostName 127.0.0.1',
+        `  Port ${sshd.port}`,
+        `  User ${sshd.user}`,
+        `  IdentityFile ${sshd.clientKey}`,
+        '  IdentitiesOnly yes',
+        '',
+      ].join('\n'),
+    );
     const knownHosts = join(workspace, '.known_hosts');
     writeFileSync(knownHosts, '');
     // A Python "with SGLang installed": the fake package (its plugin grows a choice list at import).
     const venv = mkdtempSync(join(tmpdir(), 'id-e2e-venv-'));
     scratch.push(venv);
     fakePython = join(venv, 'python3');
-    writeFileSync(fakePython, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, { mode: 0o755 });
+    writeFileSync(fakePython, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, {
+      mode: 0o755,
+    });
     codeServer = await startCodeServer({
       workspace,
       settings: {
@@ -191,7 +230,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-ok.png') });
   });
 
-  it('Show Server Info opens the server\'s /server_info as a JSON document', async () => {
+  it("Show Server Info opens the server's /server_info as a JSON document", async () => {
     await runCommand(page, 'Inference Doctor: Show Server Info');
     const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
     await page.locator('.tab', { hasText: 'server_info.json' }).waitFor({ timeout: 30_000 });
@@ -226,7 +265,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-quick-probe.png') });
   });
 
-  it('a probe that fails says Request failed, and switching server forgets the last server\'s model', async () => {
+  it("a probe that fails says Request failed, and switching server forgets the last server's model", async () => {
     // A second server whose base path the simulator does not serve: every API call answers 404.
     await runCommand(page, 'Inference Doctor: Add Server');
     await answerQuickInput(page, 'Add Server (1/3)', `${sim.url}/missing`);
@@ -281,8 +320,13 @@ describe('e2e: Inference Doctor in code-server', function () {
   it('the flags language server comes back after its process is killed, and on Restart Flags Language Server', async () => {
     const serverPids = (): number[] => {
       try {
-        return execFileSync('pgrep', ['-f', `${codeServer.extensionsDir}/.*/dist/server\\.js`], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
-      } catch { return []; } // pgrep exits 1 when nothing matches
+        return execFileSync('pgrep', ['-f', `${codeServer.extensionsDir}/.*/dist/server\\.js`], { encoding: 'utf8' })
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
+      } catch {
+        return [];
+      } // pgrep exits 1 when nothing matches
     };
     const before = await waitFor('the language server process', () => serverPids()[0], 60_000);
     process.kill(before, 'SIGKILL');
@@ -352,7 +396,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.doesNotMatch(sshd.log(), /Accepted publickey/, 'no authentication before the key is trusted');
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-host-key.png') });
     await dialog.locator('.monaco-button', { hasText: 'Trust Once' }).click();
-    await hostsPane.locator('.monaco-list-row', { hasText: 'gpu-box' }).filter({ hasText: /connected/ }).waitFor({ timeout: 60_000 });
+    await hostsPane
+      .locator('.monaco-list-row', { hasText: 'gpu-box' })
+      .filter({ hasText: /connected/ })
+      .waitFor({ timeout: 60_000 });
     assert.match(sshd.log(), /Accepted publickey/);
 
     await runCommand(page, 'Inference Doctor: Show Environment Report');
@@ -368,9 +415,12 @@ describe('e2e: Inference Doctor in code-server', function () {
     await matchRow.click({ timeout: 30_000 });
     const tab = page.locator('.tab', { hasText: 'server_args.py' }).filter({ hasText: /server_args\.py/ });
     await page.locator('.monaco-editor .view-line', { hasText: 'FP4_GEMM_RUNNER_BACKEND_CHOICES' }).first().waitFor({ timeout: 60_000 });
-    assert.ok(await tab.count() >= 1);
+    assert.ok((await tab.count()) >= 1);
     // The remote document gets the same code lenses as a local server_args.py.
-    await page.locator('.monaco-editor .codelens-decoration:visible', { hasText: /used by \d+ flags? · can grow at run time/ }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.monaco-editor .codelens-decoration:visible', { hasText: /used by \d+ flags? · can grow at run time/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-search.png') });
   });
 
@@ -384,8 +434,11 @@ describe('e2e: Inference Doctor in code-server', function () {
     const localPort = Number(m[1]);
     assert.notEqual(localPort, remoteServer.port);
     // The local end answers as the server does: the tunnel runs through sshd to the remote port.
-    const models = await (await fetch(`http://127.0.0.1:${localPort}/v1/models`)).json() as { data: { id: string }[] };
-    assert.ok(models.data.some((x) => x.id === 'nan-model'), JSON.stringify(models));
+    const models = (await (await fetch(`http://127.0.0.1:${localPort}/v1/models`)).json()) as { data: { id: string }[] };
+    assert.ok(
+      models.data.some((x) => x.id === 'nan-model'),
+      JSON.stringify(models),
+    );
     await serversPane(page).locator('.monaco-list-row', { hasText: 'Qwen3-Next-80B-A3B-Instruct-NVFP4' }).waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-forward.png') });
   });
@@ -431,7 +484,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(await toast.innerText(), /gpu-box/);
     await editor.filter({ hasText: 'NaN in the logits' }).waitFor({ timeout: 30_000 });
     // The log is a read-only editor in the sglang-log language.
-    await page.locator('.statusbar-item', { hasText: /SGLang Log/i }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /SGLang Log/i })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-log.png') });
   });
 
@@ -461,7 +517,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-ssh-remembered.png') });
   });
 
-  it('Backend Flags view: filter, the selected server\'s value, open the definition, copy a choice, find usages', async () => {
+  it("Backend Flags view: filter, the selected server's value, open the definition, copy a choice, find usages", async () => {
     // Focusing the view opens the sidebar on it (a click on the activity icon would toggle it closed).
     await runCommand(page, 'Focus on Backend Flags View');
     const pane = flagsPane(page);
@@ -479,7 +535,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     const source = readFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), 'utf8').split('\n');
     const line = source.findIndex((l) => /^\s*fp4_gemm_runner_backend\b/.test(l)) + 1;
     await page.locator('.tab.active', { hasText: 'server_args.py' }).waitFor({ timeout: 30_000 });
-    await page.locator('.statusbar-item', { hasText: new RegExp(`Ln ${line},`) }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.statusbar-item', { hasText: new RegExp(`Ln ${line},`) })
+      .first()
+      .waitFor({ timeout: 30_000 });
 
     // A choice row's inline action copies "--flag value".
     if (!(await pane.locator('.monaco-list-row', { hasText: 'flashinfer_cudnn' }).first().isVisible())) {
@@ -490,7 +549,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await choice.locator('.action-label[aria-label^="Copy Flag with Value"]').click({ timeout: 30_000 });
     await page.locator('.statusbar-item', { hasText: 'Copied --fp4-gemm-backend flashinfer_cudnn' }).first().waitFor({ timeout: 30_000 });
     const marks = await pane.locator('.monaco-list-row', { hasText: 'flashinfer_cutlass' }).filter({ hasText: 'on simulator' }).count();
-    assert.equal(marks, 1, 'the server\'s value is marked on its choice row');
+    assert.equal(marks, 1, "the server's value is marked on its choice row");
 
     // Find Usages searches the SGLang tree for the field (not the flag: the two differ here).
     await flagRow.click();
@@ -521,7 +580,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-flags-runtime.png') });
   });
 
-  it('Load Flags from an SSH host gives known-issue checks that host\'s GPU', async () => {
+  it("Load Flags from an SSH host gives known-issue checks that host's GPU", async () => {
     await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
     await pickQuickItem(page, 'gpu-box');
     // Discovery on gpu-box knows its interpreters; the SGLang one is typed as another path here.
@@ -539,11 +598,14 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.mouse.move(5, 500);
   });
 
-  it('a hostile server\'s label, model name and errors stay text: no link runs a command, nothing loads the canary', async () => {
+  it("a hostile server's label, model name and errors stay text: no link runs a command, nothing loads the canary", async () => {
     // Recently used commands come first in the palette: click the row by its name, not Enter.
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input.input').fill('>Inference Doctor: Add Server');
-    await page.getByRole('option', { name: /^Inference Doctor: Add Server\b(?! Host)/ }).first().click({ timeout: 30_000 });
+    await page
+      .getByRole('option', { name: /^Inference Doctor: Add Server\b(?! Host)/ })
+      .first()
+      .click({ timeout: 30_000 });
     await answerQuickInput(page, 'Add Server (1/3)', hostileUrl);
     await answerQuickInput(page, 'Add Server (2/3)', `Evil [x](command:workbench.action.terminal.new) ![p](${canaryUrl}/label.png) $(alert) \u202Eledom`);
     await answerQuickInput(page, 'Add Server (3/3)', '');
@@ -576,7 +638,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.screenshot({ path: join(resultsDir, 'e2e-hostile-toast.png') });
     // The report it offers quotes the label, the errors and the prompts: no link in the document either.
     await toast.locator('.monaco-button', { hasText: 'Show Details' }).click({ timeout: 30_000 });
-    const report = page.locator('.monaco-editor .view-lines', { hasText: /Quick.Health.Probe/ }).filter({ hasText: 'Evil' }).first();
+    const report = page
+      .locator('.monaco-editor .view-lines', { hasText: /Quick.Health.Probe/ })
+      .filter({ hasText: 'Evil' })
+      .first();
     await report.waitFor({ timeout: 30_000 });
     // Word wrap may break a line anywhere between words.
     assert.match(await report.innerText(), /Open\s+the\s+server\s+log/);
@@ -592,11 +657,15 @@ describe('e2e: Inference Doctor in code-server', function () {
     const error = panel.locator('[data-testid="pane-main"] [data-testid="error"]');
     await error.waitFor({ timeout: 60_000 });
     assert.match(await error.innerText(), /Open the server log/);
-    assert.ok(await error.locator('.ctl').count() >= 1, 'the override is marked in the error');
-    assert.equal(await panel.locator('[data-testid="pane-main"] [data-testid="verdict-badge"]').getAttribute('data-verdict'), 'failed', 'a failed request is not OK');
+    assert.ok((await error.locator('.ctl').count()) >= 1, 'the override is marked in the error');
+    assert.equal(
+      await panel.locator('[data-testid="pane-main"] [data-testid="verdict-badge"]').getAttribute('data-verdict'),
+      'failed',
+      'a failed request is not OK',
+    );
     const historyRow = panel.locator('[data-testid="history-row"]', { hasText: 'Evil' }).first();
     await historyRow.waitFor({ timeout: 30_000 });
-    assert.ok(await historyRow.locator('.history-meta .ctl').count() >= 1, 'the override is marked in the history row');
+    assert.ok((await historyRow.locator('.history-meta .ctl').count()) >= 1, 'the override is marked in the history row');
     assert.equal(await panel.locator('a[href], img, iframe, object, embed').count(), 0, 'nothing in the panel links or loads');
     await page.screenshot({ path: join(resultsDir, 'e2e-hostile-panel.png') });
     // Nothing opened: no terminal, and the canary saw no request.
@@ -606,7 +675,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     await page.keyboard.press('Escape');
   });
 
-  it('a hostile workspace\'s rule file shows as text in hovers: no image, no command link, the source shows its host', async () => {
+  it("a hostile workspace's rule file shows as text in hovers: no image, no command link, the source shows its host", async () => {
     await openFile(page, 'run.sh');
     await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
     const text = await hoverToken(page, '--kv-cache-dtype', 'Hostile');
@@ -642,18 +711,22 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.equal(await page.locator('.notification-toast .codicon-alert').count(), 0, 'no icon drawn from the version');
     // The differences document quotes the version, the path and the flags: no link in it.
     await toast.locator('.monaco-button', { hasText: 'Show Differences' }).click({ timeout: 30_000 });
-    await page.locator('.monaco-editor .view-lines', { hasText: 'Flags of the installed SGLang' }).filter({ hasText: 'evil-backend' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.monaco-editor .view-lines', { hasText: 'Flags of the installed SGLang' })
+      .filter({ hasText: 'evil-backend' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await assertNoEditorLinks(page);
     await page.keyboard.press('Escape');
   });
 
-  it('a hostile server_args.py\'s flag stays text: the Flags view (with a hostile server\'s value), hovers and completion docs', async () => {
+  it("a hostile server_args.py's flag stays text: the Flags view (with a hostile server's value), hovers and completion docs", async () => {
     // The workspace's server_args.py wins over a loaded runtime catalog: give it a field whose help and
     // choices carry the attack (restored afterwards).
     const serverArgs = join(workspace, 'sglang/srt/server_args.py');
     const original = readFileSync(serverArgs, 'utf8');
     const anchor = '    """Every server option. Fields become flags through add_cli_args_from_dataclass."""\n';
-    assert.ok(original.includes(anchor), 'the fixture\'s ServerArgs docstring moved');
+    assert.ok(original.includes(anchor), "the fixture's ServerArgs docstring moved");
     writeFileSync(serverArgs, original.replace(anchor, `${anchor}\n${hostileField(hostileText(canaryUrl))}`));
     try {
       await hostileFlagSurfaces();
@@ -690,7 +763,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     const choice = pane.locator('.monaco-list-row', { hasText: 'ledom' }).first();
     await choice.waitFor({ timeout: 30_000 });
     assert.match(await choice.innerText(), /⟨U\+202E⟩ledom/, 'a choice shows its override');
-    assert.equal(await pane.locator('.codicon-alert').count(), 0, 'no icon drawn from a flag\'s text');
+    assert.equal(await pane.locator('.codicon-alert').count(), 0, "no icon drawn from a flag's text");
 
     // Hover and completion on the flag in a launch script.
     await openFile(page, 'evil.sh');
@@ -724,7 +797,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     // No spaces: discovery reads \`ps -eo pid,args\`, where an argument's own spaces cannot be told apart.
     const attack = `evil[x](command:workbench.action.terminal.new)![p](http:$(alert)\u202Eledom`;
     const evilServer = await startFakeLaunchServer({
-      simJs: join(repoRoot, 'dist/sim.js'), scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'), port: await freePort(),
+      simJs: join(repoRoot, 'dist/sim.js'),
+      scenario: join(repoRoot, 'test/fixtures/scenarios/e2e.json'),
+      port: await freePort(),
       flags: ['--model-path', `/models/${attack}`],
     });
     try {
@@ -845,8 +920,10 @@ function probeFrame(page: Page): FrameLocator {
 async function chooseModel(panel: FrameLocator, model: string): Promise<void> {
   const select = panel.locator('[data-testid="model-select"]');
   await select.waitFor({ timeout: 30_000 });
-  await panel.locator(`[data-testid="model-select"] vscode-option[value="${model}"], [data-testid="model-select"] option[value="${model}"]`)
-    .first().waitFor({ state: 'attached', timeout: 30_000 });
+  await panel
+    .locator(`[data-testid="model-select"] vscode-option[value="${model}"], [data-testid="model-select"] option[value="${model}"]`)
+    .first()
+    .waitFor({ state: 'attached', timeout: 30_000 });
   await select.evaluate((el, value) => {
     (el as HTMLSelectElement).value = value;
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -906,7 +983,11 @@ const TOKEN_CENTRE = `(tok) => {
 
 /** Points the mouse at `token` in a visible editor and returns the text of the hover that contains `hoverText`. */
 async function hoverToken(page: Page, token: string, hoverText: string): Promise<string> {
-  const point = await waitFor(`${token} on screen`, async () => (await page.evaluate<{ x: number; y: number } | null>(`(${TOKEN_CENTRE})(${JSON.stringify(token)})`)) ?? undefined, 30_000);
+  const point = await waitFor(
+    `${token} on screen`,
+    async () => (await page.evaluate<{ x: number; y: number } | null>(`(${TOKEN_CENTRE})(${JSON.stringify(token)})`)) ?? undefined,
+    30_000,
+  );
   await page.mouse.move(point.x, point.y);
   const hover = page.locator('.monaco-hover-content:visible', { hasText: hoverText }).first();
   await hover.waitFor({ timeout: 30_000 });
@@ -937,8 +1018,10 @@ function findFile(dir: string, name: string): string | undefined {
   if (!existsSync(dir)) return undefined;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) { const f = findFile(path, name); if (f) return f; }
-    else if (entry.name === name) return path;
+    if (entry.isDirectory()) {
+      const f = findFile(path, name);
+      if (f) return f;
+    } else if (entry.name === name) return path;
   }
   return undefined;
 }
@@ -965,16 +1048,26 @@ function hostileSglang(attack: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'id-e2e-evil-sglang-'));
   cpSync(join(repoRoot, 'test/fixtures/fake-sglang'), dir, { recursive: true });
   writeFileSync(join(dir, 'sglang', 'version.py'), `__version__ = ${JSON.stringify(`0.0.0-evil ${attack.replace(/["']/g, '')}`)}\n`);
-  appendFileSync(join(dir, 'sglang', 'srt', 'plugins.py'), [
-    '', '', `_ATTACK = ${JSON.stringify(attack)}`, '',
-    'def _add_evil(parser):',
-    '    parser.add_argument("--evil-backend", choices=["auto", "x " + _ATTACK.replace("evil", "ledom")], default="auto", help="Evil " + _ATTACK)',
-    '', '', '_load_plugins = load_plugins', '',
-    'def load_plugins():',
-    '    _load_plugins()',
-    '    from sglang.srt import server_args',
-    '    server_args.add_cli_hook(_add_evil)', '',
-  ].join('\n'));
+  appendFileSync(
+    join(dir, 'sglang', 'srt', 'plugins.py'),
+    [
+      '',
+      '',
+      `_ATTACK = ${JSON.stringify(attack)}`,
+      '',
+      'def _add_evil(parser):',
+      '    parser.add_argument("--evil-backend", choices=["auto", "x " + _ATTACK.replace("evil", "ledom")], default="auto", help="Evil " + _ATTACK)',
+      '',
+      '',
+      '_load_plugins = load_plugins',
+      '',
+      'def load_plugins():',
+      '    _load_plugins()',
+      '    from sglang.srt import server_args',
+      '    server_args.add_cli_hook(_add_evil)',
+      '',
+    ].join('\n'),
+  );
   const python = join(dir, 'python3');
   writeFileSync(python, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${dir}' exec python3 "$@"\n`, { mode: 0o755 });
   return python;
@@ -985,8 +1078,7 @@ function hostileSglang(attack: string): string {
  * one are the hover's own actions.
  */
 async function linkTargets(el: ReturnType<Page['locator']>): Promise<string[]> {
-  return (await el.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? '')))
-    .filter((h) => h !== '');
+  return (await el.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? ''))).filter((h) => h !== '');
 }
 
 /**
@@ -1026,16 +1118,25 @@ async function assertNoEditorLinks(page: Page, allowed: string[] = []): Promise<
   await page.waitForTimeout(1_500);
   const editor = page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
   const links = await editor.locator('.detected-link, .detected-link-active').allInnerTexts();
-  assert.deepEqual(links.filter((l) => !allowed.includes(l.trim())), [], 'a link in the generated document');
+  assert.deepEqual(
+    links.filter((l) => !allowed.includes(l.trim())),
+    [],
+    'a link in the generated document',
+  );
 }
 
 /** A ServerArgs field (main-era Annotated shape) whose help and choices carry the attack. */
 function hostileField(attack: string): string {
   return [
-    '    evil_backend: A[', '        str,', '        Arg(',
+    '    evil_backend: A[',
+    '        str,',
+    '        Arg(',
     `            help=${JSON.stringify(`Evil ${attack}`)},`,
     `            choices=["auto", ${JSON.stringify(`x ${attack.replace('evil', 'ledom')}`)}],`,
-    '        ),', '        NS("exec.kernel"),', '    ] = "auto"', '',
+    '        ),',
+    '        NS("exec.kernel"),',
+    '    ] = "auto"',
+    '',
   ].join('\n');
 }
 
@@ -1056,8 +1157,10 @@ async function dismissOpenExternal(page: Page): Promise<void> {
 
 /** The attack every hostile string carries: command and file links, images and HTML aimed at the canary, an override. */
 function hostileText(canaryUrl: string): string {
-  return `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
-    `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) [file](file:///etc/passwd) ${canaryUrl}/bare \u202Eevil`;
+  return (
+    `[Open the server log](command:workbench.action.terminal.new) ![pixel](${canaryUrl}/pixel.png) ` +
+    `<img src="${canaryUrl}/img.png"> [docs](${canaryUrl}/docs) [file](file:///etc/passwd) ${canaryUrl}/bare \u202Eevil`
+  );
 }
 
 describe('e2e: Restricted Mode (an untrusted workspace)', function () {
@@ -1083,10 +1186,13 @@ describe('e2e: Restricted Mode (an untrusted workspace)', function () {
     mkdirSync(join(workspace, 'tools'));
     writeFileSync(workspacePython, `#!/bin/sh\ntouch '${ranMarker}'\nexit 1\n`, { mode: 0o755 });
     mkdirSync(join(workspace, '.vscode'));
-    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({
-      'inferenceDoctor.flags.python': workspacePython,
-      'inferenceDoctor.remote.pythonPaths': [workspacePython],
-    }));
+    writeFileSync(
+      join(workspace, '.vscode', 'settings.json'),
+      JSON.stringify({
+        'inferenceDoctor.flags.python': workspacePython,
+        'inferenceDoctor.remote.pythonPaths': [workspacePython],
+      }),
+    );
     codeServer = await startCodeServer({ workspace, restricted: true, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
@@ -1096,7 +1202,9 @@ describe('e2e: Restricted Mode (an untrusted workspace)', function () {
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
-      await page?.screenshot({ path: join(resultsDir, `e2e-restricted-failed-${this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 50)}.png`) }).catch(() => undefined);
+      await page
+        ?.screenshot({ path: join(resultsDir, `e2e-restricted-failed-${this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 50)}.png`) })
+        .catch(() => undefined);
     }
   });
 
@@ -1119,15 +1227,19 @@ describe('e2e: Restricted Mode (an untrusted workspace)', function () {
     await page.mouse.move(5, 500);
   });
 
-  it('ignores the workspace\'s inferenceDoctor.flags.python: it is not offered and never runs', async () => {
+  it("ignores the workspace's inferenceDoctor.flags.python: it is not offered and never runs", async () => {
     await runCommand(page, 'Inference Doctor: Load Flags from Installed SGLang');
     const other = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Other interpreter' }).first();
     await other.waitFor({ timeout: 60_000 });
     const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
     assert.ok(rows.length >= 1);
-    assert.equal(rows.some((r) => r.includes('evil-python')), false, `the workspace's python is offered: ${rows.join(' | ')}`);
+    assert.equal(
+      rows.some((r) => r.includes('evil-python')),
+      false,
+      `the workspace's python is offered: ${rows.join(' | ')}`,
+    );
     await page.keyboard.press('Escape');
     await page.waitForTimeout(1_000);
-    assert.equal(existsSync(ranMarker), false, 'the workspace\'s python was run');
+    assert.equal(existsSync(ranMarker), false, "the workspace's python was run");
   });
 });

@@ -7,18 +7,42 @@ import { seededRandom as rng } from '../../src/core/random';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'server_args');
 
-
 const JUNK = ['"', "'", '(', ')', '[', ']', '{', '}', '\\', ':', ',', '"""', 'f"{', '\n', '\t', '\0', '\u00e9', '\ud83d\ude00', 'A[', 'Arg(', '= ', '#'];
 
 function mutate(src: string, r: () => number): string {
   const at = (): number => Math.floor(r() * src.length);
   switch (Math.floor(r() * 6)) {
-    case 0: return src.slice(0, at());
-    case 1: { let s = src; for (let i = 0; i < 1 + r() * 20; i++) { const p = Math.floor(r() * s.length); s = s.slice(0, p) + String.fromCharCode(Math.floor(r() * 256)) + s.slice(p); } return s; }
-    case 2: { let s = src; for (let i = 0; i < 1 + r() * 10; i++) { const p = Math.floor(r() * s.length); s = s.slice(0, p) + JUNK[Math.floor(r() * JUNK.length)] + s.slice(p); } return s; }
-    case 3: { const a = at(); const b = at(); return src.slice(0, Math.min(a, b)) + src.slice(Math.max(a, b)); }
-    case 4: { const p = at(); return src.slice(0, p) + src.slice(p, p + 2000) + src.slice(p); }
-    default: { const p = at(); return src.slice(0, p) + (r() < 0.5 ? '"' : '(') + src.slice(p); }
+    case 0:
+      return src.slice(0, at());
+    case 1: {
+      let s = src;
+      for (let i = 0; i < 1 + r() * 20; i++) {
+        const p = Math.floor(r() * s.length);
+        s = s.slice(0, p) + String.fromCharCode(Math.floor(r() * 256)) + s.slice(p);
+      }
+      return s;
+    }
+    case 2: {
+      let s = src;
+      for (let i = 0; i < 1 + r() * 10; i++) {
+        const p = Math.floor(r() * s.length);
+        s = s.slice(0, p) + JUNK[Math.floor(r() * JUNK.length)] + s.slice(p);
+      }
+      return s;
+    }
+    case 3: {
+      const a = at();
+      const b = at();
+      return src.slice(0, Math.min(a, b)) + src.slice(Math.max(a, b));
+    }
+    case 4: {
+      const p = at();
+      return src.slice(0, p) + src.slice(p, p + 2000) + src.slice(p);
+    }
+    default: {
+      const p = at();
+      return src.slice(0, p) + (r() < 0.5 ? '"' : '(') + src.slice(p);
+    }
   }
 }
 

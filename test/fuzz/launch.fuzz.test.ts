@@ -9,8 +9,45 @@ import { seededRandom as rng } from '../../src/core/random';
 const dir = join(__dirname, '..', 'fixtures', 'launch');
 const HINTS: LanguageHint[] = ['shellscript', 'systemd', 'yaml', 'dockerfile', 'python', 'markdown', 'plaintext'];
 
-
-const PIECES = ['"', "'", '\\', '\\\n', '\n', '[', ']', '(', ')', '$(', '${', '`', '#', '- ', ': ', '|', '>', '"""', "'''", '--tp=', ' -m ', 'sglang.launch_server', 'sglang serve', '```', '~~~', '\r\n', '\u0000', '\uFFFD', '\uD800', ',', '=', '&&', ';', '@', 'ExecStart=', 'CMD [', '    '];
+const PIECES = [
+  '"',
+  "'",
+  '\\',
+  '\\\n',
+  '\n',
+  '[',
+  ']',
+  '(',
+  ')',
+  '$(',
+  '${',
+  '`',
+  '#',
+  '- ',
+  ': ',
+  '|',
+  '>',
+  '"""',
+  "'''",
+  '--tp=',
+  ' -m ',
+  'sglang.launch_server',
+  'sglang serve',
+  '```',
+  '~~~',
+  '\r\n',
+  '\u0000',
+  '\uFFFD',
+  '\uD800',
+  ',',
+  '=',
+  '&&',
+  ';',
+  '@',
+  'ExecStart=',
+  'CMD [',
+  '    ',
+];
 
 function mutate(text: string, r: () => number): string {
   let s = text;

@@ -13,17 +13,31 @@ import { startSshd, type Sshd } from '../support/sshd';
 const root = resolve(__dirname, '../..');
 const cli = join(root, 'dist/cli.js');
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function runCli(args: string[], timeoutMs = 60_000): Promise<Run> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSH_AUTH_SOCK: '' } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`cli timed out: ${args.join(' ')}\n${stderr}`)); }, timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); done({ code, stdout, stderr }); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`cli timed out: ${args.join(' ')}\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
   });
 }
 
@@ -65,8 +79,14 @@ describe('inference-doctor search/env over SSH (dist/cli.js + real sshd)', funct
   it('with --accept-new-host-key remembers the key and prints matches as JSON lines', async () => {
     const r = await runCli(['search', host, 'FP4', '--path', join(dir, 'srt'), '--json', '--accept-new-host-key', ...hostArgs]);
     assert.equal(r.code, 0, r.stderr);
-    const matches = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path: string; line: number; text: string });
-    assert.ok(matches.some((m) => m.path.endsWith('server_args.py') && m.line === 1 && m.text.startsWith('FP4_GEMM')), r.stdout);
+    const matches = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { path: string; line: number; text: string });
+    assert.ok(
+      matches.some((m) => m.path.endsWith('server_args.py') && m.line === 1 && m.text.startsWith('FP4_GEMM')),
+      r.stdout,
+    );
     // Next time the remembered key is enough.
     const again = await runCli(['search', host, '-e', '-notes', '--path', join(dir, 'srt'), '--fixed-strings', '--json', ...hostArgs]);
     assert.equal(again.code, 1, 'no match: "-notes" is a pattern, not an option, and no file contains it');

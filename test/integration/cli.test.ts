@@ -159,7 +159,10 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     );
     const r = await cli(['detect', file]);
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => parseAny(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => parseAny(l));
     assert.equal(lines.length, 4);
     assert.deepEqual(lines[0], { id: 'a', verdict: 'ok', reasons: [] });
     assert.equal(lines[1].verdict, 'nan');
@@ -178,17 +181,30 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
   it('every subcommand: a usage error exits 64, a missing input 66, --help prints one usage and exits 0', async () => {
     // None of these may exit 1 or 2: a CI gate reads those as "degenerate" and "NaN".
     const usage: string[][] = [
-      ['probe'], ['probe', all.url, '--bogus'], ['detect'], ['detect', '--bogus', 'x.jsonl'],
-      ['flags'], ['flags', '--bogus', 'x.py'], ['flags', 'x.py', '--family', 'nope'],
-      ['search'], ['search', 'local'], ['search', 'local', 'x'], ['search', 'local', 'x', '--path', '/tmp', '--bogus'],
-      ['env'], ['env', 'local', '--bogus'], ['env', 'local', '--python'],
+      ['probe'],
+      ['probe', all.url, '--bogus'],
+      ['detect'],
+      ['detect', '--bogus', 'x.jsonl'],
+      ['flags'],
+      ['flags', '--bogus', 'x.py'],
+      ['flags', 'x.py', '--family', 'nope'],
+      ['search'],
+      ['search', 'local'],
+      ['search', 'local', 'x'],
+      ['search', 'local', 'x', '--path', '/tmp', '--bogus'],
+      ['env'],
+      ['env', 'local', '--bogus'],
+      ['env', 'local', '--python'],
     ];
     for (const args of usage) {
       const r = await cli(args);
       assert.equal(r.code, 64, `${args.join(' ')}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /\n\s+at /, `${args.join(' ')}: no stack trace`);
     }
-    for (const args of [['detect', '/nonexistent/file.jsonl'], ['flags', '/nonexistent/server_args.py']]) {
+    for (const args of [
+      ['detect', '/nonexistent/file.jsonl'],
+      ['flags', '/nonexistent/server_args.py'],
+    ]) {
       assert.equal((await cli(args)).code, 66, args.join(' '));
     }
     for (const name of ['probe', 'detect', 'flags', 'search', 'env']) {
@@ -202,7 +218,10 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     it('the command list of --help is COMMANDS', async () => {
       const help = await cli(['--help']);
       const listed = [...help.stdout.matchAll(/^ {2}(\S+) {2,}/gm)].map((m) => m[1]);
-      assert.deepEqual(listed, COMMANDS.map((c) => c.name));
+      assert.deepEqual(
+        listed,
+        COMMANDS.map((c) => c.name),
+      );
     });
 
     for (const command of COMMANDS) {

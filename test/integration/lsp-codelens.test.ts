@@ -32,17 +32,33 @@ interface Era {
 
 const ERAS: Era[] = [
   {
-    file: 'inline_v04.py', flags: 96, lists: 0,
-    titles: [[408, '--attention-backend · 3 choices · default None'], [248, '--port · default 30000'], [480, '--disable-cuda-graph · default false']],
+    file: 'inline_v04.py',
+    flags: 96,
+    lists: 0,
+    titles: [
+      [408, '--attention-backend · 3 choices · default None'],
+      [248, '--port · default 30000'],
+      [480, '--disable-cuda-graph · default false'],
+    ],
   },
   {
-    file: 'choices_lists_2025.py', flags: 191, lists: 19,
-    titles: [[402, '--fp4-gemm-runner-backend · 3 choices · default flashinfer_cutlass'], [373, '--attention-backend · 13 choices · default None']],
+    file: 'choices_lists_2025.py',
+    flags: 191,
+    lists: 19,
+    titles: [
+      [402, '--fp4-gemm-runner-backend · 3 choices · default flashinfer_cutlass'],
+      [373, '--attention-backend · 13 choices · default None'],
+    ],
     list: [35, 'used by 2 flags · can grow at run time'],
   },
   {
-    file: 'dataclass_main.py', flags: 203, lists: 11,
-    titles: [[275, '--fp4-gemm-backend · 6 choices · default auto (decided at start-up)'], [232, '--attention-backend · 16 choices · default None (decided at start-up)']],
+    file: 'dataclass_main.py',
+    flags: 203,
+    lists: 11,
+    titles: [
+      [275, '--fp4-gemm-backend · 6 choices · default auto (decided at start-up)'],
+      [232, '--attention-backend · 16 choices · default None (decided at start-up)'],
+    ],
     list: [81, 'used by no flag'],
   },
 ];
@@ -56,9 +72,14 @@ function checkEra(lenses: CodeLens[], era: Era, uri: string): void {
     const row = lenses.filter((l) => l.range.start.line === line).map((l) => l.command!);
     assert.equal(row[0].title, title);
     assert.equal(row[0].command, '', 'the summary is not clickable');
-    assert.deepEqual(row.slice(1).map((c) => [c.title, c.command]), [
-      ['Copy Flag', 'inferenceDoctor.copyFlag'], ['Find Usages', 'inferenceDoctor.findFieldUsages'], ['Reveal in Backend Flags', 'inferenceDoctor.revealFlag'],
-    ]);
+    assert.deepEqual(
+      row.slice(1).map((c) => [c.title, c.command]),
+      [
+        ['Copy Flag', 'inferenceDoctor.copyFlag'],
+        ['Find Usages', 'inferenceDoctor.findFieldUsages'],
+        ['Reveal in Backend Flags', 'inferenceDoctor.revealFlag'],
+      ],
+    );
     const args = row[1].arguments![0] as FlagLensArgs;
     assert.equal(args.flag, title.split(' ')[0]);
     assert.equal(args.uri, uri);
@@ -144,7 +165,8 @@ describe('code lenses on server_args.py over stdio', function () {
     const before = await lensesOf(c, uri);
     const added = "        parser.add_argument('--my-new-backend', type=str, default='a', choices=['a', 'b'], help='New.')\n";
     await c.conn.sendNotification('textDocument/didChange', {
-      textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: { line: 409, character: 0 }, end: { line: 409, character: 0 } }, text: added }],
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 409, character: 0 }, end: { line: 409, character: 0 } }, text: added }],
     });
     const after = await lensesOf(c, uri);
     assert.equal(after.length, before.length + 4);
@@ -188,7 +210,10 @@ describe('code lenses on server_args.py over stdio', function () {
       await change({ start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, '# one\n# two\n');
       const after = await lensesOf(c, URI);
       assert.equal(after.length, before.length);
-      assert.deepEqual(after.map((l) => l.range.start.line), before.map((l) => l.range.start.line + 2));
+      assert.deepEqual(
+        after.map((l) => l.range.start.line),
+        before.map((l) => l.range.start.line + 2),
+      );
       assert.equal(titleAt(after, 278), '--fp4-gemm-backend · 7 choices · default marlin (decided at start-up)');
     });
 

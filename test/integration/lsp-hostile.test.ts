@@ -22,7 +22,9 @@ const ROOT = join(__dirname, '..', '..');
 const SERVER = join(ROOT, 'dist', 'server.js');
 const uriOf = (p: string): string => pathToFileURL(p).href;
 
-interface MarkdownIt { render(src: string): string }
+interface MarkdownIt {
+  render(src: string): string;
+}
 const markdownIt = (createRequire(__filename)('markdown-it') as (opts: object) => MarkdownIt)({ html: true, linkify: true });
 
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
@@ -58,13 +60,18 @@ class ServerArgs:
 `;
 
 const RULES = {
-  rules: [{
-    id: 'hostile', engine: 'sglang', confidence: 'confirmed',
-    title: `Known ${PAYLOAD}`, symptom: PAYLOAD,
-    sources: ['https://evil.invalid/x)](command:workbench.action.terminal.new'],
-    match: { fields: { attention_backend: ['triton'] } },
-    fix: { summary: PAYLOAD, set: [{ flag: '--attention-backend', field: 'attention_backend', value: 'flashinfer' }] },
-  }],
+  rules: [
+    {
+      id: 'hostile',
+      engine: 'sglang',
+      confidence: 'confirmed',
+      title: `Known ${PAYLOAD}`,
+      symptom: PAYLOAD,
+      sources: ['https://evil.invalid/x)](command:workbench.action.terminal.new'],
+      match: { fields: { attention_backend: ['triton'] } },
+      fix: { summary: PAYLOAD, set: [{ flag: '--attention-backend', field: 'attention_backend', value: 'flashinfer' }] },
+    },
+  ],
 };
 
 /** Every link and image markdown-it renders from the markdown, as [tag, href-or-src, text]. */
@@ -130,7 +137,8 @@ describe('language server on a hostile workspace', function () {
 
   it('renders completion docs inert too', async () => {
     const res = await c.request<CompletionList | CompletionItem[]>('textDocument/completion', {
-      textDocument: { uri }, position: { line: 0, character: launch.indexOf('--attention-backend') + 4 },
+      textDocument: { uri },
+      position: { line: 0, character: launch.indexOf('--attention-backend') + 4 },
     });
     const items = Array.isArray(res) ? res : res.items;
     const item = items.find((i) => i.label === '--attention-backend');

@@ -10,7 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
-  CodeAction, CompletionItem, CompletionList, Diagnostic, DocumentSymbol, Hover, Location, MarkupContent, PublishDiagnosticsParams, TextEdit,
+  CodeAction,
+  CompletionItem,
+  CompletionList,
+  Diagnostic,
+  DocumentSymbol,
+  Hover,
+  Location,
+  MarkupContent,
+  PublishDiagnosticsParams,
+  TextEdit,
 } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import type { CatalogStatus, DocumentCommand } from '../../src/shared/lspProtocol';
@@ -119,13 +128,23 @@ describe('language server over stdio', function () {
       ws = makeWorkspace('dataclass_main.py');
       dirs.push(ws);
       mkdirSync(join(ws, '.inference-doctor'));
-      writeFileSync(join(ws, '.inference-doctor', 'rules.json'), JSON.stringify({
-        rules: [{
-          id: 'ws-port-31337', title: 'Port 31337 is firewalled here', symptom: 'clients time out', engine: 'sglang',
-          confidence: 'confirmed', sources: ['team wiki'], match: { fields: { port: ['31337'] } },
-          fix: { summary: 'Use port 30000', set: [{ flag: '--port', field: 'port', value: 30000 }] },
-        }],
-      }));
+      writeFileSync(
+        join(ws, '.inference-doctor', 'rules.json'),
+        JSON.stringify({
+          rules: [
+            {
+              id: 'ws-port-31337',
+              title: 'Port 31337 is firewalled here',
+              symptom: 'clients time out',
+              engine: 'sglang',
+              confidence: 'confirmed',
+              sources: ['team wiki'],
+              match: { fields: { port: ['31337'] } },
+              fix: { summary: 'Use port 30000', set: [{ flag: '--port', field: 'port', value: 30000 }] },
+            },
+          ],
+        }),
+      );
       c = client();
       const init = await c.initialize(ws);
       assert.ok(init.capabilities.hoverProvider);
@@ -249,11 +268,17 @@ describe('language server over stdio', function () {
       const t3 = 'python -m sglang.launch_server --model-path x --fp4-gemm-backend=\n';
       await change(c, uri, t3, 3);
       const eq = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position: posOf(t3, '=', 1) });
-      assert.deepEqual(eq.items.map((i) => i.label), ['auto', 'flashinfer_cudnn', 'flashinfer_cutedsl', 'flashinfer_cutlass', 'flashinfer_trtllm', 'marlin']);
+      assert.deepEqual(
+        eq.items.map((i) => i.label),
+        ['auto', 'flashinfer_cudnn', 'flashinfer_cutedsl', 'flashinfer_cutlass', 'flashinfer_trtllm', 'marlin'],
+      );
     });
 
     it('goes to the definition in server_args.py and lists document symbols', async () => {
-      const loc = await c.request<Location>('textDocument/definition', { textDocument: { uri: serviceUri }, position: posOf(serviceText, '--moe-runner-backend', 4) });
+      const loc = await c.request<Location>('textDocument/definition', {
+        textDocument: { uri: serviceUri },
+        position: posOf(serviceText, '--moe-runner-backend', 4),
+      });
       assert.equal(loc.uri, uriOf(join(ws, 'sglang', 'srt', 'server_args.py')));
       const defLine = read(join(ARGS, 'dataclass_main.py')).split('\n')[loc.range.start.line];
       assert.match(defLine, /^\s+moe_runner_backend:/);
@@ -263,7 +288,10 @@ describe('language server over stdio', function () {
       await openAndDiagnose(c, uri, 'yaml', compose);
       const syms = await c.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
       assert.equal(syms.length, 3);
-      assert.deepEqual(syms[1].children!.map((s) => s.name), ['--model-path', '--attention-backend', '--kv-cache-dtype']);
+      assert.deepEqual(
+        syms[1].children!.map((s) => s.name),
+        ['--model-path', '--attention-backend', '--kv-cache-dtype'],
+      );
       assert.equal(syms[1].children![1].detail, 'fa3');
       assert.equal(syms[0].detail, 'zai-org/GLM-4.7-Flash');
     });
@@ -279,7 +307,13 @@ describe('language server over stdio', function () {
       const cmds = await c.request<DocumentCommand[]>('inferenceDoctor/flagsForDocument', { uri });
       assert.equal(cmds.length, 1);
       assert.deepEqual(cmds[0].rules, ['ws-port-31337']);
-      assert.deepEqual(cmds[0].flags.map((f) => [f.name, f.field, f.values]), [['--model-path', 'model_path', ['x']], ['--port', 'port', ['31337']]]);
+      assert.deepEqual(
+        cmds[0].flags.map((f) => [f.name, f.field, f.values]),
+        [
+          ['--model-path', 'model_path', ['x']],
+          ['--port', 'port', ['31337']],
+        ],
+      );
     });
 
     it('updates the catalog incrementally while server_args.py is edited', async () => {
@@ -291,11 +325,16 @@ describe('language server over stdio', function () {
       const next = c.diagnostics(serviceUri, (p) => byCode(p.diagnostics, 'renamed-flag').length === 0);
       await c.conn.sendNotification('textDocument/didChange', {
         textDocument: { uri: argsUri, version: 2 },
-        contentChanges: [{ range: { start: at, end: { line: at.line, character: at.character + '--fp4-gemm-backend'.length } }, text: '--fp4-gemm-runner-backend' }],
+        contentChanges: [
+          { range: { start: at, end: { line: at.line, character: at.character + '--fp4-gemm-backend'.length } }, text: '--fp4-gemm-runner-backend' },
+        ],
       });
       const p = await next;
       assert.equal(byCode(p.diagnostics, 'unknown-flag').length, 0);
-      const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: serviceUri }, position: posOf(serviceText, '--fp4-gemm-runner-backend', 3) });
+      const h = await c.request<Hover>('textDocument/hover', {
+        textDocument: { uri: serviceUri },
+        position: posOf(serviceText, '--fp4-gemm-runner-backend', 3),
+      });
       assert.match(hoverText(h), /Kernel family for NVFP4 dense GEMM/);
     });
   });
@@ -311,7 +350,10 @@ describe('language server over stdio', function () {
       const text = read(join(LAUNCH, 'sglang.service'));
       const uri = uriOf(join(ws, 'sglang.service'));
       const p = await openAndDiagnose(c, uri, 'ini', text);
-      assert.deepEqual(p.diagnostics.map((d) => d.code), ['known-bad']);
+      assert.deepEqual(
+        p.diagnostics.map((d) => d.code),
+        ['known-bad'],
+      );
       const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: posOf(text, '--fp4-gemm-runner-backend', 3) });
       assert.match(hoverText(h), /Default: "flashinfer_cutlass"/);
       const bad = await change(c, uri, text.replace('flashinfer_cudnn', 'marlin'), 2);
@@ -346,7 +388,10 @@ describe('language server over stdio', function () {
       const text = read(join(LAUNCH, 'sglang.service'));
       const uri = uriOf(join(ws, 'x.service'));
       const p = await openAndDiagnose(c, uri, 'plaintext', text);
-      assert.deepEqual(p.diagnostics.map((d) => d.code), ['known-bad']);
+      assert.deepEqual(
+        p.diagnostics.map((d) => d.code),
+        ['known-bad'],
+      );
       assert.match(p.diagnostics[0].message, /the GPU is unknown/);
       const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: posOf(text, '--tp', 2) });
       assert.match(hoverText(h), /No flag catalog: open a server_args\.py or set inferenceDoctor\.flags\.serverArgsPath/);
@@ -381,11 +426,38 @@ describe('language server over stdio', function () {
       };
       const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
       const files: [string, string][] = [
-        ['sglang.service', 'ini'], ['serve.sh', 'shellscript'], ['docker-compose.yml', 'yaml'], ['deployment.yaml', 'yaml'],
-        ['Dockerfile', 'dockerfile'], ['launch.py', 'python'], ['README.md', 'markdown'],
+        ['sglang.service', 'ini'],
+        ['serve.sh', 'shellscript'],
+        ['docker-compose.yml', 'yaml'],
+        ['deployment.yaml', 'yaml'],
+        ['Dockerfile', 'dockerfile'],
+        ['launch.py', 'python'],
+        ['README.md', 'markdown'],
       ];
       const sources = files.map(([f, lang]) => ({ text: read(join(LAUNCH, f)), lang, name: f }));
-      const junk = ['--', '-', '=', '"', "'", '\\\n', '\n', ' ', '$(', '`', '[', ']', '{', '--attention-backend', 'flashinfer', '\u00e9', '\ud83d\ude00', '\t', '#', '- ', ': '];
+      const junk = [
+        '--',
+        '-',
+        '=',
+        '"',
+        "'",
+        '\\\n',
+        '\n',
+        ' ',
+        '$(',
+        '`',
+        '[',
+        ']',
+        '{',
+        '--attention-backend',
+        'flashinfer',
+        '\u00e9',
+        '\ud83d\ude00',
+        '\t',
+        '#',
+        '- ',
+        ': ',
+      ];
       const mutate = (s: string): string => {
         let t = s;
         const n = 1 + Math.floor(rand() * 6);
@@ -394,8 +466,10 @@ describe('language server over stdio', function () {
           const op = rand();
           if (op < 0.4) t = t.slice(0, i) + pick(junk) + t.slice(i);
           else if (op < 0.7) t = t.slice(0, i) + t.slice(i + 1 + Math.floor(rand() * 20));
-          else if (op < 0.85) { const j = Math.floor(rand() * t.length); t = t.slice(0, i) + t.slice(j, j + 40) + t.slice(i); }
-          else t = t.slice(0, i) + t.slice(i).replace(/\n/, '');
+          else if (op < 0.85) {
+            const j = Math.floor(rand() * t.length);
+            t = t.slice(0, i) + t.slice(j, j + 40) + t.slice(i);
+          } else t = t.slice(0, i) + t.slice(i).replace(/\n/, '');
         }
         return t;
       };
@@ -417,7 +491,8 @@ describe('language server over stdio', function () {
           c.request('textDocument/completion', { textDocument: { uri }, position }, 5000),
           c.request('textDocument/documentSymbol', { textDocument: { uri } }, 5000),
         ]);
-        void h; void comp;
+        void h;
+        void comp;
         await c.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
         worst = Math.max(worst, performance.now() - t0);
         assert.equal(c.exited, undefined, `server exited at document ${k}: ${c.stderr.slice(-500)}`);

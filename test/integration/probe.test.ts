@@ -67,7 +67,10 @@ describe('probe runner against the simulator', function () {
         it('nan-marker with logprobs: NaN logprobs reach the detector', async () => {
           const r = await probe('nan-marker', endpoint, stream, { logprobs: true }, {}, { logprobs: 'nan' });
           assert.equal(r.verdict.kind, 'nan');
-          assert.ok(r.verdict.reasons.some((x) => x.code === 'nan-logprob'), JSON.stringify(r.verdict.reasons));
+          assert.ok(
+            r.verdict.reasons.some((x) => x.code === 'nan-logprob'),
+            JSON.stringify(r.verdict.reasons),
+          );
         });
 
         it('token0-run: silent NaN is still nan', async () => {
@@ -79,18 +82,31 @@ describe('probe runner against the simulator', function () {
           assert.ok(r.verdict.reasons.some((x) => x.code === 'token0-run'));
         });
 
-        for (const [behaviour, code] of [['short-loop', 'short-loop'], ['sentence-loop', 'long-loop'], ['token-salad', 'token-salad'], ['empty', 'empty'],
-          ['symbol-flood', 'answer-flood'], ['special-tokens', 'special-tokens'], ['word-stutter', 'word-repetition'],
-          ['function-word-salad', 'word-salad'], ['mojibake', 'mojibake'], ['runaway-template', 'template-leak'], ['list-cycle', 'list-cycle']] as const) {
+        for (const [behaviour, code] of [
+          ['short-loop', 'short-loop'],
+          ['sentence-loop', 'long-loop'],
+          ['token-salad', 'token-salad'],
+          ['empty', 'empty'],
+          ['symbol-flood', 'answer-flood'],
+          ['special-tokens', 'special-tokens'],
+          ['word-stutter', 'word-repetition'],
+          ['function-word-salad', 'word-salad'],
+          ['mojibake', 'mojibake'],
+          ['runaway-template', 'template-leak'],
+          ['list-cycle', 'list-cycle'],
+        ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
             assert.equal(r.status, 'completed');
             assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
-            assert.ok(r.verdict.reasons.some((x) => x.code === code), JSON.stringify(r.verdict.reasons.map((x) => x.code)));
+            assert.ok(
+              r.verdict.reasons.some((x) => x.code === code),
+              JSON.stringify(r.verdict.reasons.map((x) => x.code)),
+            );
           });
         }
 
-        it('spliced-token: ok, with a suspect reason that names the spliced word\'s offset', async () => {
+        it("spliced-token: ok, with a suspect reason that names the spliced word's offset", async () => {
           const r = await probe('spliced-token', endpoint, stream);
           assert.equal(r.status, 'completed');
           assert.equal(r.verdict.kind, 'ok', JSON.stringify(r.verdict.reasons));
@@ -202,12 +218,19 @@ describe('probe runner against the simulator', function () {
     it('stops via AbortSignal with status stopped and the partial answer', async () => {
       const ac = new AbortController();
       let deltas = 0;
-      const r = await probe('slow', 'chat', true, { maxTokens: 100 }, {
-        signal: ac.signal,
-        onEvent: (e) => {
-          if (e.type === 'delta' && ++deltas === 3) ac.abort();
+      const r = await probe(
+        'slow',
+        'chat',
+        true,
+        { maxTokens: 100 },
+        {
+          signal: ac.signal,
+          onEvent: (e) => {
+            if (e.type === 'delta' && ++deltas === 3) ac.abort();
+          },
         },
-      }, { tokenDelayMs: 20 });
+        { tokenDelayMs: 20 },
+      );
       assert.equal(r.status, 'stopped');
       assert.equal(r.error?.kind, 'cancelled');
       assert.ok(r.content.length > 0);
@@ -326,7 +349,10 @@ describe('probe runner against the simulator', function () {
       assert.equal(types[0], 'request');
       assert.equal(types[1], 'response');
       assert.ok(types.includes('chunk') && types.includes('delta') && types.includes('verdict'));
-      const deltaText = events.filter((e) => e.type === 'delta').map((e) => (e.type === 'delta' ? e.content ?? '' : '')).join('');
+      const deltaText = events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e.type === 'delta' ? (e.content ?? '') : ''))
+        .join('');
       assert.equal(deltaText, r.content);
       const req = events[0] as Extract<ProbeEvent, { type: 'request' }>;
       assert.match(req.url, /\/v1\/chat\/completions$/);

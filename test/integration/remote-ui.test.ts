@@ -16,31 +16,70 @@ import { startSshd, type Sshd } from '../support/sshd';
 type Listener<T> = (e: T) => void;
 class EventEmitter<T> {
   private ls: Listener<T>[] = [];
-  event = (l: Listener<T>) => { this.ls.push(l); return { dispose: () => { this.ls = this.ls.filter((x) => x !== l); } }; };
-  fire(e: T): void { for (const l of [...this.ls]) l(e); }
-  dispose(): void { this.ls = []; }
+  event = (l: Listener<T>) => {
+    this.ls.push(l);
+    return {
+      dispose: () => {
+        this.ls = this.ls.filter((x) => x !== l);
+      },
+    };
+  };
+  fire(e: T): void {
+    for (const l of [...this.ls]) l(e);
+  }
+  dispose(): void {
+    this.ls = [];
+  }
 }
 class Uri {
-  constructor(readonly scheme: string, readonly authority: string, readonly path: string) {}
+  constructor(
+    readonly scheme: string,
+    readonly authority: string,
+    readonly path: string,
+  ) {}
   static parse(s: string): Uri {
     const m = /^([a-z][\w+.-]*):(?:\/\/([^/]*))?(.*)$/i.exec(s)!;
     return new Uri(m[1], m[2] ?? '', decodeURIComponent(m[3]));
   }
-  static from(c: { scheme: string; authority?: string; path?: string }): Uri { return new Uri(c.scheme, c.authority ?? '', c.path ?? ''); }
-  static file(p: string): Uri { return new Uri('file', '', p); }
-  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, u.authority, [u.path, ...parts].join('/')); }
-  get fsPath(): string { return this.path; }
-  toString(): string { return `${this.scheme}://${this.authority}${this.path}`; }
+  static from(c: { scheme: string; authority?: string; path?: string }): Uri {
+    return new Uri(c.scheme, c.authority ?? '', c.path ?? '');
+  }
+  static file(p: string): Uri {
+    return new Uri('file', '', p);
+  }
+  static joinPath(u: Uri, ...parts: string[]): Uri {
+    return new Uri(u.scheme, u.authority, [u.path, ...parts].join('/'));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.authority}${this.path}`;
+  }
 }
 class FileSystemError extends Error {
-  constructor(readonly code: string, m?: string) { super(m ?? code); }
-  static NoPermissions(u?: unknown) { return new FileSystemError('NoPermissions', String(u)); }
-  static FileNotFound(u?: unknown) { return new FileSystemError('FileNotFound', String(u)); }
-  static Unavailable(m?: unknown) { return new FileSystemError('Unavailable', String(m)); }
+  constructor(
+    readonly code: string,
+    m?: string,
+  ) {
+    super(m ?? code);
+  }
+  static NoPermissions(u?: unknown) {
+    return new FileSystemError('NoPermissions', String(u));
+  }
+  static FileNotFound(u?: unknown) {
+    return new FileSystemError('FileNotFound', String(u));
+  }
+  static Unavailable(m?: unknown) {
+    return new FileSystemError('Unavailable', String(m));
+  }
 }
 class TreeItem {
   [k: string]: unknown;
-  constructor(public label: unknown, public collapsibleState = 0) {}
+  constructor(
+    public label: unknown,
+    public collapsibleState = 0,
+  ) {}
 }
 
 const commands = new Map<string, (...a: unknown[]) => unknown>();
@@ -55,14 +94,40 @@ const modals: { message: string; detail?: string; items: string[] }[] = [];
 let warningAnswer: (message: string, items: string[]) => string | undefined = () => undefined;
 
 const fake = {
-  EventEmitter, Uri, FileSystemError, TreeItem,
+  EventEmitter,
+  Uri,
+  FileSystemError,
+  TreeItem,
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
-  ThemeIcon: class { constructor(readonly id: string, readonly color?: unknown) {} },
-  ThemeColor: class { constructor(readonly id: string) {} },
-  MarkdownString: class { constructor(readonly value: string) {} },
-  Range: class { constructor(readonly a: number, readonly b: number, readonly c: number, readonly d: number) {} },
-  Disposable: class { constructor(readonly f: () => void) {} dispose() { this.f(); } },
-  TabInputText: class { constructor(readonly uri: Uri) {} },
+  ThemeIcon: class {
+    constructor(
+      readonly id: string,
+      readonly color?: unknown,
+    ) {}
+  },
+  ThemeColor: class {
+    constructor(readonly id: string) {}
+  },
+  MarkdownString: class {
+    constructor(readonly value: string) {}
+  },
+  Range: class {
+    constructor(
+      readonly a: number,
+      readonly b: number,
+      readonly c: number,
+      readonly d: number,
+    ) {}
+  },
+  Disposable: class {
+    constructor(readonly f: () => void) {}
+    dispose() {
+      this.f();
+    }
+  },
+  TabInputText: class {
+    constructor(readonly uri: Uri) {}
+  },
   FileType: { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 },
   FilePermission: { Readonly: 1 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
@@ -73,7 +138,10 @@ const fake = {
       return view;
     },
     createOutputChannel: () => ({ info() {}, warn() {}, error() {}, appendLine() {}, dispose() {} }),
-    showInformationMessage: async (m: string) => { messages.push(m); return undefined; },
+    showInformationMessage: async (m: string) => {
+      messages.push(m);
+      return undefined;
+    },
     showWarningMessage: async (m: string, ...rest: any[]) => {
       messages.push(m);
       const items = rest.filter((x) => typeof x === 'string');
@@ -85,20 +153,39 @@ const fake = {
       if (rest[0]?.modal) modals.push({ message: m, detail: rest[0].detail, items: [] });
       return undefined;
     },
-    withProgress: async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) => task({ report() {} }, { onCancellationRequested: () => ({ dispose() {} }), isCancellationRequested: false }),
+    withProgress: async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) =>
+      task({ report() {} }, { onCancellationRequested: () => ({ dispose() {} }), isCancellationRequested: false }),
     showQuickPick: async () => undefined,
     showInputBox: async () => undefined,
     createQuickPick: () => {
-      const accept = new EventEmitter<void>(); const hide = new EventEmitter<void>(); const change = new EventEmitter<string>(); const btn = new EventEmitter<unknown>();
+      const accept = new EventEmitter<void>();
+      const hide = new EventEmitter<void>();
+      const change = new EventEmitter<string>();
+      const btn = new EventEmitter<unknown>();
       const qp: any = {
-        value: '', items: [], selectedItems: [], buttons: [], title: '', placeholder: '',
-        onDidAccept: accept.event, onDidHide: hide.event, onDidChangeValue: change.event, onDidTriggerButton: btn.event,
-        fireAccept: () => accept.fire(), fireChange: () => change.fire(qp.value), fireButton: (b: unknown) => btn.fire(b),
-        show: () => setTimeout(() => quickPickScript?.(qp), 0), hide: () => hide.fire(), dispose() {},
+        value: '',
+        items: [],
+        selectedItems: [],
+        buttons: [],
+        title: '',
+        placeholder: '',
+        onDidAccept: accept.event,
+        onDidHide: hide.event,
+        onDidChangeValue: change.event,
+        onDidTriggerButton: btn.event,
+        fireAccept: () => accept.fire(),
+        fireChange: () => change.fire(qp.value),
+        fireButton: (b: unknown) => btn.fire(b),
+        show: () => setTimeout(() => quickPickScript?.(qp), 0),
+        hide: () => hide.fire(),
+        dispose() {},
       };
       return qp;
     },
-    showTextDocument: async (d: unknown) => { opened.push(d); return {}; },
+    showTextDocument: async (d: unknown) => {
+      opened.push(d);
+      return {};
+    },
     tabGroups: { all: [], onDidChangeTabs: new EventEmitter().event },
   },
   workspace: {
@@ -107,13 +194,22 @@ const fake = {
     onDidCloseTextDocument: new EventEmitter().event,
     textDocuments: [],
     fs: { createDirectory: async () => undefined },
-    registerFileSystemProvider: (scheme: string, provider: unknown, options: unknown) => { fsProviders.set(scheme, { provider, options }); return { dispose() {} }; },
-    registerTextDocumentContentProvider: (scheme: string, p: unknown) => { contentProviders.set(scheme, p); return { dispose() {} }; },
+    registerFileSystemProvider: (scheme: string, provider: unknown, options: unknown) => {
+      fsProviders.set(scheme, { provider, options });
+      return { dispose() {} };
+    },
+    registerTextDocumentContentProvider: (scheme: string, p: unknown) => {
+      contentProviders.set(scheme, p);
+      return { dispose() {} };
+    },
     openTextDocument: async (uri: Uri) => ({ uri, languageId: 'plaintext' }),
   },
   languages: { setTextDocumentLanguage: async (d: any, l: string) => ({ ...d, languageId: l }) },
   commands: {
-    registerCommand: (id: string, f: (...a: unknown[]) => unknown) => { commands.set(id, f); return { dispose() {} }; },
+    registerCommand: (id: string, f: (...a: unknown[]) => unknown) => {
+      commands.set(id, f);
+      return { dispose() {} };
+    },
     executeCommand: async (id: string, ...a: unknown[]) => commands.get(id)?.(...a),
   },
 };
@@ -133,16 +229,32 @@ describe('remote feature in a fake VS Code', function () {
     M._resolveFilename = function (request: string, ...rest: unknown[]) {
       return request === 'vscode' ? 'vscode-fake' : orig.call(this, request, ...rest);
     };
-    restoreResolve = () => { M._resolveFilename = orig; delete require.cache['vscode-fake']; };
+    restoreResolve = () => {
+      M._resolveFilename = orig;
+      delete require.cache['vscode-fake'];
+    };
     require.cache['vscode-fake'] = { id: 'vscode-fake', filename: 'vscode-fake', loaded: true, exports: fake } as unknown as NodeJS.Module;
     root = mkdtempSync(join(tmpdir(), 'id-remote-ui-'));
     d = await startSshd();
     writeFileSync(join(root, 'known_hosts'), '');
     config['inferenceDoctor.ssh.knownHostsFile'] = join(root, 'known_hosts');
-    writeFileSync(join(root, 'ssh_config'), [
-      'Host gpu1', '  HostName 10.0.0.1', '  User root', 'Host *.lab', '  User x',
-      'Host testbox', '  HostName 127.0.0.1', `  Port ${d.port}`, `  User ${d.user}`, `  IdentityFile ${d.clientKey}`, '  IdentitiesOnly yes', '',
-    ].join('\n'));
+    writeFileSync(
+      join(root, 'ssh_config'),
+      [
+        'Host gpu1',
+        '  HostName 10.0.0.1',
+        '  User root',
+        'Host *.lab',
+        '  User x',
+        'Host testbox',
+        '  HostName 127.0.0.1',
+        `  Port ${d.port}`,
+        `  User ${d.user}`,
+        `  IdentityFile ${d.clientKey}`,
+        '  IdentitiesOnly yes',
+        '',
+      ].join('\n'),
+    );
     config['inferenceDoctor.ssh.configFile'] = join(root, 'ssh_config');
     mkdirSync(join(root, 'src', 'srt'), { recursive: true });
     writeFileSync(join(root, 'src', 'srt', 'server_args.py'), 'attention_backend = "auto"\nsampling_backend = None\n');
@@ -152,14 +264,23 @@ describe('remote feature in a fake VS Code', function () {
     const store = {
       onDidChange: new EventEmitter<void>().event,
       get: (id: string) => added.find((s) => s.id === id),
-      add: async (s: any) => { const v = { ...s, id: `srv-${added.length}` }; added.push(v); return v; },
+      add: async (s: any) => {
+        const v = { ...s, id: `srv-${added.length}` };
+        added.push(v);
+        return v;
+      },
       update: async () => undefined,
       target: async () => ({ baseUrl: 'x' }),
       list: () => added,
     };
     const context = {
       subscriptions: subs,
-      globalState: { get: (k: string, d?: unknown) => state.get(k) ?? d, update: async (k: string, v: unknown) => { state.set(k, v); } },
+      globalState: {
+        get: (k: string, d?: unknown) => state.get(k) ?? d,
+        update: async (k: string, v: unknown) => {
+          state.set(k, v);
+        },
+      },
       secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined },
       globalStorageUri: Uri.file(join(root, 'storage')),
     };
@@ -181,8 +302,21 @@ describe('remote feature in a fake VS Code', function () {
     assert.deepEqual([...trees.keys()].sort(), ['inferenceDoctor.hosts', 'inferenceDoctor.search']);
     assert.deepEqual(fsProviders.get('inference-doctor-remote')?.options, { isReadonly: true, isCaseSensitive: true });
     assert.ok(contentProviders.has('inference-doctor-gen') && contentProviders.has('inference-doctor-log'));
-    for (const c of ['addHost', 'refreshHosts', 'connectHost', 'disconnectHost', 'removeHost', 'searchSglangSource', 'cancelSearch', 'clearSearch',
-      'showEnvironmentReport', 'forwardRemoteServer', 'openLaunchFile', 'compareServerInfoWithLaunchFile', 'followServerLog']) {
+    for (const c of [
+      'addHost',
+      'refreshHosts',
+      'connectHost',
+      'disconnectHost',
+      'removeHost',
+      'searchSglangSource',
+      'cancelSearch',
+      'clearSearch',
+      'showEnvironmentReport',
+      'forwardRemoteServer',
+      'openLaunchFile',
+      'compareServerInfoWithLaunchFile',
+      'followServerLog',
+    ]) {
       assert.ok(commands.has(`inferenceDoctor.${c}`), c);
     }
   });
@@ -192,9 +326,15 @@ describe('remote feature in a fake VS Code', function () {
     const p = trees.get('inferenceDoctor.hosts')!.provider;
     const nodes = await p.getChildren(undefined);
     const items = await Promise.all(nodes.map((n: unknown) => p.getTreeItem(n)));
-    assert.deepEqual(items.map((i: any) => [i.label, i.contextValue]), [
-      ['This machine', 'host.disconnected'], ['gpu1', 'host.disconnected'], ['testbox', 'host.disconnected'], ['root@10.1.1.1:2222', 'host.disconnected.manual'],
-    ]);
+    assert.deepEqual(
+      items.map((i: any) => [i.label, i.contextValue]),
+      [
+        ['This machine', 'host.disconnected'],
+        ['gpu1', 'host.disconnected'],
+        ['testbox', 'host.disconnected'],
+        ['root@10.1.1.1:2222', 'host.disconnected.manual'],
+      ],
+    );
   });
 
   it('connects This machine and shows Environment, Running servers and Search rows', async () => {
@@ -209,10 +349,14 @@ describe('remote feature in a fake VS Code', function () {
 
   it('searches through the QuickPick, groups results in the Search view, and opens them read-only', async () => {
     quickPickScript = (qp) => {
-      qp.value = 'attention_backend'; qp.fireChange();
+      qp.value = 'attention_backend';
+      qp.fireChange();
       // Toggle regex on and off again through the title buttons.
-      qp.fireButton(qp.buttons[0]); assert.match(qp.title, /regex on/); qp.fireButton(qp.buttons[0]);
-      qp.selectedItems = [qp.items[0]]; qp.fireAccept();
+      qp.fireButton(qp.buttons[0]);
+      assert.match(qp.title, /regex on/);
+      qp.fireButton(qp.buttons[0]);
+      qp.selectedItems = [qp.items[0]];
+      qp.fireAccept();
     };
     await commands.get('inferenceDoctor.searchSglangSource')!({ kind: 'host', hostId: 'local', paths: [join(root, 'src')] });
     const s = trees.get('inferenceDoctor.search')!;
@@ -232,9 +376,15 @@ describe('remote feature in a fake VS Code', function () {
     const text = Buffer.from(await fsp.readFile(uri)).toString();
     assert.match(text, /^attention_backend = "auto"/);
     assert.equal((await fsp.stat(uri)).type, 1);
-    assert.throws(() => fsp.writeFile(uri, new Uint8Array()), (e: any) => e.code === 'NoPermissions');
+    assert.throws(
+      () => fsp.writeFile(uri, new Uint8Array()),
+      (e: any) => e.code === 'NoPermissions',
+    );
     await assert.rejects(fsp.readFile(Uri.parse(`inference-doctor-remote://local${join(root, 'missing.py')}`)), (e: any) => e.code === 'FileNotFound');
-    await assert.rejects(fsp.readFile(Uri.parse('inference-doctor-remote://config_3agpu1/etc/hosts')), (e: any) => e.code === 'Unavailable' && /gpu1 is not connected/.test(e.message));
+    await assert.rejects(
+      fsp.readFile(Uri.parse('inference-doctor-remote://config_3agpu1/etc/hosts')),
+      (e: any) => e.code === 'Unavailable' && /gpu1 is not connected/.test(e.message),
+    );
   });
 
   it('opens the environment report as a generated read-only document', async () => {
@@ -271,8 +421,12 @@ describe('remote feature in a fake VS Code', function () {
     await commands.get('inferenceDoctor.disconnectHost')!(await host());
     await commands.get('inferenceDoctor.connectHost')!(await host());
     assert.equal(modals.length, remembered, 'no second question for a remembered key');
-    assert.equal(readFileSync(join(root, 'known_hosts'), 'utf8'), '', 'the user\'s known_hosts is not written');
-    assert.match(readFileSync(join(root, 'storage', 'known_hosts'), 'utf8'), /^\|1\|\S+ ssh-ed25519 /, 'remembered (hashed) in the trust store under globalStorageUri');
+    assert.equal(readFileSync(join(root, 'known_hosts'), 'utf8'), '', "the user's known_hosts is not written");
+    assert.match(
+      readFileSync(join(root, 'storage', 'known_hosts'), 'utf8'),
+      /^\|1\|\S+ ssh-ed25519 /,
+      'remembered (hashed) in the trust store under globalStorageUri',
+    );
     await commands.get('inferenceDoctor.disconnectHost')!(await host());
     await d.restartWithNewHostKey();
     await commands.get('inferenceDoctor.connectHost')!(await host());

@@ -53,16 +53,22 @@ describe('remote service layer over a real sshd', function () {
     for (const f of readdirSync(join(root, 'fake', 'bin'))) chmodSync(join(root, 'fake', 'bin', f), 0o755);
     // Source files to search in the fake sglang package.
     mkdirSync(join(sp, 'sglang', 'srt', 'layers'), { recursive: true });
-    writeFileSync(join(sp, 'sglang', 'srt', 'server_args.py'), [
-      'ATTENTION_BACKEND_CHOICES = ["triton", "flashinfer", "fa3"]',
-      'class ServerArgs:',
-      '    attention_backend: str = None',
-      '    fp4_gemm_runner_backend: str = "auto"',
-      '    sampling_backend: str = None',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(sp, 'sglang', 'srt', 'server_args.py'),
+      [
+        'ATTENTION_BACKEND_CHOICES = ["triton", "flashinfer", "fa3"]',
+        'class ServerArgs:',
+        '    attention_backend: str = None',
+        '    fp4_gemm_runner_backend: str = "auto"',
+        '    sampling_backend: str = None',
+        '',
+      ].join('\n'),
+    );
     for (let i = 0; i < 40; i++) {
-      writeFileSync(join(sp, 'sglang', 'srt', 'layers', `mod_${i}.py`), Array.from({ length: 25 }, (_, j) => `x_${j} = server_args.moe_runner_backend  # ${i}`).join('\n'));
+      writeFileSync(
+        join(sp, 'sglang', 'srt', 'layers', `mod_${i}.py`),
+        Array.from({ length: 25 }, (_, j) => `x_${j} = server_args.moe_runner_backend  # ${i}`).join('\n'),
+      );
     }
     const knownHosts = d.writeKnownHosts();
     const target = resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home: join(root, 'home') });
@@ -70,15 +76,23 @@ describe('remote service layer over a real sshd', function () {
     session = new HostSession(host, `ssh:${d.user}@127.0.0.1:${d.port}`, {
       env: {
         PATH: `${join(root, 'fake', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-        PYTHONPATH: sp, FAKE_PYTHON: python, PYTHONDONTWRITEBYTECODE: '1', HOME: join(root, 'home'),
+        PYTHONPATH: sp,
+        FAKE_PYTHON: python,
+        PYTHONDONTWRITEBYTECODE: '1',
+        HOME: join(root, 'home'),
       },
       home: join(root, 'home'),
       roots: { envsDirs: [join(root, 'no-envs')], envDirs: [], projectDirs: [] },
-      torch: 'auto', cuobjdump: 'never',
+      torch: 'auto',
+      cuobjdump: 'never',
     });
     sim = await startSimulator({
       port: 0,
-      scenario: { seed: 1, models: { healthy: 'healthy' }, serverArgs: { attention_backend: 'flashinfer', fp4_gemm_runner_backend: 'flashinfer_cutlass', tp_size: 1 } },
+      scenario: {
+        seed: 1,
+        models: { healthy: 'healthy' },
+        serverArgs: { attention_backend: 'flashinfer', fp4_gemm_runner_backend: 'flashinfer_cutlass', tp_size: 1 },
+      },
     });
   });
 
@@ -97,17 +111,22 @@ describe('remote service layer over a real sshd', function () {
     assert.ok(it, JSON.stringify(report.interpreters.map((i) => [i.path, i.error])));
     assert.equal(it.probe!.packages.sglang.version, '0.5.2');
     assert.equal(it.probe!.packages.sgl_kernel.version, '0.3.9.post2');
-    assert.ok(report.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)), JSON.stringify(report.warnings));
+    assert.ok(
+      report.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)),
+      JSON.stringify(report.warnings),
+    );
     assert.deepEqual(session.sglangDirs(), [join(sp, 'sglang')]);
     assert.deepEqual(report.servers.map(serverKey).sort(), ['pid:4242', 'unit:sglang-b.service']);
   });
 
-  it('reads the runtime flag catalog over SSH and gives the language server the host\'s GPU and package versions', async () => {
-    const report = session.report ?? await session.discover();
+  it("reads the runtime flag catalog over SSH and gives the language server the host's GPU and package versions", async () => {
+    const report = session.report ?? (await session.discover());
     const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_sglang_args.py'));
     // The interpreter on the host imports the fake SGLang whose plugin grows a choice list.
     const rt = await readRuntimeCatalog(session.host, python, {
-      script, env: { PYTHONPATH: join(FIXTURES, 'fake-sglang'), PYTHONDONTWRITEBYTECODE: '1' }, timeoutMs: 60_000,
+      script,
+      env: { PYTHONPATH: join(FIXTURES, 'fake-sglang'), PYTHONDONTWRITEBYTECODE: '1' },
+      timeoutMs: 60_000,
     });
     assert.equal(rt.source, 'dump');
     assert.equal(rt.hostId, session.host.id);
@@ -123,14 +142,23 @@ describe('remote service layer over a real sshd', function () {
   it('streams search results grouped by file, bounded', async () => {
     const preset = BACKEND_OPTION_PRESETS.find((p) => p.id === 'backend')!;
     let progressCalls = 0;
-    const run = await session.search({ pattern: preset.pattern, fixedStrings: preset.fixedStrings, onProgress: () => { progressCalls++; } });
+    const run = await session.search({
+      pattern: preset.pattern,
+      fixedStrings: preset.fixedStrings,
+      onProgress: () => {
+        progressCalls++;
+      },
+    });
     assert.equal(run.error, undefined);
     assert.equal(run.groups.matchCount, 3 + 40 * 25);
     assert.equal(run.groups.fileCount, 41);
     assert.ok(progressCalls >= 1);
     const sa = run.groups.group(join(sp, 'sglang', 'srt', 'server_args.py'))!;
     assert.equal(sa.relative, 'srt/server_args.py');
-    assert.deepEqual(sa.matches.map((m) => m.line), [3, 4, 5]);
+    assert.deepEqual(
+      sa.matches.map((m) => m.line),
+      [3, 4, 5],
+    );
     const capped = await session.search({ pattern: 'moe_runner_backend', fixedStrings: true, maxResults: 100 });
     assert.equal(capped.groups.matchCount, 100);
     assert.equal(capped.groups.limited, true);
@@ -153,9 +181,21 @@ describe('remote service layer over a real sshd', function () {
     const child = spawn('bash', [script], { cwd: root, stdio: 'ignore', detached: true });
     try {
       const pid = await waitFor('the sleep child', () => {
-        try { return Number(execFileSync('pgrep', ['-P', String(child.pid), 'sleep'], { encoding: 'utf8' }).trim()) || undefined; } catch { return undefined; }
+        try {
+          return Number(execFileSync('pgrep', ['-P', String(child.pid), 'sleep'], { encoding: 'utf8' }).trim()) || undefined;
+        } catch {
+          return undefined;
+        }
       });
-      const server = { kind: 'launch_server' as const, argv: ['python3', '-m', 'sglang.launch_server'], port: 30000, portIsDefault: true, host: '127.0.0.1', source: 'process' as const, pid };
+      const server = {
+        kind: 'launch_server' as const,
+        argv: ['python3', '-m', 'sglang.launch_server'],
+        port: 30000,
+        portIsDefault: true,
+        host: '127.0.0.1',
+        source: 'process' as const,
+        pid,
+      };
       assert.deepEqual(await session.launchSource(server), { kind: 'script', path: script });
       assert.deepEqual(await session.logSourceFor(server), { kind: 'file', path: log });
       const text = await session.readLaunchText({ kind: 'script', path: script });
@@ -163,7 +203,9 @@ describe('remote service layer over a real sshd', function () {
       // A process with no script parent falls back to its command line.
       const orphan = await session.launchSource({ ...server, pid: 1 });
       assert.equal(orphan?.kind, 'command-line');
-    } finally { process.kill(-child.pid!, 'SIGKILL'); }
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL');
+    }
   });
 
   it('forwards a port to the simulator, reads /server_info, and compares it with a launch file', async () => {
@@ -173,12 +215,15 @@ describe('remote service layer over a real sshd', function () {
     assert.equal(session.forward(key, sim.port) instanceof Promise, true);
     assert.equal(await session.forward(key, sim.port), fwd, 'one forward per server');
     const unitFile = join(root, 'sglang.service');
-    writeFileSync(unitFile, [
-      '[Service]',
-      `ExecStart=${python} -m sglang.launch_server --model-path healthy --port ${sim.port} \\`,
-      '    --attention-backend triton --fp4-gemm-backend auto --tp 1',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      unitFile,
+      [
+        '[Service]',
+        `ExecStart=${python} -m sglang.launch_server --model-path healthy --port ${sim.port} \\`,
+        '    --attention-backend triton --fp4-gemm-backend auto --tp 1',
+        '',
+      ].join('\n'),
+    );
     const launch = await session.readLaunchText({ kind: 'unit-file', path: unitFile, unit: 'sglang.service' });
     assert.equal(launch.hint, 'systemd');
     const r = await session.compareWithLaunch(server, `http://127.0.0.1:${fwd.localPort}`, { launch });
@@ -194,7 +239,7 @@ describe('remote service layer over a real sshd', function () {
     assert.equal(session.forwardFor(key), undefined);
   });
 
-  it('compares by the language server\'s catalog: a renamed flag lands on its /server_info field', async function () {
+  it("compares by the language server's catalog: a renamed flag lands on its /server_info field", async function () {
     this.timeout(60_000);
     // The real language server (dist/server.js, built by scripts/test.mjs) over stdio, its
     // workspace holding our own server_args.py whose --moe-kernel sets moe_runner_backend (a
@@ -219,12 +264,16 @@ describe('remote service layer over a real sshd', function () {
       const fwd = await session.forward(key, sim.port, server.host);
       const launch = {
         text: `${python} -m sglang.launch_server --model-path healthy --port ${sim.port} --moe-kernel triton --fp4-gemm-backend auto\n`,
-        hint: 'shellscript' as const, source: { kind: 'command-line' as const, text: '' },
+        hint: 'shellscript' as const,
+        source: { kind: 'command-line' as const, text: '' },
       };
       const withCatalog = await session.compareWithLaunch(server, `http://127.0.0.1:${fwd.localPort}`, { launch, fields: fields.resolver });
       const row = (rows: typeof withCatalog.comparison.rows, f: string) => rows.find((x) => x.field === f);
       const moe = row(withCatalog.comparison.rows, 'moe_runner_backend');
-      assert.deepEqual({ flag: moe?.flag, launch: moe?.launch, server: moe?.server }, { flag: '--moe-kernel', launch: 'triton', server: withCatalog.info.moe_runner_backend });
+      assert.deepEqual(
+        { flag: moe?.flag, launch: moe?.launch, server: moe?.server },
+        { flag: '--moe-kernel', launch: 'triton', server: withCatalog.info.moe_runner_backend },
+      );
       assert.notEqual(moe?.status, 'default');
       assert.equal(row(withCatalog.comparison.rows, 'moe_kernel'), undefined);
       assert.equal(row(withCatalog.comparison.rows, 'fp4_gemm_runner_backend')?.status, 'auto-resolved');
@@ -251,12 +300,20 @@ describe('remote service layer over a real sshd', function () {
       await waitFor('the first alert', () => alerts.length >= 1);
       appendFileSync(log, 'logits NaN again\n');
       await waitFor('the second alert', () => alerts.length >= 2);
-      assert.deepEqual(alerts.map(([a, n]) => [a.kind, n]), [['sampling-error', true], ['nan', false]]);
+      assert.deepEqual(
+        alerts.map(([a, n]) => [a.kind, n]),
+        [
+          ['sampling-error', true],
+          ['nan', false],
+        ],
+      );
       assert.equal(alerts[0][0].lineNumber, 202);
       for (let i = 0; i < 100; i++) appendFileSync(log, `line ${i}\n`);
       await waitFor('bounded buffer', () => f.buffer.lineCount >= 303);
       assert.equal(f.buffer.size, 250);
-    } finally { f.stop(); }
+    } finally {
+      f.stop();
+    }
     const end = await f.done;
     assert.equal(end.reason, 'stopped');
   });
@@ -266,7 +323,15 @@ describe('remote service layer over a real sshd', function () {
     const fifo = join(root, 'blocking.fifo');
     execFileSync('mkfifo', [fifo]);
     let seen = 0;
-    const p = session.search({ pattern: 'moe_runner_backend', fixedStrings: true, tool: 'grep', paths: [dir, fifo], onProgress: (g) => { seen = g.matchCount; } });
+    const p = session.search({
+      pattern: 'moe_runner_backend',
+      fixedStrings: true,
+      tool: 'grep',
+      paths: [dir, fifo],
+      onProgress: (g) => {
+        seen = g.matchCount;
+      },
+    });
     // grep streams the package, then blocks reading the FIFO: kill the connection then. (grep
     // block-buffers a pipe, so its last few KB may never leave it before the kill.)
     await waitFor('results before the kill', () => seen >= 500, 20_000);

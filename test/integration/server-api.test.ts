@@ -1,5 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { fetchHealth, fetchModelInfo, fetchModels, fetchServerInfo, fetchServerStatus, ServerApiError, summariseServerInfo } from '../../src/core/probe/server-api';
+import {
+  fetchHealth,
+  fetchModelInfo,
+  fetchModels,
+  fetchServerInfo,
+  fetchServerStatus,
+  ServerApiError,
+  summariseServerInfo,
+} from '../../src/core/probe/server-api';
 import type { RunningSimulator } from '../../src/sim/server';
 import { SimPool, scenarioPath } from './helpers';
 

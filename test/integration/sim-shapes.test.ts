@@ -14,7 +14,12 @@ interface Raw {
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Raw> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: r.status, text: await r.text(), type: r.headers.get('content-type') ?? '' };
 }
 
@@ -25,11 +30,17 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<R
 
 /** data: payloads of an SSE body, in order. */
 function events(text: string): string[] {
-  return text.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => b.slice(6));
+  return text
+    .split('\n\n')
+    .filter((b) => b.startsWith('data: '))
+    .map((b) => b.slice(6));
 }
 
 const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  model, messages: [{ role: 'user', content: 'Hello, how are you?' }], max_tokens: 64, ...extra,
+  model,
+  messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  max_tokens: 64,
+  ...extra,
 });
 
 describe('simulator response shapes (raw HTTP)', function () {
@@ -139,7 +150,9 @@ describe('simulator response shapes (raw HTTP)', function () {
     assert.deepEqual(Object.keys(whole), ['text', 'meta_info']);
     assert.deepEqual(whole.meta_info.finish_reason, { type: 'stop', matched: 151645 });
     for (const k of ['id', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'e2e_latency']) assert.ok(k in whole.meta_info, k);
-    const ev = events((await post(`${all.url}/generate`, { model: 'healthy', text: 'Count to 20', stream: true, sampling_params: { max_new_tokens: 400 } })).text);
+    const ev = events(
+      (await post(`${all.url}/generate`, { model: 'healthy', text: 'Count to 20', stream: true, sampling_params: { max_new_tokens: 400 } })).text,
+    );
     assert.equal(ev.at(-1), '[DONE]');
     const chunks = ev.slice(0, -1).map((e) => parseAny(e));
     for (let i = 1; i < chunks.length; i++) assert.ok(chunks[i].text.startsWith(chunks[i - 1].text), 'cumulative');
@@ -156,7 +169,10 @@ describe('simulator response shapes (raw HTTP)', function () {
     const body = JSON.parse((await get(`${all.url}/v1/models`)).text);
     assert.equal(body.object, 'list');
     assert.equal(body.data[0].id, 'healthy');
-    assert.deepEqual(Object.keys(body.data[0]).filter((k) => k !== 'parent'), ['id', 'object', 'created', 'owned_by', 'root', 'max_model_len']);
+    assert.deepEqual(
+      Object.keys(body.data[0]).filter((k) => k !== 'parent'),
+      ['id', 'object', 'created', 'owned_by', 'root', 'max_model_len'],
+    );
     assert.equal(body.data[0].owned_by, 'sglang');
   });
 
@@ -168,7 +184,16 @@ describe('simulator response shapes (raw HTTP)', function () {
       assert.match(r.text, /"avg_spec_accept_length":Infinity/);
     }
     const body = JSON.parse((await get(`${all.url}/server_info`)).text);
-    for (const k of ['fp4_gemm_runner_backend', 'fp8_gemm_runner_backend', 'moe_runner_backend', 'attention_backend', 'sampling_backend', 'kv_cache_dtype', 'quantization']) assert.ok(k in body, k);
+    for (const k of [
+      'fp4_gemm_runner_backend',
+      'fp8_gemm_runner_backend',
+      'moe_runner_backend',
+      'attention_backend',
+      'sampling_backend',
+      'kv_cache_dtype',
+      'quantization',
+    ])
+      assert.ok(k in body, k);
     assert.ok(!('fp4_gemm_backend' in body), 'keyed by field name, not flag');
     assert.ok(Array.isArray(body.internal_states));
     assert.equal(body.version, '0.5.9');
@@ -241,7 +266,10 @@ describe('simulator response shapes (raw HTTP)', function () {
 
   it('reasoning parser: reasoning_content deltas before content', async () => {
     const ev = events((await post(`${reasoning.url}/v1/chat/completions`, chat('Qwen/Qwen3-32B', { stream: true, max_tokens: 200 }))).text);
-    const deltas = ev.slice(1, -1).map((e) => parseAny(e).choices[0]?.delta).filter(Boolean);
+    const deltas = ev
+      .slice(1, -1)
+      .map((e) => parseAny(e).choices[0]?.delta)
+      .filter(Boolean);
     const firstReasoning = deltas.findIndex((d) => typeof d.reasoning_content === 'string');
     const firstContent = deltas.findIndex((d) => typeof d.content === 'string' && d.content.length > 0);
     assert.ok(firstReasoning >= 0 && firstContent > firstReasoning);

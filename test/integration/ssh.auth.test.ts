@@ -19,7 +19,9 @@ function targetFor(d: Sshd, home: string): SshTarget {
   return resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home });
 }
 
-function logSince(d: Sshd, from: number): string { return d.log().slice(from); }
+function logSince(d: Sshd, from: number): string {
+  return d.log().slice(from);
+}
 
 /** "SHA256:…" of a public key file, as sshd logs it. */
 function fingerprint(pubFile: string): string {
@@ -29,33 +31,50 @@ function fingerprint(pubFile: string): string {
   return m[1];
 }
 
-interface Agent { sock: string; child: ChildProcess; stop(): Promise<void> }
+interface Agent {
+  sock: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /** A throwaway ssh-agent in the foreground (-D) on its own socket. */
 async function startAgent(dir: string): Promise<Agent> {
   const sock = join(dir, 'agent.sock');
   const child = spawn('/usr/bin/ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  child.once('exit', () => {
+    exited = true;
+  });
   const stop = async (): Promise<void> => {
     if (exited) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
-      setTimeout(() => { try { child.kill('SIGKILL'); } catch { /* gone */ } }, 2000).unref();
+      setTimeout(() => {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 2000).unref();
     });
   };
   try {
     await waitFor('ssh-agent socket', () => exited || existsSync(sock), 5000);
     if (exited) throw new Error('ssh-agent exited at start');
-  } catch (e) { await stop(); throw e; }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
   return { sock, child, stop };
 }
 
 function sshAdd(agent: Agent, args: string[]): string {
   return execFileSync('/usr/bin/ssh-add', args, {
     env: { ...process.env, SSH_AUTH_SOCK: agent.sock, SSH_ASKPASS: '/bin/false', DISPLAY: '' },
-    encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 10_000,
   });
 }
 
@@ -80,7 +99,9 @@ describe('SSH authentication paths (real sshd)', function () {
   const base = (extra: SshConnectOptions = {}): SshConnectOptions => ({ knownHostsFiles: [kh], connectAttempts: 1, readyTimeoutMs: 15_000, ...extra });
 
   describe('ssh-agent', () => {
-    before(async () => { agent = await startAgent(home); });
+    before(async () => {
+      agent = await startAgent(home);
+    });
 
     it('an empty agent (and no identity files) is not enough: auth fails', async () => {
       const mark = d.log().length;
@@ -101,7 +122,9 @@ describe('SSH authentication paths (real sshd)', function () {
       try {
         const r = await h.exec(['printf', 'agent-ok'], { timeoutMs: 15_000 });
         assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: 'agent-ok' });
-      } finally { await h.close(); }
+      } finally {
+        await h.close();
+      }
       const log = logSince(d, mark);
       assert.match(log, /Accepted publickey for \S+ from 127\.0\.0\.1/);
       assert.ok(log.includes(fingerprint(`${d.clientKey}.pub`)), log);
@@ -115,14 +138,19 @@ describe('SSH authentication paths (real sshd)', function () {
         const h = await connectSsh(targetFor(d, home), {}, base({ identityFiles: [] }));
         try {
           assert.equal((await h.exec(['printf', 'env-ok'], { timeoutMs: 15_000 })).stdout, 'env-ok');
-        } finally { await h.close(); }
+        } finally {
+          await h.close();
+        }
         assert.match(logSince(d, mark), /Accepted publickey/);
         const mark2 = d.log().length;
-        await assert.rejects(connectSsh(targetFor(d, home), {}, base({ identityFiles: [], agentSocket: null })),
-          (e: unknown) => e instanceof HostError && e.kind === 'auth');
+        await assert.rejects(
+          connectSsh(targetFor(d, home), {}, base({ identityFiles: [], agentSocket: null })),
+          (e: unknown) => e instanceof HostError && e.kind === 'auth',
+        );
         assert.doesNotMatch(logSince(d, mark2), /Accepted publickey/);
       } finally {
-        if (saved === undefined) delete process.env.SSH_AUTH_SOCK; else process.env.SSH_AUTH_SOCK = saved;
+        if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
+        else process.env.SSH_AUTH_SOCK = saved;
       }
     });
   });
@@ -133,7 +161,10 @@ describe('SSH authentication paths (real sshd)', function () {
     let keyFp: string;
     before(() => {
       keyFile = join(home, 'id_ed25519_locked');
-      execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'locked-test-key', '-f', keyFile], { stdio: 'ignore', timeout: 10_000 });
+      execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'locked-test-key', '-f', keyFile], {
+        stdio: 'ignore',
+        timeout: 10_000,
+      });
       appendFileSync(join(d.dir, 'authorized_keys'), readFileSync(`${keyFile}.pub`));
       keyFp = fingerprint(`${keyFile}.pub`);
     });
@@ -141,12 +172,21 @@ describe('SSH authentication paths (real sshd)', function () {
     it('asks once for the passphrase, naming the key file, and connects with it', async () => {
       const asked: { keyFile: string; attempt: number }[] = [];
       const mark = d.log().length;
-      const h = await connectSsh(targetFor(d, home), {
-        askPassphrase: (info) => { asked.push(info); return Promise.resolve(passphrase); },
-      }, base({ identityFiles: [keyFile], agentSocket: null }));
+      const h = await connectSsh(
+        targetFor(d, home),
+        {
+          askPassphrase: (info) => {
+            asked.push(info);
+            return Promise.resolve(passphrase);
+          },
+        },
+        base({ identityFiles: [keyFile], agentSocket: null }),
+      );
       try {
         assert.equal((await h.exec(['printf', 'locked-ok'], { timeoutMs: 15_000 })).stdout, 'locked-ok');
-      } finally { await h.close(); }
+      } finally {
+        await h.close();
+      }
       assert.deepEqual(asked, [{ keyFile, attempt: 1 }]);
       const log = logSince(d, mark);
       assert.match(log, /Accepted publickey/);
@@ -157,18 +197,31 @@ describe('SSH authentication paths (real sshd)', function () {
       const asked: number[] = [];
       const notes: string[] = [];
       const mark = d.log().length;
-      await assert.rejects(connectSsh(targetFor(d, home), {
-        askPassphrase: (info) => { asked.push(info.attempt); return Promise.resolve('not the passphrase'); },
-        log: (m) => notes.push(m),
-      }, base({ identityFiles: [keyFile], agentSocket: null })), (e: unknown) => {
-        assert.ok(e instanceof HostError, String(e));
-        assert.equal(e.kind, 'auth', e.message);
-        assert.match(e.message, /^Authentication as .+ on 127\.0\.0\.1:\d+ failed/);
-        assert.match(e.message, /ssh-add|--identity|IdentityFile/);
-        return true;
-      });
+      await assert.rejects(
+        connectSsh(
+          targetFor(d, home),
+          {
+            askPassphrase: (info) => {
+              asked.push(info.attempt);
+              return Promise.resolve('not the passphrase');
+            },
+            log: (m) => notes.push(m),
+          },
+          base({ identityFiles: [keyFile], agentSocket: null }),
+        ),
+        (e: unknown) => {
+          assert.ok(e instanceof HostError, String(e));
+          assert.equal(e.kind, 'auth', e.message);
+          assert.match(e.message, /^Authentication as .+ on 127\.0\.0\.1:\d+ failed/);
+          assert.match(e.message, /ssh-add|--identity|IdentityFile/);
+          return true;
+        },
+      );
       assert.deepEqual(asked, [1, 2, 3]);
-      assert.ok(notes.some((n) => n.startsWith(`Skipping identity ${keyFile}:`)), notes.join('\n'));
+      assert.ok(
+        notes.some((n) => n.startsWith(`Skipping identity ${keyFile}:`)),
+        notes.join('\n'),
+      );
       const log = logSince(d, mark);
       assert.doesNotMatch(log, /Accepted publickey/);
       assert.ok(!log.includes(keyFp), `the locked key must not even be offered:\n${log}`);
@@ -177,14 +230,24 @@ describe('SSH authentication paths (real sshd)', function () {
     it('a refused passphrase (callback returns undefined): asked once, clear auth error, nothing accepted', async () => {
       const asked: string[] = [];
       const mark = d.log().length;
-      await assert.rejects(connectSsh(targetFor(d, home), {
-        askPassphrase: (info) => { asked.push(info.keyFile); return Promise.resolve(undefined); },
-      }, base({ identityFiles: [keyFile], agentSocket: null })), (e: unknown) => {
-        assert.ok(e instanceof HostError, String(e));
-        assert.equal(e.kind, 'auth', e.message);
-        assert.match(e.message, /^Authentication as .+ failed/);
-        return true;
-      });
+      await assert.rejects(
+        connectSsh(
+          targetFor(d, home),
+          {
+            askPassphrase: (info) => {
+              asked.push(info.keyFile);
+              return Promise.resolve(undefined);
+            },
+          },
+          base({ identityFiles: [keyFile], agentSocket: null }),
+        ),
+        (e: unknown) => {
+          assert.ok(e instanceof HostError, String(e));
+          assert.equal(e.kind, 'auth', e.message);
+          assert.match(e.message, /^Authentication as .+ failed/);
+          return true;
+        },
+      );
       assert.deepEqual(asked, [keyFile]);
       assert.doesNotMatch(logSince(d, mark), /Accepted publickey/);
     });
@@ -215,23 +278,42 @@ describe('SSH authentication paths (real sshd)', function () {
       try {
         const out = await new Promise<string>((resolve, reject) => {
           const t = setTimeout(() => reject(new Error('raw ssh2 control timed out')), 20_000);
-          c.on('error', (e) => { clearTimeout(t); reject(e); });
+          c.on('error', (e) => {
+            clearTimeout(t);
+            reject(e);
+          });
           c.on('ready', () => {
             c.exec('echo ${SSH_AUTH_SOCK:-none}', (err, ch) => {
-              if (err) { clearTimeout(t); reject(err); return; }
+              if (err) {
+                clearTimeout(t);
+                reject(err);
+                return;
+              }
               let s = '';
-              ch.on('data', (b: Buffer) => { s += b.toString(); });
-              ch.on('close', () => { clearTimeout(t); resolve(s); });
+              ch.on('data', (b: Buffer) => {
+                s += b.toString();
+              });
+              ch.on('close', () => {
+                clearTimeout(t);
+                resolve(s);
+              });
             });
           });
           c.connect({
-            host: '127.0.0.1', port: fwd.port, username: fwd.user, agent: fwdAgent.sock, agentForward: true,
-            readyTimeout: 15_000, hostVerifier: () => true,
+            host: '127.0.0.1',
+            port: fwd.port,
+            username: fwd.user,
+            agent: fwdAgent.sock,
+            agentForward: true,
+            readyTimeout: 15_000,
+            hostVerifier: () => true,
           });
         });
         assert.notEqual(out.trim(), 'none');
         assert.match(out.trim(), /^\//);
-      } finally { c.end(); }
+      } finally {
+        c.end();
+      }
     });
 
     it('connectSsh never forwards the agent: SSH_AUTH_SOCK is unset remotely', async () => {
@@ -242,7 +324,9 @@ describe('SSH authentication paths (real sshd)', function () {
         const r = await h.exec(['sh', '-c', 'echo ${SSH_AUTH_SOCK:-none}'], { timeoutMs: 15_000 });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, 'none\n');
-      } finally { await h.close(); }
+      } finally {
+        await h.close();
+      }
       assert.match(logSince(fwd, mark), /Accepted publickey/);
     });
   });

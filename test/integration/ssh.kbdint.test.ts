@@ -20,13 +20,28 @@ import { createThrowawayUser, kbdInteractiveUnavailable, startSshd, type Sshd } 
 class MemoryStore implements SecretStore {
   readonly map = new Map<string, string>();
   readonly writes: string[] = [];
-  get(key: string): Promise<string | undefined> { return Promise.resolve(this.map.get(key)); }
-  store(key: string, value: string): Promise<void> { this.writes.push(`store ${key}`); this.map.set(key, value); return Promise.resolve(); }
-  delete(key: string): Promise<void> { this.writes.push(`delete ${key}`); this.map.delete(key); return Promise.resolve(); }
+  get(key: string): Promise<string | undefined> {
+    return Promise.resolve(this.map.get(key));
+  }
+  store(key: string, value: string): Promise<void> {
+    this.writes.push(`store ${key}`);
+    this.map.set(key, value);
+    return Promise.resolve();
+  }
+  delete(key: string): Promise<void> {
+    this.writes.push(`delete ${key}`);
+    this.map.delete(key);
+    return Promise.resolve();
+  }
 }
 
 function userExists(name: string): boolean {
-  try { execFileSync('/usr/bin/getent', ['passwd', name], { stdio: 'ignore' }); return true; } catch { return false; }
+  try {
+    execFileSync('/usr/bin/getent', ['passwd', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** sshd writes the auth result just after the client sees it; wait for the line. */
@@ -77,15 +92,20 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
   it('answers the server\'s "Password:" prompt through the callback and logs in with keyboard-interactive/pam', async () => {
     const store = new MemoryStore();
     const asked: PasswordPromptInfo[] = [];
-    const session = new PasswordSession(store, HOST_ID, (info) => { asked.push(info); return Promise.resolve(user!.password); });
+    const session = new PasswordSession(store, HOST_ID, (info) => {
+      asked.push(info);
+      return Promise.resolve(user!.password);
+    });
     const mark = d!.log().length;
     const h = await connectWith(session);
     try {
       const r = await h.exec(['id', '-un'], { timeoutMs: 15_000 });
       assert.deepEqual({ code: r.code, out: r.stdout.trim() }, { code: 0, out: user!.name });
-    } finally { await h.close(); }
+    } finally {
+      await h.close();
+    }
     assert.equal(asked.length, 1, JSON.stringify(asked));
-    assert.match(asked[0].prompt, /^Password: ?$/, 'the prompt text is the server\'s (PAM), not one made up by the client');
+    assert.match(asked[0].prompt, /^Password: ?$/, "the prompt text is the server's (PAM), not one made up by the client");
     assert.deepEqual({ ...asked[0], prompt: '' }, { user: user!.name, host: '127.0.0.1', prompt: '', echo: false, method: 'keyboard-interactive', attempt: 1 });
     const log = await logLine(d!, mark, /Accepted keyboard-interactive\/pam/);
     assert.match(log, new RegExp(`Accepted keyboard-interactive/pam for ${user!.name} from 127\\.0\\.0\\.1`), log);
@@ -93,15 +113,24 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
 
     // "Don't Save": the typed password is offered, refused, and nothing is written.
     let confirmed = 0;
-    assert.equal(await session.connected(() => { confirmed++; return Promise.resolve(false); }), 'declined');
+    assert.equal(
+      await session.connected(() => {
+        confirmed++;
+        return Promise.resolve(false);
+      }),
+      'declined',
+    );
     assert.equal(confirmed, 1);
     assert.deepEqual(store.writes, []);
   });
 
-  it('a wrong password: asked 3 times (the server\'s prompt each time), clear auth error, nothing saved', async () => {
+  it("a wrong password: asked 3 times (the server's prompt each time), clear auth error, nothing saved", async () => {
     const store = new MemoryStore();
     const asked: PasswordPromptInfo[] = [];
-    const session = new PasswordSession(store, HOST_ID, (info) => { asked.push(info); return Promise.resolve('definitely-not-it'); });
+    const session = new PasswordSession(store, HOST_ID, (info) => {
+      asked.push(info);
+      return Promise.resolve('definitely-not-it');
+    });
     const mark = d!.log().length;
     let err: unknown;
     await assert.rejects(connectWith(session), (e: unknown) => {
@@ -114,8 +143,18 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
       return true;
     });
     // Only keyboard-interactive prompts: the server does not offer "password", so it is never asked for.
-    assert.deepEqual(asked.map((a) => [a.method, a.attempt]), [['keyboard-interactive', 1], ['keyboard-interactive', 2], ['keyboard-interactive', 3]]);
-    assert.ok(asked.every((a) => /^Password: ?$/.test(a.prompt)), JSON.stringify(asked));
+    assert.deepEqual(
+      asked.map((a) => [a.method, a.attempt]),
+      [
+        ['keyboard-interactive', 1],
+        ['keyboard-interactive', 2],
+        ['keyboard-interactive', 3],
+      ],
+    );
+    assert.ok(
+      asked.every((a) => /^Password: ?$/.test(a.prompt)),
+      JSON.stringify(asked),
+    );
     assert.equal(await session.failed(err), false, 'no saved password was offered, so there is nothing to forget');
     assert.deepEqual(store.writes, []);
     const log = await logLine(d!, mark, /Failed keyboard-interactive\/pam/);
@@ -126,7 +165,10 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
   it('a declined prompt (undefined) stops at once: asked once, auth error, nothing saved', async () => {
     const store = new MemoryStore();
     const asked: PasswordPromptInfo[] = [];
-    const session = new PasswordSession(store, HOST_ID, (info) => { asked.push(info); return Promise.resolve(undefined); });
+    const session = new PasswordSession(store, HOST_ID, (info) => {
+      asked.push(info);
+      return Promise.resolve(undefined);
+    });
     const mark = d!.log().length;
     await assert.rejects(connectWith(session), (e: unknown) => e instanceof HostError && e.kind === 'auth');
     assert.equal(asked.length, 1);
@@ -143,13 +185,26 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
     assert.equal(store.map.get(KEY), user!.password);
 
     let asked = 0;
-    const second = new PasswordSession(store, HOST_ID, () => { asked++; return Promise.resolve(undefined); });
+    const second = new PasswordSession(store, HOST_ID, () => {
+      asked++;
+      return Promise.resolve(undefined);
+    });
     const mark = d!.log().length;
     const h = await connectWith(second);
-    try { assert.equal((await h.exec(['id', '-un'], { timeoutMs: 15_000 })).stdout.trim(), user!.name); } finally { await h.close(); }
+    try {
+      assert.equal((await h.exec(['id', '-un'], { timeoutMs: 15_000 })).stdout.trim(), user!.name);
+    } finally {
+      await h.close();
+    }
     assert.equal(asked, 0, 'the saved password answered the prompt');
     let confirmed = 0;
-    assert.equal(await second.connected(() => { confirmed++; return Promise.resolve(true); }), 'nothing-typed');
+    assert.equal(
+      await second.connected(() => {
+        confirmed++;
+        return Promise.resolve(true);
+      }),
+      'nothing-typed',
+    );
     assert.equal(confirmed, 0, 'no save offer when nothing was typed');
     assert.deepEqual(store.writes, [`store ${KEY}`]);
     assert.match(await logLine(d!, mark, /Accepted/), /Accepted keyboard-interactive\/pam/);
@@ -159,7 +214,10 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
     const store = new MemoryStore();
     store.map.set(KEY, 'stale-password');
     const asked: number[] = [];
-    const session = new PasswordSession(store, HOST_ID, (info) => { asked.push(info.attempt); return Promise.resolve(user!.password); });
+    const session = new PasswordSession(store, HOST_ID, (info) => {
+      asked.push(info.attempt);
+      return Promise.resolve(user!.password);
+    });
     await (await connectWith(session)).close();
     assert.deepEqual(asked, [2], 'attempt 1 was answered from the store, attempt 2 by the user');
     assert.equal(store.map.get(KEY), 'stale-password', 'nothing is written before the user confirms');
@@ -172,7 +230,10 @@ describe('SSH keyboard-interactive via PAM (real sshd, throwaway user)', functio
     store.map.set(KEY, 'stale-password');
     const session = new PasswordSession(store, HOST_ID, () => Promise.resolve(undefined));
     let err: unknown;
-    await assert.rejects(connectWith(session), (e: unknown) => { err = e; return e instanceof HostError && e.kind === 'auth'; });
+    await assert.rejects(connectWith(session), (e: unknown) => {
+      err = e;
+      return e instanceof HostError && e.kind === 'auth';
+    });
     assert.equal(await session.failed(err), true);
     assert.deepEqual(store.writes, [`delete ${KEY}`]);
     assert.equal(store.map.has(KEY), false);

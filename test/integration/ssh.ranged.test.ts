@@ -58,7 +58,11 @@ describe('ranged reads over a real sshd', function () {
     // Handles are closed: many opens in a row keep working.
     for (let i = 0; i < 200; i++) {
       const g = await host.openFile(path);
-      try { assert.equal((await g.read(i, 1))[0], data[i]); } finally { await g.close(); }
+      try {
+        assert.equal((await g.read(i, 1))[0], data[i]);
+      } finally {
+        await g.close();
+      }
     }
   });
 
@@ -70,18 +74,25 @@ describe('ranged reads over a real sshd', function () {
     const layout = writeSparseElf(real, {
       containers: [
         entriesFor(['sm_80', 'sm_90a'], 40 * MiB),
-        [{ kind: 'elf', arch: 100, variant: 'f', header: 112, payload: 150 * MiB, compressed: true }, { kind: 'elf', arch: 120, variant: 'f', header: 80, payload: 2000, compressed: true }],
+        [
+          { kind: 'elf', arch: 100, variant: 'f', header: 112, payload: 150 * MiB, compressed: true },
+          { kind: 'elf', arch: 120, variant: 'f', header: 80, payload: 2000, compressed: true },
+        ],
         ...Array.from({ length: 300 }, () => entriesFor(['sm_90a'], 5000, { compressed: true })),
         entriesFor(['compute_120f'], 10_000),
       ],
-      table: 'end', size: 600 * MiB, segment: 'right',
+      table: 'end',
+      size: 600 * MiB,
+      segment: 'right',
     });
     symlinkSync('libcublasLt.so.13.1', join(dir, 'libcublasLt.so'));
     const { host: counted, counts } = countingHost(host);
     const t0 = Date.now();
     const r = await readLibraryTargets(counted, join(dir, 'libcublasLt.so'));
-    assert.deepEqual([r.source, r.size, r.sass, r.ptx, r.complete, r.issues, r.error],
-      ['builtin', 600 * MiB, ['sm_80', 'sm_90a', 'sm_100f', 'sm_120f'], ['compute_120f'], true, [], undefined]);
+    assert.deepEqual(
+      [r.source, r.size, r.sass, r.ptx, r.complete, r.issues, r.error],
+      ['builtin', 600 * MiB, ['sm_80', 'sm_90a', 'sm_100f', 'sm_120f'], ['compute_120f'], true, [], undefined],
+    );
     const c = counts.get(join(dir, 'libcublasLt.so'))!;
     assert.equal(c.wholeReads, 0);
     assert.ok(c.bytes <= DEFAULT_MAX_READ_BYTES, `${c.bytes} bytes`);
@@ -95,7 +106,10 @@ describe('ranged reads over a real sshd', function () {
     truncateSync(cut, layout.entries[1] + 500);
     const a = await readLibraryTargets(host, cut, { cuobjdump: 'never' });
     assert.deepEqual([a.sass, a.complete, a.error], [['sm_80', 'sm_90a'], false, undefined]);
-    assert.ok(a.issues.some((i) => /runs past the end of the file/.test(i)), a.issues.join('\n'));
+    assert.ok(
+      a.issues.some((i) => /runs past the end of the file/.test(i)),
+      a.issues.join('\n'),
+    );
 
     const plain = join(work, 'plain.so');
     writeSparseElf(plain, { containers: [], size: 300 * MiB, table: 'end' });

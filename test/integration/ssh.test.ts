@@ -15,7 +15,6 @@ import { LocalHost } from '../../src/core/hosts/local';
 import { hostileStrings } from '../support/hostile';
 import { startSshd, type Sshd } from '../support/sshd';
 
-
 export function targetFor(d: Sshd, home: string, extra: Partial<SshTarget> = {}): SshTarget {
   return { ...resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home }), ...extra };
 }
@@ -55,7 +54,12 @@ describe('SshHost over a real sshd', function () {
       const chunks: string[] = [];
       const t0 = Date.now();
       let firstAt = 0;
-      await host.exec(['sh', '-c', 'echo one; sleep 0.5; echo two'], { onStdout: (c) => { chunks.push(c); firstAt ||= Date.now() - t0; } });
+      await host.exec(['sh', '-c', 'echo one; sleep 0.5; echo two'], {
+        onStdout: (c) => {
+          chunks.push(c);
+          firstAt ||= Date.now() - t0;
+        },
+      });
       assert.equal(chunks.join(''), 'one\ntwo\n');
       assert.ok(firstAt < 450, `first chunk after ${firstAt} ms`);
     });
@@ -87,7 +91,10 @@ describe('SshHost over a real sshd', function () {
     it('shares one connection between 25 parallel commands', async () => {
       const before = host.connections;
       const rs = await Promise.all(Array.from({ length: 25 }, (_, i) => host.exec(['printf', '%s', String(i)])));
-      assert.deepEqual(rs.map((r) => r.stdout), Array.from({ length: 25 }, (_, i) => String(i)));
+      assert.deepEqual(
+        rs.map((r) => r.stdout),
+        Array.from({ length: 25 }, (_, i) => String(i)),
+      );
       assert.equal(host.connections, before);
     });
   });
@@ -109,12 +116,15 @@ describe('SshHost over a real sshd', function () {
       assert.ok(Math.abs(st.mtimeMs - Date.now()) < 120_000);
       assert.equal((await host.stat(join(dir, 'sub'))).type, 'dir');
       const entries = (await host.readDir(dir)).sort((a, b) => a.name.localeCompare(b.name));
-      assert.deepEqual(entries, [{ name: 'a.bin', type: 'file' }, { name: 'sub', type: 'dir' }]);
+      assert.deepEqual(entries, [
+        { name: 'a.bin', type: 'file' },
+        { name: 'sub', type: 'dir' },
+      ]);
       await assert.rejects(host.readFile(join(dir, 'missing')), (e: unknown) => e instanceof HostError && e.kind === 'not-found');
       await assert.rejects(host.stat(join(dir, 'missing')), (e: unknown) => e instanceof HostError && e.kind === 'not-found');
     });
 
-    it('stat follows symlinks: a linked library has its target\'s size; a broken link stays a link', async () => {
+    it("stat follows symlinks: a linked library has its target's size; a broken link stays a link", async () => {
       const dir = join(work, 'links');
       mkdirSync(dir, { recursive: true });
       // Sparse: 300 MB on paper, nothing on disk (the size a linked libcublasLt has).
@@ -223,9 +233,15 @@ describe('SshHost over a real sshd', function () {
             if (!(e instanceof HostError) || j.fixed) throw e;
           }
           if (j.fixed && searchable.has(j.s)) {
-            assert.ok(found.some((m) => m.text.includes(j.s)), `${j.tool} did not find ${JSON.stringify(j.s.slice(0, 80))}`);
+            assert.ok(
+              found.some((m) => m.text.includes(j.s)),
+              `${j.tool} did not find ${JSON.stringify(j.s.slice(0, 80))}`,
+            );
           }
-          assert.ok(found.every((m) => m.path === join(dir, 'corpus.txt')), 'a hostile path was taken as a file to search');
+          assert.ok(
+            found.every((m) => m.path === join(dir, 'corpus.txt')),
+            'a hostile path was taken as a file to search',
+          );
           checked++;
         }
       };
@@ -242,7 +258,10 @@ describe('SshHost over a real sshd', function () {
       big.forEach((s, i) => writeFileSync(join(dir, `h${i}.txt`), `before\n${s}\nafter\n`));
       for (const [i, s] of big.entries()) {
         const found = await collect(host, { pattern: s, paths: [join(dir, `h${i}.txt`)], fixedStrings: true, tool: 'rg', timeoutMs: 100_000 });
-        assert.deepEqual(found.map((m) => [m.line, m.text.length]), [[2, s.length]]);
+        assert.deepEqual(
+          found.map((m) => [m.line, m.text.length]),
+          [[2, s.length]],
+        );
         // As a path: a missing file, reported by rg, never an option or a command.
         const r = await searchHost(host, { pattern: 'x', paths: [s.slice(0, 4000)], tool: 'rg', onMatch: () => undefined });
         assert.equal(r.code, 2);
@@ -294,9 +313,17 @@ describe('SshHost over a real sshd', function () {
       const got: SearchMatch[] = [];
       let killed = 0;
       const err = await searchHost(host, {
-        pattern: 'needle', paths: [dir], fixedStrings: true,
-        onMatch: (m) => { got.push(m); if (got.length === 2000) killed = d.killSessions(); },
-      }).then(() => undefined, (e: unknown) => e);
+        pattern: 'needle',
+        paths: [dir],
+        fixedStrings: true,
+        onMatch: (m) => {
+          got.push(m);
+          if (got.length === 2000) killed = d.killSessions();
+        },
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(killed > 0, 'no sshd session process was found to kill');
       assert.ok(err instanceof HostError, `expected a HostError, got ${String(err)}`);
       assert.equal(err.kind, 'disconnected');
@@ -319,17 +346,28 @@ describe('SshHost over a real sshd', function () {
       const a = http.address();
       httpPort = typeof a === 'object' && a ? a.port : 0;
     });
-    after(() => new Promise<void>((r) => { http.closeAllConnections(); http.close(() => r()); }));
+    after(
+      () =>
+        new Promise<void>((r) => {
+          http.closeAllConnections();
+          http.close(() => r());
+        }),
+    );
 
     it('forwards to a remote HTTP server and survives 60 parallel requests', async () => {
       const fwd = await host.forwardPort(httpPort);
       try {
         assert.notEqual(fwd.localPort, httpPort);
-        const bodies = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
-          const r = await fetch(`http://127.0.0.1:${fwd.localPort}/r${i}`, { headers: { connection: 'close' } });
-          return r.text();
-        }));
-        assert.deepEqual(bodies, Array.from({ length: 60 }, (_, i) => `hello /r${i}`));
+        const bodies = await Promise.all(
+          Array.from({ length: 60 }, async (_, i) => {
+            const r = await fetch(`http://127.0.0.1:${fwd.localPort}/r${i}`, { headers: { connection: 'close' } });
+            return r.text();
+          }),
+        );
+        assert.deepEqual(
+          bodies,
+          Array.from({ length: 60 }, (_, i) => `hello /r${i}`),
+        );
         const again = await (await fetch(`http://127.0.0.1:${fwd.localPort}/after`)).text();
         assert.equal(again, 'hello /after');
       } finally {
@@ -345,21 +383,40 @@ describe('SshHost over a real sshd', function () {
     before(async () => {
       // Streams 100 lines over 2 s on /stream; answers at once elsewhere.
       slow = createServer((req, res) => {
-        if (req.url !== '/stream') { res.end('quick'); return; }
+        if (req.url !== '/stream') {
+          res.end('quick');
+          return;
+        }
         res.writeHead(200, { 'content-type': 'text/plain' });
         let i = 0;
-        const t = setInterval(() => { res.write(`chunk ${i++}\n`); if (i === 100) { clearInterval(t); res.end(); } }, 20);
+        const t = setInterval(() => {
+          res.write(`chunk ${i++}\n`);
+          if (i === 100) {
+            clearInterval(t);
+            res.end();
+          }
+        }, 20);
         res.on('close', () => clearInterval(t));
       });
       await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
       const a = slow.address();
       slowPort = typeof a === 'object' && a ? a.port : 0;
     });
-    after(() => new Promise<void>((r) => { slow.closeAllConnections(); slow.close(() => r()); }));
+    after(
+      () =>
+        new Promise<void>((r) => {
+          slow.closeAllConnections();
+          slow.close(() => r());
+        }),
+    );
 
     it('connection killed mid-forward: the open response fails (not a clean end), the log says why, the next request reconnects', async () => {
       const logs: string[] = [];
-      const h = await connectSsh(targetFor(d, work), { log: (m) => logs.push(m) }, { knownHostsFiles: [knownHosts], identityFiles: [d.clientKey], agentSocket: null });
+      const h = await connectSsh(
+        targetFor(d, work),
+        { log: (m) => logs.push(m) },
+        { knownHostsFiles: [knownHosts], identityFiles: [d.clientKey], agentSocket: null },
+      );
       const fwd = await h.forwardPort(slowPort);
       try {
         const res = await fetch(`http://127.0.0.1:${fwd.localPort}/stream`);
@@ -374,12 +431,18 @@ describe('SshHost over a real sshd', function () {
             got += decoder.decode(value, { stream: true });
             if (!killed && got.includes('chunk 5\n')) killed = d.killSessions();
           }
-        })().then(() => undefined, (e: unknown) => e);
+        })().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         assert.ok(killed > 0, 'no sshd session process was found to kill');
         assert.ok(err, `the cut response ended cleanly after ${got.length} bytes`);
         assert.match(got, /chunk 5\n/, 'what arrived before the cut is kept');
         assert.doesNotMatch(got, /chunk 99/);
-        assert.ok(logs.some((l) => /cut mid-transfer/.test(l) && /lost/.test(l)), logs.join('\n'));
+        assert.ok(
+          logs.some((l) => /cut mid-transfer/.test(l) && /lost/.test(l)),
+          logs.join('\n'),
+        );
         // Same local port, fresh SSH connection.
         assert.equal(await (await fetch(`http://127.0.0.1:${fwd.localPort}/after`)).text(), 'quick');
         assert.equal(h.connections, 2);
@@ -392,24 +455,42 @@ describe('SshHost over a real sshd', function () {
 
   describe('ProxyJump', () => {
     let jump: Sshd;
-    before(async () => { jump = await startSshd(); });
-    after(async () => { await jump?.close(); });
+    before(async () => {
+      jump = await startSshd();
+    });
+    after(async () => {
+      await jump?.close();
+    });
 
     it('reaches the target through a jump sshd (each hop host-key checked)', async () => {
       const home = mkdtempSync(join(tmpdir(), 'id-pj-'));
       try {
         const cfg = join(home, 'config');
-        writeFileSync(cfg, [
-          'Host jumpbox', '  HostName 127.0.0.1', `  Port ${jump.port}`, `  User ${jump.user}`, `  IdentityFile ${jump.clientKey}`,
-          'Host target', '  HostName 127.0.0.1', `  Port ${d.port}`, `  User ${d.user}`, '  ProxyJump jumpbox', '',
-        ].join('\n'));
+        writeFileSync(
+          cfg,
+          [
+            'Host jumpbox',
+            '  HostName 127.0.0.1',
+            `  Port ${jump.port}`,
+            `  User ${jump.user}`,
+            `  IdentityFile ${jump.clientKey}`,
+            'Host target',
+            '  HostName 127.0.0.1',
+            `  Port ${d.port}`,
+            `  User ${d.user}`,
+            '  ProxyJump jumpbox',
+            '',
+          ].join('\n'),
+        );
         const kh = join(home, 'known_hosts');
         writeFileSync(kh, `${d.knownHostsLine()}\n`);
         const target = resolveSshTarget({ host: 'target' }, { configFile: cfg, home });
         assert.equal(target.proxyJump.length, 1);
         // Jump host key unknown → refused.
-        await assert.rejects(connectSsh(target, {}, { knownHostsFiles: [kh], identityFiles: [d.clientKey], agentSocket: null }),
-          (e: unknown) => e instanceof HostError && e.kind === 'host-key-unknown' && e.message.includes(`[127.0.0.1]:${jump.port}`));
+        await assert.rejects(
+          connectSsh(target, {}, { knownHostsFiles: [kh], identityFiles: [d.clientKey], agentSocket: null }),
+          (e: unknown) => e instanceof HostError && e.kind === 'host-key-unknown' && e.message.includes(`[127.0.0.1]:${jump.port}`),
+        );
         writeFileSync(kh, `${d.knownHostsLine()}\n${jump.knownHostsLine()}\n`);
         const jumpLogBefore = jump.log().length;
         const h = await connectSsh(target, {}, { knownHostsFiles: [kh], identityFiles: [d.clientKey], agentSocket: null });
@@ -418,8 +499,12 @@ describe('SshHost over a real sshd', function () {
           assert.equal(r.stdout, 'through the jump');
           const jl = jump.log().slice(jumpLogBefore);
           assert.match(jl, /Accepted publickey/);
-        } finally { await h.close(); }
-      } finally { rmSync(home, { recursive: true, force: true }); }
+        } finally {
+          await h.close();
+        }
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -20,7 +20,8 @@ describe('tool_calls stop without tool calls (simulator over HTTP)', function ()
 
   it('the simulator sends the shape SGLang sends: tool_calls, matched_stop null, tool_calls null', async () => {
     const response = await fetch(`${sim.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'tools-nan', messages: [{ role: 'user', content: 'What is the weather in Paris?' }] }),
     });
     const body = (await response.json()) as { choices: { finish_reason: string; matched_stop: unknown; message: { content: string; tool_calls: unknown } }[] };
@@ -32,11 +33,17 @@ describe('tool_calls stop without tool calls (simulator over HTTP)', function ()
 
   for (const stream of [true, false]) {
     it(`the probe flags it (${stream ? 'stream' : 'non-stream'}) with tool-calls-missing`, async () => {
-      const result = await runProbe({ baseUrl: sim.url }, { endpoint: 'chat', model: 'tools-nan', prompt: 'What is the weather in Paris?', stream, timeoutMs: 10_000 });
+      const result = await runProbe(
+        { baseUrl: sim.url },
+        { endpoint: 'chat', model: 'tools-nan', prompt: 'What is the weather in Paris?', stream, timeoutMs: 10_000 },
+      );
       assert.equal(result.finishReason, 'tool_calls');
       assert.equal(result.matchedStop, null);
       assert.notEqual(result.verdict.kind, 'ok');
-      assert.ok(result.verdict.reasons.some((r) => r.code === 'tool-calls-missing'), JSON.stringify(result.verdict));
+      assert.ok(
+        result.verdict.reasons.some((r) => r.code === 'tool-calls-missing'),
+        JSON.stringify(result.verdict),
+      );
     });
   }
 

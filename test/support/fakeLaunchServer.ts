@@ -42,7 +42,9 @@ export async function startFakeLaunchServer(opts: { simJs: string; scenario: str
   let child: ChildProcess;
   try {
     child = spawn('python3', argv, {
-      cwd: dir, detached: true, stdio: ['ignore', fd, fd],
+      cwd: dir,
+      detached: true,
+      stdio: ['ignore', fd, fd],
       env: { ...process.env, PYTHONPATH: dir, ID_SIM_NODE: process.execPath, ID_SIM_JS: opts.simJs, ID_SIM_SCENARIO: opts.scenario },
     });
   } finally {
@@ -50,8 +52,18 @@ export async function startFakeLaunchServer(opts: { simJs: string; scenario: str
   }
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.pid) {
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-      await new Promise<void>((r) => { const t = setTimeout(r, 3000); child.once('exit', () => { clearTimeout(t); r(); }); });
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 3000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
     }
     rmSync(dir, { recursive: true, force: true });
   };
@@ -69,7 +81,10 @@ export async function startFakeLaunchServer(opts: { simJs: string; scenario: str
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }

@@ -1,14 +1,69 @@
 import { seededRandom as mulberry32 } from '../../src/core/random';
 /** Seeded generator of hostile strings for quoting tests: shell syntax, option look-alikes, huge values. */
 
-
 /** Fragments that mean something to sh, rg or grep. `CANARY` is replaced by a path to touch. */
 export const FRAGMENTS = [
-  '$(touch CANARY)', '`touch CANARY`', '; touch CANARY', '| touch CANARY', '&& touch CANARY', '& touch CANARY &',
-  '\ntouch CANARY\n', "'; touch CANARY; '", '"; touch CANARY; "', "'\\''", '\\', '\\\\', '$HOME', '${HOME}', '$((1+1))',
-  '*', '?', '[a-z]', '{a,b}', '~', '~root', '!', '#', '<', '>', '>>CANARY', '2>&1', '(', ')', '{', '}', '\t', '\r', ' ',
-  '-', '--', '-e', '--pre=sh', '--pre=touch CANARY', '-rf', '--help', '--files', '-x', '--exec=touch CANARY',
-  "'", '"', '$', '`', '%s', '%n', '\u00e9', '日本', '🙂', '\u202e', '\x7f', '\x1b[31m', 'a', 'b', 'xyz', '=', 'A=1',
+  '$(touch CANARY)',
+  '`touch CANARY`',
+  '; touch CANARY',
+  '| touch CANARY',
+  '&& touch CANARY',
+  '& touch CANARY &',
+  '\ntouch CANARY\n',
+  "'; touch CANARY; '",
+  '"; touch CANARY; "',
+  "'\\''",
+  '\\',
+  '\\\\',
+  '$HOME',
+  '${HOME}',
+  '$((1+1))',
+  '*',
+  '?',
+  '[a-z]',
+  '{a,b}',
+  '~',
+  '~root',
+  '!',
+  '#',
+  '<',
+  '>',
+  '>>CANARY',
+  '2>&1',
+  '(',
+  ')',
+  '{',
+  '}',
+  '\t',
+  '\r',
+  ' ',
+  '-',
+  '--',
+  '-e',
+  '--pre=sh',
+  '--pre=touch CANARY',
+  '-rf',
+  '--help',
+  '--files',
+  '-x',
+  '--exec=touch CANARY',
+  "'",
+  '"',
+  '$',
+  '`',
+  '%s',
+  '%n',
+  '\u00e9',
+  '日本',
+  '🙂',
+  '\u202e',
+  '\x7f',
+  '\x1b[31m',
+  'a',
+  'b',
+  'xyz',
+  '=',
+  'A=1',
 ];
 
 export function hostileString(rnd: () => number, canary: string, maxParts = 8): string {
@@ -23,8 +78,21 @@ export function hostileStrings(seed: number, count: number, canary: string): str
   const rnd = mulberry32(seed);
   let huge = '';
   while (huge.length < 100 * 1024) huge += hostileString(rnd, canary).replaceAll('\n', ' ');
-  const out = ['', ' ', "'", "''", '-', '--pre=sh', `--pre=touch ${canary}`, '-e', `$(touch ${canary})`, `\`touch ${canary}\``,
-    `x\ntouch ${canary}`, huge, `'${(`$(touch ${canary})'`).repeat(2000)}`];
+  const out = [
+    '',
+    ' ',
+    "'",
+    "''",
+    '-',
+    '--pre=sh',
+    `--pre=touch ${canary}`,
+    '-e',
+    `$(touch ${canary})`,
+    `\`touch ${canary}\``,
+    `x\ntouch ${canary}`,
+    huge,
+    `'${`$(touch ${canary})'`.repeat(2000)}`,
+  ];
   while (out.length < count) out.push(hostileString(rnd, canary));
   return out;
 }

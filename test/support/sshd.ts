@@ -14,10 +14,11 @@ export const SSHD = '/usr/sbin/sshd';
 
 export function requireSshd(): void {
   if (!existsSync(SSHD) || !existsSync('/usr/bin/ssh-keygen')) {
-    throw new Error(`OpenSSH server not found (${SSHD}). These tests need a real sshd: install it with \`apt-get install openssh-server\` (Debian/Ubuntu) and run again.`);
+    throw new Error(
+      `OpenSSH server not found (${SSHD}). These tests need a real sshd: install it with \`apt-get install openssh-server\` (Debian/Ubuntu) and run again.`,
+    );
   }
 }
-
 
 function keygen(file: string, type: string, extra: string[] = []): void {
   rmSync(file, { force: true });
@@ -62,11 +63,19 @@ export class Sshd {
   }
 
   /** $HOME of sessions on this server (an empty temp dir). */
-  get home(): string { return join(this.dir, 'home'); }
-  get user(): string { return userInfo().username; }
-  get hostKeyPub(): string { return readFileSync(`${this.hostKeyFile}.pub`, 'utf8').trim(); }
+  get home(): string {
+    return join(this.dir, 'home');
+  }
+  get user(): string {
+    return userInfo().username;
+  }
+  get hostKeyPub(): string {
+    return readFileSync(`${this.hostKeyFile}.pub`, 'utf8').trim();
+  }
   /** Raw host key blob (as offered in the handshake). */
-  get hostKeyBlob(): Buffer { return Buffer.from(this.hostKeyPub.split(/\s+/)[1], 'base64'); }
+  get hostKeyBlob(): Buffer {
+    return Buffer.from(this.hostKeyPub.split(/\s+/)[1], 'base64');
+  }
   /** A plain known_hosts line for this server. */
   knownHostsLine(): string {
     const [type, b64] = this.hostKeyPub.split(/\s+/);
@@ -77,37 +86,46 @@ export class Sshd {
     return file;
   }
   /** The whole sshd log so far. */
-  log(): string { try { return readFileSync(this.logFile, 'utf8'); } catch { return ''; } }
+  log(): string {
+    try {
+      return readFileSync(this.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  }
 
   private writeConfig(): string {
     const cfg = join(this.dir, 'sshd_config');
-    writeFileSync(cfg, [
-      `Port ${this.port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${this.hostKeyFile}`,
-      `PidFile ${join(this.dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,
-      'StrictModes no',
-      `UsePAM ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
-      'PermitRootLogin yes',
-      'PubkeyAuthentication yes',
-      `PasswordAuthentication ${this.opts.passwordAuth ? 'yes' : 'no'}`,
-      `KbdInteractiveAuthentication ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
-      'AllowTcpForwarding yes',
-      'AllowAgentForwarding no',
-      'X11Forwarding no',
-      'PermitUserEnvironment no',
-      'Subsystem sftp internal-sftp',
-      'MaxSessions 30',
-      'MaxStartups 100:30:200',
-      'LogLevel VERBOSE',
-      'PrintMotd no',
-      // The machine's own ~/.bashrc (pyenv, cargo, …) can take seconds per command; bash reads it
-      // for every ssh command. Point HOME at an empty dir so tests measure ssh, not dotfiles.
-      `SetEnv ${[`HOME=${this.home}`, ...Object.entries(this.opts.sessionEnv ?? {}).map(([k, v]) => `${k}=${v}`)].map(quoteSetEnv).join(' ')}`,
-      this.opts.extraConfig ?? '',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      cfg,
+      [
+        `Port ${this.port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${this.hostKeyFile}`,
+        `PidFile ${join(this.dir, 'sshd.pid')}`,
+        `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,
+        'StrictModes no',
+        `UsePAM ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
+        'PermitRootLogin yes',
+        'PubkeyAuthentication yes',
+        `PasswordAuthentication ${this.opts.passwordAuth ? 'yes' : 'no'}`,
+        `KbdInteractiveAuthentication ${this.opts.kbdInteractive ? 'yes' : 'no'}`,
+        'AllowTcpForwarding yes',
+        'AllowAgentForwarding no',
+        'X11Forwarding no',
+        'PermitUserEnvironment no',
+        'Subsystem sftp internal-sftp',
+        'MaxSessions 30',
+        'MaxStartups 100:30:200',
+        'LogLevel VERBOSE',
+        'PrintMotd no',
+        // The machine's own ~/.bashrc (pyenv, cargo, …) can take seconds per command; bash reads it
+        // for every ssh command. Point HOME at an empty dir so tests measure ssh, not dotfiles.
+        `SetEnv ${[`HOME=${this.home}`, ...Object.entries(this.opts.sessionEnv ?? {}).map(([k, v]) => `${k}=${v}`)].map(quoteSetEnv).join(' ')}`,
+        this.opts.extraConfig ?? '',
+        '',
+      ].join('\n'),
+    );
     return cfg;
   }
 
@@ -116,14 +134,18 @@ export class Sshd {
     if (!this.port) this.port = await freePort();
     const cfg = this.writeConfig();
     // Validate first so a bad config fails with sshd's own words.
-    try { execFileSync(SSHD, ['-t', '-f', cfg], { stdio: 'pipe' }); } catch (e) {
+    try {
+      execFileSync(SSHD, ['-t', '-f', cfg], { stdio: 'pipe' });
+    } catch (e) {
       throw new Error(`sshd rejected the test config: ${String((e as { stderr?: Buffer }).stderr ?? e)}`);
     }
     appendFileSync(this.logFile, `--- start generation ${this.generation} ---\n`);
     const child = spawn(SSHD, ['-D', '-e', '-f', cfg, '-E', this.logFile], { stdio: 'ignore' });
     this.child = child;
     let exited = false;
-    child.once('exit', () => { exited = true; });
+    child.once('exit', () => {
+      exited = true;
+    });
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       if (exited) throw new Error(`sshd exited at start; log:\n${this.log()}`);
@@ -153,11 +175,17 @@ export class Sshd {
         const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         parents.set(Number(d), ppid);
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
     const out: number[] = [];
     const walk = (pid: number): void => {
-      for (const [p, pp] of parents) if (pp === pid) { out.push(p); walk(p); }
+      for (const [p, pp] of parents)
+        if (pp === pid) {
+          out.push(p);
+          walk(p);
+        }
     };
     walk(root);
     return out;
@@ -166,7 +194,13 @@ export class Sshd {
   /** Kill every live SSH connection (the listener keeps running). */
   killSessions(): number {
     const pids = this.sessionPids();
-    for (const p of pids) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+    for (const p of pids) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
     return pids.length;
   }
 
@@ -175,13 +209,31 @@ export class Sshd {
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const pids = [];
-    for (const p of (() => { this.child = child; const s = this.sessionPids(); this.child = undefined; return s; })()) pids.push(p);
+    for (const p of (() => {
+      this.child = child;
+      const s = this.sessionPids();
+      this.child = undefined;
+      return s;
+    })())
+      pids.push(p);
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
-      setTimeout(() => { try { child.kill('SIGKILL'); } catch { /* gone */ } }, 3000).unref();
+      setTimeout(() => {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 3000).unref();
     });
-    for (const p of pids) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+    for (const p of pids) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -199,15 +251,30 @@ function quoteSetEnv(assignment: string): string {
 function banner(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
-    const t = setTimeout(() => { s.destroy(); resolve(false); }, 1000);
-    s.once('data', (d: Buffer) => { clearTimeout(t); s.destroy(); resolve(d.toString('latin1').startsWith('SSH-')); });
-    s.once('error', () => { clearTimeout(t); resolve(false); });
+    const t = setTimeout(() => {
+      s.destroy();
+      resolve(false);
+    }, 1000);
+    s.once('data', (d: Buffer) => {
+      clearTimeout(t);
+      s.destroy();
+      resolve(d.toString('latin1').startsWith('SSH-'));
+    });
+    s.once('error', () => {
+      clearTimeout(t);
+      resolve(false);
+    });
   });
 }
 
 export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   const s = new Sshd(opts);
-  try { return await s.start(); } catch (e) { await s.close(); throw e; }
+  try {
+    return await s.start();
+  } catch (e) {
+    await s.close();
+    throw e;
+  }
 }
 
 /**
@@ -229,7 +296,14 @@ export function createThrowawayUser(): { name: string; password: string; remove(
   execFileSync('/usr/sbin/useradd', ['-m', '-s', '/bin/sh', name], { stdio: 'ignore' });
   execFileSync('/usr/sbin/chpasswd', [], { input: `${name}:${password}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
   return {
-    name, password,
-    remove: () => { try { execFileSync('/usr/sbin/userdel', ['-r', '-f', name], { stdio: 'ignore' }); } catch { /* best effort */ } },
+    name,
+    password,
+    remove: () => {
+      try {
+        execFileSync('/usr/sbin/userdel', ['-r', '-f', name], { stdio: 'ignore' });
+      } catch {
+        /* best effort */
+      }
+    },
   };
 }

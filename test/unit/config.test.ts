@@ -7,7 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Config, CONFIG_ROOT, SETTINGS, type ConfigurationSource } from '../../src/config';
 
-interface Property { default?: unknown; scope?: string; type?: string | string[] }
+interface Property {
+  default?: unknown;
+  scope?: string;
+  type?: string | string[];
+}
 const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   contributes: { configuration: { properties: Record<string, Property> } };
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
@@ -32,7 +36,12 @@ function source(values: Record<string, unknown>): ConfigurationSource & { set(ke
 
 describe('settings table', () => {
   it('holds exactly the settings package.json contributes', () => {
-    assert.deepEqual(Object.keys(SETTINGS).map((k) => `${CONFIG_ROOT}.${k}`).sort(), Object.keys(properties).sort());
+    assert.deepEqual(
+      Object.keys(SETTINGS)
+        .map((k) => `${CONFIG_ROOT}.${k}`)
+        .sort(),
+      Object.keys(properties).sort(),
+    );
   });
 
   it('has the same default and scope as package.json for every setting', () => {
@@ -57,13 +66,15 @@ describe('settings table', () => {
 
 describe('Config', () => {
   it('reads typed values and falls back to the default for a missing or wrong-typed value', () => {
-    const config = new Config(source({
-      'inferenceDoctor.probe.maxTokens': 64,
-      'inferenceDoctor.probe.timeoutSeconds': 'soon',
-      'inferenceDoctor.health.intervalSeconds': Number.NaN,
-      'inferenceDoctor.remote.pythonPaths': '/usr/bin/python3',
-      'inferenceDoctor.servers': [{ url: 'http://a' }],
-    }));
+    const config = new Config(
+      source({
+        'inferenceDoctor.probe.maxTokens': 64,
+        'inferenceDoctor.probe.timeoutSeconds': 'soon',
+        'inferenceDoctor.health.intervalSeconds': Number.NaN,
+        'inferenceDoctor.remote.pythonPaths': '/usr/bin/python3',
+        'inferenceDoctor.servers': [{ url: 'http://a' }],
+      }),
+    );
     assert.equal(config.get('probe.maxTokens'), 64);
     assert.equal(config.get('probe.timeoutSeconds'), 120);
     assert.equal(config.get('health.intervalSeconds'), 30);

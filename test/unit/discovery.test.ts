@@ -6,8 +6,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { HostLike } from '../../src/core/gpu/hostLike';
 import {
-  discoverEnv, findInterpreters, formatEnvReport, parseProbeOutput, parsePs, parseSglangCommandLine, parseSs,
-  parseSystemctlCat, parseUnitList, PROBE_MARKER, type EnvReport,
+  discoverEnv,
+  findInterpreters,
+  formatEnvReport,
+  parseProbeOutput,
+  parsePs,
+  parseSglangCommandLine,
+  parseSs,
+  parseSystemctlCat,
+  parseUnitList,
+  PROBE_MARKER,
+  type EnvReport,
 } from '../../src/core/discovery';
 import { mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
 import { runEnvOnHost } from '../../src/cli/commands/env';
@@ -27,10 +36,20 @@ class TestHost implements HostLike {
       let stdout = '';
       let stderr = '';
       const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20000);
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      child.on('error', (e) => { clearTimeout(timer); reject(Object.assign(new Error(`Program ${argv[0]} was not found: ${e.message}`), { kind: 'not-found' })); });
-      child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr, truncated: false }); });
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(Object.assign(new Error(`Program ${argv[0]} was not found: ${e.message}`), { kind: 'not-found' }));
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr, truncated: false });
+      });
     });
   }
   async readFile(path: string, opts?: { maxBytes?: number }): Promise<Uint8Array> {
@@ -74,9 +93,15 @@ function realPython(): string | undefined {
 describe('discovery parsers', () => {
   it('ps rows and SGLang command lines', () => {
     const rows = parsePs('    PID COMMAND\n   12 /usr/bin/python3 -m sglang.launch_server --port=31000 --model /m\n 77 bash\n');
-    assert.deepEqual(rows.map((r) => r.pid), [12, 77]);
+    assert.deepEqual(
+      rows.map((r) => r.pid),
+      [12, 77],
+    );
     const a = parseSglangCommandLine(rows[0].args)!;
-    assert.deepEqual([a.kind, a.port, a.portIsDefault, a.host, a.modelPath, a.interpreter], ['launch_server', 31000, false, '127.0.0.1', '/m', '/usr/bin/python3']);
+    assert.deepEqual(
+      [a.kind, a.port, a.portIsDefault, a.host, a.modelPath, a.interpreter],
+      ['launch_server', 31000, false, '127.0.0.1', '/m', '/usr/bin/python3'],
+    );
     const b = parseSglangCommandLine('/venv/bin/python3 /venv/bin/sglang serve --model-path Qwen/Qwen3-8B')!;
     assert.deepEqual([b.kind, b.port, b.portIsDefault, b.interpreter], ['serve', 30000, true, '/venv/bin/python3']);
     const c = parseSglangCommandLine('/venv/bin/sglang serve --port 9 --host ::')!;
@@ -89,13 +114,15 @@ describe('discovery parsers', () => {
   });
 
   it('ss -ltnp', () => {
-    const s = parseSs([
-      'State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process',
-      'LISTEN 0 2048 0.0.0.0:30000 0.0.0.0:* users:(("python3",pid=4242,fd=27),("python3",pid=4243,fd=27))',
-      'LISTEN 0 128 [::]:22 [::]:*',
-      'ESTAB 0 0 10.0.0.1:22 10.0.0.2:5555',
-      'garbage',
-    ].join('\n'));
+    const s = parseSs(
+      [
+        'State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process',
+        'LISTEN 0 2048 0.0.0.0:30000 0.0.0.0:* users:(("python3",pid=4242,fd=27),("python3",pid=4243,fd=27))',
+        'LISTEN 0 128 [::]:22 [::]:*',
+        'ESTAB 0 0 10.0.0.1:22 10.0.0.2:5555',
+        'garbage',
+      ].join('\n'),
+    );
     assert.deepEqual(s, [
       { address: '0.0.0.0', port: 30000, pids: [4242, 4243], processes: ['python3'] },
       { address: '[::]', port: 22, pids: [], processes: [] },
@@ -103,37 +130,62 @@ describe('discovery parsers', () => {
   });
 
   it('systemctl list-units and cat', () => {
-    assert.deepEqual(parseUnitList('● a.service loaded failed failed A\nb@1.service loaded active running B\n  x.socket loaded\n'), ['a.service', 'b@1.service']);
-    const units = parseSystemctlCat([
-      '# /etc/systemd/system/sg.service', '[Service]', 'ExecStartPre=/bin/true', 'ExecStart=-/opt/v/bin/python -m sglang.launch_server \\', '   --port 30002',
-      '', '# /etc/systemd/system/sg.service.d/override.conf', '[Service]', 'ExecStart=', 'ExecStart=/usr/bin/python3 -m sglang.launch_server --port 30003',
-    ].join('\n'));
-    assert.deepEqual(units.map((u) => [u.unit, u.execStart]), [
-      ['sg.service', '/opt/v/bin/python -m sglang.launch_server  --port 30002'],
-      ['sg.service', '/usr/bin/python3 -m sglang.launch_server --port 30003'],
+    assert.deepEqual(parseUnitList('● a.service loaded failed failed A\nb@1.service loaded active running B\n  x.socket loaded\n'), [
+      'a.service',
+      'b@1.service',
     ]);
+    const units = parseSystemctlCat(
+      [
+        '# /etc/systemd/system/sg.service',
+        '[Service]',
+        'ExecStartPre=/bin/true',
+        'ExecStart=-/opt/v/bin/python -m sglang.launch_server \\',
+        '   --port 30002',
+        '',
+        '# /etc/systemd/system/sg.service.d/override.conf',
+        '[Service]',
+        'ExecStart=',
+        'ExecStart=/usr/bin/python3 -m sglang.launch_server --port 30003',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      units.map((u) => [u.unit, u.execStart]),
+      [
+        ['sg.service', '/opt/v/bin/python -m sglang.launch_server  --port 30002'],
+        ['sg.service', '/usr/bin/python3 -m sglang.launch_server --port 30003'],
+      ],
+    );
   });
 
   it('probe output validation never trusts the JSON', () => {
     assert.throws(() => parseProbeOutput('Traceback ...'), /printed no report/);
     assert.throws(() => parseProbeOutput(`${PROBE_MARKER}{not json`), /invalid JSON/);
     assert.throws(() => parseProbeOutput(`${PROBE_MARKER}[1,2]`), /unexpected shape/);
-    const p = parseProbeOutput(`noise\n${PROBE_MARKER}${JSON.stringify({
-      python: { version: '3.12.1', executable: '/x', prefix: '/' },
-      packages: { sglang: { found: true, version: 7, path: '/s' }, sgl_kernel: { found: true, libraries: [{ path: '/a.so', size: 'big' }, 5] }, torch: { found: true, imported: true, cuda_version: null, devices: [{ capability: [12, 0], name: 'G' }, { capability: 'x' }] } },
-      caches: {
-        triton: { path: '/t', exists: 1 },
-        flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }, { path: `/${'x'.repeat(5000)}.so` }, 'op.so'] },
-        ['__proto__']: { path: '/evil', exists: true },
-      },
-      errors: ['e', 3],
-    })}\n`);
+    const p = parseProbeOutput(
+      `noise\n${PROBE_MARKER}${JSON.stringify({
+        python: { version: '3.12.1', executable: '/x', prefix: '/' },
+        packages: {
+          sglang: { found: true, version: 7, path: '/s' },
+          sgl_kernel: { found: true, libraries: [{ path: '/a.so', size: 'big' }, 5] },
+          torch: { found: true, imported: true, cuda_version: null, devices: [{ capability: [12, 0], name: 'G' }, { capability: 'x' }] },
+        },
+        caches: {
+          triton: { path: '/t', exists: 1 },
+          flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }, { path: `/${'x'.repeat(5000)}.so` }, 'op.so'] },
+          ['__proto__']: { path: '/evil', exists: true },
+        },
+        errors: ['e', 3],
+      })}\n`,
+    );
     assert.equal(p.packages.sglang.version, undefined);
     assert.deepEqual(p.packages.sgl_kernel.libraries, [{ path: '/a.so', size: null }]);
     assert.equal(p.packages.torch.cudaVersion, null);
     assert.deepEqual(p.packages.torch.devices, [{ index: 0, name: 'G', capability: [12, 0] }]);
     assert.equal(p.packages.vllm.found, false);
-    assert.deepEqual(p.caches, { triton: { path: '/t', exists: false }, flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }] } });
+    assert.deepEqual(p.caches, {
+      triton: { path: '/t', exists: false },
+      flashinfer: { path: '/c', exists: true, truncated: true, libraries: [{ path: '/c/op.so', size: 9 }] },
+    });
     assert.equal(Object.getPrototypeOf(p.caches), Object.prototype);
     assert.deepEqual(p.errors, ['e']);
   });
@@ -141,7 +193,10 @@ describe('discovery parsers', () => {
 
 describe('one entry per interpreter', () => {
   const at = (path: string, real: string, prefix: string, sources: string[]): InterpreterReport => ({
-    path, sources, libraries: [], verdicts: [],
+    path,
+    sources,
+    libraries: [],
+    verdicts: [],
     probe: { python: { version: '3.12.3', executable: path, real, prefix }, packages: {} as never, caches: {}, errors: [] },
   });
 
@@ -154,13 +209,16 @@ describe('one entry per interpreter', () => {
       at('/usr/bin/python2', '/usr/bin/python2.7', '/usr', ['PATH']),
       { path: '/broken/python', sources: ['configured'], libraries: [], verdicts: [], error: 'could not start' },
     ]);
-    assert.deepEqual(merged.map((i) => [i.path, i.sources, i.alsoAt ?? []]), [
-      ['/usr/bin/python3', ['server pid 7', 'PATH'], ['/bin/python3']],
-      // A venv links to the base interpreter but has its own prefix (its own packages): apart.
-      ['/opt/venv/bin/python3', ['environment', 'PATH'], ['/opt/venv/bin/python']],
-      ['/usr/bin/python2', ['PATH'], []],
-      ['/broken/python', ['configured'], []],
-    ]);
+    assert.deepEqual(
+      merged.map((i) => [i.path, i.sources, i.alsoAt ?? []]),
+      [
+        ['/usr/bin/python3', ['server pid 7', 'PATH'], ['/bin/python3']],
+        // A venv links to the base interpreter but has its own prefix (its own packages): apart.
+        ['/opt/venv/bin/python3', ['environment', 'PATH'], ['/opt/venv/bin/python']],
+        ['/usr/bin/python2', ['PATH'], []],
+        ['/broken/python', ['configured'], []],
+      ],
+    );
   });
 });
 
@@ -221,12 +279,15 @@ describe('discovery on a fake host', function () {
   it('finds interpreters via which, conda envs and project venvs (readDir, no globs)', async function () {
     if (!python) this.skip();
     const r = await findInterpreters(host, { configured: ['/custom/python'], roots, run: { env } });
-    assert.deepEqual(r.candidates.map((c) => [c.path, c.sources]), [
-      ['/custom/python', ['configured']],
-      [python, ['PATH']],
-      [join(root, 'opt', 'conda', 'envs', 'sglang', 'bin', 'python3'), ['conda env']],
-      [join(root, 'workspace', 'proj', '.venv', 'bin', 'python'), ['project venv']],
-    ]);
+    assert.deepEqual(
+      r.candidates.map((c) => [c.path, c.sources]),
+      [
+        ['/custom/python', ['configured']],
+        [python, ['PATH']],
+        [join(root, 'opt', 'conda', 'envs', 'sglang', 'bin', 'python3'), ['conda env']],
+        [join(root, 'workspace', 'proj', '.venv', 'bin', 'python'), ['project venv']],
+      ],
+    );
   });
 
   let report: EnvReport;
@@ -240,10 +301,16 @@ describe('discovery on a fake host', function () {
     assert.equal(report.driverCudaVersion, '12.9');
 
     const proc = report.servers.find((s) => s.source === 'process')!;
-    assert.deepEqual([proc.pid, proc.port, proc.host, proc.modelPath, proc.interpreter, proc.listening], [4242, 30000, '0.0.0.0', '/models/Qwen3.5-397B-A17B-NVFP4', python, [30000]]);
+    assert.deepEqual(
+      [proc.pid, proc.port, proc.host, proc.modelPath, proc.interpreter, proc.listening],
+      [4242, 30000, '0.0.0.0', '/models/Qwen3.5-397B-A17B-NVFP4', python, [30000]],
+    );
     const unit = report.servers.find((s) => s.source === 'systemd')!;
     assert.deepEqual([unit.unit, unit.port, unit.modelPath, unit.interpreter], ['sglang-b.service', 30001, '/models/small', '/opt/venv/bin/python']);
-    assert.ok(report.notes.some((n) => n === 'systemd sglang-b.service runs /opt/venv/bin/python, which does not exist on this host'), report.notes.join('\n'));
+    assert.ok(
+      report.notes.some((n) => n === 'systemd sglang-b.service runs /opt/venv/bin/python, which does not exist on this host'),
+      report.notes.join('\n'),
+    );
 
     const main = report.interpreters.find((i) => i.path === python)!;
     assert.deepEqual(main.sources, ['server pid 4242', 'PATH']);
@@ -254,7 +321,13 @@ describe('discovery on a fake host', function () {
     assert.equal(pk.torch.version, '2.7.1+cu126');
     assert.equal(pk.torch.cudaVersion, '12.6');
     assert.equal(pk.vllm.version, '0.10.1.1');
-    assert.deepEqual(main.probe!.caches.flashinfer, { path: jitCache, exists: true, libraries: [{ path: join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so'), size: (await fs.stat(join(FIXTURES, 'elf', 'sm100a_sm120_ptx120.so'))).size }] });
+    assert.deepEqual(main.probe!.caches.flashinfer, {
+      path: jitCache,
+      exists: true,
+      libraries: [
+        { path: join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so'), size: (await fs.stat(join(FIXTURES, 'elf', 'sm100a_sm120_ptx120.so'))).size },
+      ],
+    });
 
     const libs = Object.fromEntries(main.libraries.map((l) => [l.path.slice(l.path.lastIndexOf('/') + 1), [l.sass, l.ptx, l.hasFatbin]]));
     assert.deepEqual(libs, {
@@ -264,17 +337,41 @@ describe('discovery on a fake host', function () {
       '_C.abi3.so': [['sm_90a', 'sm_100a'], [], true],
       'norm.so': [['sm_100a', 'sm_120'], ['compute_120'], true],
     });
-    assert.deepEqual(main.libraries.map((l) => l.package), ['sgl_kernel', 'sgl_kernel', 'flashinfer', 'vllm', 'flashinfer_jit']);
+    assert.deepEqual(
+      main.libraries.map((l) => l.package),
+      ['sgl_kernel', 'sgl_kernel', 'flashinfer', 'vllm', 'flashinfer_jit'],
+    );
     // The stand-in torch is built for sm_80/86/90 without PTX: no sm_120 code either.
-    assert.deepEqual(main.verdicts.map((v) => [v.package, v.level]), [
-      ['sgl-kernel', 'none'], ['flashinfer', 'native'], ['FlashInfer JIT cache', 'native'], ['vLLM', 'none'], ['torch', 'none'],
-    ]);
+    assert.deepEqual(
+      main.verdicts.map((v) => [v.package, v.level]),
+      [
+        ['sgl-kernel', 'none'],
+        ['flashinfer', 'native'],
+        ['FlashInfer JIT cache', 'native'],
+        ['vLLM', 'none'],
+        ['torch', 'none'],
+      ],
+    );
     assert.equal(main.verdicts[2].message, 'FlashInfer JIT cache has sm_120 code (1 cached kernel)');
 
     const missing = report.warnings.filter((w) => w.code === 'arch-missing' && w.interpreter === python);
-    assert.deepEqual(missing.map((w) => [w.library, w.severity]), [['sgl-kernel', 'error'], ['vLLM', 'error'], ['torch', 'error']], JSON.stringify(report.warnings, null, 1));
-    assert.match(missing.find((w) => w.library === 'sgl-kernel')!.message, /^sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back .*built for sm_90a, sm_100a.* in .*\(used by the server on port 30000\)/);
-    assert.match(missing.find((w) => w.library === 'vLLM')!.message, /^vLLM has no sm_120 code: its compiled ops .*"no kernel image is available.*\(built for sm_90a, sm_100a\) — in .*\(used by the server on port 30000\)/);
+    assert.deepEqual(
+      missing.map((w) => [w.library, w.severity]),
+      [
+        ['sgl-kernel', 'error'],
+        ['vLLM', 'error'],
+        ['torch', 'error'],
+      ],
+      JSON.stringify(report.warnings, null, 1),
+    );
+    assert.match(
+      missing.find((w) => w.library === 'sgl-kernel')!.message,
+      /^sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back .*built for sm_90a, sm_100a.* in .*\(used by the server on port 30000\)/,
+    );
+    assert.match(
+      missing.find((w) => w.library === 'vLLM')!.message,
+      /^vLLM has no sm_120 code: its compiled ops .*"no kernel image is available.*\(built for sm_90a, sm_100a\) — in .*\(used by the server on port 30000\)/,
+    );
     assert.ok(!report.warnings.some((w) => w.library === 'FlashInfer JIT cache'), 'a cache built for this GPU is fine');
     assert.ok(report.warnings.some((w) => w.code === 'cuda-too-old' && /CUDA 12\.6; sm_120 needs CUDA ≥ 12\.8/.test(w.message)));
     assert.ok(report.warnings.some((w) => w.code === 'torch-no-cuda' && w.severity === 'warning'));
@@ -300,7 +397,8 @@ describe('discovery on a fake host', function () {
       '→ FlashInfer JIT cache has sm_120 code (1 cached kernel)',
       'ERROR sgl-kernel has no sm_120 code: FP4 GEMM will fail or fall back',
       'ERROR vLLM has no sm_120 code: its compiled ops',
-    ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
+    ])
+      assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
   });
 
   it('warns once when the FlashInfer JIT cache holds kernels built for another GPU, and bounds what it reads', async function () {
@@ -314,23 +412,33 @@ describe('discovery on a fake host', function () {
       const main = r.interpreters.find((i) => i.path === python)!;
       const v = main.verdicts.find((x) => x.package === 'FlashInfer JIT cache')!;
       assert.equal(v.level, 'none');
-      assert.equal(v.message, `FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels (0.4.1/90a/cached_ops/sampling/sampling.so; built for sm_90a, sm_100a): they were built for other GPUs, e.g. a cache copied from another machine; clear ${jitCache} and FlashInfer rebuilds them for this GPU`);
+      assert.equal(
+        v.message,
+        `FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels (0.4.1/90a/cached_ops/sampling/sampling.so; built for sm_90a, sm_100a): they were built for other GPUs, e.g. a cache copied from another machine; clear ${jitCache} and FlashInfer rebuilds them for this GPU`,
+      );
       // Every interpreter here sees the same cache (one user, one HOME): one finding, not three.
       assert.ok(r.interpreters.filter((i) => i.verdicts.some((x) => x.package === 'FlashInfer JIT cache' && x.level === 'none')).length > 1);
       const jit = r.warnings.filter((w) => w.library === 'FlashInfer JIT cache');
-      assert.deepEqual(jit.map((w) => [w.code, w.severity]), [['arch-missing', 'warning']]);
+      assert.deepEqual(
+        jit.map((w) => [w.code, w.severity]),
+        [['arch-missing', 'warning']],
+      );
       assert.match(jit[0].message, / — FlashInfer in \S+python\S*/);
       const text = formatEnvReport(r);
       for (const s of [
         `          JIT cache ${jitCache}\n              0.4.1/120/cached_ops/norm/norm.so: sm_100a sm_120 | PTX compute_120\n              0.4.1/90a/cached_ops/sampling/sampling.so: sm_90a sm_100a\n`,
         '→ FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels',
         'WARN  FlashInfer JIT cache has no sm_120 code in 1 of 2 cached kernels',
-      ]) assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
+      ])
+        assert.ok(text.includes(s), `missing ${JSON.stringify(s)} in\n${text}`);
 
       // maxLibrariesPerPackage bounds the cache like a package: only the first file is read.
       const one = await discoverEnv(host, { env, roots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', maxLibrariesPerPackage: 1 });
       const m1 = one.interpreters.find((i) => i.path === python)!;
-      assert.deepEqual(m1.libraries.filter((l) => l.package === 'flashinfer_jit').map((l) => l.path), [join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so')]);
+      assert.deepEqual(
+        m1.libraries.filter((l) => l.package === 'flashinfer_jit').map((l) => l.path),
+        [join(jitCache, '0.4.1', '120', 'cached_ops', 'norm', 'norm.so')],
+      );
       assert.ok(formatEnvReport(one).includes(`JIT cache ${jitCache} (read only the first 1 .so files)`));
     } finally {
       await fs.rm(other, { recursive: true, force: true });
@@ -354,8 +462,10 @@ describe('discovery on a fake host', function () {
       const r = await discoverEnv(counted, { env, roots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', now: () => new Date(0) });
       const main = r.interpreters.find((i) => i.path === python)!;
       const big = main.libraries.find((l) => l.path === link)!;
-      assert.deepEqual([big.package, big.source, big.size, big.sass, big.ptx, big.complete, big.issues, big.error],
-        ['vllm', 'builtin', 300 * 1024 * 1024, ['sm_100f', 'sm_120a'], ['compute_120f'], true, [], undefined]);
+      assert.deepEqual(
+        [big.package, big.source, big.size, big.sass, big.ptx, big.complete, big.issues, big.error],
+        ['vllm', 'builtin', 300 * 1024 * 1024, ['sm_100f', 'sm_120a'], ['compute_120f'], true, [], undefined],
+      );
       assert.ok(!r.warnings.some((w) => w.message.includes(link)), JSON.stringify(r.warnings.filter((w) => w.message.includes(link))));
       assert.match(formatEnvReport(r), /\n {10}_big_ops\.abi3\.so: sm_100f sm_120a \| PTX compute_120f\n/);
       const c = counts.get(link)!;
@@ -373,7 +483,10 @@ describe('discovery on a fake host', function () {
     if (!python) this.skip();
     const base = { env, roots, home: join(root, 'home'), torch: 'no' as const, cuobjdump: 'never' as const };
     const plain = await discoverEnv(host, base);
-    assert.ok(plain.interpreters.every((i) => i.checkEnv === undefined), 'not run unless asked');
+    assert.ok(
+      plain.interpreters.every((i) => i.checkEnv === undefined),
+      'not run unless asked',
+    );
 
     const asked = await discoverEnv(host, { ...base, checkEnv: true });
     const ran = asked.interpreters.filter((i) => i.checkEnv);
@@ -407,7 +520,11 @@ describe('discovery on a fake host', function () {
     if (!python) this.skip();
     // The command cannot set roots: it runs with the default roots, the stubbed PATH and a fake HOME.
     let out = '';
-    const code = await runEnvOnHost(['--json', '--no-torch'], host, { out: (s) => { out += s; } });
+    const code = await runEnvOnHost(['--json', '--no-torch'], host, {
+      out: (s) => {
+        out += s;
+      },
+    });
     const parsed = JSON.parse(out) as EnvReport;
     assert.equal(code, 1);
     assert.equal(parsed.gpus[0].computeCap?.major, 12);
@@ -415,13 +532,31 @@ describe('discovery on a fake host', function () {
     // The command runs SGLang's check_env by default; --no-check-env skips it.
     assert.ok(parsed.interpreters.some((i) => /GPU 0 Compute Capability: 12\.0/.test(i.checkEnv?.output ?? '')));
     let skipped = '';
-    await runEnvOnHost(['--json', '--no-torch', '--no-check-env'], host, { out: (s) => { skipped += s; } });
+    await runEnvOnHost(['--json', '--no-torch', '--no-check-env'], host, {
+      out: (s) => {
+        skipped += s;
+      },
+    });
     assert.ok((JSON.parse(skipped) as EnvReport).interpreters.every((i) => i.checkEnv === undefined));
     let err = '';
-    assert.equal(await runEnvOnHost(['--bogus'], host, { err: (s) => { err += s; } }), 64);
+    assert.equal(
+      await runEnvOnHost(['--bogus'], host, {
+        err: (s) => {
+          err += s;
+        },
+      }),
+      64,
+    );
     assert.match(err, /Unknown option "--bogus"/);
     let help = '';
-    assert.equal(await runEnvOnHost(['--help'], host, { out: (s) => { help += s; } }), 0);
+    assert.equal(
+      await runEnvOnHost(['--help'], host, {
+        out: (s) => {
+          help += s;
+        },
+      }),
+      0,
+    );
     assert.match(help, /Usage: inference-doctor env/);
   });
 
@@ -430,7 +565,10 @@ describe('discovery on a fake host', function () {
     assert.deepEqual([r.gpus, r.servers, r.interpreters], [[], [], []]);
     assert.ok(r.notes.some((n) => /nvidia-smi is not installed/.test(n)));
     assert.ok(r.notes.some((n) => /systemctl is not available/.test(n)));
-    assert.deepEqual(r.warnings.map((w) => w.code), ['no-gpu']);
+    assert.deepEqual(
+      r.warnings.map((w) => w.code),
+      ['no-gpu'],
+    );
     assert.match(formatEnvReport(r), /GPUs\n {2}none found/);
   });
 });

@@ -8,8 +8,17 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEFAULT_MAX_READ_BYTES, FatbinError, mergeCuobjdumpTargets, parseTargetName, readFatbinTargets, readFatbinTargetsFrom,
-  readLibraryTargets, tryReadFatbinTargets, type CudaTarget, type FatbinReport, type RangedFile,
+  DEFAULT_MAX_READ_BYTES,
+  FatbinError,
+  mergeCuobjdumpTargets,
+  parseTargetName,
+  readFatbinTargets,
+  readFatbinTargetsFrom,
+  readLibraryTargets,
+  tryReadFatbinTargets,
+  type CudaTarget,
+  type FatbinReport,
+  type RangedFile,
 } from '../../src/core/gpu/fatbin';
 import { LocalHost } from '../../src/core/hosts/local';
 import { HostError, MAX_RANGE_READ } from '../../src/core/hosts/types';
@@ -46,14 +55,19 @@ async function rangedResult(bytes: Uint8Array, lenient: boolean): Promise<{ ok: 
 /** What both readers must agree on. */
 function shape(r: FatbinReport): unknown {
   return {
-    targets: names(r.targets), hasFatbin: r.hasFatbin, complete: r.complete, sections: r.sections,
+    targets: names(r.targets),
+    hasFatbin: r.hasFatbin,
+    complete: r.complete,
+    sections: r.sections,
     containers: r.containers.map((c) => ({ ...c, entries: c.entries.map((e) => ({ ...e })) })),
   };
 }
 
 describe('LocalHost.openFile', () => {
   let dir: string;
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'id-ranged-')); });
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'id-ranged-'));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads at any offset, short at the end of the file, nothing past it', async () => {
@@ -72,7 +86,13 @@ describe('LocalHost.openFile', () => {
       // Reads in flight together each get their own bytes.
       const many = await Promise.all([0, 3000, 6000, 9000].map((o) => f.read(o, 500)));
       many.forEach((b, i) => assert.deepEqual(Buffer.from(b), data.subarray(i * 3000, Math.min(i * 3000 + 500, data.length))));
-      for (const [pos, len] of [[-1, 4], [0, -1], [0.5, 4], [0, MAX_RANGE_READ + 1], [Number.MAX_SAFE_INTEGER + 2, 1]]) {
+      for (const [pos, len] of [
+        [-1, 4],
+        [0, -1],
+        [0.5, 4],
+        [0, MAX_RANGE_READ + 1],
+        [Number.MAX_SAFE_INTEGER + 2, 1],
+      ]) {
         await assert.rejects(f.read(pos, len), (e: unknown) => e instanceof HostError && e.kind === 'invalid-argument', `${pos},${len}`);
       }
     } finally {
@@ -93,7 +113,7 @@ describe('LocalHost.openFile', () => {
     try {
       assert.equal(f.size, 300 * MiB);
       assert.equal(new TextDecoder().decode(await f.read(0, 4)), 'head');
-      assert.deepEqual([...await f.read(300 * MiB - 2, 8)], [0, 0]);
+      assert.deepEqual([...(await f.read(300 * MiB - 2, 8))], [0, 0]);
     } finally {
       await f.close();
     }
@@ -103,7 +123,9 @@ describe('LocalHost.openFile', () => {
 describe('ranged fatbin reader', function () {
   this.timeout(30_000);
   let dir: string;
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'id-ranged-')); });
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'id-ranged-'));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** readFatbinTargetsFrom over LocalHost.openFile. */
@@ -116,7 +138,7 @@ describe('ranged fatbin reader', function () {
     }
   }
 
-  it('gives the whole-file reader\'s answer (or its error) on every committed fixture', async () => {
+  it("gives the whole-file reader's answer (or its error) on every committed fixture", async () => {
     for (const [name, bytes] of Object.entries(buildFixtures())) {
       for (const lenient of [false, true]) {
         const whole = tryReadFatbinTargets(bytes, { lenient });
@@ -169,18 +191,35 @@ describe('ranged fatbin reader', function () {
     const path = join(dir, 'several.so');
     const spec: SparseEntry[][] = [
       entriesFor(['sm_80', 'sm_90a'], 4096),
-      [{ kind: 'elf', arch: 100, variant: 'f', header: 112, payload: 70_000, compressed: true }, { kind: 'elf', arch: 120, variant: 'f', header: 80, payload: 8 }, { kind: 'ptx', arch: 120, variant: 'f', header: 96, payload: 3000 }],
+      [
+        { kind: 'elf', arch: 100, variant: 'f', header: 112, payload: 70_000, compressed: true },
+        { kind: 'elf', arch: 120, variant: 'f', header: 80, payload: 8 },
+        { kind: 'ptx', arch: 120, variant: 'f', header: 96, payload: 3000 },
+      ],
       entriesFor(['sm_86'], 24),
     ];
     const layout = writeSparseElf(path, { containers: spec, gap: 8 });
     const r = await readRanged(path);
     assert.deepEqual([r.sass, r.ptx, r.complete, r.issues], [['sm_80', 'sm_86', 'sm_90a', 'sm_100f', 'sm_120f'], ['compute_120f'], true, []]);
-    assert.deepEqual(r.containers.map((c) => c.entries.map((e) => [e.target?.name, e.headerSize, e.compression])), [
-      [['sm_80', 64, 'none'], ['sm_90a', 64, 'none']],
-      [['sm_100f', 112, 'zstd'], ['sm_120f', 80, 'none'], ['compute_120f', 96, 'none']],
-      [['sm_86', 64, 'none']],
-    ]);
-    assert.deepEqual(r.containers.flatMap((c) => c.entries.map((e) => e.offset)), layout.entries);
+    assert.deepEqual(
+      r.containers.map((c) => c.entries.map((e) => [e.target?.name, e.headerSize, e.compression])),
+      [
+        [
+          ['sm_80', 64, 'none'],
+          ['sm_90a', 64, 'none'],
+        ],
+        [
+          ['sm_100f', 112, 'zstd'],
+          ['sm_120f', 80, 'none'],
+          ['compute_120f', 96, 'none'],
+        ],
+        [['sm_86', 64, 'none']],
+      ],
+    );
+    assert.deepEqual(
+      r.containers.flatMap((c) => c.entries.map((e) => e.offset)),
+      layout.entries,
+    );
     // The whole-file reader agrees on the same bytes.
     assert.deepEqual(shape(r), shape(readFatbinTargets(new Uint8Array(readFileSync(path)))));
     assert.ok(r.bytesRead <= layout.headerBytes + 256, `read ${r.bytesRead} bytes; headers are ${layout.headerBytes}`);
@@ -189,14 +228,22 @@ describe('ranged fatbin reader', function () {
   it('a 64 MiB payload and a 600 MB file with its section table at the end: complete, ≤ 2 MiB read', async () => {
     const path = join(dir, 'huge.so');
     const layout = writeSparseElf(path, {
-      containers: [entriesFor(['sm_90a'], 64 * MiB), entriesFor(['sm_100a', 'sm_120'], 100 * MiB, { header: 112, compressed: true }), entriesFor(['compute_120'], 10)],
-      table: 'end', size: 600 * 1024 * 1024,
+      containers: [
+        entriesFor(['sm_90a'], 64 * MiB),
+        entriesFor(['sm_100a', 'sm_120'], 100 * MiB, { header: 112, compressed: true }),
+        entriesFor(['compute_120'], 10),
+      ],
+      table: 'end',
+      size: 600 * 1024 * 1024,
     });
     assert.equal(layout.size, 600 * MiB);
     assert.ok(layout.shoff > 599 * MiB, 'section table at the end');
     const { host, counts } = countingHost(new LocalHost());
     const r = await readLibraryTargets(host, path);
-    assert.deepEqual([r.source, r.sass, r.ptx, r.complete, r.error, r.size], ['builtin', ['sm_90a', 'sm_100a', 'sm_120'], ['compute_120'], true, undefined, 600 * MiB]);
+    assert.deepEqual(
+      [r.source, r.sass, r.ptx, r.complete, r.error, r.size],
+      ['builtin', ['sm_90a', 'sm_100a', 'sm_120'], ['compute_120'], true, undefined, 600 * MiB],
+    );
     assert.deepEqual(r.issues, []);
     const c = counts.get(path)!;
     assert.equal(c.wholeReads, 0, 'never read from the start with readFile');
@@ -219,7 +266,11 @@ describe('ranged fatbin reader', function () {
         read: async (position, length) => {
           maxInFlight = Math.max(maxInFlight, ++inFlight);
           await new Promise((r) => setTimeout(r, 3));
-          try { return await f.read(position, length); } finally { inFlight--; }
+          try {
+            return await f.read(position, length);
+          } finally {
+            inFlight--;
+          }
         },
       };
       const t0 = Date.now();
@@ -231,7 +282,8 @@ describe('ranged fatbin reader', function () {
         await f.close();
       }
     }
-    for (const k of ['none', 'right', 'wrong']) assert.deepEqual([results[k].names, results[k].complete, results[k].issues], [['sm_90a', 'sm_120f'], true, []], k);
+    for (const k of ['none', 'right', 'wrong'])
+      assert.deepEqual([results[k].names, results[k].complete, results[k].issues], [['sm_90a', 'sm_120f'], true, []], k);
     // Without the segment the walk goes one container at a time; with it, dozens of reads are in flight.
     assert.ok(results.none.maxInFlight <= 2, JSON.stringify(results.none));
     assert.ok(results.right.maxInFlight >= 32, JSON.stringify(results.right));
@@ -250,7 +302,12 @@ describe('ranged fatbin reader', function () {
     assert.equal(cut.complete, false);
     assert.ok(cut.bytesRead <= 4096, `${cut.bytesRead}`);
     assert.deepEqual(cut.sass, ['sm_80']);
-    assert.deepEqual(cut.issues.filter((i) => /stopped after reading \d+ bytes of headers \(the limit for one file is 4096\); the target list may be incomplete/.test(i)).length, 1, cut.issues.join('\n'));
+    assert.deepEqual(
+      cut.issues.filter((i) => /stopped after reading \d+ bytes of headers \(the limit for one file is 4096\); the target list may be incomplete/.test(i))
+        .length,
+      1,
+      cut.issues.join('\n'),
+    );
   });
 
   it('no fatbin section: no CUDA code, complete, a few hundred bytes read', async () => {
@@ -276,7 +333,10 @@ describe('ranged fatbin reader', function () {
     const path = join(dir, 'notable.so');
     const layout = writeSparseElf(path, { containers: [entriesFor(['sm_80', 'sm_90a'], 2000)] });
     truncateSync(path, layout.shoff + 10);
-    await assert.rejects(readRanged(path), (e: unknown) => e instanceof FatbinError && e.code === 'truncated' && /section header table .*runs past the end of the file/.test(e.message));
+    await assert.rejects(
+      readRanged(path),
+      (e: unknown) => e instanceof FatbinError && e.code === 'truncated' && /section header table .*runs past the end of the file/.test(e.message),
+    );
     const lib = await readLibraryTargets(new LocalHost(), path, { cuobjdump: 'never' });
     assert.deepEqual([lib.source, lib.sass, lib.complete, lib.error], ['builtin', ['sm_80', 'sm_90a'], false, undefined]);
     assert.match(lib.issues[0], /the ELF section table could not be read \(.*\), so the file was read whole/);
@@ -295,12 +355,18 @@ describe('ranged fatbin reader', function () {
   it('a host whose reads fail: FatbinError io, and readLibraryTargets reports it without throwing', async () => {
     const bytes = buildFixtures()['sm80_sm90a_ptx90.so'];
     let n = 0;
-    const flaky: RangedFile = { size: bytes.length, read: (p, l) => (++n > 3 ? Promise.reject(new Error('Connection lost.')) : Promise.resolve(bytes.subarray(p, p + l))) };
+    const flaky: RangedFile = {
+      size: bytes.length,
+      read: (p, l) => (++n > 3 ? Promise.reject(new Error('Connection lost.')) : Promise.resolve(bytes.subarray(p, p + l))),
+    };
     await assert.rejects(readFatbinTargetsFrom(flaky), (e: unknown) => e instanceof FatbinError && e.code === 'io' && /Connection lost/.test(e.message));
     const host = {
       ...countingHost(new LocalHost()).host,
       stat: () => Promise.resolve({ type: 'file' as const, size: bytes.length, mtimeMs: 0 }),
-      openFile: () => { n = 0; return Promise.resolve({ ...flaky, close: () => Promise.resolve() }); },
+      openFile: () => {
+        n = 0;
+        return Promise.resolve({ ...flaky, close: () => Promise.resolve() });
+      },
     };
     const r = await readLibraryTargets(host, '/gpu/lib.so', { cuobjdump: 'never' });
     assert.match(r.error ?? '', /could not read \/gpu\/lib\.so: could not read .*Connection lost/);
@@ -310,10 +376,12 @@ describe('ranged fatbin reader', function () {
 describe('readLibraryTargets: cuobjdump beside the built-in reader', function () {
   this.timeout(30_000);
   let dir: string;
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'id-ranged-')); });
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'id-ranged-'));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('merge: cuobjdump\'s variant-less names never replace or duplicate the reader\'s family targets', () => {
+  it("merge: cuobjdump's variant-less names never replace or duplicate the reader's family targets", () => {
     const m = mergeCuobjdumpTargets(targets('sm_100f', 'sm_120f', 'sm_90', 'compute_120f'), targets('sm_100', 'sm_120', 'sm_90a', 'sm_86', 'compute_120'));
     // sm_90a is not the reader's sm_90 (cuobjdump prints `a` names in full), sm_86 the reader did not see.
     assert.deepEqual(names(m.targets), ['sm_86', 'sm_90', 'sm_90a', 'sm_100f', 'sm_120f', 'compute_120f']);
@@ -326,7 +394,7 @@ describe('readLibraryTargets: cuobjdump beside the built-in reader', function ()
   // What cuobjdump 13 prints for an sm_100f / sm_120a / compute_120f build: no `f`.
   const familyListing = ['ELF file    1: x.1.sm_100.cubin', 'ELF file    2: x.2.sm_120a.cubin', 'PTX file    1: x.1.sm_120.ptx', ''].join('\n');
 
-  it('prefer: both run, and the family targets are the built-in reader\'s', async () => {
+  it("prefer: both run, and the family targets are the built-in reader's", async () => {
     const path = join(dir, 'family.so');
     writeSparseElf(path, { containers: [entriesFor(['sm_100f', 'sm_120a', 'compute_120f'], 3 * MiB)], size: 300 * MiB });
     const { host, tool } = countingHost(new LocalHost(), () => familyListing);
@@ -353,7 +421,10 @@ describe('readLibraryTargets: cuobjdump beside the built-in reader', function ()
     assert.equal(b.tool.length, 1);
     assert.deepEqual([cut.source, cut.complete], ['builtin', true]);
     assert.ok(cut.sass.includes('sm_100f') && !cut.sass.includes('sm_100'), cut.sass.join(' '));
-    assert.ok(cut.issues.some((i) => /stopped after reading/.test(i)), cut.issues.join('\n'));
+    assert.ok(
+      cut.issues.some((i) => /stopped after reading/.test(i)),
+      cut.issues.join('\n'),
+    );
 
     // Without cuobjdump the incomplete answer stays incomplete.
     const c = countingHost(new LocalHost(), () => null);
@@ -362,7 +433,7 @@ describe('readLibraryTargets: cuobjdump beside the built-in reader', function ()
     assert.ok(alone.issues.some((i) => /cuobjdump could not run/.test(i)));
   });
 
-  it('prefer on a file the reader cannot parse: cuobjdump\'s answer, with the reader\'s error as a note', async () => {
+  it("prefer on a file the reader cannot parse: cuobjdump's answer, with the reader's error as a note", async () => {
     const path = join(dir, 'script.so');
     writeFileSync(path, 'INPUT(-lfoo)\n');
     const { host } = countingHost(new LocalHost(), () => 'ELF file    1: y.1.sm_90.cubin\n');

@@ -1,16 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  FatbinError, parseCuobjdumpList, parseTargetName, readFatbinTargets, readLibraryTargets, tryReadFatbinTargets,
-} from '../../src/core/gpu/fatbin';
+import { FatbinError, parseCuobjdumpList, parseTargetName, readFatbinTargets, readLibraryTargets, tryReadFatbinTargets } from '../../src/core/gpu/fatbin';
 import type { HostLike } from '../../src/core/gpu/hostLike';
 import { buildFixtures, container } from '../fixtures/elf/make-fixtures';
 import { seededRandom as mulberry32 } from '../../src/core/random';
 
 const DIR = join(__dirname, '..', 'fixtures', 'elf');
 const fx = (name: string): Uint8Array => new Uint8Array(readFileSync(join(DIR, name)));
-
 
 describe('fatbin reader', function () {
   this.timeout(20000);
@@ -47,11 +44,14 @@ describe('fatbin reader', function () {
   it('reports entry details: kinds, header sizes, compression, code versions', () => {
     const r = readFatbinTargets(fx('sm100a_sm120_ptx120.so'));
     const es = r.containers[0].entries;
-    assert.deepEqual(es.map((e) => [e.kind, e.arch, e.variant, e.headerSize, e.compression]), [
-      ['elf', 100, 'a', 96, 'none'],
-      ['elf', 120, '', 96, 'none'],
-      ['ptx', 120, '', 96, 'zstd'],
-    ]);
+    assert.deepEqual(
+      es.map((e) => [e.kind, e.arch, e.variant, e.headerSize, e.compression]),
+      [
+        ['elf', 100, 'a', 96, 'none'],
+        ['elf', 120, '', 96, 'none'],
+        ['ptx', 120, '', 96, 'zstd'],
+      ],
+    );
     assert.equal(es[2].compressedSize, 13);
     assert.equal(es[2].uncompressedSize, 400);
     assert.deepEqual(es[0].codeVersion, { major: 1, minor: 8 });
@@ -59,7 +59,12 @@ describe('fatbin reader', function () {
   });
 
   it('reads a raw fatbin container (no ELF around it)', () => {
-    const r = readFatbinTargets(container([{ kind: 'elf', arch: 89 }, { kind: 'ptx', arch: 89 }]));
+    const r = readFatbinTargets(
+      container([
+        { kind: 'elf', arch: 89 },
+        { kind: 'ptx', arch: 89 },
+      ]),
+    );
     assert.equal(r.format, 'fatbin');
     assert.deepEqual([r.sass, r.ptx], [['sm_89'], ['compute_89']]);
   });
@@ -135,7 +140,8 @@ describe('fatbin reader', function () {
         const at = Math.floor(rnd() * b.length);
         if (kind === 0) b[at] ^= 1 << Math.floor(rnd() * 8);
         else if (kind === 1) b[at] = Math.floor(rnd() * 256);
-        else if (kind === 2 && at + 4 <= b.length) new DataView(b.buffer).setUint32(at & ~3, [0, 0xffffffff, 0x40, 0x10, 0x7fffffff][Math.floor(rnd() * 5)], true);
+        else if (kind === 2 && at + 4 <= b.length)
+          new DataView(b.buffer).setUint32(at & ~3, [0, 0xffffffff, 0x40, 0x10, 0x7fffffff][Math.floor(rnd() * 5)], true);
         else if (kind === 3) b = b.slice(0, at);
         else if (at + 8 <= b.length) new DataView(b.buffer).setBigUint64(at & ~7, BigInt(Math.floor(rnd() * 2 ** 52)), true);
       }
@@ -186,7 +192,10 @@ describe('target names and cuobjdump output', () => {
       '',
     ].join('\n');
     const r = parseCuobjdumpList(out);
-    assert.deepEqual(r.targets.map((t) => t.name), ['sm_80', 'sm_90a', 'sm_100a', 'compute_90']);
+    assert.deepEqual(
+      r.targets.map((t) => t.name),
+      ['sm_80', 'sm_90a', 'sm_100a', 'compute_90'],
+    );
     assert.equal(r.noDeviceCode, false);
     assert.equal(parseCuobjdumpList("cuobjdump info    : File 'x.so' does not contain device code").noDeviceCode, true);
   });
@@ -222,7 +231,9 @@ describe('readLibraryTargets', function () {
   });
 
   it('asks cuobjdump when the file is larger than maxBytes, and falls back to a prefix scan without it', async () => {
-    const viaTool = await readLibraryTargets(fakeHost('ELF file    1: big.1.sm_120.cubin\nPTX file    1: big.1.sm_120.ptx\n'), '/lib/big.so', { maxBytes: 400 });
+    const viaTool = await readLibraryTargets(fakeHost('ELF file    1: big.1.sm_120.cubin\nPTX file    1: big.1.sm_120.ptx\n'), '/lib/big.so', {
+      maxBytes: 400,
+    });
     assert.deepEqual([viaTool.source, viaTool.sass, viaTool.ptx, viaTool.complete], ['cuobjdump', ['sm_120'], ['compute_120'], true]);
     const prefix = await readLibraryTargets(fakeHost(null), '/lib/big.so', { maxBytes: 400 });
     assert.equal(prefix.source, 'builtin');

@@ -10,8 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCatalog, type FlagCatalog } from '../../src/core/flags';
 import {
-  actionsToCatalog, loadDumpScript, mergeCatalogs, parseArgparseHelp, parseMarkedJson, readRuntimeCatalog, runtimeCacheFile,
-  RUNTIME_JSON_MARKER, RuntimeCatalogError,
+  actionsToCatalog,
+  loadDumpScript,
+  mergeCatalogs,
+  parseArgparseHelp,
+  parseMarkedJson,
+  readRuntimeCatalog,
+  runtimeCacheFile,
+  RUNTIME_JSON_MARKER,
+  RuntimeCatalogError,
 } from '../../src/core/flags/runtime';
 import { LocalHost } from '../../src/core/hosts';
 import type { ExecOptions, ExecResult, Host } from '../../src/core/hosts';
@@ -32,11 +39,21 @@ class RecordingHost implements Host {
     this.calls.push(argv);
     return this.inner.exec(argv, opts);
   }
-  readFile(path: string): Promise<Uint8Array> { return this.inner.readFile(path); }
-  stat(path: string): ReturnType<Host['stat']> { return this.inner.stat(path); }
-  readDir(path: string): ReturnType<Host['readDir']> { return this.inner.readDir(path); }
-  forwardPort(): ReturnType<Host['forwardPort']> { return Promise.reject(new Error('not used')); }
-  close(): Promise<void> { return Promise.resolve(); }
+  readFile(path: string): Promise<Uint8Array> {
+    return this.inner.readFile(path);
+  }
+  stat(path: string): ReturnType<Host['stat']> {
+    return this.inner.stat(path);
+  }
+  readDir(path: string): ReturnType<Host['readDir']> {
+    return this.inner.readDir(path);
+  }
+  forwardPort(): ReturnType<Host['forwardPort']> {
+    return Promise.reject(new Error('not used'));
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 const entry = (c: FlagCatalog, flag: string) => c.entries.find((e) => e.flag === flag);
@@ -75,14 +92,32 @@ describe('runtime flag catalog (fake sglang, real python3)', function () {
     assert.equal(rt.version, '0.0.0-fake');
     assert.deepEqual(rt.warnings, []);
     // argv only: the script goes as one argument after -c, never through a shell
-    assert.deepEqual(host.calls.map((c) => [c[0], c[1], c[3]]), [[PYTHON, '-c', 'version'], [PYTHON, '-c', 'dump']]);
+    assert.deepEqual(
+      host.calls.map((c) => [c[0], c[1], c[3]]),
+      [
+        [PYTHON, '-c', 'version'],
+        [PYTHON, '-c', 'dump'],
+      ],
+    );
     assert.equal(host.calls[0][2], script);
 
     const c = rt.catalog;
-    assert.deepEqual(c.entries.map((e) => e.flag), [
-      '--model-path', '--port', '--tp-size', '--attention-backend', '--fp4-gemm-backend', '--grammar-backend',
-      '--disable-cuda-graph', '--mem-fraction-static', '--lora-paths', '--sampling-seed', '--fake-plugin-mode',
-    ]);
+    assert.deepEqual(
+      c.entries.map((e) => e.flag),
+      [
+        '--model-path',
+        '--port',
+        '--tp-size',
+        '--attention-backend',
+        '--fp4-gemm-backend',
+        '--grammar-backend',
+        '--disable-cuda-graph',
+        '--mem-fraction-static',
+        '--lora-paths',
+        '--sampling-seed',
+        '--fake-plugin-mode',
+      ],
+    );
     const model = entry(c, '--model-path')!;
     assert.deepEqual(model.aliases, ['--model']);
     assert.equal(model.required, true);
@@ -128,11 +163,7 @@ describe('runtime flag catalog (fake sglang, real python3)', function () {
     const rt = await readRuntimeCatalog(new LocalHost(), PYTHON, { script, env: ENV, timeoutMs: TIMEOUT });
     const m = mergeCatalogs(staticCatalog, rt.catalog);
     const kinds = m.differences.map((d) => `${d.kind} ${d.flag}`).sort();
-    assert.deepEqual(kinds, [
-      'choices-grew --attention-backend',
-      'default-differs --grammar-backend',
-      'runtime-only --fake-plugin-mode',
-    ]);
+    assert.deepEqual(kinds, ['choices-grew --attention-backend', 'default-differs --grammar-backend', 'runtime-only --fake-plugin-mode']);
     const grew = m.byFlag.get('--attention-backend')![0];
     assert.deepEqual(grew.added, ['fake_plugin_attn']);
     assert.match(grew.message, /grew at run time/);
@@ -185,13 +216,20 @@ describe('runtime flag catalog (fake sglang, real python3)', function () {
     const second = new RecordingHost();
     const b = await readRuntimeCatalog(second, PYTHON, { script, env: ENV, cacheDir, timeoutMs: TIMEOUT });
     assert.equal(b.fromCache, true);
-    assert.deepEqual(second.calls.map((c) => c[3]), ['version'], 'a hit runs only the cheap version probe');
+    assert.deepEqual(
+      second.calls.map((c) => c[3]),
+      ['version'],
+      'a hit runs only the cheap version probe',
+    );
     assert.deepEqual(b.catalog, a.catalog);
 
     const third = new RecordingHost();
     const c = await readRuntimeCatalog(third, PYTHON, { script, env: ENV, cacheDir, refresh: true, timeoutMs: TIMEOUT });
     assert.equal(c.fromCache, false);
-    assert.deepEqual(third.calls.map((x) => x[3]), ['version', 'dump']);
+    assert.deepEqual(
+      third.calls.map((x) => x[3]),
+      ['version', 'dump'],
+    );
 
     // another interpreter path is another key
     assert.notEqual(runtimeCacheFile(cacheDir, 'local', '/usr/bin/python3', '0.0.0-fake'), runtimeCacheFile(cacheDir, 'local', PYTHON, '0.0.0-fake'));
@@ -248,7 +286,10 @@ describe('runtime catalog parsing (no python)', () => {
       '                        over two lines',
     ].join('\n');
     const c = actionsToCatalog(parseArgparseHelp(help));
-    assert.deepEqual(c.entries.map((e) => e.flag), ['--enable-x', '--short-and-long', '--pair', '--maybe', '--many', '--ints', '--dest-from-metavar']);
+    assert.deepEqual(
+      c.entries.map((e) => e.flag),
+      ['--enable-x', '--short-and-long', '--pair', '--maybe', '--many', '--ints', '--dest-from-metavar'],
+    );
     const bool = c.entries[0];
     assert.equal(bool.action, 'BooleanOptionalAction');
     assert.deepEqual(bool.negations, ['--no-enable-x']);

@@ -16,8 +16,17 @@ const ERAS = [
 ] as const;
 
 interface PyAction {
-  option_strings: string[]; dest: string; default: unknown; choices: unknown[] | null; choices_is_set: boolean;
-  nargs: string | number | null; help: string | null; type: string | null; action: string; const: unknown; required: boolean;
+  option_strings: string[];
+  dest: string;
+  default: unknown;
+  choices: unknown[] | null;
+  choices_is_set: boolean;
+  nargs: string | number | null;
+  help: string | null;
+  type: string | null;
+  action: string;
+  const: unknown;
+  required: boolean;
 }
 
 function python(): string | undefined {
@@ -43,7 +52,10 @@ function helpMatches(catalogHelp: string | undefined, actual: string | null, act
   if (mine === truth) return true;
   if (!/\{[^}]*\}/.test(mine)) return false;
   // f-string holes: each {expr} stands for any text.
-  const pattern = mine.split(/\{[^}]*\}/).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*');
+  const pattern = mine
+    .split(/\{[^}]*\}/)
+    .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]*');
   return new RegExp(`^${pattern}$`).test(truth);
 }
 
@@ -56,7 +68,11 @@ export function diff(e: FlagEntry, a: PyAction): { problems: string[]; unknown: 
   if (e.field !== a.dest) problems.push(`dest ${e.field} != ${a.dest}`);
   const literalDefault = e.default !== undefined && e.defaultExpr === undefined;
   if (literalDefault) {
-    try { assert.deepEqual(e.default, a.default); } catch { problems.push(`default ${JSON.stringify(e.default)} != ${JSON.stringify(a.default)}`); }
+    try {
+      assert.deepEqual(e.default, a.default);
+    } catch {
+      problems.push(`default ${JSON.stringify(e.default)} != ${JSON.stringify(a.default)}`);
+    }
   }
   const literalChoices = a.choices === null ? e.choices === undefined && e.choicesExpr === undefined : e.choices !== undefined;
   if (a.choices !== null && e.choices !== undefined) {
@@ -65,7 +81,8 @@ export function diff(e: FlagEntry, a: PyAction): { problems: string[]; unknown: 
       : JSON.stringify(e.choices) === JSON.stringify(a.choices);
     if (!same) problems.push(`choices ${JSON.stringify(e.choices)} != ${JSON.stringify(a.choices)}`);
   } else if (a.choices === null && e.choices !== undefined) problems.push('choices where argparse has none');
-  const customAction = e.action !== undefined && !/^(store|store_true|store_false|store_const|append|append_const|count|extend|BooleanOptionalAction)$/.test(e.action);
+  const customAction =
+    e.action !== undefined && !/^(store|store_true|store_false|store_const|append|append_const|count|extend|BooleanOptionalAction)$/.test(e.action);
   if (customAction && e.nargs === undefined && a.nargs !== null) unknown.push('nargs of a custom action');
   if (a.choices !== null && e.choices === undefined) unknown.push(`choices ${e.choicesExpr ?? '?'}`);
   if (!literalDefault) unknown.push(`default ${e.defaultExpr ?? '?'}`);
@@ -102,12 +119,16 @@ describe('flag catalog vs argparse (ground truth from CPython)', function () {
       const failures: string[] = [];
       for (const a of actions) {
         const e = byOption.get(a.option_strings[0] ?? a.dest);
-        if (!e) { failures.push(`${a.option_strings[0]}: missing from catalog`); continue; }
+        if (!e) {
+          failures.push(`${a.option_strings[0]}: missing from catalog`);
+          continue;
+        }
         const { problems, unknown, literal } = diff(e, a);
         if (!problems.length && !unknown.length) exact++;
         else if (!problems.length) notLiteral.push(`${a.option_strings[0]}: ${unknown.join('; ')}`);
         else if (literal) failures.push(`${a.option_strings[0]}: ${problems.join('; ')}`);
-        else if (problems.some((p) => !p.startsWith('default') && !p.startsWith('choices'))) failures.push(`${a.option_strings[0]} (non-literal): ${problems.join('; ')}`);
+        else if (problems.some((p) => !p.startsWith('default') && !p.startsWith('choices')))
+          failures.push(`${a.option_strings[0]} (non-literal): ${problems.join('; ')}`);
       }
       if (process.env.FLAGS_VERBOSE) console.log(notLiteral.join('\n'));
       assert.equal(catalog.entries.length, actions.length, 'one catalog entry per argparse action');

@@ -2,9 +2,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  buildCatalog, catalogFromJson, catalogToJson, familyOf, updateCatalog, type FlagCatalog, type FlagEntry,
-} from '../../src/core/flags';
+import { buildCatalog, catalogFromJson, catalogToJson, familyOf, updateCatalog, type FlagCatalog, type FlagEntry } from '../../src/core/flags';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'server_args');
 const read = (f: string): string => readFileSync(join(FIXTURES, f), 'utf8');
@@ -27,11 +25,19 @@ describe('flag catalog: traps of server_args.py', function () {
   });
 
   it('leading blank lines and comments lose no flag and shift every line by as much (all three eras)', async () => {
-    for (const [file, base] of [['inline_v04.py', inline], ['choices_lists_2025.py', lists], ['dataclass_main.py', main]] as const) {
+    for (const [file, base] of [
+      ['inline_v04.py', inline],
+      ['choices_lists_2025.py', lists],
+      ['dataclass_main.py', main],
+    ] as const) {
       for (const prefix of ['\n\n\n', '\n'.repeat(40), '# a comment\n\n\n']) {
         const shifted = await buildCatalog(prefix + read(file), { keepTree: false });
         const k = prefix.split('\n').length - 1;
-        assert.deepEqual(shifted.entries.map((e) => [e.flag, e.line - k]), base.entries.map((e) => [e.flag, e.line]), `${file} after ${k} lines`);
+        assert.deepEqual(
+          shifted.entries.map((e) => [e.flag, e.line - k]),
+          base.entries.map((e) => [e.flag, e.line]),
+          `${file} after ${k} lines`,
+        );
       }
     }
   });
@@ -162,7 +168,10 @@ describe('flag catalog: traps of server_args.py', function () {
     assert.equal(fim.replacement, '--attention-backend');
     assert.equal(entry(main, '--collect-tokens-histogram').deprecated, true);
     const attn = entry(main, '--attention-backend');
-    assert.deepEqual(attn.deprecatedChoices, [{ value: 'nsa', replacement: 'dsa' }, { value: 'compressed', replacement: 'dsv4' }]);
+    assert.deepEqual(attn.deprecatedChoices, [
+      { value: 'nsa', replacement: 'dsa' },
+      { value: 'compressed', replacement: 'dsv4' },
+    ]);
     assert.equal(entry(inline, '--disable-nan-detection').replacement, '--enable-nan-detection');
   });
 

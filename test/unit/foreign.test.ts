@@ -58,21 +58,107 @@ const codePoints = (s: string): number => Array.from(s).length;
 // ---- hostile input generator ----
 
 const FRAGMENTS = [
-  '`', '``', '```', '````', '[[a](b)](c)', '![img](https://x/y.png)', '<https://x>', '<img src=x onerror=alert(1)>',
-  '&lt;', '&#x41;', '&amp;', 'command:foo?%5B%5D', '[run](command:foo?%5B%5D)', 'https://evil.example/x',
-  'HTTPS://EVIL.COM/A', 'http://a.b', 'www.example.com', 'WWW.EXAMPLE.COM', 'mailto:a@b', 'a@b.com', 'evil.com',
-  'ftp://x.y', 'file:///etc/passwd', 'javascript:alert(1)', '](https://x)', '](command:x)', '*a*', '**b**', '_c_',
-  '~~d~~', '# h', '- li', '+ li', '1. x', '2) y', '> q', '| t |', '---', '===', '$(zap)', '$x$', '\\', '\\[', '\\`',
-  '[x]: https://y', '<!-- c -->', '<div>', '</a>', '"q"', "'s'", '(', ')', '[', ']', '{', '}', '!', '<', '>', '|',
-  '    code', '\t', '\n', '\n\n', '\r\n', '\r', '\u2028', '\u2029', '  ', ' ', 'plain', '42', '中文字符', '日本語',
-  'مرحبا بالعالم', 'שלום', '😀', '👩‍💻', '🏳️‍🌈', '👍🏽', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', 'e\u0301', '\u{1F600}'.slice(0, 1), '\u{1F600}'.slice(1),
-  '⟨U+202E⟩', 'evil。com', 'ｗｗｗ．ｅｘａｍｐｌｅ．ｃｏｍ', '…',
+  '`',
+  '``',
+  '```',
+  '````',
+  '[[a](b)](c)',
+  '![img](https://x/y.png)',
+  '<https://x>',
+  '<img src=x onerror=alert(1)>',
+  '&lt;',
+  '&#x41;',
+  '&amp;',
+  'command:foo?%5B%5D',
+  '[run](command:foo?%5B%5D)',
+  'https://evil.example/x',
+  'HTTPS://EVIL.COM/A',
+  'http://a.b',
+  'www.example.com',
+  'WWW.EXAMPLE.COM',
+  'mailto:a@b',
+  'a@b.com',
+  'evil.com',
+  'ftp://x.y',
+  'file:///etc/passwd',
+  'javascript:alert(1)',
+  '](https://x)',
+  '](command:x)',
+  '*a*',
+  '**b**',
+  '_c_',
+  '~~d~~',
+  '# h',
+  '- li',
+  '+ li',
+  '1. x',
+  '2) y',
+  '> q',
+  '| t |',
+  '---',
+  '===',
+  '$(zap)',
+  '$x$',
+  '\\',
+  '\\[',
+  '\\`',
+  '[x]: https://y',
+  '<!-- c -->',
+  '<div>',
+  '</a>',
+  '"q"',
+  "'s'",
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '!',
+  '<',
+  '>',
+  '|',
+  '    code',
+  '\t',
+  '\n',
+  '\n\n',
+  '\r\n',
+  '\r',
+  '\u2028',
+  '\u2029',
+  '  ',
+  ' ',
+  'plain',
+  '42',
+  '中文字符',
+  '日本語',
+  'مرحبا بالعالم',
+  'שלום',
+  '😀',
+  '👩‍💻',
+  '🏳️‍🌈',
+  '👍🏽',
+  '🏴󠁧󠁢󠁳󠁣󠁴󠁿',
+  'e\u0301',
+  '\u{1F600}'.slice(0, 1),
+  '\u{1F600}'.slice(1),
+  '⟨U+202E⟩',
+  'evil。com',
+  'ｗｗｗ．ｅｘａｍｐｌｅ．ｃｏｍ',
+  '…',
 ];
-const INVISIBLES = [...SPEC_LIST, 0x0d, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0x2028, 0x2029, 0xe0041, 0xe007f, 0xe0001]
-  .map((cp) => String.fromCodePoint(cp));
+const INVISIBLES = [...SPEC_LIST, 0x0d, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0x2028, 0x2029, 0xe0041, 0xe007f, 0xe0001].map((cp) => String.fromCodePoint(cp));
 const CODE_POINT_RANGES: [number, number][] = [
-  [0x20, 0x7e], [0x4e00, 0x9fff], [0x0590, 0x05ff], [0x0600, 0x06ff], [0x1f300, 0x1faff], [0x0300, 0x036f],
-  [0xac00, 0xd7a3], [0xff01, 0xff5e], [0x2000, 0x206f], [0x00a0, 0x024f],
+  [0x20, 0x7e],
+  [0x4e00, 0x9fff],
+  [0x0590, 0x05ff],
+  [0x0600, 0x06ff],
+  [0x1f300, 0x1faff],
+  [0x0300, 0x036f],
+  [0xac00, 0xd7a3],
+  [0xff01, 0xff5e],
+  [0x2000, 0x206f],
+  [0x00a0, 0x024f],
 ];
 
 function fuzzString(rnd: () => number): string {
@@ -170,8 +256,15 @@ describe('foreign text: showControls', () => {
 
   it('passes plain text through unchanged (letters, digits, spaces, CJK, RTL letters, emoji)', () => {
     const plain = [
-      'Hello World 0123456789', 'naïve café Ærøskøbing', '中文字符 日本語 한국어', 'مرحبا بالعالم', 'שלום עולם',
-      '😀 🚀 👍🏽 👩‍💻 👨‍👩‍👧 🏳️‍🌈 ❤️‍🔥 🇯🇵 🏴󠁧󠁢󠁳󠁣󠁴󠁿 1️⃣', 'e\u0301 a\u0308', 'tab\there', 'nbsp\u00a0x \u3000y',
+      'Hello World 0123456789',
+      'naïve café Ærøskøbing',
+      '中文字符 日本語 한국어',
+      'مرحبا بالعالم',
+      'שלום עולם',
+      '😀 🚀 👍🏽 👩‍💻 👨‍👩‍👧 🏳️‍🌈 ❤️‍🔥 🇯🇵 🏴󠁧󠁢󠁳󠁣󠁴󠁿 1️⃣',
+      'e\u0301 a\u0308',
+      'tab\there',
+      'nbsp\u00a0x \u3000y',
       '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
     ];
     for (const s of plain) assert.equal(showControls(s), s, JSON.stringify(s));
@@ -270,7 +363,10 @@ describe('foreign text: escapeMarkdown', () => {
     for (const s of CORPUS.slice(0, 1000)) {
       const max = Math.floor(rnd() * 20);
       const out = escapeMarkdown(s, { maxLength: max });
-      const shown = out.replace(/^&#32;/, ' ').replace(/^&#9;/, '\t').replace(/\\([!-/:-@[-`{-~])/g, '$1');
+      const shown = out
+        .replace(/^&#32;/, ' ')
+        .replace(/^&#9;/, '\t')
+        .replace(/\\([!-/:-@[-`{-~])/g, '$1');
       assert.ok(codePoints(shown) <= max, `${JSON.stringify(s)} → ${JSON.stringify(out)}`);
       assert.deepEqual(rawInvisible(out), []);
       const full = inlineVisible(s);
@@ -304,8 +400,27 @@ describe('foreign text: escapeMarkdown', () => {
 
   it('markdown-it: as a whole document no block construct forms (heading, list, quote, code, HTML, table)', function () {
     const r = needMarkdownIt(this);
-    const blocks = ['# h', '- li', '+ li', '* li', '1. x', '2) y', '> q', '```js', '~~~', '    indented', '\tindented',
-      '<div>x</div>', '<!-- c -->', '[x]: https://y', '---', '***', '| a | b |\n| - | - |', 'a\n===', 'a\n---'];
+    const blocks = [
+      '# h',
+      '- li',
+      '+ li',
+      '* li',
+      '1. x',
+      '2) y',
+      '> q',
+      '```js',
+      '~~~',
+      '    indented',
+      '\tindented',
+      '<div>x</div>',
+      '<!-- c -->',
+      '[x]: https://y',
+      '---',
+      '***',
+      '| a | b |\n| - | - |',
+      'a\n===',
+      'a\n---',
+    ];
     for (const s of [...blocks, ...CORPUS]) {
       const out = escapeMarkdown(s);
       const literal = inlineVisible(s);
@@ -342,7 +457,10 @@ describe('foreign text: codeSpan', () => {
       assert.ok(out.length > 2 * fence.length && out.endsWith(fence), why);
       const inner = out.slice(fence.length, -fence.length);
       const runs = inner.match(/`+/g) ?? [];
-      assert.ok(runs.every((run) => run.length < fence.length), why);
+      assert.ok(
+        runs.every((run) => run.length < fence.length),
+        why,
+      );
       assert.ok(!inner.startsWith('`') && !inner.endsWith('`'), why);
       assert.ok(!/[\r\n\u2028\u2029]/.test(out), why);
       assert.deepEqual(rawInvisible(out), [], why);
@@ -380,7 +498,10 @@ describe('foreign text: isolate', () => {
       assert.equal(wrapped, out.endsWith(PDI) && out.length >= 2, why);
       if (/[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC]/.test(showControls(s))) assert.ok(wrapped, `right-to-left text must be isolated: ${why}`);
       const inner = wrapped ? out.slice(1, -1) : out;
-      assert.ok(Array.from(inner).every((c) => !bidi.has(c.codePointAt(0)!)), why);
+      assert.ok(
+        Array.from(inner).every((c) => !bidi.has(c.codePointAt(0)!)),
+        why,
+      );
       assert.ok(!/[\t\r\n\u2028\u2029]/.test(out), why);
       assert.deepEqual(rawInvisible(inner), [], why);
     }
@@ -391,9 +512,27 @@ describe('foreign text: isolateLabel', () => {
   it('moves highlight ranges past markers and the isolate', () => {
     // "evil" highlighted after an override: the marker is 8 characters long where U+202E was one.
     assert.deepEqual(isolateLabel('x = "\u202Eevil"', [[6, 10]]), { label: 'x = "⟨U+202E⟩evil"', highlights: [[13, 17]] });
-    assert.deepEqual(isolateLabel('[a]\r\nb', [[0, 3], [5, 6]]), { label: `${FSI}[a] b${PDI}`, highlights: [[1, 4], [5, 6]] });
+    assert.deepEqual(
+      isolateLabel('[a]\r\nb', [
+        [0, 3],
+        [5, 6],
+      ]),
+      {
+        label: `${FSI}[a] b${PDI}`,
+        highlights: [
+          [1, 4],
+          [5, 6],
+        ],
+      },
+    );
     // Ranges out of the text or empty are dropped; an edge inside a replaced pair moves to its end.
-    assert.deepEqual(isolateLabel('ab', [[1, 5], [1, 1]]).highlights, []);
+    assert.deepEqual(
+      isolateLabel('ab', [
+        [1, 5],
+        [1, 1],
+      ]).highlights,
+      [],
+    );
     assert.deepEqual(isolateLabel('a\r\nb', [[2, 4]]).highlights, [[2, 3]]);
   });
 
@@ -405,7 +544,10 @@ describe('foreign text: isolateLabel', () => {
       const { label, highlights } = isolateLabel(s, [[start, end]]);
       const why = JSON.stringify(s);
       assert.equal(label, isolate(s), why);
-      if (start >= end) { assert.deepEqual(highlights, [], why); continue; }
+      if (start >= end) {
+        assert.deepEqual(highlights, [], why);
+        continue;
+      }
       const [[a, b]] = highlights;
       assert.ok(a >= 0 && a <= b && b <= label.length, why);
       // Text with nothing to replace: the range covers exactly its own characters.
@@ -458,19 +600,19 @@ describe('foreign text: notificationText', () => {
 
 describe('foreign text: safeLink', () => {
   it('links https URLs and always shows the host', () => {
-    assert.equal(safeLink('https://github.com/sgl-project/sglang/issues/1', 'SGLang #1'),
-      '[SGLang \\#1 \\(github\\.com\\)](https://github.com/sgl-project/sglang/issues/1)');
+    assert.equal(
+      safeLink('https://github.com/sgl-project/sglang/issues/1', 'SGLang #1'),
+      '[SGLang \\#1 \\(github\\.com\\)](https://github.com/sgl-project/sglang/issues/1)',
+    );
     assert.equal(safeLink('https://docs.vllm.ai/en/latest/'), '[docs\\.vllm\\.ai\\/en\\/latest\\/](https://docs.vllm.ai/en/latest/)');
     assert.equal(safeLink('https://example.com'), '[example\\.com](https://example.com/)');
     assert.equal(safeLink('https://example.com:8443/x', '  '), '[example\\.com\\:8443\\/x](https://example.com:8443/x)');
     assert.equal(safeLink('https://аpple.com/', 'Apple'), '[Apple \\(xn\\-\\-pple\\-43d\\.com\\)](https://xn--pple-43d.com/)');
-    assert.equal(safeLink('https://x.com/', '[evil](command:x)'),
-      '[\\[evil\\]\\(command\\:x\\) \\(x\\.com\\)](https://x.com/)');
+    assert.equal(safeLink('https://x.com/', '[evil](command:x)'), '[\\[evil\\]\\(command\\:x\\) \\(x\\.com\\)](https://x.com/)');
   });
 
   it('percent-encodes what could end or bend the link destination', () => {
-    assert.equal(safeLink('https://en.wikipedia.org/wiki/Foo_(bar)', 'w'),
-      '[w \\(en\\.wikipedia\\.org\\)](https://en.wikipedia.org/wiki/Foo_%28bar%29)');
+    assert.equal(safeLink('https://en.wikipedia.org/wiki/Foo_(bar)', 'w'), '[w \\(en\\.wikipedia\\.org\\)](https://en.wikipedia.org/wiki/Foo_%28bar%29)');
     const link = safeLink('https://x.com/a b?q=\\ <>"`{}|^)#(f) g', 'q')!;
     const href = /\]\(([^)]*)\)$/.exec(link)![1];
     assert.ok(!/[()\\\s<>"`{}|^]/.test(href), href);
@@ -479,12 +621,33 @@ describe('foreign text: safeLink', () => {
 
   it('rejects every other scheme, credentials, odd hosts and junk', () => {
     const rejected = [
-      'http://example.com', 'command:inferenceDoctor.addServer', 'command:foo?%5B%5D', 'file:///etc/passwd',
-      'javascript:alert(1)', 'JavaScript:alert(1)', 'java\nscript:alert(1)', 'data:text/html,<script>alert(1)</script>',
-      'vscode://file/x', 'ftp://x.com', 'mailto:a@b.com', 'ws://x', 'wss://x', 'blob:https://x.com/1',
-      '/relative/path', 'relative', '//example.com/x', '', '   ', 'https://', 'https://user:pw@example.com/',
-      'https://user@example.com/', 'https://a(b).com/', 'https://good.com&sol;.evil.com/', 'https://a*b.com/',
-      'https://%zz', 'not a url',
+      'http://example.com',
+      'command:inferenceDoctor.addServer',
+      'command:foo?%5B%5D',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      'java\nscript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vscode://file/x',
+      'ftp://x.com',
+      'mailto:a@b.com',
+      'ws://x',
+      'wss://x',
+      'blob:https://x.com/1',
+      '/relative/path',
+      'relative',
+      '//example.com/x',
+      '',
+      '   ',
+      'https://',
+      'https://user:pw@example.com/',
+      'https://user@example.com/',
+      'https://a(b).com/',
+      'https://good.com&sol;.evil.com/',
+      'https://a*b.com/',
+      'https://%zz',
+      'not a url',
     ];
     for (const u of rejected) assert.equal(safeLink(u, 'label'), null, JSON.stringify(u));
     assert.equal(safeLink(42 as unknown as string), null);
@@ -493,8 +656,21 @@ describe('foreign text: safeLink', () => {
   it(`fuzz (${FUZZ_COUNT}): only https survives, the host is on screen and the href keeps it`, function () {
     const rnd = seededRandom(23);
     const schemes = ['https:', 'HTTPS:', 'http:', 'command:', 'file:', 'javascript:', 'data:', 'vscode:', 'ftp:', ''];
-    const hosts = ['//example.com', '//x.y.z:444', '//[::1]', '//127.0.0.1', '//EXAMPLE.com', '//a_b.example', '//u:p@x.com', '//a(b).c', '//中文.cn',
-      '//xn--80ak6aa92e.com', '///x', '', '//evil.com&amp;.good.com'];
+    const hosts = [
+      '//example.com',
+      '//x.y.z:444',
+      '//[::1]',
+      '//127.0.0.1',
+      '//EXAMPLE.com',
+      '//a_b.example',
+      '//u:p@x.com',
+      '//a(b).c',
+      '//中文.cn',
+      '//xn--80ak6aa92e.com',
+      '///x',
+      '',
+      '//evil.com&amp;.good.com',
+    ];
     for (let i = 0; i < FUZZ_COUNT; i++) {
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
       const url = pick(schemes) + pick(hosts) + (rnd() < 0.8 ? `/${fuzzString(rnd)}` : '');

@@ -1,7 +1,14 @@
 import { strict as assert } from 'node:assert';
 import {
-  archOf, compareVersions, compatibility, minCudaFor, parseComputeCap, parseNvccVersion, parseNvidiaSmiBanner,
-  parseNvidiaSmiQuery, targetRunsOn,
+  archOf,
+  compareVersions,
+  compatibility,
+  minCudaFor,
+  parseComputeCap,
+  parseNvccVersion,
+  parseNvidiaSmiBanner,
+  parseNvidiaSmiQuery,
+  targetRunsOn,
 } from '../../src/core/gpu/gpus';
 import { parseTargetName } from '../../src/core/gpu/fatbin';
 
@@ -32,14 +39,20 @@ describe('gpu facts', () => {
       'NVIDIA H100 80GB HBM3, 9.0, 575.57.08, 81559',
       'NVIDIA A100-SXM4-40GB, [N/A], 535.104.05, [N/A]',
       'Tesla, Inc. Fancy Board, 8.0, 535.1, 40960',
-      'NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.',
+      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
       'Failed to initialize NVML: Driver/library version mismatch, because reasons',
       '\u0000\u0001 junk ,,,',
       '',
     ].join('\n');
     const r = parseNvidiaSmiQuery(text);
     assert.equal(r.gpus.length, 4);
-    assert.deepEqual(r.gpus[0], { index: 0, name: 'NVIDIA RTX PRO 6000 Blackwell Workstation Edition', computeCap: RTX_PRO_6000, driverVersion: '575.57.08', memoryMiB: 97887 });
+    assert.deepEqual(r.gpus[0], {
+      index: 0,
+      name: 'NVIDIA RTX PRO 6000 Blackwell Workstation Edition',
+      computeCap: RTX_PRO_6000,
+      driverVersion: '575.57.08',
+      memoryMiB: 97887,
+    });
     assert.deepEqual(r.gpus[1].computeCap, { major: 9, minor: 0 });
     assert.deepEqual(r.gpus[2], { index: 2, name: 'NVIDIA A100-SXM4-40GB', driverVersion: '535.104.05' });
     assert.equal(r.gpus[3].name, 'Tesla, Inc. Fancy Board');
@@ -72,9 +85,19 @@ describe('compatibility matrix', () => {
 
   it('sm_120 GPU against common targets', () => {
     const expect: [string, boolean][] = [
-      ['sm_80', false], ['sm_90a', false], ['sm_100a', false], ['sm_120', true], ['sm_120a', true], ['sm_120f', true],
-      ['sm_121', false], ['compute_90', true], ['compute_80', true], ['compute_120', true], ['compute_121', false],
-      ['compute_100a', false], ['compute_120a', true],
+      ['sm_80', false],
+      ['sm_90a', false],
+      ['sm_100a', false],
+      ['sm_120', true],
+      ['sm_120a', true],
+      ['sm_120f', true],
+      ['sm_121', false],
+      ['compute_90', true],
+      ['compute_80', true],
+      ['compute_120', true],
+      ['compute_121', false],
+      ['compute_100a', false],
+      ['compute_120a', true],
     ];
     for (const [t, want] of expect) assert.equal(runs(t, '12.0'), want, `${t} on 12.0`);
   });

@@ -50,7 +50,10 @@ describe('HistoryStore', () => {
     const a = await store.add(entry(1_700_000_000_000, 'first'));
     const b = await store.add(entry(1_700_000_001_000, 'second'));
     const list = await store.list();
-    assert.deepEqual(list.map((s) => s.id), [b.id, a.id]);
+    assert.deepEqual(
+      list.map((s) => s.id),
+      [b.id, a.id],
+    );
     assert.equal(list[0].prompt, 'second');
     assert.equal(list[0].verdict, 'ok');
     assert.equal(list[0].status, 'completed');
@@ -60,13 +63,19 @@ describe('HistoryStore', () => {
     assert.equal(await store.delete(a.id), true);
     assert.equal(await store.delete(a.id), false);
     assert.equal(await store.get(a.id), undefined);
-    assert.deepEqual((await store.list()).map((s) => s.id), [b.id]);
+    assert.deepEqual(
+      (await store.list()).map((s) => s.id),
+      [b.id],
+    );
   });
 
   it('survives a new instance over the same directory', async () => {
     const a = await new HistoryStore(root).add(entry(1_700_000_000_000));
     const again = new HistoryStore(root);
-    assert.deepEqual((await again.list()).map((s) => s.id), [a.id]);
+    assert.deepEqual(
+      (await again.list()).map((s) => s.id),
+      [a.id],
+    );
     assert.equal((await again.get(a.id))?.result.content, 'answer');
   });
 
@@ -75,7 +84,10 @@ describe('HistoryStore', () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await store.add(entry(1_700_000_000_000 + i))).id);
     const list = await store.list();
-    assert.deepEqual(list.map((s) => s.id), ids.slice(3).reverse());
+    assert.deepEqual(
+      list.map((s) => s.id),
+      ids.slice(3).reverse(),
+    );
     const files = (await fs.readdir(join(root, 'probe-history'))).filter((f) => f.endsWith('.json'));
     assert.equal(files.length, 3);
   });
@@ -100,7 +112,10 @@ describe('HistoryStore', () => {
     await fs.writeFile(join(dir, '1700000006000-garbage.json'), '\u0000\u0000not json');
     await fs.writeFile(join(dir, '1700000007000-wrongshape.json'), JSON.stringify({ id: 'wrongshape' }));
     const list = await store.list();
-    assert.deepEqual(list.map((s) => s.id), [good.id]);
+    assert.deepEqual(
+      list.map((s) => s.id),
+      [good.id],
+    );
     assert.equal(reported.length, 3);
     // Reported once, not on every list().
     await store.list();
@@ -108,7 +123,10 @@ describe('HistoryStore', () => {
     assert.equal(await store.get('halfwritten'), undefined);
     // Still writable, and the good entry survives.
     const next = await store.add(entry(1_700_000_010_000));
-    assert.deepEqual((await store.list()).map((s) => s.id), [next.id, good.id]);
+    assert.deepEqual(
+      (await store.list()).map((s) => s.id),
+      [next.id, good.id],
+    );
   });
 
   it('handles concurrent adds, also from two instances, without losing entries', async () => {
@@ -127,7 +145,10 @@ describe('HistoryStore', () => {
     const store = new HistoryStore(root, { maxEntries: 5 });
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.add(entry(1_700_000_000_000 + i, `p${i}`))));
     const list = await store.list();
-    assert.deepEqual(list.map((s) => s.prompt), ['p19', 'p18', 'p17', 'p16', 'p15']);
+    assert.deepEqual(
+      list.map((s) => s.prompt),
+      ['p19', 'p18', 'p17', 'p16', 'p15'],
+    );
   });
 
   it('rejects ids that could escape the directory', async () => {

@@ -4,8 +4,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  appendKnownHost, checkHostKey, entryMatchesHost, hashHostName, hostKeyName, keyTypeOfBlob, loadKnownHosts,
-  matchPatternList, parseKnownHosts, sha256Fingerprint,
+  appendKnownHost,
+  checkHostKey,
+  entryMatchesHost,
+  hashHostName,
+  hostKeyName,
+  keyTypeOfBlob,
+  loadKnownHosts,
+  matchPatternList,
+  parseKnownHosts,
+  sha256Fingerprint,
 } from '../../src/core/hosts/knownHosts';
 
 let dir: string;
@@ -21,7 +29,9 @@ describe('knownHosts', function () {
   let k1: ReturnType<typeof genKey>, k2: ReturnType<typeof genKey>, krsa: ReturnType<typeof genKey>;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'id-kh-'));
-    k1 = genKey('k1'); k2 = genKey('k2'); krsa = genKey('krsa', 'rsa');
+    k1 = genKey('k1');
+    k2 = genKey('k2');
+    krsa = genKey('krsa', 'rsa');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -46,12 +56,14 @@ describe('knownHosts', function () {
   });
 
   it('matches plain, comma lists, wildcards, negation and [host]:port', () => {
-    const { entries } = parseKnownHosts([
-      `gpu1,10.0.0.5 ${k1.type} ${k1.b64}`,
-      `*.lab.example,!bad.lab.example ${k1.type} ${k1.b64}`,
-      `[box]:2222 ${k1.type} ${k1.b64}`,
-      `node? ${k1.type} ${k1.b64}`,
-    ].join('\n'));
+    const { entries } = parseKnownHosts(
+      [
+        `gpu1,10.0.0.5 ${k1.type} ${k1.b64}`,
+        `*.lab.example,!bad.lab.example ${k1.type} ${k1.b64}`,
+        `[box]:2222 ${k1.type} ${k1.b64}`,
+        `node? ${k1.type} ${k1.b64}`,
+      ].join('\n'),
+    );
     const m = (h: string, p = 22): number[] => entries.map((e, i) => (entryMatchesHost(e, h, p) ? i : -1)).filter((i) => i >= 0);
     assert.deepEqual(m('gpu1'), [0]);
     assert.deepEqual(m('10.0.0.5'), [0]);
@@ -96,11 +108,7 @@ describe('knownHosts', function () {
   });
 
   it('decides known / changed / unknown / revoked', () => {
-    const { entries } = parseKnownHosts([
-      `gpu1 ${k1.type} ${k1.b64}`,
-      `gpu2 ${krsa.type} ${krsa.b64}`,
-      `@revoked * ${k2.type} ${k2.b64}`,
-    ].join('\n'));
+    const { entries } = parseKnownHosts([`gpu1 ${k1.type} ${k1.b64}`, `gpu2 ${krsa.type} ${krsa.b64}`, `@revoked * ${k2.type} ${k2.b64}`].join('\n'));
     assert.equal(checkHostKey(entries, 'gpu1', 22, k1.blob).status, 'known');
     const changed = checkHostKey(entries, 'gpu1', 22, Buffer.from(genKey('k3').blob));
     assert.equal(changed.status, 'changed');
@@ -113,14 +121,12 @@ describe('knownHosts', function () {
   });
 
   it('ignores @cert-authority with a note, and reports malformed lines', () => {
-    const { entries, notes } = parseKnownHosts([
-      `@cert-authority *.example ${k1.type} ${k1.b64}`,
-      'garbage',
-      `host ssh-ed25519 ${krsa.b64}`,
-      `@bogus host ${k1.type} ${k1.b64}`,
-      '# comment',
-      '',
-    ].join('\n'), 'f');
+    const { entries, notes } = parseKnownHosts(
+      [`@cert-authority *.example ${k1.type} ${k1.b64}`, 'garbage', `host ssh-ed25519 ${krsa.b64}`, `@bogus host ${k1.type} ${k1.b64}`, '# comment', ''].join(
+        '\n',
+      ),
+      'f',
+    );
     assert.equal(entries.length, 0);
     assert.equal(notes.length, 4);
     assert.match(notes[0], /cert-authority.*ignored/);

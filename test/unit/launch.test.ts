@@ -226,9 +226,14 @@ describe('launch finder: details', () => {
     assert.deepEqual(view(c), ['flag --kv-cache-dtype=bf16 0:31-1:11 name=--kv-cache-dtype@0:31-1:6 {bf16@1:7-1:11}']);
   });
 
-  it('escapes in double quotes and $\'…\' strings decode; CRLF line ends work', () => {
+  it("escapes in double quotes and $'…' strings decode; CRLF line ends work", () => {
     const c = one('python3 -m sglang.launch_server --chat-template "a \\"b\\" c" \\\r\n  --tp 2\r\n');
-    assert.deepEqual(view(c), ['flag --chat-template 0:32-0:47 name=--chat-template@0:32-0:47 {a "b" c@0:48-0:59}', 'value a "b" c 0:48-0:59', 'flag --tp 1:2-1:6 name=--tp@1:2-1:6 {2@1:7-1:8}', 'value 2 1:7-1:8']);
+    assert.deepEqual(view(c), [
+      'flag --chat-template 0:32-0:47 name=--chat-template@0:32-0:47 {a "b" c@0:48-0:59}',
+      'value a "b" c 0:48-0:59',
+      'flag --tp 1:2-1:6 name=--tp@1:2-1:6 {2@1:7-1:8}',
+      'value 2 1:7-1:8',
+    ]);
   });
 
   it('finds commands inside bash -c and keeps the outer env prefix', () => {
@@ -246,10 +251,16 @@ describe('launch finder: details', () => {
   it('flagArity decides how many words a flag takes', () => {
     const text = 'python -m sglang.launch_server --enable-metrics extra --tp 2 3';
     const c = findLaunchCommands(text, 'shellscript', { flagArity: (n) => (n === '--enable-metrics' ? 0 : n === '--tp' ? 1 : undefined) })[0];
-    assert.deepEqual(c.args.map((a) => `${a.kind}:${a.value}`), ['flag:--enable-metrics', 'positional:extra', 'flag:--tp', 'value:2', 'positional:3']);
+    assert.deepEqual(
+      c.args.map((a) => `${a.kind}:${a.value}`),
+      ['flag:--enable-metrics', 'positional:extra', 'flag:--tp', 'value:2', 'positional:3'],
+    );
     // without the hint, unknown flags take every following non-flag word (nargs="+")
     const d = findLaunchCommands(text, 'shellscript')[0];
-    assert.deepEqual(d.args.map((a) => `${a.kind}:${a.value}`), ['flag:--enable-metrics', 'value:extra', 'flag:--tp', 'value:2', 'value:3']);
+    assert.deepEqual(
+      d.args.map((a) => `${a.kind}:${a.value}`),
+      ['flag:--enable-metrics', 'value:extra', 'flag:--tp', 'value:2', 'value:3'],
+    );
   });
 
   it('an unterminated quote ends at its line and later commands are still found', () => {
@@ -259,7 +270,10 @@ describe('launch finder: details', () => {
   });
 
   it('ignores echo/printf text, comments and non-launch modules', () => {
-    assert.deepEqual(findLaunchCommands('echo "python -m sglang.launch_server --tp 2"\n# sglang serve\npython -m sglang.bench_serving --x 1\n', 'shellscript'), []);
+    assert.deepEqual(
+      findLaunchCommands('echo "python -m sglang.launch_server --tp 2"\n# sglang serve\npython -m sglang.bench_serving --x 1\n', 'shellscript'),
+      [],
+    );
     assert.deepEqual(findLaunchCommands('no sglang here', 'yaml'), []);
   });
 
@@ -295,10 +309,17 @@ describe('launch syntax of a file (one rule set for server, remote reader and cl
 
   it('by name alone (files read from a host)', () => {
     const cases: [string, LanguageHint | undefined][] = [
-      ['/etc/systemd/system/sglang.service', 'systemd'], ['/etc/systemd/system/sglang.service.d/env', 'systemd'],
-      ['/etc/sglang.conf', 'systemd'], ['/srv/compose.yaml', 'yaml'], ['/srv/k8s.YML', 'yaml'], ['/srv/Dockerfile', 'dockerfile'],
-      ['/srv/app.dockerfile', 'dockerfile'], ['/srv/run.sh', 'shellscript'], ['/srv/serve.py', 'python'],
-      ['/srv/README.markdown', 'markdown'], ['/srv/run', undefined],
+      ['/etc/systemd/system/sglang.service', 'systemd'],
+      ['/etc/systemd/system/sglang.service.d/env', 'systemd'],
+      ['/etc/sglang.conf', 'systemd'],
+      ['/srv/compose.yaml', 'yaml'],
+      ['/srv/k8s.YML', 'yaml'],
+      ['/srv/Dockerfile', 'dockerfile'],
+      ['/srv/app.dockerfile', 'dockerfile'],
+      ['/srv/run.sh', 'shellscript'],
+      ['/srv/serve.py', 'python'],
+      ['/srv/README.markdown', 'markdown'],
+      ['/srv/run', undefined],
     ];
     for (const [path, hint] of cases) assert.equal(launchSyntaxOfPath(path), hint, path);
   });
@@ -307,7 +328,10 @@ describe('launch syntax of a file (one rule set for server, remote reader and cl
     for (const f of LAUNCH_DOCUMENT_SELECTOR) {
       if (f.language) assert.ok(launchSyntaxOf(f.language, 'file:///x/launch'), f.language);
     }
-    assert.ok(LAUNCH_DOCUMENT_SELECTOR.some((f) => !f.language && f.pattern?.includes('service')), 'unit files with any id');
+    assert.ok(
+      LAUNCH_DOCUMENT_SELECTOR.some((f) => !f.language && f.pattern?.includes('service')),
+      'unit files with any id',
+    );
   });
 });
 

@@ -22,7 +22,10 @@ function roundTrip(shell: string, args: string[]): string[] {
 describe('quoteArgv (POSIX sh quoting)', () => {
   let dir: string;
   let canary: string;
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'id-quote-')); canary = join(dir, 'CANARY'); });
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'id-quote-'));
+    canary = join(dir, 'CANARY');
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('wraps every argument in single quotes', () => {
@@ -43,7 +46,10 @@ describe('quoteArgv (POSIX sh quoting)', () => {
   });
 
   it('refuses NUL with a clear error', () => {
-    assert.throws(() => quoteArg('a\0b'), (e: unknown) => e instanceof HostError && e.kind === 'invalid-argument' && /NUL/.test(e.message));
+    assert.throws(
+      () => quoteArg('a\0b'),
+      (e: unknown) => e instanceof HostError && e.kind === 'invalid-argument' && /NUL/.test(e.message),
+    );
     assert.throws(() => quoteArgv(['echo', 'ok', '\0']), /NUL byte/);
   });
 
@@ -54,7 +60,7 @@ describe('quoteArgv (POSIX sh quoting)', () => {
 
   for (const shell of SHELLS) {
     it(`round-trips 600 seeded hostile strings exactly through ${shell}, executing nothing`, () => {
-      const strings = hostileStrings(0xC0FFEE, 600, canary);
+      const strings = hostileStrings(0xc0ffee, 600, canary);
       // Several batches so a single command line stays well below ARG_MAX.
       for (let i = 0; i < strings.length; i += 60) {
         const batch = strings.slice(i, i + 60);

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { buildCatalog, type FlagEntry } from '../../src/core/flags';
 import { findLaunchCommands } from '../../src/core/launch/index';
 import {
-  compareLaunchWithServerInfo, comparisonJson, fieldOfFlag, fieldResolverFromCatalog, NOT_SET, NOT_REPORTED, summariseComparison,
+  compareLaunchWithServerInfo,
+  comparisonJson,
+  fieldOfFlag,
+  fieldResolverFromCatalog,
+  NOT_SET,
+  NOT_REPORTED,
+  summariseComparison,
   type CatalogFieldEntry,
 } from '../../src/core/remote/compare';
 import { catalogFieldResolver } from '../../src/remote/catalogFields';
@@ -37,13 +43,25 @@ describe('remote: log classification', () => {
   it('keeps only the last N lines across arbitrary chunking', () => {
     const b = new LogBuffer(3);
     const done = [...b.push('one\ntw'), ...b.push('o\r\nthree\nfour\nfi'), ...b.push('ve\n')];
-    assert.deepEqual(done.map((l) => [l.text, l.lineNumber]), [['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5]]);
+    assert.deepEqual(
+      done.map((l) => [l.text, l.lineNumber]),
+      [
+        ['one', 1],
+        ['two', 2],
+        ['three', 3],
+        ['four', 4],
+        ['five', 5],
+      ],
+    );
     assert.deepEqual(b.snapshot(), ['three', 'four', 'five']);
     assert.equal(b.dropped, 2);
     assert.match(b.text(), /^… 2 earlier lines not kept \(showing the last 3\) …\nthree\nfour\nfive$/);
     b.push('partial');
     assert.ok(b.text().endsWith('\npartial'));
-    assert.deepEqual(b.flush().map((l) => l.text), ['partial']);
+    assert.deepEqual(
+      b.flush().map((l) => l.text),
+      ['partial'],
+    );
   });
 
   it('stays bounded for 100k lines and keeps progress-bar rewrites short', () => {
@@ -62,16 +80,29 @@ describe('remote: log classification', () => {
     const n = new BurstNotifier(1000, () => t);
     const a = (kind: LogAlert['kind']): LogAlert => ({ kind, title: kind, line: kind, lineNumber: 1 });
     assert.equal(n.offer(a('nan')), true);
-    t = 500; assert.equal(n.offer(a('cuda-error')), false);
-    t = 1400; assert.equal(n.offer(a('nan')), false); // 900 ms after the previous alert: same burst
+    t = 500;
+    assert.equal(n.offer(a('cuda-error')), false);
+    t = 1400;
+    assert.equal(n.offer(a('nan')), false); // 900 ms after the previous alert: same burst
     assert.deepEqual(n.burst?.count, 3);
     assert.deepEqual(n.burst?.kinds.sort(), ['cuda-error', 'nan']);
-    t = 2500; assert.equal(n.offer(a('nan')), true);
+    t = 2500;
+    assert.equal(n.offer(a('nan')), true);
     assert.equal(n.burst?.count, 1);
   });
 
   it('builds follow commands without option injection', () => {
-    assert.deepEqual(followArgv({ kind: 'journal', unit: 'sglang.service' }), ['journalctl', '-u', 'sglang.service', '-f', '-n', '200', '--no-pager', '-o', 'short-iso']);
+    assert.deepEqual(followArgv({ kind: 'journal', unit: 'sglang.service' }), [
+      'journalctl',
+      '-u',
+      'sglang.service',
+      '-f',
+      '-n',
+      '200',
+      '--no-pager',
+      '-o',
+      'short-iso',
+    ]);
     assert.deepEqual(followArgv({ kind: 'file', path: '/var/log/-x.log' }, 50), ['tail', '-n', '50', '-F', '--', '/var/log/-x.log']);
     assert.throws(() => followArgv({ kind: 'journal', unit: '--foo; rm' }));
     assert.throws(() => followArgv({ kind: 'file', path: 'relative.log' }));
@@ -86,8 +117,16 @@ describe('remote: launch file vs /server_info', () => {
     '  --fp4-gemm-backend auto --attention-backend triton --mem-fraction-static 0.8 --disable-cuda-graph --api-key sk-secret --port 30001',
   ].join('\n');
   const info: Record<string, unknown> = {
-    model_path: '/models/q', tp_size: 2, fp4_gemm_runner_backend: 'flashinfer_cutlass', attention_backend: 'flashinfer',
-    mem_fraction_static: 0.8, disable_cuda_graph: true, api_key: '***', port: 30001, kv_cache_dtype: 'auto', dtype: 'bfloat16',
+    model_path: '/models/q',
+    tp_size: 2,
+    fp4_gemm_runner_backend: 'flashinfer_cutlass',
+    attention_backend: 'flashinfer',
+    mem_fraction_static: 0.8,
+    disable_cuda_graph: true,
+    api_key: '***',
+    port: 30001,
+    kv_cache_dtype: 'auto',
+    dtype: 'bfloat16',
     internal_states: [{ attention_backend: 'flashinfer', last_gen_throughput: NaN }],
   };
 
@@ -149,11 +188,16 @@ describe('remote: flag fields from the catalog', () => {
     const cases: [string, string | undefined][] = [
       ['--fp4-gemm-backend', 'fp4_gemm_runner_backend'], // cli_name differs from the field
       ['--moe-kernel', 'moe_runner_backend'], // a rename the table does not know
-      ['--tensor-parallel-size', 'tp_size'], ['--tp', 'tp_size'], ['--model', 'model_path'], ['--model-path', 'model_path'],
-      ['--enable-overlap-schedule', 'enable_overlap_schedule'], ['--no-enable-overlap-schedule', 'enable_overlap_schedule'],
+      ['--tensor-parallel-size', 'tp_size'],
+      ['--tp', 'tp_size'],
+      ['--model', 'model_path'],
+      ['--model-path', 'model_path'],
+      ['--enable-overlap-schedule', 'enable_overlap_schedule'],
+      ['--no-enable-overlap-schedule', 'enable_overlap_schedule'],
       ['--disable-radix-cache', 'enable_radix_cache'],
       ['--speculative-algo', 'speculative_algorithm'], // not in this catalog: the table
-      ['--brand-new-flag', 'brand_new_flag'], ['-x', undefined],
+      ['--brand-new-flag', 'brand_new_flag'],
+      ['-x', undefined],
     ];
     for (const [flag, field] of cases) assert.equal(r.fieldOf(flag), field, flag);
     assert.equal(fieldOfFlag('--moe-kernel'), 'moe_kernel', 'without the catalog the rename is missed');
@@ -163,11 +207,17 @@ describe('remote: flag fields from the catalog', () => {
   });
 
   it('compares renamed, negated and store_false flags by their fields (the table alone gets them wrong)', () => {
-    const [cmd] = findLaunchCommands('python -m sglang.launch_server --model /m --moe-kernel triton --fp4-gemm-backend auto '
-      + '--no-enable-overlap-schedule --disable-radix-cache --tp 2', 'shellscript');
+    const [cmd] = findLaunchCommands(
+      'python -m sglang.launch_server --model /m --moe-kernel triton --fp4-gemm-backend auto ' + '--no-enable-overlap-schedule --disable-radix-cache --tp 2',
+      'shellscript',
+    );
     const info = {
-      model_path: '/m', moe_runner_backend: 'triton', fp4_gemm_runner_backend: 'flashinfer_cutlass',
-      enable_overlap_schedule: false, enable_radix_cache: false, tp_size: 2,
+      model_path: '/m',
+      moe_runner_backend: 'triton',
+      fp4_gemm_runner_backend: 'flashinfer_cutlass',
+      enable_overlap_schedule: false,
+      enable_radix_cache: false,
+      tp_size: 2,
     };
     const c = compareLaunchWithServerInfo(cmd, info, fieldResolverFromCatalog(entries));
     const rows = Object.fromEntries(c.rows.map((r) => [r.field, [r.flag, r.launch, r.status]]));
@@ -188,19 +238,33 @@ describe('remote: flag fields from the catalog', () => {
 
   it('tolerates malformed entries (catalog JSON from the wire) and keeps the first definition', () => {
     const junk = [
-      null, { flag: '--a', field: '' }, { flag: 7, aliases: 'x', negations: null, field: 'f' },
-      { flag: '--dup', aliases: [], negations: [], field: 'first' }, { flag: '--dup', aliases: [], negations: [], field: 'second' },
+      null,
+      { flag: '--a', field: '' },
+      { flag: 7, aliases: 'x', negations: null, field: 'f' },
+      { flag: '--dup', aliases: [], negations: [], field: 'first' },
+      { flag: '--dup', aliases: [], negations: [], field: 'second' },
     ] as unknown as CatalogFieldEntry[];
     const r = fieldResolverFromCatalog(junk);
     assert.equal(r.fieldOf('--dup'), 'first');
     assert.equal(r.fieldOf('--a'), 'a');
   });
 
-  it('the extension side uses the language server\'s active catalog, else the table (never throws, bounded wait)', async () => {
-    const result = (partial: Partial<CatalogEntriesResult>): CatalogEntriesResult => ({ generation: 1, source: null, entries: [], choiceLists: [], ...partial });
-    const withCatalog = await catalogFieldResolver(() => Promise.resolve(result({
-      source: { kind: 'runtime', label: 'gpu-box · python3', version: '0.5.3', era: 'dataclass', flags: entries.length, errors: [] }, entries,
-    })));
+  it("the extension side uses the language server's active catalog, else the table (never throws, bounded wait)", async () => {
+    const result = (partial: Partial<CatalogEntriesResult>): CatalogEntriesResult => ({
+      generation: 1,
+      source: null,
+      entries: [],
+      choiceLists: [],
+      ...partial,
+    });
+    const withCatalog = await catalogFieldResolver(() =>
+      Promise.resolve(
+        result({
+          source: { kind: 'runtime', label: 'gpu-box · python3', version: '0.5.3', era: 'dataclass', flags: entries.length, errors: [] },
+          entries,
+        }),
+      ),
+    );
     assert.equal(withCatalog.source, 'runtime catalog gpu-box · python3 0.5.3');
     assert.equal(withCatalog.resolver?.fieldOf('--moe-kernel'), 'moe_runner_backend');
     const none = await catalogFieldResolver(() => Promise.resolve(result({})));
@@ -220,9 +284,15 @@ describe('remote: search result groups', () => {
     const g = new SearchResultGroups(['/site/sglang'], 3);
     assert.equal(g.add({ path: '/site/sglang/srt/server_args.py', line: 10, text: 'a' }), true);
     g.add({ path: '/site/sglang/lang/x.py', line: 1, text: 'b' });
-    assert.deepEqual(g.take().map((x) => x.relative), ['srt/server_args.py', 'lang/x.py']);
+    assert.deepEqual(
+      g.take().map((x) => x.relative),
+      ['srt/server_args.py', 'lang/x.py'],
+    );
     g.add({ path: '/site/sglang/srt/server_args.py', line: 20, text: 'c' });
-    assert.deepEqual(g.take().map((x) => x.relative), ['srt/server_args.py']);
+    assert.deepEqual(
+      g.take().map((x) => x.relative),
+      ['srt/server_args.py'],
+    );
     assert.equal(g.add({ path: '/other', line: 1, text: 'd' }), false);
     assert.equal(g.limited, true);
     assert.equal(g.describe(), '3 results in 2 files (stopped at 3)');
@@ -251,11 +321,13 @@ describe('remote: URIs and small helpers', () => {
     assert.equal(launchHintForPath('/srv/compose.yaml'), 'yaml');
     assert.equal(launchHintForPath('/srv/run.sh'), 'shellscript');
     assert.equal(serverKey({ kind: 'serve', argv: [], port: 1, portIsDefault: false, host: 'h', source: 'systemd', unit: 'u.service' }), 'unit:u.service');
-    const report = { interpreters: [
-      { path: '/a', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
-      { path: '/b', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
-      { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false } } } },
-    ] } as unknown as EnvReport;
+    const report = {
+      interpreters: [
+        { path: '/a', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
+        { path: '/b', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
+        { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false } } } },
+      ],
+    } as unknown as EnvReport;
     assert.deepEqual(sglangPackageDirs(report), ['/s1']);
   });
 });
@@ -263,26 +335,44 @@ describe('remote: URIs and small helpers', () => {
 describe('remote: what the known-bad rules learn about a host', () => {
   const pkg = (version?: string) => (version ? { found: true, version, path: '/x' } : { found: false });
   const interp = (path: string, versions: Record<string, string | undefined>) => ({
-    path, sources: ['PATH'], libraries: [], verdicts: [],
+    path,
+    sources: ['PATH'],
+    libraries: [],
+    verdicts: [],
     probe: {
-      python: { version: '3.11.7', executable: path, prefix: '/p' }, caches: {}, errors: [],
+      python: { version: '3.11.7', executable: path, prefix: '/p' },
+      caches: {},
+      errors: [],
       packages: {
-        sglang: pkg(versions.sglang), sgl_kernel: pkg(versions.sgl_kernel), flashinfer: pkg(versions.flashinfer),
-        torch: pkg(versions.torch), triton: pkg(undefined), transformers: pkg(undefined), vllm: pkg(undefined),
+        sglang: pkg(versions.sglang),
+        sgl_kernel: pkg(versions.sgl_kernel),
+        flashinfer: pkg(versions.flashinfer),
+        torch: pkg(versions.torch),
+        triton: pkg(undefined),
+        transformers: pkg(undefined),
+        vllm: pkg(undefined),
       },
     },
   });
   const report = (gpus: { major: number; minor: number }[], interpreters: ReturnType<typeof interp>[]): EnvReport => ({
-    host: 'gpu-box', generatedAt: '2026-11-29T00:00:00Z', servers: [], listening: [], warnings: [], notes: [],
+    host: 'gpu-box',
+    generatedAt: '2026-11-29T00:00:00Z',
+    servers: [],
+    listening: [],
+    warnings: [],
+    notes: [],
     gpus: gpus.map((c, index) => ({ index, name: 'GPU', computeCap: c })),
     interpreters: interpreters,
   });
 
   it('one architecture: its compute capability; package versions of the interpreter with SGLang, in both spellings', () => {
-    const r = report([{ major: 12, minor: 0 }, { major: 12, minor: 0 }], [
-      interp('/usr/bin/python3', {}),
-      interp('/opt/venv/bin/python', { sglang: '0.5.2', sgl_kernel: '0.3.9.post2', flashinfer: '0.6.1' }),
-    ]);
+    const r = report(
+      [
+        { major: 12, minor: 0 },
+        { major: 12, minor: 0 },
+      ],
+      [interp('/usr/bin/python3', {}), interp('/opt/venv/bin/python', { sglang: '0.5.2', sgl_kernel: '0.3.9.post2', flashinfer: '0.6.1' })],
+    );
     const ctx = ruleContextFromReport(r);
     assert.equal(ctx.computeCapability, 12);
     assert.equal(ctx.gpuNote, undefined);
@@ -291,10 +381,10 @@ describe('remote: what the known-bad rules learn about a host', () => {
   });
 
   it('the chosen interpreter wins; an interpreter discovery never saw gives no versions', () => {
-    const r = report([{ major: 8, minor: 9 }], [
-      interp('/a/python', { sglang: '0.4.0', flashinfer: '0.2.0' }),
-      interp('/b/python', { sglang: '0.5.9', flashinfer: '0.6.17' }),
-    ]);
+    const r = report(
+      [{ major: 8, minor: 9 }],
+      [interp('/a/python', { sglang: '0.4.0', flashinfer: '0.2.0' }), interp('/b/python', { sglang: '0.5.9', flashinfer: '0.6.17' })],
+    );
     assert.equal(ruleContextFromReport(r, '/b/python').packageVersions.flashinfer, '0.6.17');
     assert.equal(ruleContextFromReport(r, '/a/python').packageVersions.flashinfer, '0.2.0');
     assert.deepEqual(ruleContextFromReport(r, '/elsewhere/python').packageVersions, {});
@@ -302,7 +392,15 @@ describe('remote: what the known-bad rules learn about a host', () => {
   });
 
   it('mixed architectures or no GPU: no compute capability, and a note that says why', () => {
-    const mixed = ruleContextFromReport(report([{ major: 9, minor: 0 }, { major: 12, minor: 0 }], []));
+    const mixed = ruleContextFromReport(
+      report(
+        [
+          { major: 9, minor: 0 },
+          { major: 12, minor: 0 },
+        ],
+        [],
+      ),
+    );
     assert.equal(mixed.computeCapability, undefined);
     assert.match(mixed.gpuNote ?? '', /9\.0, 12\.0.*CUDA_VISIBLE_DEVICES/);
     const none = ruleContextFromReport(report([], []));

@@ -11,13 +11,20 @@ import type { QuickProbeResult } from '../../src/core/probe/quick';
 import type { ProbeResult } from '../../src/core/probe/types';
 import type { RuntimeCatalog } from '../../src/core/flags/runtime';
 
-const ATTACK = '[Open the server log](command:workbench.action.terminal.new) ![pixel](http://127.0.0.1:9/p.png) ' +
+const ATTACK =
+  '[Open the server log](command:workbench.action.terminal.new) ![pixel](http://127.0.0.1:9/p.png) ' +
   '<img src="http://127.0.0.1:9/i.png"> <a href="https://evil.invalid">x</a> https://evil.invalid/bare [ref]: https://evil.invalid ' +
   '`` ``` `x` \u202Eevil';
 
-interface Renderer { render(src: string): string }
+interface Renderer {
+  render(src: string): string;
+}
 const MarkdownIt = ((): (new (o: Record<string, unknown>) => Renderer) | undefined => {
-  try { return createRequire(__filename)('markdown-it') as new (o: Record<string, unknown>) => Renderer; } catch { return undefined; }
+  try {
+    return createRequire(__filename)('markdown-it') as new (o: Record<string, unknown>) => Renderer;
+  } catch {
+    return undefined;
+  }
 })();
 
 function rendered(ctx: Mocha.Context, markdown: string): string {
@@ -39,8 +46,18 @@ function assertInert(html: string): void {
 function probeResult(content: string, errorMessage?: string): ProbeResult {
   const reasons = errorMessage ? [] : [{ code: 'word-salad', kind: 'degenerate', message: `saw ${ATTACK}`, offset: 7 }];
   return {
-    status: errorMessage ? 'error' : 'ok', content, reasoning: '', contentDroppedChars: 0, totalChars: content.length,
-    finishReason: 'stop', matchedStop: null, ttftMs: 1, durationMs: 2, completionTokens: 3, tokensPerSecond: null, chunkCount: 1,
+    status: errorMessage ? 'error' : 'ok',
+    content,
+    reasoning: '',
+    contentDroppedChars: 0,
+    totalChars: content.length,
+    finishReason: 'stop',
+    matchedStop: null,
+    ttftMs: 1,
+    durationMs: 2,
+    completionTokens: 3,
+    tokensPerSecond: null,
+    chunkCount: 1,
     verdict: { kind: errorMessage ? 'ok' : 'degenerate', reasons, onset: errorMessage ? null : 7 },
     ...(errorMessage ? { error: { kind: 'http', message: errorMessage } } : {}),
   } as ProbeResult;
@@ -51,7 +68,12 @@ describe('generated markdown reports quote foreign text inertly', () => {
     const result: QuickProbeResult = {
       summary: { verdict: 'degenerate', errors: 1, message: `1 failed: ${ATTACK}` },
       items: [
-        { id: 'a', label: 'Greeting', prompt: `Say ${ATTACK}`, result: probeResult(`answer ${ATTACK}\n\`\`\`\`\`\nstill fenced ![x](http://127.0.0.1:9/z.png)`) },
+        {
+          id: 'a',
+          label: 'Greeting',
+          prompt: `Say ${ATTACK}`,
+          result: probeResult(`answer ${ATTACK}\n\`\`\`\`\`\nstill fenced ![x](http://127.0.0.1:9/z.png)`),
+        },
         { id: 'b', label: 'Counting', prompt: 'Count', result: probeResult('', `CUDA error: ${ATTACK}`) },
       ],
     };
@@ -69,8 +91,11 @@ describe('generated markdown reports quote foreign text inertly', () => {
 
   it('installed-SGLang differences: interpreter, version, path, warnings, flags and messages stay text', function () {
     const rt = {
-      python: `/opt/${ATTACK}/python`, version: `0.5 ${ATTACK}`, install: { sglangDir: `/srv/${ATTACK}` },
-      warnings: [`the dump failed: ${ATTACK}`], source: 'help',
+      python: `/opt/${ATTACK}/python`,
+      version: `0.5 ${ATTACK}`,
+      install: { sglangDir: `/srv/${ATTACK}` },
+      warnings: [`the dump failed: ${ATTACK}`],
+      source: 'help',
     } as unknown as RuntimeCatalog;
     const markdown = flagDifferencesReport(`box ${ATTACK}`, rt, [
       { kind: 'runtime-only', flag: `--evil-\`x\`-${ATTACK}`, field: 'evil', message: `only at run time: ${ATTACK}` },

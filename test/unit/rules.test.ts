@@ -1,7 +1,18 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinRules, compareVersions, globToRegExp, matchRules, mergeRules, parseRulesText, parseVersion, satisfies, validateAgainstSchema, ruleSchema } from '../../src/core/rules/index';
+import {
+  builtinRules,
+  compareVersions,
+  globToRegExp,
+  matchRules,
+  mergeRules,
+  parseRulesText,
+  parseVersion,
+  satisfies,
+  validateAgainstSchema,
+  ruleSchema,
+} from '../../src/core/rules/index';
 import type { KnownBadRule, MatchContext } from '../../src/core/rules/index';
 
 const root = join(__dirname, '..', '..');
@@ -9,21 +20,50 @@ const builtin = builtinRules();
 
 /** One scenario per row of sglang-facts.md section 5: the context that row describes. */
 const SCENARIOS: Record<string, MatchContext> = {
-  'sm120-nvfp4-moe-fp4-cutlass-nan': { fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' }, computeCapability: 12.0, modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4' },
-  'sm120-gdn-hybrid-flashinfer-attention': { fields: { attention_backend: 'flashinfer' }, computeCapability: 12.0, modelName: 'Qwen/Qwen3-Next-80B-A3B-Instruct' },
-  'sm100-nvfp4-moe-trtllm-flashinfer-0616': { fields: { moe_runner_backend: 'flashinfer_trtllm' }, computeCapability: 10.3, quantization: 'modelopt_fp4', versions: { 'flashinfer-python': '0.6.16.post4' } },
-  'b200-minimax-nvfp4-trtllm-moe-mojibake': { fields: { moe_runner_backend: 'flashinfer_trtllm' }, computeCapability: 10.0, modelName: 'nvidia/MiniMax-M2.7-NVFP4' },
+  'sm120-nvfp4-moe-fp4-cutlass-nan': {
+    fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' },
+    computeCapability: 12.0,
+    modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4',
+  },
+  'sm120-gdn-hybrid-flashinfer-attention': {
+    fields: { attention_backend: 'flashinfer' },
+    computeCapability: 12.0,
+    modelName: 'Qwen/Qwen3-Next-80B-A3B-Instruct',
+  },
+  'sm100-nvfp4-moe-trtllm-flashinfer-0616': {
+    fields: { moe_runner_backend: 'flashinfer_trtllm' },
+    computeCapability: 10.3,
+    quantization: 'modelopt_fp4',
+    versions: { 'flashinfer-python': '0.6.16.post4' },
+  },
+  'b200-minimax-nvfp4-trtllm-moe-mojibake': {
+    fields: { moe_runner_backend: 'flashinfer_trtllm' },
+    computeCapability: 10.0,
+    modelName: 'nvidia/MiniMax-M2.7-NVFP4',
+  },
   'deepseek-b200-trtllm-mla-gibberish': { fields: { attention_backend: 'trtllm_mla' }, computeCapability: 10.0, modelName: 'deepseek-ai/DeepSeek-R1-0528' },
   'glm47-flash-sm120-flashinfer-attention': { fields: { attention_backend: 'flashinfer' }, computeCapability: 12.0, modelName: 'zai-org/GLM-4.7-Flash' },
-  'h100-fp8-fa3-fp8kv-repetition': { fields: { attention_backend: 'fa3', kv_cache_dtype: 'fp8_e4m3' }, computeCapability: 9.0, modelName: 'Qwen/Qwen3-32B-FP8' },
+  'h100-fp8-fa3-fp8kv-repetition': {
+    fields: { attention_backend: 'fa3', kv_cache_dtype: 'fp8_e4m3' },
+    computeCapability: 9.0,
+    modelName: 'Qwen/Qwen3-32B-FP8',
+  },
   'qwq-fa3-fp8kv-nonsense': { fields: { attention_backend: 'fa3', kv_cache_dtype: 'fp8_e5m2' }, modelName: 'Qwen/QwQ-32B' },
   'glm51-fp8-b300-fp8kv-accuracy': { fields: { kv_cache_dtype: 'fp8_e4m3' }, computeCapability: 10.3, modelName: 'zai-org/GLM-5.1-FP8' },
   'sanitize-nan-logits-hides-nan': { fields: {}, env: { SGLANG_SANITIZE_NAN_LOGITS: '1' } },
   'qwen35-mxfp4-token0-flood': { fields: {}, modelName: 'Qwen/Qwen3.5-35B-A3B-MXFP4' },
   'sm120-nvfp4-dense-gemm-zeros': { fields: { fp4_gemm_runner_backend: 'auto' }, computeCapability: 12.0, quantization: 'modelopt_fp4' },
   'sm120-fp8-deepgemm-crash': { fields: { fp8_gemm_runner_backend: 'auto' }, computeCapability: 12.0, modelName: 'Qwen/Qwen3-30B-A3B-FP8' },
-  'glm47-nvfp4-trtllm-moe-old-flashinfer': { fields: { moe_runner_backend: 'flashinfer_trtllm' }, modelName: 'nvidia/GLM-4.7-NVFP4', versions: { flashinfer: '0.6.1' } },
-  'vllm-sm120-flashinfer-fp8kv-cudagraph': { fields: { attention_backend: 'FLASHINFER', kv_cache_dtype: 'fp8', enforce_eager: false }, computeCapability: 12.0, engine: 'vllm' },
+  'glm47-nvfp4-trtllm-moe-old-flashinfer': {
+    fields: { moe_runner_backend: 'flashinfer_trtllm' },
+    modelName: 'nvidia/GLM-4.7-NVFP4',
+    versions: { flashinfer: '0.6.1' },
+  },
+  'vllm-sm120-flashinfer-fp8kv-cudagraph': {
+    fields: { attention_backend: 'FLASHINFER', kv_cache_dtype: 'fp8', enforce_eager: false },
+    computeCapability: 12.0,
+    engine: 'vllm',
+  },
   'qwen25-coder-cudagraph-broken-under-load': { fields: { disable_cuda_graph: false }, modelName: 'Qwen/Qwen2.5-Coder-7B-Instruct' },
 };
 
@@ -41,8 +81,26 @@ describe('rules: built-in known-bad set', () => {
   it('has every section-5 row, with sources and engine', () => {
     assert.deepEqual(builtin.rules.map((r) => r.id).sort(), Object.keys(SCENARIOS).sort());
     const urls = builtin.rules.flatMap((r) => r.sources).filter((s) => s.startsWith('https://'));
-    for (const n of ['sglang/issues/34629', 'sglang/issues/26324', 'sglang/issues/8736', 'sglang/issues/18874', 'sglang/issues/20820', 'sglang/issues/5700', 'sglang/issues/22671', 'sglang/issues/33187', 'sglang/issues/33817', 'flashinfer/issues/2577', 'sglang/issues/18870', 'flashinfer/issues/2485', 'vllm/issues/41651', 'sglang/issues/1863']) {
-      assert.ok(urls.some((u) => u.endsWith(n)), n);
+    for (const n of [
+      'sglang/issues/34629',
+      'sglang/issues/26324',
+      'sglang/issues/8736',
+      'sglang/issues/18874',
+      'sglang/issues/20820',
+      'sglang/issues/5700',
+      'sglang/issues/22671',
+      'sglang/issues/33187',
+      'sglang/issues/33817',
+      'flashinfer/issues/2577',
+      'sglang/issues/18870',
+      'flashinfer/issues/2485',
+      'vllm/issues/41651',
+      'sglang/issues/1863',
+    ]) {
+      assert.ok(
+        urls.some((u) => u.endsWith(n)),
+        n,
+      );
     }
     assert.equal(builtin.rules.find((r) => r.id === 'vllm-sm120-flashinfer-fp8kv-cudagraph')!.engine, 'vllm');
     assert.equal(builtin.rules.find((r) => r.id === 'deepseek-b200-trtllm-mla-gibberish')!.confidence, 'unconfirmed');
@@ -57,7 +115,11 @@ describe('rules: built-in known-bad set', () => {
   }
 
   it('the incident command on an RTX PRO 6000 no longer matches the incident rule once fixed', () => {
-    const fixed = { fields: { fp4_gemm_runner_backend: 'flashinfer_cudnn', moe_runner_backend: 'flashinfer_cutlass', attention_backend: 'triton' }, computeCapability: 12.0, modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4' };
+    const fixed = {
+      fields: { fp4_gemm_runner_backend: 'flashinfer_cudnn', moe_runner_backend: 'flashinfer_cutlass', attention_backend: 'triton' },
+      computeCapability: 12.0,
+      modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4',
+    };
     const ids = matchRules(builtin.rules, fixed).map((m) => m.rule.id);
     assert.ok(!ids.includes('sm120-nvfp4-moe-fp4-cutlass-nan'));
     assert.ok(!ids.includes('sm120-gdn-hybrid-flashinfer-attention'));
@@ -67,10 +129,19 @@ describe('rules: built-in known-bad set', () => {
     const ms = matchRules(builtin.rules, { fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' }, modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4' });
     const m = ms.find((x) => x.rule.id === 'sm120-nvfp4-moe-fp4-cutlass-nan')!;
     assert.equal(m.status, 'possible');
-    assert.deepEqual(m.unknown.map((u) => u.kind), ['gpu']);
+    assert.deepEqual(
+      m.unknown.map((u) => u.kind),
+      ['gpu'],
+    );
     assert.match(m.unknown[0].message, /applies to SM 12\.x GPUs.*the GPU is unknown/);
     // known and different GPU: the rule fails
-    assert.ok(!matchRules(builtin.rules, { fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' }, modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4', computeCapability: 9.0 }).some((x) => x.rule.id === m.rule.id));
+    assert.ok(
+      !matchRules(builtin.rules, {
+        fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' },
+        modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4',
+        computeCapability: 9.0,
+      }).some((x) => x.rule.id === m.rule.id),
+    );
   });
 
   it('versions outside the range and other engines do not match; unknown versions are unknown', () => {
@@ -132,7 +203,10 @@ describe('rules: workspace rules', () => {
     assert.ok(res.rules.some((r) => r.id === 'my-team-tp8-oom'));
     const byRule = new Map<string, string[]>();
     for (const e of res.errors) byRule.set(e.rule!, [...(byRule.get(e.rule!) ?? []), `${e.path}: ${e.message}`]);
-    assert.deepEqual([...byRule.keys()].sort(), ['Bad Id!', 'bad-cc', 'bad-confidence', 'bad-field-cond', 'bad-flag', 'bad-range', 'extra-prop', 'no-fix'].sort());
+    assert.deepEqual(
+      [...byRule.keys()].sort(),
+      ['Bad Id!', 'bad-cc', 'bad-confidence', 'bad-field-cond', 'bad-flag', 'bad-range', 'extra-prop', 'no-fix'].sort(),
+    );
     for (const e of res.errors) assert.equal(e.source, 'ws/rules.json');
     const msg = (id: string): string => byRule.get(id)!.join('\n');
     assert.match(msg('Bad Id!'), /\/rules\/1\/id: "Bad Id!" does not match/);

@@ -3,16 +3,29 @@ import { PasswordSession, isPasswordPrompt, sshPasswordKey, type SecretStore } f
 import type { PasswordPromptInfo } from '../../src/core/hosts/ssh';
 import { HostError } from '../../src/core/hosts/types';
 
-const info = (prompt: string, extra: Partial<PasswordPromptInfo> = {}): PasswordPromptInfo =>
-  ({ user: 'u', host: 'h', prompt, echo: false, method: 'keyboard-interactive', attempt: 1, ...extra });
+const info = (prompt: string, extra: Partial<PasswordPromptInfo> = {}): PasswordPromptInfo => ({
+  user: 'u',
+  host: 'h',
+  prompt,
+  echo: false,
+  method: 'keyboard-interactive',
+  attempt: 1,
+  ...extra,
+});
 
 function memoryStore(initial: Record<string, string> = {}): SecretStore & { map: Map<string, string> } {
   const map = new Map(Object.entries(initial));
   return {
     map,
     get: (k) => Promise.resolve(map.get(k)),
-    store: (k, v) => { map.set(k, v); return Promise.resolve(); },
-    delete: (k) => { map.delete(k); return Promise.resolve(); },
+    store: (k, v) => {
+      map.set(k, v);
+      return Promise.resolve();
+    },
+    delete: (k) => {
+      map.delete(k);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -23,14 +36,17 @@ describe('saved SSH passwords', () => {
     assert.equal(isPasswordPrompt(info("u@h's password: ", { method: 'password' })), true);
     assert.equal(isPasswordPrompt(info('Verification code: ')), false);
     assert.equal(isPasswordPrompt(info('Passcode or option (1-3): ')), false);
-    assert.equal(isPasswordPrompt(info('One-time password (OATH) for `u\': ')), false);
+    assert.equal(isPasswordPrompt(info("One-time password (OATH) for `u': ")), false);
     assert.equal(isPasswordPrompt(info('Password: ', { echo: true })), false);
   });
 
   it('fills only the first password prompt from the store, never an OTP; saves nothing typed for an OTP', async () => {
     const store = memoryStore({ [sshPasswordKey('x')]: 'saved' });
     const asked: string[] = [];
-    const s = new PasswordSession(store, 'x', (i) => { asked.push(i.prompt); return Promise.resolve(`typed:${i.prompt}`); });
+    const s = new PasswordSession(store, 'x', (i) => {
+      asked.push(i.prompt);
+      return Promise.resolve(`typed:${i.prompt}`);
+    });
     assert.equal(await s.askPassword(info('Verification code: ')), 'typed:Verification code: ');
     assert.equal(s.typedPassword, false);
     assert.equal(await s.askPassword(info('Password: ')), 'saved');

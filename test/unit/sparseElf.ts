@@ -65,7 +65,10 @@ function le(width: 2 | 4 | 8, v: number): Uint8Array {
 function cat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
@@ -77,10 +80,20 @@ function entryHeader(e: SparseEntry): Uint8Array {
   if (e.compressed) flags |= 0x8000;
   const payload = e.payload ?? 1024;
   const fields = cat([
-    le(2, e.kind === 'ptx' ? 1 : 2), le(2, 0x0101), le(4, size), le(8, payload),
-    le(4, e.compressed ? payload : 0), le(4, size > 64 ? 64 : 0),
-    le(2, e.kind === 'ptx' ? 7 : 8), le(2, e.kind === 'ptx' ? 8 : 1), le(4, e.arch),
-    le(4, 0), le(4, 0), le(8, flags), le(8, 0), le(8, e.compressed ? payload * 3 : 0),
+    le(2, e.kind === 'ptx' ? 1 : 2),
+    le(2, 0x0101),
+    le(4, size),
+    le(8, payload),
+    le(4, e.compressed ? payload : 0),
+    le(4, size > 64 ? 64 : 0),
+    le(2, e.kind === 'ptx' ? 7 : 8),
+    le(2, e.kind === 'ptx' ? 8 : 1),
+    le(4, e.arch),
+    le(4, 0),
+    le(4, 0),
+    le(8, flags),
+    le(8, 0),
+    le(8, e.compressed ? payload * 3 : 0),
   ]);
   const out = new Uint8Array(size);
   out.set(fields);
@@ -94,14 +107,21 @@ function entriesSize(c: SparseEntry[]): number {
 
 export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayout {
   const writes: { at: number; bytes: Uint8Array }[] = [];
-  const put = (at: number, bytes: Uint8Array): void => { writes.push({ at, bytes }); };
+  const put = (at: number, bytes: Uint8Array): void => {
+    writes.push({ at, bytes });
+  };
   const hasFatbin = spec.containers.length > 0;
   const segment = hasFatbin && spec.segment !== undefined;
   const names = ['', '.text', ...(hasFatbin ? [spec.section ?? '.nv_fatbin'] : []), ...(segment ? ['.nvFatBinSegment'] : []), '.shstrtab'];
   const nameOff: number[] = [];
   const strtab: Uint8Array[] = [];
   let n = 0;
-  for (const name of names) { nameOff.push(n); const b = enc.encode(`${name}\0`); strtab.push(b); n += b.length; }
+  for (const name of names) {
+    nameOff.push(n);
+    const b = enc.encode(`${name}\0`);
+    strtab.push(b);
+    n += b.length;
+  }
   const strtabBytes = cat(strtab);
   const shnum = names.length;
   const tableSize = shnum * 64;
@@ -152,19 +172,32 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   }
   const size = Math.max(end, spec.size ?? 0);
 
-  const section = (i: number, type: number, flags: number, offset: number, sz: number, align: number): Uint8Array => cat([
-    le(4, nameOff[i]), le(4, type), le(8, flags), le(8, flags & 2 ? offset : 0), le(8, offset), le(8, sz), le(4, 0), le(4, 0), le(8, align), le(8, 0),
-  ]);
+  const section = (i: number, type: number, flags: number, offset: number, sz: number, align: number): Uint8Array =>
+    cat([le(4, nameOff[i]), le(4, type), le(8, flags), le(8, flags & 2 ? offset : 0), le(8, offset), le(8, sz), le(4, 0), le(4, 0), le(8, align), le(8, 0)]);
   const table = [new Uint8Array(64), section(1, 1, 6, textAt, text.length, 16)];
   if (hasFatbin) table.push(section(2, 1, 2, fatbinAt, fatbinSize, 8));
   if (segment) table.push(section(3, 1, 3, segmentAt, wrappers.length, 8));
   table.push(section(shnum - 1, 3, 0, strtabAt, strtabBytes.length, 1));
 
-  put(0, cat([
-    Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
-    le(2, 3), le(2, 62), le(4, 1), le(8, 0), le(8, 0), le(8, shoff), le(4, 0),
-    le(2, 64), le(2, 56), le(2, 0), le(2, 64), le(2, shnum), le(2, shnum - 1),
-  ]));
+  put(
+    0,
+    cat([
+      Uint8Array.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+      le(2, 3),
+      le(2, 62),
+      le(4, 1),
+      le(8, 0),
+      le(8, 0),
+      le(8, shoff),
+      le(4, 0),
+      le(2, 64),
+      le(2, 56),
+      le(2, 0),
+      le(2, 64),
+      le(2, shnum),
+      le(2, shnum - 1),
+    ]),
+  );
   put(textAt, text);
   put(strtabAt, strtabBytes);
   put(shoff, cat(table));
@@ -176,7 +209,14 @@ export function writeSparseElf(path: string, spec: SparseElfSpec): SparseElfLayo
   } finally {
     closeSync(fd);
   }
-  return { size, shoff, ...(hasFatbin ? { fatbin: { offset: fatbinAt, size: fatbinSize } } : {}), entries, headerBytes, segmentBytes: segment ? wrappers.length : 0 };
+  return {
+    size,
+    shoff,
+    ...(hasFatbin ? { fatbin: { offset: fatbinAt, size: fatbinSize } } : {}),
+    entries,
+    headerBytes,
+    segmentBytes: segment ? wrappers.length : 0,
+  };
 }
 
 /** Entries with the given targets (`sm_90a`, `compute_120f`), each with a payload of `payload` bytes. */
@@ -189,14 +229,24 @@ export function entriesFor(names: string[], payload = 1024, extra: Partial<Spars
 }
 
 /** Counts what a host reads, per path: `readFile` bytes and `openFile` reads (bytes and calls). */
-export interface ReadCounts { bytes: number; reads: number; wholeReads: number }
+export interface ReadCounts {
+  bytes: number;
+  reads: number;
+  wholeReads: number;
+}
 
-export function countingHost<H extends HostLike>(inner: H, cuobjdump?: (path: string) => string | null): { host: HostLike; counts: Map<string, ReadCounts>; tool: string[][] } {
+export function countingHost<H extends HostLike>(
+  inner: H,
+  cuobjdump?: (path: string) => string | null,
+): { host: HostLike; counts: Map<string, ReadCounts>; tool: string[][] } {
   const counts = new Map<string, ReadCounts>();
   const tool: string[][] = [];
   const of = (p: string): ReadCounts => {
     let c = counts.get(p);
-    if (!c) { c = { bytes: 0, reads: 0, wholeReads: 0 }; counts.set(p, c); }
+    if (!c) {
+      c = { bytes: 0, reads: 0, wholeReads: 0 };
+      counts.set(p, c);
+    }
     return c;
   };
   const host: HostLike = {
@@ -218,21 +268,23 @@ export function countingHost<H extends HostLike>(inner: H, cuobjdump?: (path: st
     },
     stat: (p) => inner.stat(p),
     readDir: (p) => inner.readDir(p),
-    ...(inner.openFile ? {
-      openFile: async (p: string, o?: { signal?: AbortSignal }) => {
-        const f = await inner.openFile!(p, o);
-        return {
-          size: f.size,
-          read: async (position: number, length: number, signal?: AbortSignal) => {
-            const b = await f.read(position, length, signal);
-            of(p).bytes += b.length;
-            of(p).reads++;
-            return b;
+    ...(inner.openFile
+      ? {
+          openFile: async (p: string, o?: { signal?: AbortSignal }) => {
+            const f = await inner.openFile!(p, o);
+            return {
+              size: f.size,
+              read: async (position: number, length: number, signal?: AbortSignal) => {
+                const b = await f.read(position, length, signal);
+                of(p).bytes += b.length;
+                of(p).reads++;
+                return b;
+              },
+              close: () => f.close(),
+            };
           },
-          close: () => f.close(),
-        };
-      },
-    } : {}),
+        }
+      : {}),
   };
   return { host, counts, tool };
 }

@@ -11,34 +11,37 @@ describe('sshConfig', () => {
     home = mkdtempSync(join(tmpdir(), 'id-sshcfg-'));
     mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
     o = { home, localUser: 'me', configFile: join(home, '.ssh', 'config') };
-    writeFileSync(join(home, '.ssh', 'config'), [
-      'Include conf.d/*.conf',
-      'Host gpu1',
-      '  HostName 10.0.0.5',
-      '  User root',
-      '  Port 2222',
-      '  IdentityFile ~/.ssh/gpu_key',
-      '  IdentitiesOnly yes',
-      '  ServerAliveInterval 30',
-      'Host gpu2 gpu3',
-      '  HostName %h.cluster.example',
-      '  ProxyJump bastion',
-      'Host bastion',
-      '  HostName bastion.example',
-      '  User jump',
-      '  IdentityFile %d/.ssh/jump_%r',
-      'Host inner',
-      '  Include inner.extra',
-      '  User innerUser',
-      'Host chain',
-      '  ProxyJump bastion,gpu1',
-      'Host *.lab !skip.lab',
-      '  User labuser',
-      'Host *',
-      '  User fallback',
-      '  ServerAliveCountMax 5',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, '.ssh', 'config'),
+      [
+        'Include conf.d/*.conf',
+        'Host gpu1',
+        '  HostName 10.0.0.5',
+        '  User root',
+        '  Port 2222',
+        '  IdentityFile ~/.ssh/gpu_key',
+        '  IdentitiesOnly yes',
+        '  ServerAliveInterval 30',
+        'Host gpu2 gpu3',
+        '  HostName %h.cluster.example',
+        '  ProxyJump bastion',
+        'Host bastion',
+        '  HostName bastion.example',
+        '  User jump',
+        '  IdentityFile %d/.ssh/jump_%r',
+        'Host inner',
+        '  Include inner.extra',
+        '  User innerUser',
+        'Host chain',
+        '  ProxyJump bastion,gpu1',
+        'Host *.lab !skip.lab',
+        '  User labuser',
+        'Host *',
+        '  User fallback',
+        '  ServerAliveCountMax 5',
+        '',
+      ].join('\n'),
+    );
     writeFileSync(join(home, '.ssh', 'conf.d', 'a.conf'), 'Host fromInclude\n  HostName inc.example\n  Port 2200\n');
     writeFileSync(join(home, '.ssh', 'conf.d', 'b.conf'), 'Host *.inc\n  User wild\n');
     writeFileSync(join(home, '.ssh', 'inner.extra'), 'Port 2022\nHost never\n  HostName never.example\n');
@@ -71,7 +74,10 @@ describe('sshConfig', () => {
 
   it('multi-hop ProxyJump keeps order', () => {
     const t = resolveSshTarget({ host: 'chain' }, o);
-    assert.deepEqual(t.proxyJump.map((h) => h.alias), ['bastion', 'gpu1']);
+    assert.deepEqual(
+      t.proxyJump.map((h) => h.alias),
+      ['bastion', 'gpu1'],
+    );
   });
 
   it('follows Include relative to ~/.ssh with globs', () => {
@@ -126,6 +132,9 @@ describe('sshConfig', () => {
 
   it('expands globs sorted, skipping dot files', () => {
     writeFileSync(join(home, '.ssh', 'conf.d', '.hidden.conf'), '');
-    assert.deepEqual(expandGlob(join(home, '.ssh', 'conf.d', '*.conf')).map((p) => p.split('/').pop()), ['a.conf', 'b.conf']);
+    assert.deepEqual(
+      expandGlob(join(home, '.ssh', 'conf.d', '*.conf')).map((p) => p.split('/').pop()),
+      ['a.conf', 'b.conf'],
+    );
   });
 });

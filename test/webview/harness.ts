@@ -53,7 +53,10 @@ window.acquireVsCodeApi = () => ({
 `;
 
 const TYPES: Record<string, string> = {
-  '.js': 'text/javascript', '.css': 'text/css', '.ttf': 'font/ttf', '.map': 'application/json',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.ttf': 'font/ttf',
+  '.map': 'application/json',
 };
 
 export interface Harness {

@@ -57,7 +57,10 @@ const BASES: string[] = [
   `<input autofocus onfocus="window.${CANARY}=1">`,
   `<vscode-button onclick="window.${CANARY}=1">hi</vscode-button>`,
   `<template><script>window.${CANARY}=1</script></template>`,
-  '<!--', '-->', '<![CDATA[', ']]>',
+  '<!--',
+  '-->',
+  '<![CDATA[',
+  ']]>',
   `<div style="position:fixed;inset:0;background:red">cover</div>`,
   `"><script>window.${CANARY}=1</script>`,
   `'--></script><script>window.${CANARY}=1</script>`,
@@ -99,7 +102,7 @@ function encode(text: string): string {
 
 function splitRandomly(text: string, rnd: () => number, maxLen: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = 1 + Math.floor(rnd() * maxLen);
     out.push(text.slice(i, i + n));
     i += n;
@@ -109,9 +112,20 @@ function splitRandomly(text: string, rnd: () => number, maxLen: number): string[
 
 function result(content: string, verdict: Verdict, extra: Partial<ProbeResult> = {}): ProbeResult {
   return {
-    status: 'completed', content, reasoning: '', contentDroppedChars: 0, totalChars: content.length,
-    finishReason: 'stop', matchedStop: null, verdict, ttftMs: 42, durationMs: 1234, completionTokens: 64,
-    tokensPerSecond: 51.9, chunkCount: 64, ...extra,
+    status: 'completed',
+    content,
+    reasoning: '',
+    contentDroppedChars: 0,
+    totalChars: content.length,
+    finishReason: 'stop',
+    matchedStop: null,
+    verdict,
+    ttftMs: 42,
+    durationMs: 1234,
+    completionTokens: 64,
+    tokensPerSecond: 51.9,
+    chunkCount: 64,
+    ...extra,
   };
 }
 
@@ -146,44 +160,50 @@ async function init(page: Page, extra: Partial<Extract<HostToWebview, { type: 'i
 }
 
 /** Streams `deltas` for a run in `pane` (base64 UTF-16) then finishes it, all inside the page. */
-async function streamRun(page: Page, opts: { runId: string; pane: 'main' | 'compare'; deltas: string[]; final: ProbeResult; verdictEvent?: Verdict; prompt?: string }): Promise<void> {
-  await page.evaluate(async ({ runId, pane, deltas, final, finalContent, verdictEvent, prompt }) => {
-    const decode = (b64: string): string => {
-      const bin = atob(b64);
-      let s = '';
-      for (let i = 0; i < bin.length; i += 2 * 8192) {
-        const part: number[] = [];
-        for (let j = i; j < Math.min(bin.length, i + 2 * 8192); j += 2) part.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
-        s += String.fromCharCode(...part);
+async function streamRun(
+  page: Page,
+  opts: { runId: string; pane: 'main' | 'compare'; deltas: string[]; final: ProbeResult; verdictEvent?: Verdict; prompt?: string },
+): Promise<void> {
+  await page.evaluate(
+    async ({ runId, pane, deltas, final, finalContent, verdictEvent, prompt }) => {
+      const decode = (b64: string): string => {
+        const bin = atob(b64);
+        let s = '';
+        for (let i = 0; i < bin.length; i += 2 * 8192) {
+          const part: number[] = [];
+          for (let j = i; j < Math.min(bin.length, i + 2 * 8192); j += 2) part.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
+          s += String.fromCharCode(...part);
+        }
+        return s;
+      };
+      const post = (m: unknown) => window.postMessage(m, '*');
+      // Decode first, so the page's own work can be timed apart from the test's.
+      const texts = deltas.map(decode);
+      const content = decode(finalContent);
+      await new Promise((r) => setTimeout(r, 20));
+      (window as unknown as TestWindow).__streamStart = performance.now();
+      post({ type: 'runStarted', runId, pane, serverLabel: 'gpu-box (SGLang)', params: { endpoint: 'chat', model: 'Qwen/Qwen3-8B', prompt, stream: true } });
+      post({ type: 'runEvent', runId, event: { type: 'request', url: 'http://10.0.0.5:30000/v1/chat/completions', body: {}, at: 0 } });
+      post({ type: 'runEvent', runId, event: { type: 'response', status: 200, at: 30 } });
+      let at = 40;
+      let batch: unknown[] = [];
+      for (const content of texts) {
+        at += 2;
+        batch.push({ type: 'chunk', raw: `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}`, at });
+        batch.push({ type: 'delta', content, at });
+        if (batch.length >= 16) {
+          post({ type: 'runEvents', runId, events: batch });
+          batch = [];
+          // Let frames happen mid-stream, like a real server would.
+          await new Promise((r) => setTimeout(r, 0));
+        }
       }
-      return s;
-    };
-    const post = (m: unknown) => window.postMessage(m, '*');
-    // Decode first, so the page's own work can be timed apart from the test's.
-    const texts = deltas.map(decode);
-    const content = decode(finalContent);
-    await new Promise((r) => setTimeout(r, 20));
-    (window as unknown as TestWindow).__streamStart = performance.now();
-    post({ type: 'runStarted', runId, pane, serverLabel: 'gpu-box (SGLang)', params: { endpoint: 'chat', model: 'Qwen/Qwen3-8B', prompt, stream: true } });
-    post({ type: 'runEvent', runId, event: { type: 'request', url: 'http://10.0.0.5:30000/v1/chat/completions', body: {}, at: 0 } });
-    post({ type: 'runEvent', runId, event: { type: 'response', status: 200, at: 30 } });
-    let at = 40;
-    let batch: unknown[] = [];
-    for (const content of texts) {
-      at += 2;
-      batch.push({ type: 'chunk', raw: `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}`, at });
-      batch.push({ type: 'delta', content, at });
-      if (batch.length >= 16) {
-        post({ type: 'runEvents', runId, events: batch });
-        batch = [];
-        // Let frames happen mid-stream, like a real server would.
-        await new Promise((r) => setTimeout(r, 0));
-      }
-    }
-    if (batch.length) post({ type: 'runEvents', runId, events: batch });
-    if (verdictEvent) post({ type: 'runEvent', runId, event: { type: 'verdict', verdict: verdictEvent, at } });
-    post({ type: 'runFinished', runId, result: { ...final, content }, historyId: `h-${runId}` });
-  }, { ...opts, final: { ...opts.final, content: '' }, finalContent: encode(opts.final.content), prompt: opts.prompt ?? 'Say hi' });
+      if (batch.length) post({ type: 'runEvents', runId, events: batch });
+      if (verdictEvent) post({ type: 'runEvent', runId, event: { type: 'verdict', verdict: verdictEvent, at } });
+      post({ type: 'runFinished', runId, result: { ...final, content }, historyId: `h-${runId}` });
+    },
+    { ...opts, final: { ...opts.final, content: '' }, finalContent: encode(opts.final.content), prompt: opts.prompt ?? 'Say hi' },
+  );
   await page.waitForFunction(
     ({ pane }) => {
       const el = document.querySelector<HTMLElement>(`[data-testid="pane-${pane}"]`);
@@ -195,42 +215,57 @@ async function streamRun(page: Page, opts: { runId: string; pane: 'main' | 'comp
 }
 
 /** Compares the pane's answer textContent with `expected` inside the page (no UTF-8 round trip). */
-async function answerMatches(page: Page, pane: 'main' | 'compare', expected: string): Promise<{ equal: boolean; got: number; want: number; elements: string[]; marks: number }> {
-  return page.evaluate(({ pane, b64 }) => {
-    const bin = atob(b64);
-    let want = '';
-    for (let i = 0; i < bin.length; i += 2 * 8192) {
-      const part: number[] = [];
-      for (let j = i; j < Math.min(bin.length, i + 2 * 8192); j += 2) part.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
-      want += String.fromCharCode(...part);
-    }
-    const answer = document.querySelector(`[data-testid="pane-${pane}"] [data-testid="answer"]`)!;
-    const got = answer.textContent ?? '';
-    // The view's own elements: block segments and the onset mark, with fixed attributes only.
-    const own = (e: Element) => {
-      const attrs = e.getAttributeNames().sort().join(',');
-      if (e.tagName === 'SPAN' && e.className === 'ctl') {
-        // A marked control: one character, labelled by its code point.
-        return attrs === 'class,data-cp,title' && [...(e.textContent ?? '')].length === 1 && e.children.length === 0 &&
-          e.getAttribute('data-cp') === `U+${e.textContent.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+async function answerMatches(
+  page: Page,
+  pane: 'main' | 'compare',
+  expected: string,
+): Promise<{ equal: boolean; got: number; want: number; elements: string[]; marks: number }> {
+  return page.evaluate(
+    ({ pane, b64 }) => {
+      const bin = atob(b64);
+      let want = '';
+      for (let i = 0; i < bin.length; i += 2 * 8192) {
+        const part: number[] = [];
+        for (let j = i; j < Math.min(bin.length, i + 2 * 8192); j += 2) part.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
+        want += String.fromCharCode(...part);
       }
-      if (e.tagName === 'SPAN') return /^seg( onset-tail)?$/.test(e.className) && attrs === 'class';
-      if (e.tagName === 'MARK') return e.className === 'onset' && attrs === 'class,data-testid,title';
-      return false;
-    };
-    const all = Array.from(answer.querySelectorAll('*'));
-    return {
-      equal: got === want, got: got.length, want: want.length,
-      elements: all.filter((e) => !own(e)).map((e) => e.outerHTML.slice(0, 80)),
-      marks: all.filter((e) => e.tagName === 'MARK').length,
-    };
-  }, { pane, b64: encode(expected) });
+      const answer = document.querySelector(`[data-testid="pane-${pane}"] [data-testid="answer"]`)!;
+      const got = answer.textContent ?? '';
+      // The view's own elements: block segments and the onset mark, with fixed attributes only.
+      const own = (e: Element) => {
+        const attrs = e.getAttributeNames().sort().join(',');
+        if (e.tagName === 'SPAN' && e.className === 'ctl') {
+          // A marked control: one character, labelled by its code point.
+          return (
+            attrs === 'class,data-cp,title' &&
+            [...(e.textContent ?? '')].length === 1 &&
+            e.children.length === 0 &&
+            e.getAttribute('data-cp') === `U+${e.textContent.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+          );
+        }
+        if (e.tagName === 'SPAN') return /^seg( onset-tail)?$/.test(e.className) && attrs === 'class';
+        if (e.tagName === 'MARK') return e.className === 'onset' && attrs === 'class,data-testid,title';
+        return false;
+      };
+      const all = Array.from(answer.querySelectorAll('*'));
+      return {
+        equal: got === want,
+        got: got.length,
+        want: want.length,
+        elements: all.filter((e) => !own(e)).map((e) => e.outerHTML.slice(0, 80)),
+        marks: all.filter((e) => e.tagName === 'MARK').length,
+      };
+    },
+    { pane, b64: encode(expected) },
+  );
 }
 
 /** Elements a payload could have created anywhere in the document (light DOM). */
 async function foreignElements(page: Page): Promise<string[]> {
   return page.evaluate(() => {
-    const bad = document.querySelectorAll('img, iframe, object, embed, svg, math, form, input, template, base, meta[http-equiv="refresh"], x, details, script:not([src]):not([nonce]), style, a[href]');
+    const bad = document.querySelectorAll(
+      'img, iframe, object, embed, svg, math, form, input, template, base, meta[http-equiv="refresh"], x, details, script:not([src]):not([nonce]), style, a[href]',
+    );
     const scripts = Array.from(document.scripts).filter((s) => !s.nonce);
     const links = Array.from(document.querySelectorAll('link')).filter((l) => !l.href.startsWith(location.origin));
     return [...Array.from(bad), ...scripts, ...links].map((e) => e.outerHTML.slice(0, 120));
@@ -276,7 +311,10 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     })();
   }
 
-  for (const variant of [{ path: '/', name: 'with the shipped CSP' }, { path: '/nocsp', name: 'with the CSP removed (DOM code alone)' }]) {
+  for (const variant of [
+    { path: '/', name: 'with the shipped CSP' },
+    { path: '/nocsp', name: 'with the CSP removed (DOM code alone)' },
+  ]) {
     it(`renders ≥ 200 hostile payloads as exact text, ${variant.name}`, async () => {
       const { page, watch } = await openPage(variant.path);
       if (variant.path === '/') {
@@ -298,69 +336,105 @@ describe('probe webview: hostile model output in headless Chromium', function ()
       assert.equal(whole.equal, true, `answer text differs (${whole.got} vs ${whole.want} chars)`);
       assert.deepEqual(whole.elements, [], 'no element from the payload inside the answer');
       assert.equal(whole.marks, 0);
-      const rawElements = await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="raw-chunks"] *')).filter((e) => e.tagName !== 'LI').length);
+      const rawElements = await page.evaluate(
+        () => Array.from(document.querySelectorAll('[data-testid="raw-chunks"] *')).filter((e) => e.tagName !== 'LI').length,
+      );
       assert.equal(rawElements, 0, 'raw chunk list holds only <li> text');
 
       // 2. Each payload as its own run in the compare pane, flagged degenerate halfway, so the
       //    onset split runs over hostile text too.
-      const mismatches = await page.evaluate(async ({ list }) => {
-        const decode = (b64: string): string => {
-          const bin = atob(b64);
-          const units: number[] = [];
-          for (let j = 0; j < bin.length; j += 2) units.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
-          return String.fromCharCode(...units);
-        };
-        const pane = document.querySelector('[data-testid="pane-compare"]') as HTMLElement;
-        const bad: string[] = [];
-        for (let i = 0; i < list.length; i++) {
-          const text = decode(list[i]);
-          const runId = `p${i}`;
-          const onset = Math.floor(text.length / 2);
-          const verdict = { kind: 'degenerate', reasons: [{ code: 'short-loop', kind: 'degenerate', message: text, offset: onset }], onset };
-          window.postMessage({ type: 'runStarted', runId, pane: 'compare', serverLabel: text, params: { endpoint: 'completions', model: text, prompt: text, stream: true } }, '*');
-          window.postMessage({ type: 'runEvent', runId, event: { type: 'delta', content: text.slice(0, 5), at: 1 } }, '*');
-          window.postMessage({ type: 'runEvent', runId, event: { type: 'chunk', raw: text, at: 1 } }, '*');
-          window.postMessage({
-            type: 'runFinished', runId, historyId: `h${i}`,
-            result: {
-              status: 'error', content: text, reasoning: text, contentDroppedChars: 0, totalChars: text.length, finishReason: text,
-              matchedStop: text, verdict, ttftMs: 1, durationMs: 2, completionTokens: 3, tokensPerSecond: 4, chunkCount: 1,
-              error: { kind: 'server', message: text, bodySnippet: text },
-            },
-          }, '*');
-          const deadline = Date.now() + 5000;
-          while (pane.dataset.historyId !== `h${i}`) {
-            if (Date.now() > deadline) {
-              bad.push(`${i}: timed out`);
-              break;
+      const mismatches = await page.evaluate(
+        async ({ list }) => {
+          const decode = (b64: string): string => {
+            const bin = atob(b64);
+            const units: number[] = [];
+            for (let j = 0; j < bin.length; j += 2) units.push(bin.charCodeAt(j) | (bin.charCodeAt(j + 1) << 8));
+            return String.fromCharCode(...units);
+          };
+          const pane = document.querySelector('[data-testid="pane-compare"]') as HTMLElement;
+          const bad: string[] = [];
+          for (let i = 0; i < list.length; i++) {
+            const text = decode(list[i]);
+            const runId = `p${i}`;
+            const onset = Math.floor(text.length / 2);
+            const verdict = { kind: 'degenerate', reasons: [{ code: 'short-loop', kind: 'degenerate', message: text, offset: onset }], onset };
+            window.postMessage(
+              { type: 'runStarted', runId, pane: 'compare', serverLabel: text, params: { endpoint: 'completions', model: text, prompt: text, stream: true } },
+              '*',
+            );
+            window.postMessage({ type: 'runEvent', runId, event: { type: 'delta', content: text.slice(0, 5), at: 1 } }, '*');
+            window.postMessage({ type: 'runEvent', runId, event: { type: 'chunk', raw: text, at: 1 } }, '*');
+            window.postMessage(
+              {
+                type: 'runFinished',
+                runId,
+                historyId: `h${i}`,
+                result: {
+                  status: 'error',
+                  content: text,
+                  reasoning: text,
+                  contentDroppedChars: 0,
+                  totalChars: text.length,
+                  finishReason: text,
+                  matchedStop: text,
+                  verdict,
+                  ttftMs: 1,
+                  durationMs: 2,
+                  completionTokens: 3,
+                  tokensPerSecond: 4,
+                  chunkCount: 1,
+                  error: { kind: 'server', message: text, bodySnippet: text },
+                },
+              },
+              '*',
+            );
+            const deadline = Date.now() + 5000;
+            while (pane.dataset.historyId !== `h${i}`) {
+              if (Date.now() > deadline) {
+                bad.push(`${i}: timed out`);
+                break;
+              }
+              await new Promise((r) => setTimeout(r, 0));
             }
-            await new Promise((r) => setTimeout(r, 0));
+            const answer = pane.querySelector('[data-testid="answer"]')!;
+            if (answer.textContent !== text) bad.push(`${i}: answer text differs`);
+            const tags = Array.from(answer.querySelectorAll('*')).map((e) => `${e.tagName}.${e.className}`);
+            if (tags.filter((t) => t !== 'SPAN.seg' && t !== 'SPAN.ctl').join() !== 'MARK.onset') bad.push(`${i}: answer elements ${tags.join(',')}`);
+            const mark = answer.querySelector('mark');
+            if (mark && mark.textContent !== text.slice(onset)) bad.push(`${i}: onset split at the wrong place`);
+            if (pane.querySelector('[data-testid="reasoning"]')!.textContent !== text) bad.push(`${i}: reasoning differs`);
+            if (pane.querySelector('[data-testid="reasons"] li')!.textContent !== `short-loop ${text}`) bad.push(`${i}: reason differs`);
+            const error = pane.querySelector('[data-testid="error-body"]');
+            if (error?.textContent !== text) bad.push(`${i}: error body differs`);
+            const bodyElements = pane.querySelectorAll('img, iframe, script, svg, object, embed, style, a, form, input, x, details');
+            if (bodyElements.length) bad.push(`${i}: foreign elements in the pane`);
           }
-          const answer = pane.querySelector('[data-testid="answer"]')!;
-          if (answer.textContent !== text) bad.push(`${i}: answer text differs`);
-          const tags = Array.from(answer.querySelectorAll('*')).map((e) => `${e.tagName}.${e.className}`);
-          if (tags.filter((t) => t !== 'SPAN.seg' && t !== 'SPAN.ctl').join() !== 'MARK.onset') bad.push(`${i}: answer elements ${tags.join(',')}`);
-          const mark = answer.querySelector('mark');
-          if (mark && mark.textContent !== text.slice(onset)) bad.push(`${i}: onset split at the wrong place`);
-          if (pane.querySelector('[data-testid="reasoning"]')!.textContent !== text) bad.push(`${i}: reasoning differs`);
-          if (pane.querySelector('[data-testid="reasons"] li')!.textContent !== `short-loop ${text}`) bad.push(`${i}: reason differs`);
-          const error = pane.querySelector('[data-testid="error-body"]');
-          if (error?.textContent !== text) bad.push(`${i}: error body differs`);
-          const bodyElements = pane.querySelectorAll('img, iframe, script, svg, object, embed, style, a, form, input, x, details');
-          if (bodyElements.length) bad.push(`${i}: foreign elements in the pane`);
-        }
-        return bad;
-      }, { list: payloads.map(encode) });
+          return bad;
+        },
+        { list: payloads.map(encode) },
+      );
       assert.deepEqual(mismatches, []);
 
       // 3. Hostile strings in server labels, model names, history and host errors.
       const hostile = payloads.slice(0, 40);
       await send(page, { type: 'servers', servers: hostile.map((label, i) => ({ id: `x${i}`, label, baseUrl: label })) });
       await send(page, { type: 'models', serverId: 'x0', models: hostile });
-      await send(page, { type: 'history', entries: hostile.map((prompt, i) => ({ id: `e${i}`, serverLabel: prompt, startedAt: 1_700_000_000_000 + i, prompt, verdict: 'nan', status: 'completed' })) });
+      await send(page, {
+        type: 'history',
+        entries: hostile.map((prompt, i) => ({
+          id: `e${i}`,
+          serverLabel: prompt,
+          startedAt: 1_700_000_000_000 + i,
+          prompt,
+          verdict: 'nan',
+          status: 'completed',
+        })),
+      });
       await send(page, { type: 'error', message: hostile.join(' ') });
       await page.waitForFunction((n) => document.querySelectorAll('[data-testid="history-row"]').length === n, hostile.length, WAIT);
-      const historyText = await page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="history-row"] .history-prompt')).map((e) => e.textContent));
+      const historyText = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('[data-testid="history-row"] .history-prompt')).map((e) => e.textContent),
+      );
       assert.equal(historyText.length, hostile.length);
       assert.equal(await page.evaluate(() => (document.querySelector('[data-testid="host-error"]')?.textContent ?? '').length > 0), true);
 
@@ -418,7 +492,11 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     };
     const deltas = splitRandomly(bangs, prng(3), 8).map(encode);
     await streamRun(page, {
-      runId: 'nan', pane: 'main', deltas, verdictEvent: verdict, prompt: 'What is the capital of France?',
+      runId: 'nan',
+      pane: 'main',
+      deltas,
+      verdictEvent: verdict,
+      prompt: 'What is the capital of France?',
       final: result(bangs, verdict, { finishReason: 'stop', matchedStop: 'NaN happened', tokensPerSecond: 88.2, completionTokens: 256 }),
     });
     await page.waitForSelector('[data-testid="pane-main"] [data-testid="verdict-badge"][data-verdict="nan"]', WAIT);
@@ -439,15 +517,28 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     const { page, watch } = await openPage();
     const answer = 'The file is \u202Egnp.exe\u202C and the\u200Bsecret\u2066 part.';
     await streamRun(page, {
-      runId: 'ctl', pane: 'main', deltas: splitRandomly(answer, prng(13), 3).map(encode), final: result(answer, OK),
+      runId: 'ctl',
+      pane: 'main',
+      deltas: splitRandomly(answer, prng(13), 3).map(encode),
+      final: result(answer, OK),
       prompt: 'Name the file.',
     });
-    const marks = await page.$$eval('[data-testid="pane-main"] [data-testid="answer"] .ctl', (els) => els.map((e) => ({
-      cp: e.getAttribute('data-cp'), text: e.textContent, bidi: getComputedStyle(e).unicodeBidi,
-      label: getComputedStyle(e, '::before').content,
-    })));
-    assert.deepEqual(marks.map((m) => m.cp), ['U+202E', 'U+202C', 'U+200B', 'U+2066']);
-    assert.deepEqual(marks.map((m) => m.text), ['\u202E', '\u202C', '\u200B', '\u2066']);
+    const marks = await page.$$eval('[data-testid="pane-main"] [data-testid="answer"] .ctl', (els) =>
+      els.map((e) => ({
+        cp: e.getAttribute('data-cp'),
+        text: e.textContent,
+        bidi: getComputedStyle(e).unicodeBidi,
+        label: getComputedStyle(e, '::before').content,
+      })),
+    );
+    assert.deepEqual(
+      marks.map((m) => m.cp),
+      ['U+202E', 'U+202C', 'U+200B', 'U+2066'],
+    );
+    assert.deepEqual(
+      marks.map((m) => m.text),
+      ['\u202E', '\u202C', '\u200B', '\u2066'],
+    );
     for (const m of marks) {
       assert.equal(m.bidi, 'isolate');
       assert.equal(m.label, `"${m.cp}"`);
@@ -458,7 +549,10 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     // A server label and a prompt with an override: marked in the history row, shown in the server select.
     const label = 'box \u202Erorre';
     await send(page, { type: 'servers', servers: [{ id: 's-ctl', label, baseUrl: 'http://127.0.0.1:1' }] });
-    await send(page, { type: 'history', entries: [{ id: 'h-ctl', serverLabel: label, startedAt: 1_700_000_000_000, prompt: 'say \u202Eih', verdict: 'ok', status: 'completed' }] });
+    await send(page, {
+      type: 'history',
+      entries: [{ id: 'h-ctl', serverLabel: label, startedAt: 1_700_000_000_000, prompt: 'say \u202Eih', verdict: 'ok', status: 'completed' }],
+    });
     await page.waitForSelector('[data-testid="history-row"][data-id="h-ctl"]', WAIT);
     const row = await page.$eval('[data-testid="history-row"][data-id="h-ctl"]', (el) => ({
       meta: Array.from(el.querySelectorAll('.history-meta .ctl')).map((e) => e.getAttribute('data-cp')),
@@ -483,13 +577,19 @@ describe('probe webview: hostile model output in headless Chromium', function ()
       onset: null,
     };
     await streamRun(page, {
-      runId: 'suspect', pane: 'main', deltas: splitRandomly(answer, prng(11), 6).map(encode), verdictEvent: verdict,
-      final: result(answer, verdict), prompt: 'What is the capital of France?',
+      runId: 'suspect',
+      pane: 'main',
+      deltas: splitRandomly(answer, prng(11), 6).map(encode),
+      verdictEvent: verdict,
+      final: result(answer, verdict),
+      prompt: 'What is the capital of France?',
     });
     await page.waitForSelector('[data-testid="pane-main"] [data-testid="reasons"] li[data-kind="suspect"]', WAIT);
     assert.equal(await page.getAttribute('[data-testid="pane-main"] [data-testid="verdict-badge"]', 'data-verdict'), 'ok');
     const item = await page.$eval('[data-testid="pane-main"] [data-testid="reasons"] li', (li) => ({
-      code: li.getAttribute('data-code'), cls: li.className, label: li.querySelector('[data-testid="suspect-label"]')?.textContent,
+      code: li.getAttribute('data-code'),
+      cls: li.className,
+      label: li.querySelector('[data-testid="suspect-label"]')?.textContent,
       text: li.textContent,
     }));
     assert.equal(item.code, 'spliced-token');
@@ -507,33 +607,58 @@ describe('probe webview: hostile model output in headless Chromium', function ()
   it('never shows a failed or stopped run as OK: the badge and the history say what happened', async () => {
     const { page, watch } = await openPage();
     await streamRun(page, {
-      runId: 'e404', pane: 'main', deltas: [],
+      runId: 'e404',
+      pane: 'main',
+      deltas: [],
       final: result('', OK, { status: 'error', finishReason: null, error: { kind: 'http', status: 404, message: 'The server answered 404 Not Found.' } }),
     });
     const badge = '[data-testid="pane-main"] [data-testid="verdict-badge"]';
     assert.equal(await page.getAttribute(badge, 'data-verdict'), 'failed');
-    assert.match(await page.textContent(badge) ?? '', /Request failed/);
-    await streamRun(page, { runId: 'stop', pane: 'main', deltas: [encode('The capital')], final: result('The capital', OK, { status: 'stopped', finishReason: null }) });
+    assert.match((await page.textContent(badge)) ?? '', /Request failed/);
+    await streamRun(page, {
+      runId: 'stop',
+      pane: 'main',
+      deltas: [encode('The capital')],
+      final: result('The capital', OK, { status: 'stopped', finishReason: null }),
+    });
     assert.equal(await page.getAttribute(badge, 'data-verdict'), 'stopped');
     // A NaN verdict stays NaN even when the stream then broke.
     const nan: Verdict = { kind: 'nan', reasons: [{ code: 'nan-marker', kind: 'nan', message: 'NaN happened.', offset: 0 }], onset: 0 };
-    await streamRun(page, { runId: 'nanerr', pane: 'main', deltas: [encode('!!!!')], final: result('!!!!', nan, { status: 'error', error: { kind: 'unreachable', message: 'The connection dropped.' } }) });
+    await streamRun(page, {
+      runId: 'nanerr',
+      pane: 'main',
+      deltas: [encode('!!!!')],
+      final: result('!!!!', nan, { status: 'error', error: { kind: 'unreachable', message: 'The connection dropped.' } }),
+    });
     assert.equal(await page.getAttribute(badge, 'data-verdict'), 'nan');
-    await send(page, { type: 'history', entries: [
-      { id: 'h1', serverLabel: 's', startedAt: 1, prompt: 'a', verdict: 'ok', status: 'error' },
-      { id: 'h2', serverLabel: 's', startedAt: 2, prompt: 'b', verdict: 'ok', status: 'stopped' },
-      { id: 'h3', serverLabel: 's', startedAt: 3, prompt: 'c', verdict: 'ok', status: 'completed' },
-      { id: 'h4', serverLabel: 's', startedAt: 4, prompt: 'd', verdict: 'nan', status: 'error' },
-    ] });
+    await send(page, {
+      type: 'history',
+      entries: [
+        { id: 'h1', serverLabel: 's', startedAt: 1, prompt: 'a', verdict: 'ok', status: 'error' },
+        { id: 'h2', serverLabel: 's', startedAt: 2, prompt: 'b', verdict: 'ok', status: 'stopped' },
+        { id: 'h3', serverLabel: 's', startedAt: 3, prompt: 'c', verdict: 'ok', status: 'completed' },
+        { id: 'h4', serverLabel: 's', startedAt: 4, prompt: 'd', verdict: 'nan', status: 'error' },
+      ],
+    });
     await page.waitForSelector('[data-testid="history-row"][data-id="h4"]', WAIT);
-    const outcomes = await page.$$eval('[data-testid="history-row"]', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-outcome'), r.querySelector('.verdict-icon .codicon')?.className ?? '']));
-    assert.deepEqual(outcomes.map(([id, outcome]) => [id, outcome]), [['h1', 'failed'], ['h2', 'stopped'], ['h3', 'ok'], ['h4', 'nan']]);
+    const outcomes = await page.$$eval('[data-testid="history-row"]', (rows) =>
+      rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-outcome'), r.querySelector('.verdict-icon .codicon')?.className ?? '']),
+    );
+    assert.deepEqual(
+      outcomes.map(([id, outcome]) => [id, outcome]),
+      [
+        ['h1', 'failed'],
+        ['h2', 'stopped'],
+        ['h3', 'ok'],
+        ['h4', 'nan'],
+      ],
+    );
     assert.doesNotMatch(String(outcomes[0][2]), /codicon-pass/, 'a failed run has no green check');
     await assertClean(watch, page);
     await page.close();
   });
 
-  it('forgets the model when the server changes: the next run does not send the last server\'s model', async () => {
+  it("forgets the model when the server changes: the next run does not send the last server's model", async () => {
     const { page, watch } = await openPage();
     const select = '[data-testid="model-select"]';
     await page.$eval(select, (el) => {
@@ -549,7 +674,7 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await page.fill('[data-testid="prompt"] >> textarea', 'Hello');
     await page.click('[data-testid="run"]');
     const run = await page.waitForFunction(() => (window as unknown as TestWindow).__posted.find((m) => m.type === 'run'), undefined, WAIT);
-    const posted = await run.jsonValue() as unknown as { serverId: string; params: { model?: string } };
+    const posted = (await run.jsonValue()) as unknown as { serverId: string; params: { model?: string } };
     assert.equal(posted.serverId, 's2');
     assert.notEqual(posted.params.model, 'meta-llama/Llama-3.1-8B-Instruct');
     await assertClean(watch, page);
@@ -560,7 +685,10 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     const { page, watch } = await openPage();
     const answer = 'The capital of France is Paris. It sits on the Seine and has been the seat of government for centuries.';
     await streamRun(page, {
-      runId: 'ok', pane: 'main', deltas: splitRandomly(answer, prng(5), 6).map(encode), final: result(answer, OK),
+      runId: 'ok',
+      pane: 'main',
+      deltas: splitRandomly(answer, prng(5), 6).map(encode),
+      final: result(answer, OK),
       prompt: 'What is the capital of France?',
     });
     assert.equal(await page.getAttribute('[data-testid="pane-main"] [data-testid="verdict-badge"]', 'data-verdict'), 'ok');
@@ -574,7 +702,10 @@ describe('probe webview: hostile model output in headless Chromium', function ()
       onset,
     };
     await streamRun(page, {
-      runId: 'deg', pane: 'compare', deltas: splitRandomly(loop, prng(9), 6).map(encode), verdictEvent: degenerate,
+      runId: 'deg',
+      pane: 'compare',
+      deltas: splitRandomly(loop, prng(9), 6).map(encode),
+      verdictEvent: degenerate,
       final: result(loop, degenerate, { status: 'early-stopped', finishReason: null }),
     });
     assert.equal(await page.getAttribute('[data-testid="pane-compare"] [data-testid="verdict-badge"]', 'data-verdict'), 'degenerate');
@@ -600,13 +731,19 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await init(page2);
     assert.equal(await page2.evaluate(() => (document.querySelector('[data-testid="prompt"]') as HTMLElement & { value: string }).value), 'restored prompt');
     const posted = await page2.evaluate(() => (window as unknown as TestWindow).__posted);
-    assert.ok(posted.some((m) => m.type === 'openEntry' && m.historyId === 'h-ok' && m.pane === 'main'), 'reopens the shown entries');
+    assert.ok(
+      posted.some((m) => m.type === 'openEntry' && m.historyId === 'h-ok' && m.pane === 'main'),
+      'reopens the shown entries',
+    );
     assert.equal(await page2.evaluate(() => (document.querySelector('[data-testid="pane-compare"]') as HTMLElement).hidden), false);
 
     // Run posts a validated message with the form's params.
     await page2.click('[data-testid="run"]');
     await page2.waitForFunction(() => (window as unknown as TestWindow).__posted.some((m) => m.type === 'run'), undefined, WAIT);
-    const run = (await page2.evaluate(() => (window as unknown as TestWindow).__posted.find((m) => m.type === 'run'))) as Extract<WebviewToHost, { type: 'run' }>;
+    const run = (await page2.evaluate(() => (window as unknown as TestWindow).__posted.find((m) => m.type === 'run'))) as Extract<
+      WebviewToHost,
+      { type: 'run' }
+    >;
     assert.equal(run.serverId, 's1');
     assert.equal(run.pane, 'main');
     assert.equal(run.params.prompt, 'restored prompt');

@@ -9,7 +9,6 @@ export interface HistoryActions {
   remove(historyId: string): void;
 }
 
-
 export class HistoryList {
   readonly el: HTMLElement;
   private readonly list = h('ul', { class: 'history-list', testid: 'history' });
@@ -29,15 +28,27 @@ export class HistoryList {
       h('button', { class: 'icon-button', title, testid, attrs: { type: 'button' }, on: { click: onClick } }, icon(name));
     const prompt = entry.prompt.replace(/\s+/g, ' ').trim() || '(empty prompt)';
     const outcome = runOutcome(entry.verdict, entry.status);
-    return h('li', { class: 'history-row', testid: 'history-row', attrs: { 'data-id': entry.id, 'data-verdict': entry.verdict, 'data-outcome': outcome } },
+    return h(
+      'li',
+      { class: 'history-row', testid: 'history-row', attrs: { 'data-id': entry.id, 'data-verdict': entry.verdict, 'data-outcome': outcome } },
       h('span', { class: `verdict-icon verdict-${outcome}`, title: `${entry.verdict} · ${entry.status}` }, icon(OUTCOME_ICON[outcome] ?? 'question')),
-      h('button', {
-        class: 'history-open', title: 'Show in the result pane', attrs: { type: 'button' },
-        on: { click: () => this.actions.open(entry.id, 'main') },
-      },
-      // The prompt and the server's label are foreign text: controls marked, so none reorders the row.
-      h('span', { class: 'history-prompt' }, ...markedText(prompt)),
-      h('span', { class: 'history-meta' }, ...markedText(entry.serverLabel), ` · ${new Date(entry.startedAt).toLocaleString()}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`)),
+      h(
+        'button',
+        {
+          class: 'history-open',
+          title: 'Show in the result pane',
+          attrs: { type: 'button' },
+          on: { click: () => this.actions.open(entry.id, 'main') },
+        },
+        // The prompt and the server's label are foreign text: controls marked, so none reorders the row.
+        h('span', { class: 'history-prompt' }, ...markedText(prompt)),
+        h(
+          'span',
+          { class: 'history-meta' },
+          ...markedText(entry.serverLabel),
+          ` · ${new Date(entry.startedAt).toLocaleString()}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
+        ),
+      ),
       button('split-horizontal', 'Show in the compare pane', 'history-compare', () => this.actions.open(entry.id, 'compare')),
       button('refresh', 'Run again', 'history-rerun', () => this.actions.rerun(entry.id, 'main')),
       button('trash', 'Delete', 'history-delete', () => this.actions.remove(entry.id)),

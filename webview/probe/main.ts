@@ -37,7 +37,6 @@ interface SavedState {
   shown: Partial<Record<Pane, string>>;
 }
 
-
 const vscode = acquireVsCodeApi();
 const post = (message: WebviewToHost) => vscode.postMessage(message);
 
@@ -71,10 +70,13 @@ function numberField(testid: string, placeholder: string, step: string): VscodeT
 const serverSelect = h('vscode-single-select', { testid: 'server-select', attrs: { 'aria-label': 'Server' } });
 const modelSelect = h('vscode-single-select', { testid: 'model-select', attrs: { 'aria-label': 'Model', combobox: true } });
 const modelNote = h('span', { class: 'muted small', testid: 'model-note' });
-const endpointSelect = h('vscode-single-select', { testid: 'endpoint-select', attrs: { 'aria-label': 'Endpoint' } },
+const endpointSelect = h(
+  'vscode-single-select',
+  { testid: 'endpoint-select', attrs: { 'aria-label': 'Endpoint' } },
   h('vscode-option', { attrs: { value: 'chat', description: 'POST /v1/chat/completions' } }, 'Chat completions'),
   h('vscode-option', { attrs: { value: 'completions', description: 'POST /v1/completions' } }, 'Completions'),
-  h('vscode-option', { attrs: { value: 'generate', description: 'POST /generate (SGLang native)' } }, 'Native generate'));
+  h('vscode-option', { attrs: { value: 'generate', description: 'POST /generate (SGLang native)' } }, 'Native generate'),
+);
 const temperature = numberField('temperature', 'server default', '0.1');
 const topP = numberField('top-p', 'server default', '0.05');
 const maxTokens = numberField('max-tokens', 'server default', '1');
@@ -82,22 +84,43 @@ const seed = numberField('seed', 'random', '1');
 const stream = h('vscode-checkbox', { testid: 'stream', attrs: { label: 'Stream' } });
 const earlyStop = h('vscode-checkbox', { testid: 'early-stop', attrs: { label: 'Stop early when degenerate' } });
 const logprobs = h('vscode-checkbox', { testid: 'logprobs', attrs: { label: 'Logprobs' } });
-const systemPrompt = h('vscode-textarea', { testid: 'system-prompt', attrs: { rows: '2', placeholder: 'System prompt (chat only, optional)', resize: 'vertical' } });
+const systemPrompt = h('vscode-textarea', {
+  testid: 'system-prompt',
+  attrs: { rows: '2', placeholder: 'System prompt (chat only, optional)', resize: 'vertical' },
+});
 const prompt = h('vscode-textarea', { testid: 'prompt', attrs: { rows: '4', placeholder: 'Prompt. Ctrl+Enter runs it.', resize: 'vertical' } });
 const formError = h('div', { class: 'form-error', testid: 'form-error', attrs: { hidden: true, role: 'alert' } });
 const hostError = h('div', { class: 'host-error', testid: 'host-error', attrs: { hidden: true, role: 'alert' } });
 
 const runButton = h('vscode-button', { testid: 'run', attrs: { icon: 'play', title: 'Run the probe (Ctrl+Enter)' } }, 'Run');
 const stopButton = h('vscode-button', { testid: 'stop', attrs: { icon: 'debug-stop', secondary: true, disabled: true } }, 'Stop');
-const compareRunButton = h('vscode-button', { testid: 'run-compare', attrs: { icon: 'split-horizontal', secondary: true, title: 'Run with this form in the compare pane' } }, 'Run in compare');
-const addServerButton = h('button', {
-  class: 'icon-button', testid: 'add-server', title: 'Add a server', attrs: { type: 'button' },
-  on: { click: () => post({ type: 'addServer' }) },
-}, icon('add'));
-const refreshModelsButton = h('button', {
-  class: 'icon-button', testid: 'refresh-models', title: 'Reload the model list', attrs: { type: 'button' },
-  on: { click: () => requestModels() },
-}, icon('refresh'));
+const compareRunButton = h(
+  'vscode-button',
+  { testid: 'run-compare', attrs: { icon: 'split-horizontal', secondary: true, title: 'Run with this form in the compare pane' } },
+  'Run in compare',
+);
+const addServerButton = h(
+  'button',
+  {
+    class: 'icon-button',
+    testid: 'add-server',
+    title: 'Add a server',
+    attrs: { type: 'button' },
+    on: { click: () => post({ type: 'addServer' }) },
+  },
+  icon('add'),
+);
+const refreshModelsButton = h(
+  'button',
+  {
+    class: 'icon-button',
+    testid: 'refresh-models',
+    title: 'Reload the model list',
+    attrs: { type: 'button' },
+    on: { click: () => requestModels() },
+  },
+  icon('refresh'),
+);
 
 // ---- panes and history --------------------------------------------------------------------
 const panes: Record<Pane, ResultPane> = {
@@ -118,25 +141,38 @@ const history = new HistoryList({
 });
 const panesEl = h('div', { class: 'panes', testid: 'panes' }, panes.main.el, panes.compare.el);
 
-document.getElementById('app')?.replaceChildren(
-  h('section', { class: 'form', testid: 'form' },
-    h('div', { class: 'form-grid' },
-      field('Server', serverSelect, addServerButton),
-      field('Model', modelSelect, refreshModelsButton),
-      field('Endpoint', endpointSelect),
+document
+  .getElementById('app')
+  ?.replaceChildren(
+    h(
+      'section',
+      { class: 'form', testid: 'form' },
+      h(
+        'div',
+        { class: 'form-grid' },
+        field('Server', serverSelect, addServerButton),
+        field('Model', modelSelect, refreshModelsButton),
+        field('Endpoint', endpointSelect),
+      ),
+      h('div', { class: 'params-grid' }, field('Temperature', temperature), field('top_p', topP), field('max_tokens', maxTokens), field('Seed', seed)),
+      modelNote,
+      systemPrompt,
+      prompt,
+      formError,
+      h(
+        'div',
+        { class: 'actions' },
+        runButton,
+        stopButton,
+        compareRunButton,
+        h('span', { class: 'spacer' }),
+        h('div', { class: 'checks' }, stream, earlyStop, logprobs),
+      ),
+      hostError,
     ),
-    h('div', { class: 'params-grid' },
-      field('Temperature', temperature), field('top_p', topP), field('max_tokens', maxTokens), field('Seed', seed)),
-    modelNote,
-    systemPrompt,
-    prompt,
-    formError,
-    h('div', { class: 'actions' }, runButton, stopButton, compareRunButton, h('span', { class: 'spacer' }), h('div', { class: 'checks' }, stream, earlyStop, logprobs)),
-    hostError,
-  ),
-  panesEl,
-  h('vscode-collapsible', { class: 'block history-block', attrs: { heading: 'History', open: true } }, history.el),
-);
+    panesEl,
+    h('vscode-collapsible', { class: 'block history-block', attrs: { heading: 'History', open: true } }, history.el),
+  );
 
 // ---- form state ---------------------------------------------------------------------------
 function num(fieldEl: VscodeTextfield, integer: boolean): number | undefined | 'invalid' {
@@ -177,7 +213,10 @@ function readParams(): ProbeParams | string {
 function formState(): ProbeFormState {
   const params = readParams();
   // Keep what the user typed even when a number is invalid: save the last valid params instead.
-  return { serverId: serverSelect.value || state.form.serverId, params: typeof params === 'string' ? state.form.params : { ...params, systemPrompt: systemPrompt.value || undefined } };
+  return {
+    serverId: serverSelect.value || state.form.serverId,
+    params: typeof params === 'string' ? state.form.params : { ...params, systemPrompt: systemPrompt.value || undefined },
+  };
 }
 
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -214,9 +253,15 @@ function fillSelect(select: VscodeSingleSelect, options: { value: string; label:
   const chosen = options.some((o) => o.value === selected) ? selected : options[0]?.value;
   select.replaceChildren(
     // Options hold text only (the select copies it into its own shadow DOM): controls shown as ⟨U+XXXX⟩.
-    ...options.map((o) => h('vscode-option', {
-      attrs: { value: o.value, description: o.description === undefined ? undefined : showControls(o.description), selected: o.value === chosen },
-    }, showControls(o.label))),
+    ...options.map((o) =>
+      h(
+        'vscode-option',
+        {
+          attrs: { value: o.value, description: o.description === undefined ? undefined : showControls(o.description), selected: o.value === chosen },
+        },
+        showControls(o.label),
+      ),
+    ),
   );
   if (chosen !== undefined) select.value = chosen;
 }
@@ -228,7 +273,11 @@ function renderServers(list: ServerChoice[]): void {
     fillSelect(serverSelect, [{ value: '', label: 'No servers yet: add one with +' }], '');
     serverSelect.toggleAttribute('disabled', true);
   } else {
-    fillSelect(serverSelect, list.map((s) => ({ value: s.id, label: s.label, description: s.baseUrl })), wanted);
+    fillSelect(
+      serverSelect,
+      list.map((s) => ({ value: s.id, label: s.label, description: s.baseUrl })),
+      wanted,
+    );
     serverSelect.toggleAttribute('disabled', false);
   }
   updateRunEnabled();

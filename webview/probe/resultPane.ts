@@ -77,33 +77,73 @@ export class ResultPane {
     this.raw = new BoundedLines('raw-chunks', MAX_RAW_LINES, MAX_RAW_LINE_CHARS, (total) => {
       this.rawBlock.heading = `Raw chunks (${total})`;
     });
-    this.stopButton = h('button', {
-      class: 'icon-button', testid: 'pane-stop', title: 'Stop this run', attrs: { type: 'button', disabled: true },
-      on: { click: () => this.runId && this.actions.stop(this.runId) },
-    }, icon('debug-stop'));
-    this.rerunButton = h('button', {
-      class: 'icon-button', testid: 'pane-rerun', title: 'Run this probe again', attrs: { type: 'button', disabled: true },
-      on: { click: () => this.historyId && this.actions.rerun(this.historyId, this.pane) },
-    }, icon('refresh'));
-    const closeButton = actions.close && h('button', {
-      class: 'icon-button', testid: 'pane-close', title: 'Close the compare pane', attrs: { type: 'button' },
-      on: { click: () => actions.close?.() },
-    }, icon('close'));
+    this.stopButton = h(
+      'button',
+      {
+        class: 'icon-button',
+        testid: 'pane-stop',
+        title: 'Stop this run',
+        attrs: { type: 'button', disabled: true },
+        on: { click: () => this.runId && this.actions.stop(this.runId) },
+      },
+      icon('debug-stop'),
+    );
+    this.rerunButton = h(
+      'button',
+      {
+        class: 'icon-button',
+        testid: 'pane-rerun',
+        title: 'Run this probe again',
+        attrs: { type: 'button', disabled: true },
+        on: { click: () => this.historyId && this.actions.rerun(this.historyId, this.pane) },
+      },
+      icon('refresh'),
+    );
+    const closeButton =
+      actions.close &&
+      h(
+        'button',
+        {
+          class: 'icon-button',
+          testid: 'pane-close',
+          title: 'Close the compare pane',
+          attrs: { type: 'button' },
+          on: { click: () => actions.close?.() },
+        },
+        icon('close'),
+      );
 
-    this.reasoningBlock = h('vscode-collapsible', { class: 'block', attrs: { heading: 'Reasoning', hidden: true } },
-      this.reasoning.droppedNote, this.reasoning.el);
+    this.reasoningBlock = h(
+      'vscode-collapsible',
+      { class: 'block', attrs: { heading: 'Reasoning', hidden: true } },
+      this.reasoning.droppedNote,
+      this.reasoning.el,
+    );
     this.rawBlock = h('vscode-collapsible', { class: 'block', attrs: { heading: 'Raw chunks (0)' } }, this.raw.el);
 
-    this.el = h('section', { class: `pane pane-${pane}`, testid: `pane-${pane}`, attrs: { 'data-status': 'idle', 'aria-label': `${pane} result` } },
+    this.el = h(
+      'section',
+      { class: `pane pane-${pane}`, testid: `pane-${pane}`, attrs: { 'data-status': 'idle', 'aria-label': `${pane} result` } },
       h('header', { class: 'pane-header' }, this.title, this.statusEl, h('span', { class: 'spacer' }), this.rerunButton, this.stopButton, closeButton),
-      h('div', { class: 'verdict-row' },
+      h(
+        'div',
+        { class: 'verdict-row' },
         this.badge,
-        h('dl', { class: 'metrics', testid: 'metrics' },
-          h('dt', {}, 'TTFT'), h('dd', {}, this.metric.ttft),
-          h('dt', {}, 'Speed'), h('dd', {}, this.metric.rate),
-          h('dt', {}, 'Tokens'), h('dd', {}, this.metric.tokens),
-          h('dt', {}, 'Time'), h('dd', {}, this.metric.duration),
-          h('dt', {}, 'Finish'), h('dd', {}, this.metric.finish))),
+        h(
+          'dl',
+          { class: 'metrics', testid: 'metrics' },
+          h('dt', {}, 'TTFT'),
+          h('dd', {}, this.metric.ttft),
+          h('dt', {}, 'Speed'),
+          h('dd', {}, this.metric.rate),
+          h('dt', {}, 'Tokens'),
+          h('dd', {}, this.metric.tokens),
+          h('dt', {}, 'Time'),
+          h('dd', {}, this.metric.duration),
+          h('dt', {}, 'Finish'),
+          h('dd', {}, this.metric.finish),
+        ),
+      ),
       this.reasons,
       this.errorBox,
       this.reasoningBlock,
@@ -193,7 +233,8 @@ export class ResultPane {
       const e = result.error;
       this.errorBox.hidden = false;
       this.errorBox.replaceChildren();
-      append(this.errorBox,
+      append(
+        this.errorBox,
         h('div', { class: 'error-title' }, icon('error'), ` ${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}: `, ...markedText(e.message)),
         e.bodySnippet ? h('pre', { class: 'error-body', testid: 'error-body' }, ...markedText(e.bodySnippet)) : null,
         result.content ? h('div', { class: 'error-hint' }, 'The partial answer is kept below.') : null,
@@ -261,10 +302,16 @@ export class ResultPane {
     this.setBadge(verdict.kind);
     this.reasons.replaceChildren(
       ...verdict.reasons.map((reason) =>
-        h('li', { class: `reason reason-${reason.kind}`, attrs: { 'data-code': reason.code, 'data-kind': reason.kind } },
+        h(
+          'li',
+          { class: `reason reason-${reason.kind}`, attrs: { 'data-code': reason.code, 'data-kind': reason.kind } },
           // A suspect is weak evidence: shown, labelled, and left out of the verdict.
           ...(reason.kind === 'suspect' ? [h('span', { class: 'reason-level', testid: 'suspect-label' }, 'suspect'), ' '] : []),
-          h('code', {}, reason.code), ' ', ...markedText(reason.message))),
+          h('code', {}, reason.code),
+          ' ',
+          ...markedText(reason.message),
+        ),
+      ),
     );
     this.answer.setOnset(verdict.kind === 'ok' ? null : verdict.onset);
   }

@@ -161,7 +161,7 @@ export class StreamingText {
     if (child) {
       const tail = child instanceof Text && at > 0 ? child.splitText(at) : child;
       seg.el.insertBefore(mark, tail);
-      for (let n: ChildNode | null = tail; n; ) {
+      for (let n: ChildNode | null = tail; n;) {
         const next: ChildNode | null = n.nextSibling;
         mark.appendChild(n);
         n = next;
@@ -195,7 +195,7 @@ export class StreamingText {
   }
 
   private writeToDom(chunk: string): void {
-    for (let i = 0; i < chunk.length; ) {
+    for (let i = 0; i < chunk.length;) {
       let seg = this.segs[this.segs.length - 1];
       if (!seg || seg.closed || seg.len >= SEG_MAX) seg = this.newSegment();
       let take = Math.min(SEG_MAX - seg.len, chunk.length - i);
@@ -256,8 +256,7 @@ export class StreamingText {
 
   private updateNote(): void {
     this.droppedNote.hidden = this.base === 0;
-    this.droppedNote.textContent =
-      this.base === 0 ? '' : `… ${this.base.toLocaleString('en-US')} earlier characters are not shown.`;
+    this.droppedNote.textContent = this.base === 0 ? '' : `… ${this.base.toLocaleString('en-US')} earlier characters are not shown.`;
   }
 }
 

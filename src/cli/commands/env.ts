@@ -46,10 +46,18 @@ function parse(argv: readonly string[]): EnvArgs {
     const name = eq > 0 ? a.slice(0, eq) : a;
     const value = (): string | undefined => (eq > 0 ? a.slice(eq + 1) : argv[++i]);
     switch (name) {
-      case '--json': json = true; break;
-      case '--no-torch': opts.torch = 'no'; break;
-      case '--cuobjdump': opts.cuobjdump = 'prefer'; break;
-      case '--no-check-env': opts.checkEnv = false; break;
+      case '--json':
+        json = true;
+        break;
+      case '--no-torch':
+        opts.torch = 'no';
+        break;
+      case '--cuobjdump':
+        opts.cuobjdump = 'prefer';
+        break;
+      case '--no-check-env':
+        opts.checkEnv = false;
+        break;
       case '--python': {
         const v = value();
         if (!v) throw new UsageError('--python needs a path');
@@ -77,7 +85,11 @@ export interface EnvCommandIo {
 }
 
 async function report(host: HostLike, { opts, json }: EnvArgs, io: EnvCommandIo): Promise<number> {
-  const out = io.out ?? ((s: string) => { process.stdout.write(s); });
+  const out =
+    io.out ??
+    ((s: string) => {
+      process.stdout.write(s);
+    });
   const r = await discoverEnv(host, { ...opts, ...(io.signal ? { signal: io.signal } : {}) });
   out(json ? `${JSON.stringify(r, null, 2)}\n` : formatEnvReport(r));
   return r.warnings.some((w) => w.severity === 'error') ? EXIT.findings : EXIT.ok;
@@ -88,9 +100,18 @@ async function report(host: HostLike, { opts, json }: EnvArgs, io: EnvCommandIo)
  * errors and help are answered here as main.ts answers them.
  */
 export async function runEnvOnHost(argv: string[], host: HostLike, io: EnvCommandIo = {}): Promise<number> {
-  const err = io.err ?? ((s: string) => { process.stderr.write(s); });
+  const err =
+    io.err ??
+    ((s: string) => {
+      process.stderr.write(s);
+    });
   if (wantsHelp(argv)) {
-    (io.out ?? ((s: string) => { process.stdout.write(s); }))(ENV_USAGE);
+    (
+      io.out ??
+      ((s: string) => {
+        process.stdout.write(s);
+      })
+    )(ENV_USAGE);
     return EXIT.ok;
   }
   let args: EnvArgs;
@@ -118,7 +139,12 @@ export const envCommand: Command = {
     if (extra !== undefined) throw new UsageError(`Unexpected argument ${JSON.stringify(extra)}`);
     const host = await openHostFromArgs(hostInput, hostArgs, io.signal);
     try {
-      return await report(host, args, { out: (s) => { io.stdout.write(s); }, signal: io.signal });
+      return await report(host, args, {
+        out: (s) => {
+          io.stdout.write(s);
+        },
+        signal: io.signal,
+      });
     } finally {
       await host.close();
     }

@@ -69,7 +69,8 @@ function parse(argv: string[]): { target: ServerTarget; params: ProbeParams; jso
   const number = (name: string, text: string | undefined, integer: boolean): number | undefined => {
     if (text === undefined) return undefined;
     const n = Number(text);
-    if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} needs a ${integer ? 'whole ' : ''}number ≥ 0, not ${text}`);
+    if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+      throw new UsageError(`--${name} needs a ${integer ? 'whole ' : ''}number ≥ 0, not ${text}`);
     return n;
   };
   const maxTokens = number('max-tokens', values['max-tokens'], true);
@@ -161,7 +162,10 @@ export const probeCommand: Command = {
     });
 
     if (json) {
-      await write(io.stdout, `${JSON.stringify({ url: target.baseUrl, model: params.model ?? null, endpoint: params.endpoint, exitCode: exitCodeFor(result), result })}\n`);
+      await write(
+        io.stdout,
+        `${JSON.stringify({ url: target.baseUrl, model: params.model ?? null, endpoint: params.endpoint, exitCode: exitCodeFor(result), result })}\n`,
+      );
       return exitCodeFor(result);
     }
     if (!streamed && result.content) await write(io.stdout, result.content);

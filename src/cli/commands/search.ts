@@ -42,12 +42,22 @@ function parse(argv: string[]): SearchArgs {
   const paths: string[] = [];
   const globs: string[] = [];
   let pattern: string | undefined;
-  let fixed = false, json = false, ignoreCase = false, word = false;
+  let fixed = false,
+    json = false,
+    ignoreCase = false,
+    word = false;
   let maxResults: number | undefined;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
-    const val = (): string => { const v = rest[++i]; if (v === undefined) throw new UsageError(`${a} needs a value`); return v; };
-    if (a === '--') { positional.push(...rest.slice(i + 1)); break; }
+    const val = (): string => {
+      const v = rest[++i];
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--') {
+      positional.push(...rest.slice(i + 1));
+      break;
+    }
     if (a === '--path' || a === '-p') paths.push(val());
     else if (a.startsWith('--path=')) paths.push(a.slice(7));
     else if (a === '--fixed-strings' || a === '-F') fixed = true;
@@ -82,7 +92,12 @@ export const searchCommand: Command = {
       host = await openHostFromArgs(a.host, a.hostArgs, io.signal);
       const out = io.stdout;
       const summary = await searchHost(host, {
-        pattern: a.pattern, paths: a.paths, fixedStrings: a.fixed, caseSensitive: !a.ignoreCase, wordRegexp: a.word, globs: a.globs,
+        pattern: a.pattern,
+        paths: a.paths,
+        fixedStrings: a.fixed,
+        caseSensitive: !a.ignoreCase,
+        wordRegexp: a.word,
+        globs: a.globs,
         signal: io.signal,
         ...(a.maxResults !== undefined ? { maxResults: a.maxResults } : {}),
         onMatch: (m) => {

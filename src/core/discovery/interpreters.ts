@@ -7,7 +7,10 @@
 import type { HostLike } from '../gpu/hostLike';
 import { runGuarded, type RunOptions } from './run';
 
-export interface InterpreterCandidate { path: string; sources: string[] }
+export interface InterpreterCandidate {
+  path: string;
+  sources: string[];
+}
 
 export interface EnvRoots {
   /** Directories whose children are environments (`/opt/conda/envs`). `~` is the home directory. */
@@ -20,7 +23,20 @@ export interface EnvRoots {
 
 export const DEFAULT_ROOTS: EnvRoots = {
   envsDirs: ['/opt/conda/envs', '/opt/miniconda3/envs', '~/miniconda3/envs', '~/anaconda3/envs', '~/miniforge3/envs', '~/mambaforge/envs', '~/.conda/envs'],
-  envDirs: ['/opt/conda', '/opt/miniconda3', '~/miniconda3', '~/anaconda3', '~/miniforge3', '/root/.venv', '~/.venv', '~/venv', '/opt/venv', '/venv', '/workspace/venv', '/workspace/.venv'],
+  envDirs: [
+    '/opt/conda',
+    '/opt/miniconda3',
+    '~/miniconda3',
+    '~/anaconda3',
+    '~/miniforge3',
+    '/root/.venv',
+    '~/.venv',
+    '~/venv',
+    '/opt/venv',
+    '/venv',
+    '/workspace/venv',
+    '/workspace/.venv',
+  ],
   projectDirs: ['/workspace', '~'],
 };
 
@@ -77,8 +93,9 @@ export async function findInterpreters(host: HostLike, opts: FindInterpretersOpt
     const p = path.trim();
     if (!p) return;
     const c = found.get(p);
-    if (c) { if (!c.sources.includes(source)) c.sources.push(source); }
-    else found.set(p, { path: p, sources: [source] });
+    if (c) {
+      if (!c.sources.includes(source)) c.sources.push(source);
+    } else found.set(p, { path: p, sources: [source] });
   };
   for (const p of opts.configured ?? []) add(p, 'configured');
   for (const s of opts.fromServers ?? []) add(s.path, s.source);
@@ -103,7 +120,8 @@ export async function findInterpreters(host: HostLike, opts: FindInterpretersOpt
       const e = expand(d, home);
       if (!e) return [];
       return (await childDirs(host, e)).flatMap((dir) => [
-        { dir: `${dir}/venv`, source: 'project venv' }, { dir: `${dir}/.venv`, source: 'project venv' },
+        { dir: `${dir}/venv`, source: 'project venv' },
+        { dir: `${dir}/.venv`, source: 'project venv' },
       ]);
     }),
   ]);

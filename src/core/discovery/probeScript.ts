@@ -185,7 +185,10 @@ sys.stdout.flush()
 `;
 import { errorMessage } from '../errors';
 
-export interface PyLibrary { path: string; size: number | null }
+export interface PyLibrary {
+  path: string;
+  size: number | null;
+}
 
 export interface PyPackage {
   found: boolean;
@@ -304,10 +307,20 @@ export function parseProbeOutput(stdout: string): PythonProbe {
     }
   }
   return {
-    python: { version: str(py.version, 100) ?? '', executable: str(py.executable) ?? '', ...(str(py.real) ? { real: str(py.real)! } : {}), prefix: str(py.prefix) ?? '' },
+    python: {
+      version: str(py.version, 100) ?? '',
+      executable: str(py.executable) ?? '',
+      ...(str(py.real) ? { real: str(py.real)! } : {}),
+      prefix: str(py.prefix) ?? '',
+    },
     packages: {
-      sglang: pkg(pk.sglang), sgl_kernel: pkg(pk.sgl_kernel), flashinfer: pkg(pk.flashinfer), torch: torch(pk.torch),
-      triton: pkg(pk.triton), transformers: pkg(pk.transformers), vllm: pkg(pk.vllm),
+      sglang: pkg(pk.sglang),
+      sgl_kernel: pkg(pk.sgl_kernel),
+      flashinfer: pkg(pk.flashinfer),
+      torch: torch(pk.torch),
+      triton: pkg(pk.triton),
+      transformers: pkg(pk.transformers),
+      vllm: pkg(pk.vllm),
     },
     caches,
     errors: Array.isArray(raw.errors) ? raw.errors.filter((e): e is string => typeof e === 'string').slice(0, 50) : [],

@@ -6,7 +6,10 @@
 export const DEFAULT_SGLANG_PORT = 30000;
 export const DEFAULT_SGLANG_HOST = '127.0.0.1';
 
-export interface ProcessRow { pid: number; args: string }
+export interface ProcessRow {
+  pid: number;
+  args: string;
+}
 
 export interface SglangCommand {
   kind: 'launch_server' | 'serve';
@@ -29,7 +32,12 @@ export interface SglangServer extends SglangCommand {
   listening?: number[];
 }
 
-export interface ListeningSocket { address: string; port: number; pids: number[]; processes: string[] }
+export interface ListeningSocket {
+  address: string;
+  port: number;
+  pids: number[];
+  processes: string[];
+}
 
 /** `ps -eo pid,args` → rows (header and junk skipped). */
 export function parsePs(text: string): ProcessRow[] {
@@ -53,10 +61,17 @@ export function splitCommandLine(s: string): string[] {
       if (c === q) q = null;
       else if (c === '\\' && q === '"' && i + 1 < s.length) cur += s[++i];
       else cur += c;
-    } else if (c === '"' || c === "'") { q = c; has = true; }
-    else if (c === '\\' && i + 1 < s.length) { cur += s[++i]; has = true; }
-    else if (/\s/.test(c)) { if (has || cur) out.push(cur); cur = ''; has = false; }
-    else cur += c;
+    } else if (c === '"' || c === "'") {
+      q = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < s.length) {
+      cur += s[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has || cur) out.push(cur);
+      cur = '';
+      has = false;
+    } else cur += c;
   }
   if (has || cur) out.push(cur);
   return out;
@@ -82,16 +97,30 @@ export function parseSglangCommand(argv: string[]): SglangCommand | undefined {
   let scriptAt = -1;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === 'sglang.launch_server' && argv[i - 1] === '-m') { kind = 'launch_server'; break; }
-    if (a === '-msglang.launch_server') { kind = 'launch_server'; break; }
-    if (/(^|\/)sglang\/launch_server\.py$/.test(a)) { kind = 'launch_server'; break; }
-    if (base(a) === 'sglang' && argv[i + 1] === 'serve') { kind = 'serve'; scriptAt = i; break; }
+    if (a === 'sglang.launch_server' && argv[i - 1] === '-m') {
+      kind = 'launch_server';
+      break;
+    }
+    if (a === '-msglang.launch_server') {
+      kind = 'launch_server';
+      break;
+    }
+    if (/(^|\/)sglang\/launch_server\.py$/.test(a)) {
+      kind = 'launch_server';
+      break;
+    }
+    if (base(a) === 'sglang' && argv[i + 1] === 'serve') {
+      kind = 'serve';
+      scriptAt = i;
+      break;
+    }
   }
   if (!kind) return undefined;
   const portText = flagValue(argv, ['--port']);
   const port = portText !== undefined && /^\d{1,5}$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : undefined;
   const cmd: SglangCommand = {
-    kind, argv,
+    kind,
+    argv,
     port: port ?? DEFAULT_SGLANG_PORT,
     portIsDefault: port === undefined,
     host: flagValue(argv, ['--host']) ?? DEFAULT_SGLANG_HOST,
@@ -132,7 +161,11 @@ export function parseUnitList(text: string): string[] {
   return [...new Set(units)];
 }
 
-export interface UnitExec { unit: string; file: string; execStart: string }
+export interface UnitExec {
+  unit: string;
+  file: string;
+  execStart: string;
+}
 
 /**
  * `systemctl cat A B ...` prints each unit file (and drop-ins) after a `# /path/to/file` line.

@@ -6,15 +6,23 @@
  */
 import { readLibraryTargets, uniqueTargets, type CudaTarget, type LibraryTargets } from '../gpu/fatbin';
 import {
-  NVIDIA_SMI_QUERY, archOf, ccText, compareVersions, compatibility, minCudaFor, parseComputeCap,
-  parseNvccVersion, parseNvidiaSmiBanner, parseNvidiaSmiQuery, type CompatLevel, type ComputeCap, type GpuInfo,
+  NVIDIA_SMI_QUERY,
+  archOf,
+  ccText,
+  compareVersions,
+  compatibility,
+  minCudaFor,
+  parseComputeCap,
+  parseNvccVersion,
+  parseNvidiaSmiBanner,
+  parseNvidiaSmiQuery,
+  type CompatLevel,
+  type ComputeCap,
+  type GpuInfo,
 } from '../gpu/gpus';
 import type { HostLike } from '../gpu/hostLike';
 import { DEFAULT_ROOTS, findInterpreters, type EnvRoots } from './interpreters';
-import {
-  parsePs, parseSglangCommandLine, parseSs, parseSystemctlCat, parseUnitList,
-  type ListeningSocket, type SglangServer,
-} from './processes';
+import { parsePs, parseSglangCommandLine, parseSs, parseSystemctlCat, parseUnitList, type ListeningSocket, type SglangServer } from './processes';
 import { PROBE_SCRIPT, parseProbeOutput, type PythonProbe } from './probeScript';
 import { mapLimit, runGuarded, type RunOptions } from './run';
 import { errorMessage } from '../errors';
@@ -120,15 +128,23 @@ const LIB_ORDER = ['sgl_kernel', 'flashinfer', 'flashinfer_jit', 'vllm'] as cons
 async function gatherGpus(host: HostLike, run: RunOptions, notes: string[]): Promise<Pick<EnvReport, 'gpus' | 'driverCudaVersion' | 'driverVersion'>> {
   const [q, banner] = await Promise.all([runGuarded(host, NVIDIA_SMI_QUERY, run), runGuarded(host, ['nvidia-smi'], run)]);
   const out: Pick<EnvReport, 'gpus' | 'driverCudaVersion' | 'driverVersion'> = { gpus: [] };
-  if (q.missing) { notes.push('nvidia-smi is not installed or not on PATH'); return out; }
+  if (q.missing) {
+    notes.push('nvidia-smi is not installed or not on PATH');
+    return out;
+  }
   let parsed = parseNvidiaSmiQuery(q.stdout);
   if (!q.ok && parsed.gpus.length === 0) {
     // Old drivers do not know the compute_cap field: ask without it.
     const q2 = await runGuarded(host, ['nvidia-smi', '--query-gpu=name,driver_version,memory.total', '--format=csv,noheader,nounits'], run);
-    parsed = parseNvidiaSmiQuery(q2.stdout.split(/\r?\n/).map((l) => {
-      const p = l.split(',');
-      return p.length >= 3 ? [p.slice(0, p.length - 2).join(','), '[N/A]', ...p.slice(-2)].join(',') : l;
-    }).join('\n'));
+    parsed = parseNvidiaSmiQuery(
+      q2.stdout
+        .split(/\r?\n/)
+        .map((l) => {
+          const p = l.split(',');
+          return p.length >= 3 ? [p.slice(0, p.length - 2).join(','), '[N/A]', ...p.slice(-2)].join(',') : l;
+        })
+        .join('\n'),
+    );
     if (parsed.gpus.length === 0) notes.push(`nvidia-smi failed: ${q.error ?? q2.error ?? 'no output'}`);
   }
   out.gpus = parsed.gpus;
@@ -190,13 +206,23 @@ async function serverInterpreter(host: HostLike, s: SglangServer, run: RunOption
     try {
       const env = new TextDecoder().decode(await host.readFile(`/proc/${s.pid}/environ`, { maxBytes: 256 * 1024 }));
       for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
-        const v = env.split('\0').find((e) => e.startsWith(`${key}=`))?.slice(key.length + 1);
+        const v = env
+          .split('\0')
+          .find((e) => e.startsWith(`${key}=`))
+          ?.slice(key.length + 1);
         if (v?.startsWith('/')) {
           const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
-          try { await host.stat(cand); return cand; } catch { /* not there */ }
+          try {
+            await host.stat(cand);
+            return cand;
+          } catch {
+            /* not there */
+          }
         }
       }
-    } catch { /* not readable (other user) */ }
+    } catch {
+      /* not readable (other user) */
+    }
     const r = await runGuarded(host, ['readlink', `/proc/${s.pid}/exe`], run);
     const p = r.stdout.trim();
     if (r.ok && p.startsWith('/')) return p;
@@ -206,19 +232,24 @@ async function serverInterpreter(host: HostLike, s: SglangServer, run: RunOption
       const head = new TextDecoder().decode(await host.readFile(s.script, { maxBytes: 512 }));
       const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(head);
       if (m) return m[1].endsWith('/env') && m[2] ? undefined : m[1];
-    } catch { /* unreadable script */ }
+    } catch {
+      /* unreadable script */
+    }
   }
   return undefined;
 }
 
 async function probeInterpreter(host: HostLike, python: string, opts: DiscoverOptions): Promise<{ probe?: PythonProbe; error?: string }> {
   const r = await runGuarded(host, [python, '-c', PROBE_SCRIPT, `--torch=${opts.torch ?? 'auto'}`], {
-    timeoutMs: opts.probeTimeoutMs ?? 90_000, maxOutputBytes: 4 * 1024 * 1024, env: opts.env, signal: opts.signal,
+    timeoutMs: opts.probeTimeoutMs ?? 90_000,
+    maxOutputBytes: 4 * 1024 * 1024,
+    env: opts.env,
+    signal: opts.signal,
   });
   try {
     return { probe: parseProbeOutput(r.stdout) };
   } catch (err) {
-    const why = r.error ?? (errorMessage(err));
+    const why = r.error ?? errorMessage(err);
     return { error: `${python}: ${why}` };
   }
 }
@@ -247,15 +278,27 @@ function computeWarnings(report: EnvReport): void {
   const w = report.warnings;
   const caps = gpuCaps(report);
   if (report.gpus.length === 0 && caps.length === 0) {
-    w.push({ severity: 'info', code: 'no-gpu', message: 'No NVIDIA GPU found (nvidia-smi missing or failed, and torch saw none); architecture checks were skipped' });
+    w.push({
+      severity: 'info',
+      code: 'no-gpu',
+      message: 'No NVIDIA GPU found (nvidia-smi missing or failed, and torch saw none); architecture checks were skipped',
+    });
   }
   for (const cc of caps) {
     const need = minCudaFor(cc);
     if (need && report.driverCudaVersion && compareVersions(report.driverCudaVersion, need) < 0) {
-      w.push({ severity: 'error', code: 'cuda-too-old', message: `The driver supports CUDA ${report.driverCudaVersion}, but ${archOf(cc)} GPUs need CUDA ≥ ${need}; update the NVIDIA driver` });
+      w.push({
+        severity: 'error',
+        code: 'cuda-too-old',
+        message: `The driver supports CUDA ${report.driverCudaVersion}, but ${archOf(cc)} GPUs need CUDA ≥ ${need}; update the NVIDIA driver`,
+      });
     }
     if (need && report.nvccVersion && compareVersions(report.nvccVersion, need) < 0) {
-      w.push({ severity: 'warning', code: 'cuda-too-old', message: `nvcc is CUDA ${report.nvccVersion}; JIT-compiled kernels (FlashInfer, DeepGEMM) for ${archOf(cc)} need CUDA ≥ ${need}` });
+      w.push({
+        severity: 'warning',
+        code: 'cuda-too-old',
+        message: `nvcc is CUDA ${report.nvccVersion}; JIT-compiled kernels (FlashInfer, DeepGEMM) for ${archOf(cc)} need CUDA ≥ ${need}`,
+      });
     }
   }
   // The JIT cache belongs to the user, not to one interpreter: report each cache once.
@@ -270,7 +313,12 @@ function computeWarnings(report: EnvReport): void {
     const where = `${it.path}${usedBy(report, it.path)}`;
     const pk = p.packages;
     if (pk.sglang.found && !pk.sgl_kernel.found) {
-      w.push({ severity: 'warning', code: 'kernel-missing', message: `sglang ${pk.sglang.version ?? ''} is installed in ${where} but sgl-kernel is not`, interpreter: it.path });
+      w.push({
+        severity: 'warning',
+        code: 'kernel-missing',
+        message: `sglang ${pk.sglang.version ?? ''} is installed in ${where} but sgl-kernel is not`,
+        interpreter: it.path,
+      });
     }
     const torch = pk.torch;
     if (torch.imported && caps.length) {
@@ -280,11 +328,22 @@ function computeWarnings(report: EnvReport): void {
         for (const cc of caps) {
           const need = minCudaFor(cc);
           if (need && compareVersions(torch.cudaVersion, need) < 0) {
-            w.push({ severity: 'error', code: 'cuda-too-old', message: `torch ${torch.version ?? ''} in ${where} is built for CUDA ${torch.cudaVersion}; ${archOf(cc)} needs CUDA ≥ ${need} (install a cu128 or newer build)`, interpreter: it.path, library: 'torch' });
+            w.push({
+              severity: 'error',
+              code: 'cuda-too-old',
+              message: `torch ${torch.version ?? ''} in ${where} is built for CUDA ${torch.cudaVersion}; ${archOf(cc)} needs CUDA ≥ ${need} (install a cu128 or newer build)`,
+              interpreter: it.path,
+              library: 'torch',
+            });
           }
         }
         if (torch.cudaAvailable === false) {
-          w.push({ severity: 'warning', code: 'torch-no-cuda', message: `torch in ${where} reports CUDA as unavailable${torch.cudaError ? ` (${torch.cudaError})` : ''}`, interpreter: it.path });
+          w.push({
+            severity: 'warning',
+            code: 'torch-no-cuda',
+            message: `torch in ${where} reports CUDA as unavailable${torch.cudaError ? ` (${torch.cudaError})` : ''}`,
+            interpreter: it.path,
+          });
         }
       }
     }
@@ -309,8 +368,22 @@ function computeWarnings(report: EnvReport): void {
         if (jitSeen.has(l.path)) continue;
         jitSeen.add(l.path);
       }
-      if (l.error) w.push({ severity: 'info', code: 'library-unreadable', message: `Could not read GPU targets of ${l.path}: ${l.error}`, interpreter: it.path, library: l.package });
-      else if (!l.complete && l.hasFatbin) w.push({ severity: 'info', code: 'library-unreadable', message: `GPU target list of ${l.path} may be incomplete: ${l.issues[0] ?? ''}`, interpreter: it.path, library: l.package });
+      if (l.error)
+        w.push({
+          severity: 'info',
+          code: 'library-unreadable',
+          message: `Could not read GPU targets of ${l.path}: ${l.error}`,
+          interpreter: it.path,
+          library: l.package,
+        });
+      else if (!l.complete && l.hasFatbin)
+        w.push({
+          severity: 'info',
+          code: 'library-unreadable',
+          message: `GPU target list of ${l.path} may be incomplete: ${l.issues[0] ?? ''}`,
+          interpreter: it.path,
+          library: l.package,
+        });
     }
   }
   const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
@@ -333,9 +406,10 @@ function verdictsFor(it: InterpreterReport, caps: ComputeCap[]): PackageVerdict[
       const targets = uniqueTargets(libs.flatMap((l) => l.targets));
       if (libs.length === 0 || targets.length === 0) continue; // nothing compiled in (pure-Python or JIT-only package)
       const c = compatibility(targets, cc, LIB_LABEL[src]);
-      const message = src === 'vllm' && c.level === 'none'
-        ? `${LIB_LABEL.vllm} has no ${c.gpuArch} code: ${VLLM_IMPACT} (built for ${targets.map((t) => t.name).join(', ')})`
-        : c.message;
+      const message =
+        src === 'vllm' && c.level === 'none'
+          ? `${LIB_LABEL.vllm} has no ${c.gpuArch} code: ${VLLM_IMPACT} (built for ${targets.map((t) => t.name).join(', ')})`
+          : c.message;
       out.push({ package: LIB_LABEL[src], gpuArch: c.gpuArch, level: c.level, message });
     }
     const arch = it.probe?.packages.torch.archList;
@@ -368,29 +442,38 @@ function jitCacheVerdict(libs: LibraryReport[], cc: ComputeCap, cache: string): 
   const of = (js: typeof judged): string => `${js.length} of ${withCode.length} cached kernel${withCode.length === 1 ? '' : 's'}`;
   const bad = judged.filter((j) => j.c.level === 'none');
   if (bad.length) {
-    const built = uniqueTargets(bad.flatMap((j) => j.l.targets)).map((t) => t.name).join(', ');
+    const built = uniqueTargets(bad.flatMap((j) => j.l.targets))
+      .map((t) => t.name)
+      .join(', ');
     return {
-      package: label, gpuArch, level: 'none',
+      package: label,
+      gpuArch,
+      level: 'none',
       message: `${label} has no ${gpuArch} code in ${of(bad)} (${names(bad)}; built for ${built}): they were built for other GPUs, e.g. a cache copied from another machine; clear ${cache || 'the cache'} and FlashInfer rebuilds them for this GPU`,
     };
   }
   const ptx = judged.filter((j) => j.c.level === 'ptx-jit');
   if (ptx.length) {
     return {
-      package: label, gpuArch, level: 'ptx-jit',
+      package: label,
+      gpuArch,
+      level: 'ptx-jit',
       message: `${label} has only PTX for ${gpuArch} in ${of(ptx)} (${names(ptx)}): the driver JIT-compiles them at every start; clear ${cache || 'the cache'} and FlashInfer rebuilds them for this GPU`,
     };
   }
-  return { package: label, gpuArch, level: 'native', message: `${label} has ${gpuArch} code (${withCode.length} cached kernel${withCode.length === 1 ? '' : 's'})` };
+  return {
+    package: label,
+    gpuArch,
+    level: 'native',
+    message: `${label} has ${gpuArch} code (${withCode.length} cached kernel${withCode.length === 1 ? '' : 's'})`,
+  };
 }
 
 export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): Promise<EnvReport> {
   const run: RunOptions = { env: opts.env, signal: opts.signal };
   const notes: string[] = [];
   const homeP = opts.home !== undefined ? Promise.resolve(opts.home) : runGuarded(host, ['printenv', 'HOME'], run).then((r) => r.stdout.trim() || undefined);
-  const [gpu, nvccVersion, srv, home] = await Promise.all([
-    gatherGpus(host, run, notes), gatherNvcc(host, run), gatherServers(host, run, notes), homeP,
-  ]);
+  const [gpu, nvccVersion, srv, home] = await Promise.all([gatherGpus(host, run, notes), gatherNvcc(host, run), gatherServers(host, run, notes), homeP]);
   const report: EnvReport = {
     host: host.label ?? 'host',
     generatedAt: (opts.now?.() ?? new Date()).toISOString(),
@@ -436,7 +519,10 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
   report.interpreters = await mapLimit(candidates, 4, async (c): Promise<InterpreterReport> => {
     const it: InterpreterReport = { path: c.path, sources: c.sources, libraries: [], verdicts: [] };
     const r = await probeInterpreter(host, c.path, opts);
-    if (r.error) { it.error = r.error; return it; }
+    if (r.error) {
+      it.error = r.error;
+      return it;
+    }
     it.probe = r.probe;
     const maxLibs = opts.maxLibrariesPerPackage ?? 16;
     for (const pkg of ['sgl_kernel', 'flashinfer', 'vllm'] as const) {
@@ -444,7 +530,7 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
       for (const l of libs) it.libraries.push({ ...(await readLib(l.path)), package: pkg });
     }
     // The JIT cache matters only to an interpreter that has FlashInfer; readLib shares the reads.
-    const jit = r.probe?.packages.flashinfer.found ? r.probe.caches.flashinfer?.libraries ?? [] : [];
+    const jit = r.probe?.packages.flashinfer.found ? (r.probe.caches.flashinfer?.libraries ?? []) : [];
     for (const l of jit.slice(0, maxLibs)) it.libraries.push({ ...(await readLib(l.path)), package: 'flashinfer_jit' });
     return it;
   });
@@ -486,9 +572,16 @@ async function runCheckEnv(host: HostLike, interpreters: InterpreterReport[], op
   for (const it of withSglang) {
     // Older SGLang has no check_env module: look for the file rather than run an ImportError.
     const file = `${it.probe!.packages.sglang.path!}/check_env.py`;
-    try { await host.stat(file); } catch { continue; }
+    try {
+      await host.stat(file);
+    } catch {
+      continue;
+    }
     const r = await runGuarded(host, [it.path, '-m', 'sglang.check_env'], {
-      env: opts.env, signal: opts.signal, timeoutMs: opts.checkEnvTimeoutMs ?? CHECK_ENV_TIMEOUT_MS, maxOutputBytes: CHECK_ENV_MAX_BYTES,
+      env: opts.env,
+      signal: opts.signal,
+      timeoutMs: opts.checkEnvTimeoutMs ?? CHECK_ENV_TIMEOUT_MS,
+      maxOutputBytes: CHECK_ENV_MAX_BYTES,
     });
     const clean = (t: string): string => t.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r\n?/g, '\n');
     const text = [clean(r.stdout).trimEnd(), clean(r.stderr).trimEnd()].filter(Boolean).join('\n');
@@ -522,7 +615,9 @@ export function formatEnvReport(r: EnvReport): string {
     r.driverVersion ? `driver ${r.driverVersion}` : '',
     r.driverCudaVersion ? `driver supports CUDA ${r.driverCudaVersion}` : '',
     r.nvccVersion ? `nvcc ${r.nvccVersion}` : 'nvcc not found',
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   L.push(`  ${cuda}`, '');
 
   L.push('SGLang servers');
@@ -530,7 +625,9 @@ export function formatEnvReport(r: EnvReport): string {
   for (const s of r.servers) {
     const who = s.source === 'systemd' ? `systemd ${s.unit ?? ''}` : `pid ${s.pid ?? '?'}`;
     const listen = s.listening?.length ? `listening on ${s.listening.join(', ')}` : s.source === 'process' ? 'not seen listening' : '';
-    L.push(`  ${who}: ${s.kind === 'serve' ? 'sglang serve' : 'launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`);
+    L.push(
+      `  ${who}: ${s.kind === 'serve' ? 'sglang serve' : 'launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`,
+    );
     if (s.modelPath) L.push(`      model ${s.modelPath}`);
     if (s.interpreter) L.push(`      python ${s.interpreter}`);
   }
@@ -541,7 +638,10 @@ export function formatEnvReport(r: EnvReport): string {
   for (const it of r.interpreters) {
     L.push(`  ${it.path}  [${it.sources.join(', ')}]`);
     if (it.alsoAt?.length) L.push(`    also found as ${it.alsoAt.join(', ')}`);
-    if (it.error || !it.probe) { L.push(`      could not inspect: ${it.error ?? 'unknown error'}`); continue; }
+    if (it.error || !it.probe) {
+      L.push(`      could not inspect: ${it.error ?? 'unknown error'}`);
+      continue;
+    }
     const p = it.probe;
     const libLines = (src: LibrarySource, dir: string, indent = 10): void => {
       for (const l of it.libraries.filter((x) => x.package === src)) {
@@ -550,9 +650,20 @@ export function formatEnvReport(r: EnvReport): string {
       }
     };
     L.push(`      Python ${p.python.version}`);
-    for (const [key, label] of [['sglang', 'sglang'], ['sgl_kernel', 'sgl-kernel'], ['flashinfer', 'flashinfer'], ['torch', 'torch'], ['triton', 'triton'], ['transformers', 'transformers'], ['vllm', 'vllm']] as const) {
+    for (const [key, label] of [
+      ['sglang', 'sglang'],
+      ['sgl_kernel', 'sgl-kernel'],
+      ['flashinfer', 'flashinfer'],
+      ['torch', 'torch'],
+      ['triton', 'triton'],
+      ['transformers', 'transformers'],
+      ['vllm', 'vllm'],
+    ] as const) {
       const pkg = p.packages[key];
-      if (!pkg.found) { if (key === 'sglang' || key === 'sgl_kernel' || key === 'torch') L.push(`      ${label.padEnd(13)}not installed`); continue; }
+      if (!pkg.found) {
+        if (key === 'sglang' || key === 'sgl_kernel' || key === 'torch') L.push(`      ${label.padEnd(13)}not installed`);
+        continue;
+      }
       let extra = '';
       if (key === 'torch') {
         const t = p.packages.torch;
@@ -575,7 +686,7 @@ export function formatEnvReport(r: EnvReport): string {
     for (const v of it.verdicts) L.push(`      → ${v.message}`);
     if (it.checkEnv) {
       const c = it.checkEnv;
-      L.push(`      python -m sglang.check_env${c.code === 0 ? '' : ` (${c.code === null ? c.error ?? 'did not finish' : `exit ${c.code}`})`}`);
+      L.push(`      python -m sglang.check_env${c.code === 0 ? '' : ` (${c.code === null ? (c.error ?? 'did not finish') : `exit ${c.code}`})`}`);
       const lines = c.output.split('\n');
       for (const line of lines.slice(0, 120)) L.push(`          ${line}`);
       if (lines.length > 120 || c.truncated) L.push('          … (cut; run it on the host for the rest)');

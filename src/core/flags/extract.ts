@@ -10,11 +10,29 @@ import TreeSitter = require('web-tree-sitter');
 const { Query } = TreeSitter;
 type Query = TreeSitter.Query;
 import {
-  dottedName, evaluate, identifiersIn, MAX_DEPTH, PyDict, PySet, stringNodeText, textOf, toJson, UNRESOLVED,
-  type EvalContext, type Evaluated, type PyVal,
+  dottedName,
+  evaluate,
+  identifiersIn,
+  MAX_DEPTH,
+  PyDict,
+  PySet,
+  stringNodeText,
+  textOf,
+  toJson,
+  UNRESOLVED,
+  type EvalContext,
+  type Evaluated,
+  type PyVal,
 } from './pyvalue';
 import {
-  fieldFromFlag, NO_VALUE_ACTIONS, type CatalogDiagnostic, type CatalogEra, type CatalogRange, type ChoiceList, type ChoiceValue, type FlagCatalog,
+  fieldFromFlag,
+  NO_VALUE_ACTIONS,
+  type CatalogDiagnostic,
+  type CatalogEra,
+  type CatalogRange,
+  type ChoiceList,
+  type ChoiceValue,
+  type FlagCatalog,
   type FlagEntry,
 } from './types';
 
@@ -32,11 +50,26 @@ interface ConstInfo {
   deprecatedValues: { value: ChoiceValue; replacement?: string }[];
 }
 
-interface FieldInfo { name: string; stmt: Node; typeNode: Node | undefined; right: Node | undefined }
-interface ClassInfo { name: string; node: Node; fields: FieldInfo[]; byName: Map<string, FieldInfo> }
+interface FieldInfo {
+  name: string;
+  stmt: Node;
+  typeNode: Node | undefined;
+  right: Node | undefined;
+}
+interface ClassInfo {
+  name: string;
+  node: Node;
+  fields: FieldInfo[];
+  byName: Map<string, FieldInfo>;
+}
 
 /** Source span of the definition an entry came from (string offsets into the source). */
-export interface Definition { start: number; end: number; kind: 'field' | 'call'; group?: string }
+export interface Definition {
+  start: number;
+  end: number;
+  kind: 'field' | 'call';
+  group?: string;
+}
 
 export interface ExtractOptions {
   /** Memo of per-definition results keyed by source text + environment signature. */
@@ -56,7 +89,10 @@ class Extractor {
   readonly refFields = new Set<string>();
   private depthWarned = false;
 
-  constructor(private readonly root: Node, private readonly language: Language) {
+  constructor(
+    private readonly root: Node,
+    private readonly language: Language,
+  ) {
     this.ctx = {
       lookup: (name) => {
         const c = this.consts.get(name);
@@ -154,15 +190,20 @@ class Extractor {
         }
         break;
       }
-      case 'function_definition': this.scanFunction(stmt, depth); break;
-      case 'class_definition': this.scanClass(stmt); break;
+      case 'function_definition':
+        this.scanFunction(stmt, depth);
+        break;
+      case 'class_definition':
+        this.scanClass(stmt);
+        break;
       case 'decorated_definition': {
         const def = stmt.childForFieldName('definition');
         if (def?.type === 'function_definition') this.scanFunction(def, depth);
         else if (def?.type === 'class_definition') this.scanClass(def);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -179,8 +220,14 @@ class Extractor {
       }
       const value = right.type === 'assignment' ? UNRESOLVED : evaluate(right, this.ctx);
       const info: ConstInfo = {
-        name, value, valueNode: right, line: stmt.startPosition.row + 1, conditional,
-        unknownAdditions: false, conditionalValues: [], deprecatedValues: [],
+        name,
+        value,
+        valueNode: right,
+        line: stmt.startPosition.row + 1,
+        conditional,
+        unknownAdditions: false,
+        conditionalValues: [],
+        deprecatedValues: [],
       };
       if (right.type === 'list' || right.type === 'set' || right.type === 'tuple') info.deprecatedValues = this.deprecatedItems(right);
       this.consts.set(name, info);
@@ -221,12 +268,19 @@ class Extractor {
       else if (add instanceof PySet) items = add.items;
       else if (add instanceof PyDict) items = add.entries.map(([k]) => k);
     }
-    if (!items) { c.unknownAdditions = true; return; }
-    if (conditional) { c.conditionalValues.push(...items); return; }
+    if (!items) {
+      c.unknownAdditions = true;
+      return;
+    }
+    if (conditional) {
+      c.conditionalValues.push(...items);
+      return;
+    }
     const v = c.value;
     if (Array.isArray(v)) v.push(...items);
-    else if (v instanceof PySet) { for (const i of items) if (!v.items.includes(i)) v.items.push(i); }
-    else c.unknownAdditions = true;
+    else if (v instanceof PySet) {
+      for (const i of items) if (!v.items.includes(i)) v.items.push(i);
+    } else c.unknownAdditions = true;
   }
 
   private scanFunction(fn: Node, depth: number): void {
@@ -375,8 +429,14 @@ class Extractor {
     let group: string | undefined;
     for (const m of metas) {
       if (m.type === 'call') {
-        const fname = dottedName(m.childForFieldName('function') ?? m)?.split('.').pop();
-        if (fname === 'Arg' && !arg && !helpNode) { arg = keywordArgs(m); helpNode = arg.get('help'); continue; }
+        const fname = dottedName(m.childForFieldName('function') ?? m)
+          ?.split('.')
+          .pop();
+        if (fname === 'Arg' && !arg && !helpNode) {
+          arg = keywordArgs(m);
+          helpNode = arg.get('help');
+          continue;
+        }
         if (fname === 'NS' && group === undefined) {
           const p = positionalArgs(m)[0] ?? keywordArgs(m).get('path');
           const g = p ? evaluate(p, this.ctx) : UNRESOLVED;
@@ -384,7 +444,10 @@ class Extractor {
           continue;
         }
       }
-      if (!arg && !helpNode && isStringish(m)) { helpNode = m; arg = new Map(); }
+      if (!arg && !helpNode && isStringish(m)) {
+        helpNode = m;
+        arg = new Map();
+      }
     }
     if (!arg) return undefined;
     const bool = (k: string): boolean | undefined => {
@@ -404,8 +467,13 @@ class Extractor {
     const aliasesVal = aliasesNode ? evaluate(aliasesNode, this.ctx) : null;
     const aliases = Array.isArray(aliasesVal) ? aliasesVal.filter((x): x is string => typeof x === 'string') : [];
     const entry: FlagEntry = {
-      flag: cliName, aliases, negations: [], field: f.name, source: 'dataclass',
-      line: f.stmt.startPosition.row + 1, range: this.range(f.stmt),
+      flag: cliName,
+      aliases,
+      negations: [],
+      field: f.name,
+      source: 'dataclass',
+      line: f.stmt.startPosition.row + 1,
+      range: this.range(f.stmt),
     };
     if (helpNode) entry.help = textOf(helpNode, this.ctx).text;
     else entry.help = '';
@@ -416,7 +484,8 @@ class Extractor {
     if (f.right) {
       hasDefault = true;
       const d = this.fieldDefault(f.right);
-      if ('value' in d) entry.default = d.value; else entry.defaultExpr = d.expr;
+      if ('value' in d) entry.default = d.value;
+      else entry.defaultExpr = d.expr;
     }
     const constNode = arg.get('const');
     const constVal = constNode ? evaluate(constNode, this.ctx) : UNRESOLVED;
@@ -452,7 +521,10 @@ class Extractor {
       const vals = lit.params.map((p) => evaluate(p, this.ctx));
       if (choicesNode) this.choicesOf(choicesNode, entry);
       else if (vals.every((x) => x !== UNRESOLVED)) entry.choices = vals as ChoiceValue[];
-      else { entry.choicesExpr = innerType.text; entry.dynamicChoices = true; }
+      else {
+        entry.choicesExpr = innerType.text;
+        entry.dynamicChoices = true;
+      }
       entry.type = typeParser ? callableName(typeParser) : pyTypeName(vals[0]);
       if (!hasDefault) entry.default = null;
       setConst();
@@ -484,12 +556,23 @@ class Extractor {
 
   private implicitActionDefault(entry: FlagEntry): void {
     switch (entry.action) {
-      case 'store_true': entry.default = false; break;
-      case 'store_false': entry.default = true; break;
-      case 'store': case 'store_const': case 'append': case 'append_const': case 'count': case 'extend':
+      case 'store_true':
+        entry.default = false;
+        break;
+      case 'store_false':
+        entry.default = true;
+        break;
+      case 'store':
+      case 'store_const':
+      case 'append':
+      case 'append_const':
+      case 'count':
+      case 'extend':
       case 'BooleanOptionalAction':
-        entry.default = null; break;
-      default: break; // custom actions decide their own default
+        entry.default = null;
+        break;
+      default:
+        break; // custom actions decide their own default
     }
   }
 
@@ -544,8 +627,13 @@ class Extractor {
       field = fieldFromFlag(long);
     }
     const entry: FlagEntry = {
-      flag, aliases: names.slice(1), negations: [], field, source: 'add_argument',
-      line: call.startPosition.row + 1, range: this.range(call),
+      flag,
+      aliases: names.slice(1),
+      negations: [],
+      field,
+      source: 'add_argument',
+      line: call.startPosition.row + 1,
+      range: this.range(call),
     };
     if (group !== undefined) entry.group = group;
     const actionNode = kw.get('action');
@@ -663,7 +751,10 @@ class Extractor {
       if (obj?.type === 'identifier') {
         for (let i = groupVars.length - 1; i >= 0; i--) {
           const g = groupVars[i];
-          if (g.name === obj.text && g.at < c.startIndex) { group = g.title; break; }
+          if (g.name === obj.text && g.at < c.startIndex) {
+            group = g.title;
+            break;
+          }
         }
       }
       const e = this.memoized(memo, argSig + (group ?? ''), c, () => this.argumentEntry(c, group));
@@ -703,7 +794,10 @@ class Extractor {
   private envSignature(withClassDefaults: boolean): string {
     let h = 0x811c9dc5;
     const mix = (s: string): void => {
-      for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+      for (let i = 0; i < s.length; i++) {
+        h ^= s.charCodeAt(i);
+        h = Math.imul(h, 0x01000193);
+      }
     };
     for (const c of this.consts.values()) {
       mix(c.name);
@@ -711,10 +805,16 @@ class Extractor {
       mix(`${c.conditional}${c.unknownAdditions}${c.conditionalValues.length}`);
       mix(JSON.stringify(c.value === UNRESOLVED ? null : toJson(c.value)));
     }
-    for (const [k, v] of this.hooks) { mix(k); mix([...v].join(',')); }
+    for (const [k, v] of this.hooks) {
+      mix(k);
+      mix([...v].join(','));
+    }
     for (const cls of withClassDefaults ? this.classes.values() : []) {
       mix(cls.name);
-      for (const f of cls.fields) { mix(f.name); mix(f.right?.text ?? ''); }
+      for (const f of cls.fields) {
+        mix(f.name);
+        mix(f.right?.text ?? '');
+      }
     }
     mix([...this.annotatedNames].join(','));
     return (h >>> 0).toString(36);
@@ -739,9 +839,12 @@ class Extractor {
       if (!items && !named) continue;
       const hooks = [...(this.hooks.get(c.name) ?? [])];
       const list: ChoiceList = {
-        name: c.name, values: (items ?? []) as ChoiceValue[], line: c.line,
+        name: c.name,
+        values: (items ?? []) as ChoiceValue[],
+        line: c.line,
         growsAtRuntime: hooks.length > 0 || c.conditional || c.unknownAdditions || c.conditionalValues.length > 0 || !items,
-        hooks, usedBy: usedBy.get(c.name) ?? [],
+        hooks,
+        usedBy: usedBy.get(c.name) ?? [],
       };
       if (c.conditionalValues.length) list.conditionalValues = c.conditionalValues.map((x) => toJson(x) as ChoiceValue);
       if (c.deprecatedValues.length) list.deprecatedValues = c.deprecatedValues;
@@ -774,11 +877,14 @@ function getQuery(language: Language): Query {
   if (cachedQuery?.language !== language) {
     cachedQuery = {
       language,
-      query: new Query(language, `
+      query: new Query(
+        language,
+        `
         (call function: (attribute attribute: (identifier) @m
           (#match? @m "^(add_argument|add_argument_group|add_mutually_exclusive_group|add_cli_args_from_dataclass)$"))) @call
         (call function: (identifier) @m (#eq? @m "add_cli_args_from_dataclass")) @call
-      `),
+      `,
+      ),
     };
   }
   return cachedQuery.query;
@@ -787,7 +893,10 @@ function getQuery(language: Language): Query {
 const CALL_NAME_RE = /add_argument|add_mutually_exclusive_group|add_cli_args_from_dataclass/g;
 const ROW_GAP = 100;
 
-interface RowRange { startPosition: { row: number; column: number }; endPosition: { row: number; column: number } }
+interface RowRange {
+  startPosition: { row: number; column: number };
+  endPosition: { row: number; column: number };
+}
 
 /**
  * Line ranges that can hold a call the query matches: the method name must occur in the text, so
@@ -915,8 +1024,9 @@ function keywordArgs(call: Node): Map<string, Node> {
 
 function positionalArgs(call: Node): Node[] {
   const args = call.childForFieldName('arguments');
-  return (args?.namedChildren ?? []).filter((a): a is Node => !!a && a.type !== 'keyword_argument' && a.type !== 'comment'
-    && a.type !== 'list_splat' && a.type !== 'dictionary_splat');
+  return (args?.namedChildren ?? []).filter(
+    (a): a is Node => !!a && a.type !== 'keyword_argument' && a.type !== 'comment' && a.type !== 'list_splat' && a.type !== 'dictionary_splat',
+  );
 }
 
 /** A dataclass field statement (`name: T = default`), or undefined. */
@@ -963,7 +1073,8 @@ function finishEntries(ex: Extractor, entries: FlagEntry[], diagnostics: Catalog
     for (const s of [e.flag, ...e.aliases, ...e.negations]) {
       const prev = seen.get(s);
       if (prev && prev !== e) {
-        if (diagnostics.length < MAX_DIAGNOSTICS) diagnostics.push({ message: `Option ${s} is defined twice (lines ${prev.line} and ${e.line})`, line: e.line, severity: 'warning' });
+        if (diagnostics.length < MAX_DIAGNOSTICS)
+          diagnostics.push({ message: `Option ${s} is defined twice (lines ${prev.line} and ${e.line})`, line: e.line, severity: 'warning' });
       } else seen.set(s, e);
     }
   }
@@ -1012,8 +1123,12 @@ export function extractWithState(tree: Tree, language: Language, opts: ExtractOp
 
 /** One text edit in string offsets: [start, oldEnd) of the old source became [start, newEnd). */
 export interface OffsetEdit {
-  start: number; oldEnd: number; newEnd: number;
-  startPoint: { row: number; column: number }; oldEndPoint: { row: number; column: number }; newEndPoint: { row: number; column: number };
+  start: number;
+  oldEnd: number;
+  newEnd: number;
+  startPoint: { row: number; column: number };
+  oldEndPoint: { row: number; column: number };
+  newEndPoint: { row: number; column: number };
 }
 
 function sameList(a: string[], b: string[]): boolean {
@@ -1033,15 +1148,23 @@ function shiftPos(p: { line: number; character: number }, e: OffsetEdit): { line
  * a class default read elsewhere, the start of a definition, or the definition no longer parses
  * as one complete statement): the caller then reparses and extracts in full.
  */
-export function reextractLocal(state: ExtractState, prev: FlagCatalog, source: string, edit: OffsetEdit,
-  parse: (text: string) => Tree | null): FlagCatalog | undefined {
+export function reextractLocal(
+  state: ExtractState,
+  prev: FlagCatalog,
+  source: string,
+  edit: OffsetEdit,
+  parse: (text: string) => Tree | null,
+): FlagCatalog | undefined {
   if (!state.clean || state.starts.length !== prev.entries.length) return undefined;
   const delta = edit.newEnd - edit.oldEnd;
   const { starts, ends } = state;
   let hit = -1;
   for (let i = 0; i < starts.length; i++) {
     // strictly after its start: an insert at the start may be a new statement
-    if (starts[i] < edit.start && edit.oldEnd <= ends[i]) { hit = i; break; }
+    if (starts[i] < edit.start && edit.oldEnd <= ends[i]) {
+      hit = i;
+      break;
+    }
   }
   if (hit < 0) return undefined;
   const kind = state.kinds[hit];
@@ -1102,9 +1225,15 @@ export function reextractLocal(state: ExtractState, prev: FlagCatalog, source: s
     state.starts = newStarts;
     state.ends = newEnds;
     // Same identity (options, field, deprecation, choices source): the catalog-wide parts stand.
-    const same = entry.flag === old.flag && entry.field === old.field && entry.deprecated === old.deprecated
-      && entry.choicesExpr === old.choicesExpr && sameList(entry.aliases, old.aliases) && sameList(entry.negations, old.negations)
-      && entry.source === old.source && (!entry.deprecated || entry.replacement === old.replacement);
+    const same =
+      entry.flag === old.flag &&
+      entry.field === old.field &&
+      entry.deprecated === old.deprecated &&
+      entry.choicesExpr === old.choicesExpr &&
+      sameList(entry.aliases, old.aliases) &&
+      sameList(entry.negations, old.negations) &&
+      entry.source === old.source &&
+      (!entry.deprecated || entry.replacement === old.replacement);
     if (same && prev.diagnostics.length === 0) return { entries, choiceLists: prev.choiceLists, era: prev.era, diagnostics: [] };
     return finishEntries(ex, entries, []);
   } finally {

@@ -24,5 +24,14 @@ export function familyOf(entry: Pick<FlagEntry, 'flag' | 'field'>): FlagFamily {
 }
 
 export const FLAG_FAMILIES: readonly FlagFamily[] = [
-  'attention', 'moe', 'gemm', 'kv-cache', 'sampling', 'grammar', 'speculative', 'lora', 'disaggregation', 'other',
+  'attention',
+  'moe',
+  'gemm',
+  'kv-cache',
+  'sampling',
+  'grammar',
+  'speculative',
+  'lora',
+  'disaggregation',
+  'other',
 ];

@@ -52,7 +52,11 @@ function treesOf(state: Retained): Tree[] {
 
 function freeTrees(trees: Tree[]): void {
   for (const t of trees) {
-    try { t.delete(); } catch { /* already gone */ }
+    try {
+      t.delete();
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -163,13 +167,21 @@ export function updateCatalog(prev: FlagCatalog, edit: CatalogEdit | CatalogEdit
     starts = editLineStarts(starts, startIndex, oldEndIndex, e.text);
     const newEndPosition = pointAfter(startPosition, e.text);
     tree.edit({
-      startIndex, oldEndIndex, newEndIndex: startIndex + e.text.length,
-      startPosition, oldEndPosition, newEndPosition,
+      startIndex,
+      oldEndIndex,
+      newEndIndex: startIndex + e.text.length,
+      startPosition,
+      oldEndPosition,
+      newEndPosition,
     });
     if (edits.length === 1) {
       single = {
-        start: startIndex, oldEnd: oldEndIndex, newEnd: startIndex + e.text.length,
-        startPoint: startPosition, oldEndPoint: oldEndPosition, newEndPoint: newEndPosition,
+        start: startIndex,
+        oldEnd: oldEndIndex,
+        newEnd: startIndex + e.text.length,
+        startPoint: startPosition,
+        oldEndPoint: oldEndPosition,
+        newEndPoint: newEndPosition,
       };
     }
   }
@@ -241,7 +253,5 @@ export function catalogFromJson(json: unknown): FlagCatalog | undefined {
   return { entries: j.entries, choiceLists: j.choiceLists, era: j.era ?? 'unknown', diagnostics: j.diagnostics ?? [] };
 }
 
-export {
-  readRuntimeCatalog, mergeCatalogs, loadDumpScript, parseArgparseHelp, actionsToCatalog, runtimeCacheFile, RuntimeCatalogError,
-} from './runtime';
+export { readRuntimeCatalog, mergeCatalogs, loadDumpScript, parseArgparseHelp, actionsToCatalog, runtimeCacheFile, RuntimeCatalogError } from './runtime';
 export type { RuntimeCatalog, ReadRuntimeOptions, MergedCatalog, FlagDifference, FlagDifferenceKind, RuntimeAction, SglangInstall } from './runtime';

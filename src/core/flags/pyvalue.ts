@@ -5,8 +5,12 @@
  */
 import type { Node } from 'web-tree-sitter';
 
-export class PySet { constructor(public items: PyVal[]) {} }
-export class PyDict { constructor(public entries: [PyVal, PyVal][]) {} }
+export class PySet {
+  constructor(public items: PyVal[]) {}
+}
+export class PyDict {
+  constructor(public entries: [PyVal, PyVal][]) {}
+}
 export type PyVal = string | number | boolean | null | PyVal[] | PySet | PyDict;
 
 export const UNRESOLVED: unique symbol = Symbol('unresolved');
@@ -32,25 +36,46 @@ export function decodeEscapes(raw: string): string {
   if (!raw.includes('\\')) return raw;
   return raw.replace(ESCAPE_RE, (_m, esc: string) => {
     switch (esc[0]) {
-      case '\r': case '\n': return '';
-      case '\\': return '\\';
-      case "'": return "'";
-      case '"': return '"';
-      case 'a': return '\x07';
-      case 'b': return '\b';
-      case 'f': return '\f';
-      case 'n': return '\n';
-      case 'r': return '\r';
-      case 't': return '\t';
-      case 'v': return '\v';
-      case 'x': case 'u': case 'U': return String.fromCodePoint(parseInt(esc.slice(1), 16));
-      case 'N': return `\\${esc}`;
-      default: return String.fromCharCode(parseInt(esc, 8));
+      case '\r':
+      case '\n':
+        return '';
+      case '\\':
+        return '\\';
+      case "'":
+        return "'";
+      case '"':
+        return '"';
+      case 'a':
+        return '\x07';
+      case 'b':
+        return '\b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      case 'v':
+        return '\v';
+      case 'x':
+      case 'u':
+      case 'U':
+        return String.fromCodePoint(parseInt(esc.slice(1), 16));
+      case 'N':
+        return `\\${esc}`;
+      default:
+        return String.fromCharCode(parseInt(esc, 8));
     }
   });
 }
 
-export interface StringParts { text: string; holes: number; bytes: boolean }
+export interface StringParts {
+  text: string;
+  holes: number;
+  bytes: boolean;
+}
 
 /** Text of one `string` node; f-string holes are kept as their source `{expr}`. */
 export function stringNodeText(node: Node): StringParts {
@@ -204,25 +229,39 @@ function binary(op: string, a: PyVal, b: PyVal): Evaluated {
   if (typeof b === 'boolean') b = Number(b);
   if (typeof a === 'number' && typeof b === 'number') {
     switch (op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return b === 0 ? UNRESOLVED : a / b;
-      case '//': return b === 0 ? UNRESOLVED : Math.floor(a / b);
-      case '%': return b === 0 ? UNRESOLVED : ((a % b) + b) % b;
-      case '**': return a ** b;
-      case '<<': return a * 2 ** b;
-      case '>>': return Math.floor(a / 2 ** b);
-      case '|': return a | b;
-      case '&': return a & b;
-      default: return UNRESOLVED;
+      case '+':
+        return a + b;
+      case '-':
+        return a - b;
+      case '*':
+        return a * b;
+      case '/':
+        return b === 0 ? UNRESOLVED : a / b;
+      case '//':
+        return b === 0 ? UNRESOLVED : Math.floor(a / b);
+      case '%':
+        return b === 0 ? UNRESOLVED : ((a % b) + b) % b;
+      case '**':
+        return a ** b;
+      case '<<':
+        return a * 2 ** b;
+      case '>>':
+        return Math.floor(a / 2 ** b);
+      case '|':
+        return a | b;
+      case '&':
+        return a & b;
+      default:
+        return UNRESOLVED;
     }
   }
   if (op === '+' && typeof a === 'string' && typeof b === 'string') return a + b;
   if (op === '+' && Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
   if (op === '*' && Array.isArray(a) && typeof b === 'number') {
     if (a.length * b > MAX_ITEMS) return UNRESOLVED;
-    return Array.from<PyVal[]>({ length: Math.max(0, b) }).fill(a).flat();
+    return Array.from<PyVal[]>({ length: Math.max(0, b) })
+      .fill(a)
+      .flat();
   }
   if (op === '*' && typeof a === 'string' && typeof b === 'number') return b > 0 && a.length * b < 1e6 ? a.repeat(b) : '';
   if (a instanceof PySet && b instanceof PySet) {
@@ -236,23 +275,39 @@ function binary(op: string, a: PyVal, b: PyVal): Evaluated {
 
 function compare(op: string, a: PyVal, b: PyVal): boolean | undefined {
   switch (op) {
-    case '==': return pyEquals(a, b);
-    case '!=': return !pyEquals(a, b);
-    case 'is': return a === b;
-    case 'is not': return a !== b;
-    case 'in': { const it = iterate(b); return it ? it.some((x) => pyEquals(x, a)) || (typeof a === 'string' && typeof b === 'string' && b.includes(a)) : undefined; }
-    case 'not in': { const r = compare('in', a, b); return r === undefined ? undefined : !r; }
-    default: break;
+    case '==':
+      return pyEquals(a, b);
+    case '!=':
+      return !pyEquals(a, b);
+    case 'is':
+      return a === b;
+    case 'is not':
+      return a !== b;
+    case 'in': {
+      const it = iterate(b);
+      return it ? it.some((x) => pyEquals(x, a)) || (typeof a === 'string' && typeof b === 'string' && b.includes(a)) : undefined;
+    }
+    case 'not in': {
+      const r = compare('in', a, b);
+      return r === undefined ? undefined : !r;
+    }
+    default:
+      break;
   }
   if ((typeof a === 'number' || typeof a === 'string') && typeof a === typeof b) {
     const x = a;
     const y = b as number | string;
     switch (op) {
-      case '<': return x < y;
-      case '>': return x > y;
-      case '<=': return x <= y;
-      case '>=': return x >= y;
-      default: return undefined;
+      case '<':
+        return x < y;
+      case '>':
+        return x > y;
+      case '<=':
+        return x <= y;
+      case '>=':
+        return x >= y;
+      default:
+        return undefined;
     }
   }
   return undefined;
@@ -279,19 +334,28 @@ function callMethod(obj: PyVal, method: string, args: PyVal[]): Evaluated {
   if (typeof obj === 'string') {
     const s = args[0];
     switch (method) {
-      case 'upper': return obj.toUpperCase();
-      case 'lower': return obj.toLowerCase();
-      case 'strip': return obj.trim();
-      case 'startswith': return typeof s === 'string' ? obj.startsWith(s) : UNRESOLVED;
-      case 'endswith': return typeof s === 'string' ? obj.endsWith(s) : UNRESOLVED;
-      case 'replace': return typeof s === 'string' && typeof args[1] === 'string' ? obj.split(s).join(args[1]) : UNRESOLVED;
-      case 'split': return typeof s === 'string' ? obj.split(s) : obj.split(/\s+/).filter(Boolean);
+      case 'upper':
+        return obj.toUpperCase();
+      case 'lower':
+        return obj.toLowerCase();
+      case 'strip':
+        return obj.trim();
+      case 'startswith':
+        return typeof s === 'string' ? obj.startsWith(s) : UNRESOLVED;
+      case 'endswith':
+        return typeof s === 'string' ? obj.endsWith(s) : UNRESOLVED;
+      case 'replace':
+        return typeof s === 'string' && typeof args[1] === 'string' ? obj.split(s).join(args[1]) : UNRESOLVED;
+      case 'split':
+        return typeof s === 'string' ? obj.split(s) : obj.split(/\s+/).filter(Boolean);
       case 'join': {
         const it = s === undefined ? undefined : iterate(s);
         return it && it.every((x) => typeof x === 'string') ? it.join(obj) : UNRESOLVED;
       }
-      case 'format': return UNRESOLVED;
-      default: return UNRESOLVED;
+      case 'format':
+        return UNRESOLVED;
+      default:
+        return UNRESOLVED;
     }
   }
   return UNRESOLVED;
@@ -300,21 +364,39 @@ function callMethod(obj: PyVal, method: string, args: PyVal[]): Evaluated {
 function builtin(name: string, args: PyVal[]): Evaluated {
   const a = args[0];
   switch (name) {
-    case 'list': case 'tuple': { if (a === undefined) return []; const it = iterate(a); return it ? [...it] : UNRESOLVED; }
-    case 'set': case 'frozenset': { if (a === undefined) return new PySet([]); const it = iterate(a); return it ? setOf(it) : UNRESOLVED; }
-    case 'dict': return a === undefined ? new PyDict([]) : a instanceof PyDict ? new PyDict([...a.entries]) : UNRESOLVED;
+    case 'list':
+    case 'tuple': {
+      if (a === undefined) return [];
+      const it = iterate(a);
+      return it ? [...it] : UNRESOLVED;
+    }
+    case 'set':
+    case 'frozenset': {
+      if (a === undefined) return new PySet([]);
+      const it = iterate(a);
+      return it ? setOf(it) : UNRESOLVED;
+    }
+    case 'dict':
+      return a === undefined ? new PyDict([]) : a instanceof PyDict ? new PyDict([...a.entries]) : UNRESOLVED;
     case 'sorted': {
       const it = a === undefined ? undefined : iterate(a);
       if (!it) return UNRESOLVED;
-      if (it.every((x) => typeof x === 'string')) return [...(it)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-      if (it.every((x) => typeof x === 'number')) return [...(it)].sort((x, y) => x - y);
+      if (it.every((x) => typeof x === 'string')) return [...it].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      if (it.every((x) => typeof x === 'number')) return [...it].sort((x, y) => x - y);
       return UNRESOLVED;
     }
-    case 'len': { const it = a === undefined ? undefined : iterate(a); return it ? it.length : UNRESOLVED; }
-    case 'str': return typeof a === 'string' ? a : typeof a === 'number' ? String(a) : UNRESOLVED;
-    case 'int': return typeof a === 'number' ? Math.trunc(a) : typeof a === 'string' && /^\s*-?\d+\s*$/.test(a) ? parseInt(a, 10) : UNRESOLVED;
-    case 'float': return typeof a === 'number' ? a : typeof a === 'string' && a.trim() !== '' && Number.isFinite(Number(a)) ? Number(a) : UNRESOLVED;
-    case 'bool': return a === undefined ? false : truthy(a);
+    case 'len': {
+      const it = a === undefined ? undefined : iterate(a);
+      return it ? it.length : UNRESOLVED;
+    }
+    case 'str':
+      return typeof a === 'string' ? a : typeof a === 'number' ? String(a) : UNRESOLVED;
+    case 'int':
+      return typeof a === 'number' ? Math.trunc(a) : typeof a === 'string' && /^\s*-?\d+\s*$/.test(a) ? parseInt(a, 10) : UNRESOLVED;
+    case 'float':
+      return typeof a === 'number' ? a : typeof a === 'string' && a.trim() !== '' && Number.isFinite(Number(a)) ? Number(a) : UNRESOLVED;
+    case 'bool':
+      return a === undefined ? false : truthy(a);
     case 'range': {
       if (!args.every((x) => typeof x === 'number' && Number.isInteger(x)) || !args.length || args.length > 3) return UNRESOLVED;
       const [start, stop, step] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
@@ -323,12 +405,14 @@ function builtin(name: string, args: PyVal[]): Evaluated {
       for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
       return out;
     }
-    case 'min': case 'max': {
+    case 'min':
+    case 'max': {
       const it = args.length === 1 && a !== undefined ? iterate(a) : args;
       if (!it || !it.length || !it.every((x) => typeof x === 'number')) return UNRESOLVED;
-      return name === 'min' ? Math.min(...(it)) : Math.max(...(it));
+      return name === 'min' ? Math.min(...it) : Math.max(...it);
     }
-    default: return UNRESOLVED;
+    default:
+      return UNRESOLVED;
   }
 }
 
@@ -354,7 +438,10 @@ function scopedContext(ctx: EvalContext, bindings: Map<string, PyVal>): EvalCont
 }
 
 function bindTarget(target: Node, value: PyVal, bindings: Map<string, PyVal>): boolean {
-  if (target.type === 'identifier') { bindings.set(target.text, value); return true; }
+  if (target.type === 'identifier') {
+    bindings.set(target.text, value);
+    return true;
+  }
   if (target.type === 'pattern_list' || target.type === 'tuple_pattern' || target.type === 'list_pattern' || target.type === 'tuple') {
     const parts = target.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
     const items = Array.isArray(value) ? value : undefined;
@@ -437,21 +524,26 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
       const t = textOf(node, undefined, depth + 1);
       return t.exact ? t.text : UNRESOLVED;
     }
-    case 'integer': return parseIntLiteral(node.text) ?? UNRESOLVED;
+    case 'integer':
+      return parseIntLiteral(node.text) ?? UNRESOLVED;
     case 'float': {
       const t = node.text.replace(/_/g, '');
       if (/j$/i.test(t)) return UNRESOLVED;
       const n = Number(t);
       return Number.isFinite(n) ? n : UNRESOLVED;
     }
-    case 'true': return true;
-    case 'false': return false;
-    case 'none': return null;
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case 'none':
+      return null;
     case 'parenthesized_expression': {
       const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
       return inner ? evaluate(inner, ctx, depth + 1) : UNRESOLVED;
     }
-    case 'identifier': return ctx.lookup(node.text);
+    case 'identifier':
+      return ctx.lookup(node.text);
     case 'attribute': {
       const dotted = dottedName(node);
       if (dotted !== undefined && ctx.attribute) {
@@ -525,8 +617,14 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
       if (cond === UNRESOLVED) return UNRESOLVED;
       return evaluate(truthy(cond) ? parts[0] : parts[2], ctx, depth + 1);
     }
-    case 'list': case 'tuple': case 'expression_list': return elements(node, ctx, depth) ?? UNRESOLVED;
-    case 'set': { const e = elements(node, ctx, depth); return e ? setOf(e) : UNRESOLVED; }
+    case 'list':
+    case 'tuple':
+    case 'expression_list':
+      return elements(node, ctx, depth) ?? UNRESOLVED;
+    case 'set': {
+      const e = elements(node, ctx, depth);
+      return e ? setOf(e) : UNRESOLVED;
+    }
     case 'dictionary': {
       const entries: [PyVal, PyVal][] = [];
       for (const child of node.namedChildren) {
@@ -549,11 +647,14 @@ export function evaluate(node: Node, ctx: EvalContext, depth = 0): Evaluated {
       const dedup: [PyVal, PyVal][] = [];
       for (const [k, v] of entries) {
         const at = dedup.findIndex(([x]) => pyEquals(x, k));
-        if (at >= 0) dedup[at] = [k, v]; else dedup.push([k, v]);
+        if (at >= 0) dedup[at] = [k, v];
+        else dedup.push([k, v]);
       }
       return new PyDict(dedup);
     }
-    case 'list_comprehension': case 'set_comprehension': case 'generator_expression':
+    case 'list_comprehension':
+    case 'set_comprehension':
+    case 'generator_expression':
       return comprehension(node, ctx, depth + 1);
     case 'subscript': {
       const valueNode = node.childForFieldName('value');
@@ -615,7 +716,10 @@ const LEAF_LITERALS = new Set(['integer', 'float', 'true', 'false', 'none', 'com
 export function identifiersIn(node: Node, out: Set<string> = new Set(), depth = 0): Set<string> {
   if (depth > MAX_DEPTH || out.size > 200) return out;
   const type = node.type;
-  if (type === 'identifier') { out.add(node.text); return out; }
+  if (type === 'identifier') {
+    out.add(node.text);
+    return out;
+  }
   if (LEAF_LITERALS.has(type)) return out;
   if (type === 'attribute') {
     const obj = node.childForFieldName('object');

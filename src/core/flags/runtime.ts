@@ -87,7 +87,10 @@ export interface ReadRuntimeOptions {
 }
 
 export class RuntimeCatalogError extends Error {
-  constructor(message: string, readonly details?: string) {
+  constructor(
+    message: string,
+    readonly details?: string,
+  ) {
     super(message);
     this.name = 'RuntimeCatalogError';
   }
@@ -102,11 +105,15 @@ const ZERO_RANGE = { start: { line: 0, character: 0 }, end: { line: 0, character
  * (dist/../python) and in the source tree (src/core/flags/../../../python).
  */
 export async function loadDumpScript(path?: string): Promise<string> {
-  const candidates = path ? [path] : [join(__dirname, '..', 'python', 'dump_sglang_args.py'), join(__dirname, '..', '..', '..', 'python', 'dump_sglang_args.py')];
+  const candidates = path
+    ? [path]
+    : [join(__dirname, '..', 'python', 'dump_sglang_args.py'), join(__dirname, '..', '..', '..', 'python', 'dump_sglang_args.py')];
   for (const p of candidates) {
     try {
       return await fsp.readFile(p, 'utf8');
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   throw new RuntimeCatalogError(`The SGLang dump script was not found (${candidates.join(', ')}).`);
 }
@@ -130,7 +137,11 @@ function tail(text: string, max = 1500): string {
 
 /** The last line of a Python traceback ("ModuleNotFoundError: No module named 'torch'"). */
 function lastErrorLine(stderr: string): string | undefined {
-  const lines = stderr.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.length ? lines[lines.length - 1].slice(0, 300) : undefined;
 }
 
@@ -383,7 +394,12 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
     const s = [r.flag, ...r.aliases].map((o) => byOption.get(o)).find(Boolean) ?? byField.get(r.field);
     if (!s) {
       entries.push({ ...r });
-      note({ kind: 'runtime-only', flag: r.flag, field: r.field, message: `${r.flag} exists only at run time (added by a plugin or hook, not declared in server_args.py)` });
+      note({
+        kind: 'runtime-only',
+        flag: r.flag,
+        field: r.field,
+        message: `${r.flag} exists only at run time (added by a plugin or hook, not declared in server_args.py)`,
+      });
       continue;
     }
     matched.add(s);
@@ -411,14 +427,31 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
         const removed = s.choices.filter((c) => !rt.has(choiceText(c)));
         if (added.length) {
           merged.dynamicChoices = true;
-          note({ kind: 'choices-grew', flag: r.flag, field: merged.field, added, message: `${r.flag}: ${added.length} choice${added.length > 1 ? 's' : ''} grew at run time (${added.map(choiceText).join(', ')})` });
+          note({
+            kind: 'choices-grew',
+            flag: r.flag,
+            field: merged.field,
+            added,
+            message: `${r.flag}: ${added.length} choice${added.length > 1 ? 's' : ''} grew at run time (${added.map(choiceText).join(', ')})`,
+          });
         }
-        if (removed.length) note({ kind: 'choices-removed', flag: r.flag, field: merged.field, removed, message: `${r.flag}: ${removed.map(choiceText).join(', ')} listed in server_args.py but not accepted by the installed parser` });
+        if (removed.length)
+          note({
+            kind: 'choices-removed',
+            flag: r.flag,
+            field: merged.field,
+            removed,
+            message: `${r.flag}: ${removed.map(choiceText).join(', ')} listed in server_args.py but not accepted by the installed parser`,
+          });
       }
     }
     if (s.default !== undefined && r.default !== undefined && !sameDefault(s.default, r.default)) {
       note({
-        kind: 'default-differs', flag: r.flag, field: merged.field, staticDefault: s.default, runtimeDefault: r.default,
+        kind: 'default-differs',
+        flag: r.flag,
+        field: merged.field,
+        staticDefault: s.default,
+        runtimeDefault: r.default,
         message: `${r.flag}: default is ${showValue(r.default)} at run time, ${showValue(s.default)} in server_args.py`,
       });
     }
@@ -449,7 +482,10 @@ interface CacheFile {
 
 /** File name of the cache entry for (host id, interpreter path, sglang version). */
 export function runtimeCacheFile(cacheDir: string, hostId: string, python: string, version: string | null | undefined): string {
-  const h = createHash('sha256').update(JSON.stringify([hostId, python, version ?? null])).digest('hex').slice(0, 24);
+  const h = createHash('sha256')
+    .update(JSON.stringify([hostId, python, version ?? null]))
+    .digest('hex')
+    .slice(0, 24);
   return join(cacheDir, `runtime-catalog-${h}.json`);
 }
 
@@ -481,12 +517,18 @@ async function writeCache(file: string, body: CacheFile): Promise<void> {
 
 async function runScript(host: Host, python: string, mode: 'version' | 'dump', opts: ReadRuntimeOptions): Promise<unknown> {
   const r = await host.exec([python, '-c', opts.script, mode], {
-    ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
-    timeoutMs: opts.timeoutMs ?? 180_000, maxOutputBytes: MAX_OUTPUT,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    timeoutMs: opts.timeoutMs ?? 180_000,
+    maxOutputBytes: MAX_OUTPUT,
   });
   if (r.truncated) throw new RuntimeCatalogError(`The ${mode} script printed more than ${MAX_OUTPUT} bytes.`);
   if (r.code !== 0) {
-    throw new RuntimeCatalogError(`${python} could not ${mode === 'dump' ? "build SGLang's parser" : 'locate sglang'}: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`, tail(r.stderr));
+    throw new RuntimeCatalogError(
+      `${python} could not ${mode === 'dump' ? "build SGLang's parser" : 'locate sglang'}: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`,
+      tail(r.stderr),
+    );
   }
   return parseMarkedJson(r.stdout);
 }
@@ -494,10 +536,14 @@ async function runScript(host: Host, python: string, mode: 'version' | 'dump', o
 async function readHelp(host: Host, python: string, opts: ReadRuntimeOptions): Promise<RuntimeAction[]> {
   const r = await host.exec([python, '-m', 'sglang.launch_server', '--help'], {
     // Wide "terminal" so argparse wraps help text as little as possible.
-    env: { ...(opts.env ?? {}), COLUMNS: '2000' }, ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
-    timeoutMs: opts.timeoutMs ?? 180_000, maxOutputBytes: MAX_OUTPUT,
+    env: { ...(opts.env ?? {}), COLUMNS: '2000' },
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    timeoutMs: opts.timeoutMs ?? 180_000,
+    maxOutputBytes: MAX_OUTPUT,
   });
-  if (r.code !== 0) throw new RuntimeCatalogError(`python -m sglang.launch_server --help failed: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`, tail(r.stderr));
+  if (r.code !== 0)
+    throw new RuntimeCatalogError(`python -m sglang.launch_server --help failed: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`, tail(r.stderr));
   const actions = parseArgparseHelp(r.stdout);
   if (!actions.length) throw new RuntimeCatalogError('python -m sglang.launch_server --help printed no options.', tail(r.stdout));
   return actions;
@@ -546,7 +592,13 @@ export async function readRuntimeCatalog(host: Host, python: string, opts: ReadR
     source = 'help';
   }
   const result: Omit<RuntimeCatalog, 'fromCache'> = {
-    catalog: actionsToCatalog(actions), source, hostId: host.id, python, install, warnings, builtAt: new Date().toISOString(),
+    catalog: actionsToCatalog(actions),
+    source,
+    hostId: host.id,
+    python,
+    install,
+    warnings,
+    builtAt: new Date().toISOString(),
     ...(version ? { version } : {}),
   };
   if (file) {

@@ -4,8 +4,14 @@
  */
 
 /** 0-based, LSP-style. `character` counts UTF-16 code units. */
-export interface CatalogPosition { line: number; character: number }
-export interface CatalogRange { start: CatalogPosition; end: CatalogPosition }
+export interface CatalogPosition {
+  line: number;
+  character: number;
+}
+export interface CatalogRange {
+  start: CatalogPosition;
+  end: CatalogPosition;
+}
 
 export type ChoiceValue = string | number | boolean | null;
 
@@ -82,7 +88,11 @@ export interface ChoiceList {
 
 export type CatalogEra = 'inline' | 'choices-lists' | 'dataclass' | 'mixed' | 'unknown';
 
-export interface CatalogDiagnostic { message: string; line: number; severity: 'error' | 'warning' }
+export interface CatalogDiagnostic {
+  message: string;
+  line: number;
+  severity: 'error' | 'warning';
+}
 
 export interface FlagCatalog {
   entries: FlagEntry[];
@@ -91,20 +101,29 @@ export interface FlagCatalog {
   diagnostics: CatalogDiagnostic[];
 }
 
-export type FlagFamily =
-  | 'attention' | 'moe' | 'gemm' | 'kv-cache' | 'sampling' | 'grammar' | 'speculative' | 'lora'
-  | 'disaggregation' | 'other';
+export type FlagFamily = 'attention' | 'moe' | 'gemm' | 'kv-cache' | 'sampling' | 'grammar' | 'speculative' | 'lora' | 'disaggregation' | 'other';
 
 /** An LSP-style content change: replace `range` (0-based, UTF-16) of the previous source by `text`. */
-export interface CatalogEdit { range: CatalogRange; text: string }
+export interface CatalogEdit {
+  range: CatalogRange;
+  text: string;
+}
 
 /**
  * argparse actions whose flag takes no value on the command line: argparse's own (help and
  * version included) and SGLang's deprecated-flag actions, which are declared with nargs=0.
  */
 export const NO_VALUE_ACTIONS: ReadonlySet<string> = new Set([
-  'store_true', 'store_false', 'store_const', 'append_const', 'count', 'help', 'version', 'BooleanOptionalAction',
-  'DeprecatedStoreTrueAction', 'DeprecatedAction',
+  'store_true',
+  'store_false',
+  'store_const',
+  'append_const',
+  'count',
+  'help',
+  'version',
+  'BooleanOptionalAction',
+  'DeprecatedStoreTrueAction',
+  'DeprecatedAction',
 ]);
 
 /** True when the flag is written alone (`--enable-x`), never followed by a value. */

@@ -5,17 +5,20 @@
  */
 
 export type FatbinErrorCode =
-  | 'not-elf'        // no ELF magic and no fatbin magic
-  | 'unsupported'    // ELF32, big-endian, ...
-  | 'truncated'      // a structure runs past the end of the bytes we have
-  | 'malformed'      // a field has an impossible value
-  | 'too-large'      // more sections / entries than we are willing to walk
-  | 'tool'           // cuobjdump failed or printed nothing we understand
-  | 'io';            // the host could not read the file (ranged reads)
+  | 'not-elf' // no ELF magic and no fatbin magic
+  | 'unsupported' // ELF32, big-endian, ...
+  | 'truncated' // a structure runs past the end of the bytes we have
+  | 'malformed' // a field has an impossible value
+  | 'too-large' // more sections / entries than we are willing to walk
+  | 'tool' // cuobjdump failed or printed nothing we understand
+  | 'io'; // the host could not read the file (ranged reads)
 
 /** The only error the fatbin/ELF API throws. */
 export class FatbinError extends Error {
-  constructor(readonly code: FatbinErrorCode, message: string) {
+  constructor(
+    readonly code: FatbinErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'FatbinError';
   }
@@ -50,10 +53,15 @@ export interface ElfInfo {
  */
 export class Reader {
   private readonly view: DataView;
-  constructor(readonly bytes: Uint8Array, readonly base = 0) {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly base = 0,
+  ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
-  get length(): number { return this.bytes.length; }
+  get length(): number {
+    return this.bytes.length;
+  }
 
   need(off: number, len: number, what: string): void {
     const at = off - this.base;
@@ -62,15 +70,25 @@ export class Reader {
       throw new FatbinError('truncated', `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the data (${have})`);
     }
   }
-  u8(off: number, what: string): number { this.need(off, 1, what); return this.view.getUint8(off - this.base); }
-  u16(off: number, what: string): number { this.need(off, 2, what); return this.view.getUint16(off - this.base, true); }
-  u32(off: number, what: string): number { this.need(off, 4, what); return this.view.getUint32(off - this.base, true); }
+  u8(off: number, what: string): number {
+    this.need(off, 1, what);
+    return this.view.getUint8(off - this.base);
+  }
+  u16(off: number, what: string): number {
+    this.need(off, 2, what);
+    return this.view.getUint16(off - this.base, true);
+  }
+  u32(off: number, what: string): number {
+    this.need(off, 4, what);
+    return this.view.getUint32(off - this.base, true);
+  }
   /** A u64 that must fit a JavaScript safe integer (sizes and offsets). */
   u64(off: number, what: string): number {
     this.need(off, 8, what);
     const lo = this.view.getUint32(off - this.base, true);
     const hi = this.view.getUint32(off - this.base + 4, true);
-    if (hi > 0x1fffff) throw new FatbinError('malformed', `${what} at offset ${fmtOff(off)} is absurdly large (0x${hi.toString(16)}${lo.toString(16).padStart(8, '0')})`);
+    if (hi > 0x1fffff)
+      throw new FatbinError('malformed', `${what} at offset ${fmtOff(off)} is absurdly large (0x${hi.toString(16)}${lo.toString(16).padStart(8, '0')})`);
     return hi * 0x100000000 + lo;
   }
   /** Low 32 bits and high 32 bits of a u64 bit field. */
@@ -210,9 +228,14 @@ export async function readElfSectionsFrom(src: RangeReads): Promise<ElfInfo> {
   if (h.shoff === 0) return { type: h.type, machine: h.machine, sections: [] };
   // Extended numbering needs section header 0 first; otherwise the whole table comes in one read.
   const extended = h.shnum === 0 || h.shstrndx === 0xffff;
-  const first = await src.read(h.shoff, extended ? h.shentsize : h.shnum * h.shentsize, extended ? 'section header table' : `section header table (${h.shnum} × ${h.shentsize} bytes)`);
+  const first = await src.read(
+    h.shoff,
+    extended ? h.shentsize : h.shnum * h.shentsize,
+    extended ? 'section header table' : `section header table (${h.shnum} × ${h.shentsize} bytes)`,
+  );
   const { shnum, shstrndx } = sectionCounts(h, first);
-  const table = shnum * h.shentsize <= first.length ? first : await src.read(h.shoff, shnum * h.shentsize, `section header table (${shnum} × ${h.shentsize} bytes)`);
+  const table =
+    shnum * h.shentsize <= first.length ? first : await src.read(h.shoff, shnum * h.shentsize, `section header table (${shnum} × ${h.shentsize} bytes)`);
   const { raw, nameOffs } = parseSectionHeaders(table, h, shnum);
   const strtab = nameTable(raw, shstrndx);
   if (strtab) nameSections(raw, nameOffs, strtab, await src.read(strtab.offset, strtab.size, 'section name table (.shstrtab)'));

@@ -171,8 +171,18 @@ function parseEntry(ctx: Ctx, r: Reader, p: number, wholeHeader = true): FatbinE
   const variant: TargetVariant = flags & FLAG_ARCH_SPECIFIC ? 'a' : flags & FLAG_FAMILY_SPECIFIC ? 'f' : '';
   const compression = flags & FLAG_COMPRESSED_ZSTD ? 'zstd' : flags & FLAG_COMPRESSED_LZ4 ? 'lz4' : 'none';
   const e: FatbinEntryInfo = {
-    offset: p, kind, kindCode, headerSize, payloadSize, compressedSize, uncompressedSize, compression,
-    codeVersion: { major, minor }, arch, variant, flags,
+    offset: p,
+    kind,
+    kindCode,
+    headerSize,
+    payloadSize,
+    compressedSize,
+    uncompressedSize,
+    compression,
+    codeVersion: { major, minor },
+    arch,
+    variant,
+    flags,
   };
   if (kind !== 'other') {
     if (arch >= 10 && arch <= 999) e.target = makeTarget(kind === 'elf' ? 'sass' : 'ptx', arch, variant);
@@ -193,7 +203,13 @@ function parseContainerHeader(ctx: Ctx, r: Reader, start: number, limit: number,
   const c: FatbinContainer = { offset: start, section, version, headerSize, fatSize, entries: [] };
   let end = start + headerSize + fatSize;
   if (end > limit) {
-    problem(ctx, new FatbinError('truncated', `fatbin container at ${fmtOff(start)} claims ${fatSize} bytes of entries but only ${Math.max(0, limit - start - headerSize)} remain`));
+    problem(
+      ctx,
+      new FatbinError(
+        'truncated',
+        `fatbin container at ${fmtOff(start)} claims ${fatSize} bytes of entries but only ${Math.max(0, limit - start - headerSize)} remain`,
+      ),
+    );
     end = limit;
   }
   return { c, end };
@@ -213,7 +229,13 @@ function addEntry(ctx: Ctx, c: FatbinContainer, e: FatbinEntryInfo, p: number, e
   // Past the end, the header itself is intact: keep its target, but the container is damaged or cut.
   c.entries.push(e);
   if (next <= end) return next;
-  problem(ctx, new FatbinError('truncated', `fatbin entry at ${fmtOff(p)} (${e.target?.name ?? `kind ${e.kindCode}`}) has a ${e.payloadSize}-byte payload running past its container end ${fmtOff(end)}`));
+  problem(
+    ctx,
+    new FatbinError(
+      'truncated',
+      `fatbin entry at ${fmtOff(p)} (${e.target?.name ?? `kind ${e.kindCode}`}) has a ${e.payloadSize}-byte payload running past its container end ${fmtOff(end)}`,
+    ),
+  );
   return undefined;
 }
 
@@ -225,12 +247,18 @@ function parseContainer(ctx: Ctx, start: number, limit: number, section: string)
   const { c, end } = parseContainerHeader(ctx, ctx.r, start, limit, section);
   let p = start + c.headerSize;
   while (p < end) {
-    if (end - p < MIN_ENTRY_HEADER) { problem(ctx, strayBytes(c, p, end)); break; }
+    if (end - p < MIN_ENTRY_HEADER) {
+      problem(ctx, strayBytes(c, p, end));
+      break;
+    }
     let e: FatbinEntryInfo;
     try {
       e = parseEntry(ctx, ctx.r, p);
     } catch (err) {
-      if (err instanceof FatbinError) { problem(ctx, err); break; }
+      if (err instanceof FatbinError) {
+        problem(ctx, err);
+        break;
+      }
       throw err;
     }
     countEntry(ctx);
@@ -242,7 +270,14 @@ function parseContainer(ctx: Ctx, start: number, limit: number, section: string)
 }
 
 function newCtx(bytes: Uint8Array, opts: FatbinReadOptions): Ctx {
-  return { r: new Reader(bytes), lenient: !!opts.lenient, maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES, counted: { entries: 0 }, issues: [], complete: true };
+  return {
+    r: new Reader(bytes),
+    lenient: !!opts.lenient,
+    maxEntries: opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
+    counted: { entries: 0 },
+    issues: [],
+    complete: true,
+  };
 }
 
 /** Walk consecutive containers in [start, limit), skipping zero padding between them. */
@@ -260,7 +295,10 @@ function parseRegion(ctx: Ctx, start: number, limit: number, section: string, ou
     try {
       res = parseContainer(ctx, p, limit, section);
     } catch (err) {
-      if (err instanceof FatbinError && err.code !== 'too-large') { problem(ctx, err); return; }
+      if (err instanceof FatbinError && err.code !== 'too-large') {
+        problem(ctx, err);
+        return;
+      }
       throw err;
     }
     out.push(res.c);
@@ -276,8 +314,14 @@ function scanForContainers(ctx: Ctx, out: FatbinContainer[]): void {
   while (from + 16 <= b.length) {
     const i = b.indexOf(0x50, from);
     if (i < 0 || i + 16 > b.length) break;
-    if (b[i + 1] !== 0xed || b[i + 2] !== 0x55 || b[i + 3] !== 0xba || (i & 3) !== 0
-      || ctx.r.u16(i + 4, 'fatbin version') !== 1 || ctx.r.u16(i + 6, 'fatbin header size') !== 16) {
+    if (
+      b[i + 1] !== 0xed ||
+      b[i + 2] !== 0x55 ||
+      b[i + 3] !== 0xba ||
+      (i & 3) !== 0 ||
+      ctx.r.u16(i + 4, 'fatbin version') !== 1 ||
+      ctx.r.u16(i + 6, 'fatbin header size') !== 16
+    ) {
       from = i + 1;
       continue;
     }
@@ -292,17 +336,33 @@ function scanForContainers(ctx: Ctx, out: FatbinContainer[]): void {
       continue;
     }
     const plausible = res.c.entries.length > 0 && res.c.entries.every((e) => e.kind !== 'other');
-    if (!plausible) { from = i + 1; continue; }
+    if (!plausible) {
+      from = i + 1;
+      continue;
+    }
     out.push(res.c);
-    if (!sub.complete) { ctx.complete = false; ctx.issues.push(...sub.issues); }
+    if (!sub.complete) {
+      ctx.complete = false;
+      ctx.issues.push(...sub.issues);
+    }
     from = Math.max(i + 16, res.end);
   }
 }
 
-function finish(format: FatbinReport['format'], located: FatbinReport['located'], sections: FatbinReport['sections'], containers: FatbinContainer[], ctx: Ctx): FatbinReport {
+function finish(
+  format: FatbinReport['format'],
+  located: FatbinReport['located'],
+  sections: FatbinReport['sections'],
+  containers: FatbinContainer[],
+  ctx: Ctx,
+): FatbinReport {
   const targets = uniqueTargets(containers.flatMap((c) => c.entries.flatMap((e) => (e.target ? [e.target] : []))));
   return {
-    format, located, sections, containers, targets,
+    format,
+    located,
+    sections,
+    containers,
+    targets,
     sass: targets.filter((t) => t.kind === 'sass').map((t) => t.name),
     ptx: targets.filter((t) => t.kind === 'ptx').map((t) => t.name),
     hasFatbin: containers.length > 0,
@@ -337,7 +397,10 @@ function readInner(bytes: Uint8Array, opts: FatbinReadOptions): FatbinReport {
   for (const s of sections) {
     let limit = s.offset + s.size;
     if (limit > bytes.length) {
-      problem(ctx, new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${bytes.length} bytes)`));
+      problem(
+        ctx,
+        new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${bytes.length} bytes)`),
+      );
       limit = bytes.length;
     }
     parseRegion(ctx, s.offset, limit, s.name, containers);
@@ -412,15 +475,28 @@ function budgetStop(src: BudgetedReads, err: unknown): boolean {
 async function entriesFrom(src: BudgetedReads, ctx: Ctx, c: FatbinContainer, start: number, end: number): Promise<void> {
   let p = start;
   while (p < end) {
-    if (end - p < MIN_ENTRY_HEADER) { problem(ctx, strayBytes(c, p, end)); return; }
+    if (end - p < MIN_ENTRY_HEADER) {
+      problem(ctx, strayBytes(c, p, end));
+      return;
+    }
     let e: FatbinEntryInfo;
     try {
       e = parseEntry(ctx, await src.read(p, MIN_ENTRY_HEADER, 'fatbin entry header'), p, false);
       // As the whole-file reader: a header cut by the end of the file is damage, not an entry.
-      if (p + e.headerSize > src.size) throw new FatbinError('truncated', `fatbin entry header at offset ${fmtOff(p)} (${e.headerSize} bytes) runs past the end of the file (${src.size} bytes)`);
+      if (p + e.headerSize > src.size)
+        throw new FatbinError(
+          'truncated',
+          `fatbin entry header at offset ${fmtOff(p)} (${e.headerSize} bytes) runs past the end of the file (${src.size} bytes)`,
+        );
     } catch (err) {
-      if (budgetStop(src, err)) { ctx.complete = false; return; }
-      if (err instanceof FatbinError && err.code !== 'io') { problem(ctx, err); return; }
+      if (budgetStop(src, err)) {
+        ctx.complete = false;
+        return;
+      }
+      if (err instanceof FatbinError && err.code !== 'io') {
+        problem(ctx, err);
+        return;
+      }
       throw err;
     }
     countEntry(ctx);
@@ -447,7 +523,10 @@ async function regionFrom(src: BudgetedReads, ctx: Ctx, start: number, limit: nu
     }
   };
   // The issues of earlier containers come first.
-  const stopWith = async (err: FatbinError): Promise<void> => { await drain(0); problem(ctx, err); };
+  const stopWith = async (err: FatbinError): Promise<void> => {
+    await drain(0);
+    problem(ctx, err);
+  };
   let p = start;
   let zeros = 0;
   try {
@@ -456,7 +535,10 @@ async function regionFrom(src: BudgetedReads, ctx: Ctx, start: number, limit: nu
       try {
         r = await src.readAhead(p, 1, Math.min(zeros ? 4096 : CONTAINER_PEEK, limit - p), 'fatbin container header');
       } catch (err) {
-        if (budgetStop(src, err)) { ctx.complete = false; return; }
+        if (budgetStop(src, err)) {
+          ctx.complete = false;
+          return;
+        }
         throw err;
       }
       // Zero padding between containers: skip it, but not without end.
@@ -467,34 +549,54 @@ async function regionFrom(src: BudgetedReads, ctx: Ctx, start: number, limit: nu
         zeros += i - (p - r.base);
         p = r.base + i;
         if (zeros > MAX_ZERO_RUN) {
-          await stopWith(new FatbinError('malformed', `${section || 'fatbin data'}: more than ${MAX_ZERO_RUN} zero bytes before ${fmtOff(p)} where a fatbin container should start`));
+          await stopWith(
+            new FatbinError(
+              'malformed',
+              `${section || 'fatbin data'}: more than ${MAX_ZERO_RUN} zero bytes before ${fmtOff(p)} where a fatbin container should start`,
+            ),
+          );
           return;
         }
         continue;
       }
       zeros = 0;
-      const unexpected = (): Promise<void> => stopWith(new FatbinError('malformed', `${section || 'fatbin data'}: unexpected bytes at ${fmtOff(p)} where a fatbin container should start`));
-      if (limit - p < 16) { await unexpected(); return; }
+      const unexpected = (): Promise<void> =>
+        stopWith(new FatbinError('malformed', `${section || 'fatbin data'}: unexpected bytes at ${fmtOff(p)} where a fatbin container should start`));
+      if (limit - p < 16) {
+        await unexpected();
+        return;
+      }
       let h = r;
       if (p + 16 > r.base + r.length) {
         try {
           h = await src.readAhead(p, 16, Math.min(CONTAINER_PEEK, limit - p), 'fatbin container header');
         } catch (err) {
-          if (budgetStop(src, err)) { ctx.complete = false; return; }
+          if (budgetStop(src, err)) {
+            ctx.complete = false;
+            return;
+          }
           throw err;
         }
       }
-      if (h.u32(p, 'fatbin magic') !== FATBIN_MAGIC) { await unexpected(); return; }
+      if (h.u32(p, 'fatbin magic') !== FATBIN_MAGIC) {
+        await unexpected();
+        return;
+      }
       const sub: Ctx = { ...ctx, issues: [], complete: true };
       let head: { c: FatbinContainer; end: number };
       try {
         head = parseContainerHeader(sub, h, p, limit, section);
       } catch (err) {
-        if (err instanceof FatbinError) { await stopWith(err); return; }
+        if (err instanceof FatbinError) {
+          await stopWith(err);
+          return;
+        }
         throw err;
       }
       out.push(head.c);
-      const done = entriesFrom(src, sub, head.c, p + head.c.headerSize, head.end).catch((err: unknown) => { failure ??= err instanceof Error ? err : new Error(String(err)); });
+      const done = entriesFrom(src, sub, head.c, p + head.c.headerSize, head.end).catch((err: unknown) => {
+        failure ??= err instanceof Error ? err : new Error(String(err));
+      });
       jobs.push({ sub, done });
       if (jobs.length >= PARALLEL_CONTAINERS) await drain(PARALLEL_CONTAINERS / 2);
       if (head.end <= p) return; // cannot happen (header >= 16), but never loop in place
@@ -558,7 +660,10 @@ async function rangedInner(src: BudgetedReads, opts: RangedReadOptions): Promise
     for (const s of sections) {
       let limit = s.offset + s.size;
       if (limit > src.size) {
-        problem(ctx, new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${src.size} bytes)`));
+        problem(
+          ctx,
+          new FatbinError('truncated', `section ${s.name} at ${fmtOff(s.offset)} (${s.size} bytes) runs past the end of the file (${src.size} bytes)`),
+        );
         limit = src.size;
       }
       if (s.offset < limit) await regionFrom(src, ctx, s.offset, limit, s.name, containers);
@@ -659,7 +764,9 @@ async function viaCuobjdump(host: HostLike, path: string, opts: LibraryReadOptio
   let res;
   try {
     res = await host.exec(['cuobjdump', '--list-elf', '--list-ptx', path], {
-      timeoutMs: opts.timeoutMs ?? 120_000, maxOutputBytes: 8 * 1024 * 1024, signal: opts.signal,
+      timeoutMs: opts.timeoutMs ?? 120_000,
+      maxOutputBytes: 8 * 1024 * 1024,
+      signal: opts.signal,
     });
   } catch (err) {
     throw new FatbinError('tool', `cuobjdump could not run: ${errText(err)}`);
@@ -681,17 +788,15 @@ async function viaCuobjdump(host: HostLike, path: string, opts: LibraryReadOptio
  * listed that the reader did not see at all is kept (`added`).
  */
 export function mergeCuobjdumpTargets(reader: CudaTarget[], tool: CudaTarget[]): { targets: CudaTarget[]; added: CudaTarget[] } {
-  const seen = (t: CudaTarget): boolean => reader.some((r) => r.kind === t.kind && r.arch === t.arch
-    && (r.variant === t.variant || (t.variant === '' && r.variant === 'f')));
+  const seen = (t: CudaTarget): boolean =>
+    reader.some((r) => r.kind === t.kind && r.arch === t.arch && (r.variant === t.variant || (t.variant === '' && r.variant === 'f')));
   const added = uniqueTargets(tool.filter((t) => !seen(t)));
   return { targets: uniqueTargets([...reader, ...added]), added };
 }
 
 type RangedHost = HostLike & Required<Pick<HostLike, 'openFile'>>;
 
-type BuiltinAnswer =
-  | { ok: true; report: FatbinReport; size: number }
-  | { ok: false; error: string; code?: FatbinError['code'] };
+type BuiltinAnswer = { ok: true; report: FatbinReport; size: number } | { ok: false; error: string; code?: FatbinError['code'] };
 
 /**
  * Headers only, through `openFile`; undefined when the file must be read whole instead (its
@@ -706,7 +811,10 @@ async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOp
   }
   try {
     const file = f;
-    const report = await readFatbinTargetsFrom({ size: file.size, read: (position, length) => file.read(position, length, opts.signal) }, { lenient: true, maxReadBytes: opts.maxReadBytes });
+    const report = await readFatbinTargetsFrom(
+      { size: file.size, read: (position, length) => file.read(position, length, opts.signal) },
+      { lenient: true, maxReadBytes: opts.maxReadBytes },
+    );
     return { ok: true, report, size: file.size };
   } catch (err) {
     const e = err instanceof FatbinError ? err : new FatbinError('malformed', errText(err));
@@ -721,7 +829,14 @@ async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOp
 }
 
 /** The old way: the first maxBytes of the file, scanned when its section table is gone. */
-async function builtinWhole(host: HostLike, path: string, size: number | undefined, maxBytes: number, opts: LibraryReadOptions, notes: string[]): Promise<BuiltinAnswer> {
+async function builtinWhole(
+  host: HostLike,
+  path: string,
+  size: number | undefined,
+  maxBytes: number,
+  opts: LibraryReadOptions,
+  notes: string[],
+): Promise<BuiltinAnswer> {
   let bytes: Uint8Array;
   try {
     bytes = await host.readFile(path, { maxBytes, signal: opts.signal });
@@ -751,7 +866,9 @@ export async function readLibraryTargets(host: HostLike, path: string, opts: Lib
   try {
     const st = await host.stat(path);
     out.size = st.size;
-  } catch { /* size unknown: read up to maxBytes */ }
+  } catch {
+    /* size unknown: read up to maxBytes */
+  }
   const ranged = typeof host.openFile === 'function';
 
   let tool: { targets: CudaTarget[]; hasFatbin: boolean } | undefined;
@@ -780,8 +897,8 @@ export async function readLibraryTargets(host: HostLike, path: string, opts: Lib
   }
 
   const notes: string[] = [];
-  const own = (ranged ? await builtinRanged(host as RangedHost, path, opts, notes) : undefined)
-    ?? await builtinWhole(host, path, out.size, maxBytes, opts, notes);
+  const own =
+    (ranged ? await builtinRanged(host as RangedHost, path, opts, notes) : undefined) ?? (await builtinWhole(host, path, out.size, maxBytes, opts, notes));
   // A damaged or cut file, or more headers than the budget: cuobjdump may see the rest.
   const worthAsking = own.ok ? !own.report.complete : own.code !== 'not-elf' && own.code !== 'unsupported';
   if (mode === 'auto' && !toolAsked && worthAsking) await askTool();

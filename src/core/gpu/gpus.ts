@@ -10,7 +10,10 @@
  */
 import { type CudaTarget, parseTargetName } from './fatbin';
 
-export interface ComputeCap { major: number; minor: number }
+export interface ComputeCap {
+  major: number;
+  minor: number;
+}
 
 export interface GpuInfo {
   index: number;
@@ -77,19 +80,28 @@ export function parseNvidiaSmiQuery(text: string): NvidiaSmiQuery {
     const line = raw.trim();
     if (!line) continue;
     let parts = line.split(',');
-    if (parts.length < 2) { skipped.push(line); continue; }
+    if (parts.length < 2) {
+      skipped.push(line);
+      continue;
+    }
     if (parts.length > 4) parts = [parts.slice(0, parts.length - 3).join(','), ...parts.slice(-3)];
     const [name, cc, driver, mem] = parts.map(field);
     const computeCap = cc !== undefined ? parseComputeCap(cc) : undefined;
     // A row whose second field is neither a capability nor N/A is not a GPU row (e.g. an error sentence with a comma).
-    if (!name || /[\u0000-\u001f\u007f]/.test(name) || (cc !== undefined && !computeCap)) { skipped.push(line); continue; }
+    if (!name || /[\u0000-\u001f\u007f]/.test(name) || (cc !== undefined && !computeCap)) {
+      skipped.push(line);
+      continue;
+    }
     const g: GpuInfo = { index: gpus.length, name };
     if (computeCap) g.computeCap = computeCap;
     if (driver && /^\d+(\.\d+)*$/.test(driver)) g.driverVersion = driver;
     const memNum = mem !== undefined ? Number(mem.replace(/\s*MiB$/i, '')) : NaN;
     if (Number.isFinite(memNum) && memNum >= 0) g.memoryMiB = memNum;
     // Every real row has at least one recognisable value or an explicit N/A marker.
-    if (!computeCap && !g.driverVersion && g.memoryMiB === undefined && !parts.slice(1).some((p) => NA.test(p.trim()))) { skipped.push(line); continue; }
+    if (!computeCap && !g.driverVersion && g.memoryMiB === undefined && !parts.slice(1).some((p) => NA.test(p.trim()))) {
+      skipped.push(line);
+      continue;
+    }
     gpus.push(g);
   }
   return { gpus, skipped };
@@ -181,7 +193,10 @@ export function compatibility(targets: readonly (CudaTarget | string)[], cc: Com
   }
   if (jit.length) {
     return {
-      level: 'ptx-jit', gpuArch, native, jit,
+      level: 'ptx-jit',
+      gpuArch,
+      native,
+      jit,
       message: `${library} has no ${gpuArch} SASS, only PTX (${jit.join(', ')}) that the driver must JIT-compile: slow first start, and kernels that need ${gpuArch}-specific instructions are missing (built for ${built})`,
     };
   }

@@ -22,13 +22,17 @@ export class BudgetedReads implements RangeReads {
   /** Prefetched reads by offset, taken (once) by the read at exactly that offset. */
   private readonly pending = new Map<number, Promise<Reader | undefined>>();
 
-  constructor(private readonly readAt: ReadAt, readonly size: number, readonly budget: number) {}
+  constructor(
+    private readonly readAt: ReadAt,
+    readonly size: number,
+    readonly budget: number,
+  ) {}
 
   async read(off: number, len: number, what: string): Promise<Reader> {
     if (!Number.isSafeInteger(off) || !Number.isSafeInteger(len) || off < 0 || len < 0 || off + len > this.size) {
       throw new FatbinError('truncated', `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the file (${this.size} bytes)`);
     }
-    const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? await this.prefetched(off, len);
+    const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? (await this.prefetched(off, len));
     if (hit) return hit;
     return this.fetch(off, len, len, what);
   }
@@ -39,7 +43,7 @@ export class BudgetedReads implements RangeReads {
    */
   async readAhead(off: number, len: number, ahead: number, what: string): Promise<Reader> {
     if (!Number.isSafeInteger(off) || off < 0 || off + len > this.size) return this.read(off, len, what);
-    const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? await this.prefetched(off, len);
+    const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? (await this.prefetched(off, len));
     if (hit) return hit;
     const want = Math.max(len, Math.min(ahead, this.size - off, this.budget - this.bytesRead));
     return this.fetch(off, len, want, what);
@@ -64,13 +68,18 @@ export class BudgetedReads implements RangeReads {
         spent += want;
         const p = this.fetch(off, want, want, 'prefetch', false).catch(() => undefined);
         this.pending.set(off, p);
-        const done = p.then(() => { inFlight.delete(done); });
+        const done = p.then(() => {
+          inFlight.delete(done);
+        });
         inFlight.add(done);
         if (inFlight.size >= parallel) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
     })();
-    return () => { stop = true; return task; };
+    return () => {
+      stop = true;
+      return task;
+    };
   }
 
   private async prefetched(off: number, len: number): Promise<Reader | undefined> {
@@ -102,7 +111,10 @@ export class BudgetedReads implements RangeReads {
       throw new FatbinError('io', `could not read ${what} at offset ${fmtOff(off)}: ${errorMessage(err)}`);
     }
     if (bytes.length < len) {
-      throw new FatbinError('truncated', `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the file (it ended after ${bytes.length} bytes there)`);
+      throw new FatbinError(
+        'truncated',
+        `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the file (it ended after ${bytes.length} bytes there)`,
+      );
     }
     const r = new Reader(bytes, off);
     if (keep) this.remember(r);

@@ -9,7 +9,16 @@ import type { Host } from './types';
 export * from './types';
 export { quoteArg, quoteArgv } from './quote';
 export { LocalHost } from './local';
-export { SshHost, connectSsh, loadSsh2, type SshCallbacks, type SshConnectOptions, type UnknownHostKeyInfo, type HostKeyDecision, type PasswordPromptInfo } from './ssh';
+export {
+  SshHost,
+  connectSsh,
+  loadSsh2,
+  type SshCallbacks,
+  type SshConnectOptions,
+  type UnknownHostKeyInfo,
+  type HostKeyDecision,
+  type PasswordPromptInfo,
+} from './ssh';
 export { PasswordSession, isPasswordPrompt, sshPasswordKey, type SecretStore, type SaveOutcome } from './savedPassword';
 export { listSshAliases, parseHostSpec, resolveSshTarget, resolveHostString, type SshTarget, type HostSpec, type SshConfigOptions } from './sshConfig';
 export { searchHost, hostHasRipgrep, BACKEND_OPTION_PRESETS, type SearchMatch, type SearchOptions, type SearchSummary } from './search';

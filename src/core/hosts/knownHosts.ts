@@ -40,9 +40,15 @@ export function parseKnownHosts(text: string, file = '<known_hosts>'): ParsedKno
       const m = fields.shift()!.toLowerCase();
       if (m === '@revoked') marker = 'revoked';
       else if (m === '@cert-authority') marker = 'cert-authority';
-      else { notes.push(`${file}:${i + 1}: unknown marker ${m}; line ignored`); continue; }
+      else {
+        notes.push(`${file}:${i + 1}: unknown marker ${m}; line ignored`);
+        continue;
+      }
     }
-    if (fields.length < 3) { notes.push(`${file}:${i + 1}: malformed line (need hosts, key type, key); ignored`); continue; }
+    if (fields.length < 3) {
+      notes.push(`${file}:${i + 1}: malformed line (need hosts, key type, key); ignored`);
+      continue;
+    }
     const [hostField, keyType, keyB64] = fields;
     const key = Buffer.from(keyB64, 'base64');
     if (key.length === 0 || keyTypeOfBlob(key) !== keyType) {
@@ -152,7 +158,9 @@ export async function loadKnownHosts(files: readonly string[]): Promise<ParsedKn
   const all: ParsedKnownHosts = { entries: [], notes: [] };
   for (const f of files) {
     let text: string;
-    try { text = await readFile(f, 'utf8'); } catch (e) {
+    try {
+      text = await readFile(f, 'utf8');
+    } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') all.notes.push(`${f}: could not read (${(e as Error).message})`);
       continue;
     }
@@ -176,6 +184,8 @@ export async function appendKnownHost(file: string, host: string, port: number, 
   try {
     const cur = await readFile(file, 'utf8');
     if (cur.length && !cur.endsWith('\n')) prefix = '\n';
-  } catch { /* new file */ }
+  } catch {
+    /* new file */
+  }
   await appendFile(file, `${prefix}${formatKnownHostsLine(host, port, key, hashed)}\n`, { mode: 0o600 });
 }

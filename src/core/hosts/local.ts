@@ -4,8 +4,19 @@ import { open, lstat, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { OutputCollector } from './output';
 import {
-  HostError, abortError, checkRange, throwIfAborted, show,
-  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type RandomAccessFile, type StatResult,
+  HostError,
+  abortError,
+  checkRange,
+  throwIfAborted,
+  show,
+  type DirEntry,
+  type EntryType,
+  type ExecOptions,
+  type ExecResult,
+  type ForwardedPort,
+  type Host,
+  type RandomAccessFile,
+  type StatResult,
 } from './types';
 import { errorMessage } from '../errors';
 
@@ -28,33 +39,52 @@ export class LocalHost implements Host {
     for (const a of argv) {
       if (a.includes('\0')) return Promise.reject(new HostError('invalid-argument', `Argument ${show(a)} contains a NUL byte; remove it.`));
     }
-    try { throwIfAborted(opts.signal); } catch (e) { return Promise.reject(e instanceof Error ? e : new Error(String(e))); }
+    try {
+      throwIfAborted(opts.signal);
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
     return new Promise((resolve, reject) => {
       const child = spawn(argv[0], argv.slice(1), {
-        cwd: opts.cwd, env: opts.env ? { ...process.env, ...opts.env } : process.env,
-        stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true,
+        cwd: opts.cwd,
+        env: opts.env ? { ...process.env, ...opts.env } : process.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
       });
       let failure: Error | undefined;
-      const kill = (): void => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+      const kill = (): void => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      };
       const out = new OutputCollector(opts, kill);
       child.stdout.on('data', (d: Buffer) => out.out(d));
       child.stderr.on('data', (d: Buffer) => out.err(d));
-      const onAbort = (): void => { failure ??= abortError(opts.signal?.reason); kill(); };
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = opts.timeoutMs !== undefined ? setTimeout(() => {
-        failure ??= new HostError('timeout', `${show(argv[0])} did not finish within ${opts.timeoutMs} ms`);
+      const onAbort = (): void => {
+        failure ??= abortError(opts.signal?.reason);
         kill();
-      }, opts.timeoutMs) : undefined;
+      };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const timer =
+        opts.timeoutMs !== undefined
+          ? setTimeout(() => {
+              failure ??= new HostError('timeout', `${show(argv[0])} did not finish within ${opts.timeoutMs} ms`);
+              kill();
+            }, opts.timeoutMs)
+          : undefined;
       child.on('error', (err: NodeJS.ErrnoException) => {
-        failure ??= err.code === 'ENOENT'
-          ? new HostError('not-found', `Program ${show(argv[0])} was not found on this machine (is it installed and on PATH?)`, { cause: err })
-          : new HostError('io', `Could not run ${show(argv[0])}: ${err.message}`, { cause: err });
+        failure ??=
+          err.code === 'ENOENT'
+            ? new HostError('not-found', `Program ${show(argv[0])} was not found on this machine (is it installed and on PATH?)`, { cause: err })
+            : new HostError('io', `Could not run ${show(argv[0])}: ${err.message}`, { cause: err });
       });
       child.on('close', (code, signal) => {
         if (timer) clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
         out.flush();
-        if (failure) { reject(failure); return; }
+        if (failure) {
+          reject(failure);
+          return;
+        }
         resolve({ code, ...(signal ? { signal } : {}), stdout: out.stdout, stderr: out.stderr, truncated: out.truncated });
       });
     });
@@ -63,7 +93,11 @@ export class LocalHost implements Host {
   async readFile(path: string, opts: { maxBytes?: number; signal?: AbortSignal } = {}): Promise<Uint8Array> {
     throwIfAborted(opts.signal);
     let fh;
-    try { fh = await open(path, 'r'); } catch (e) { throw fsError(e, 'Read', path); }
+    try {
+      fh = await open(path, 'r');
+    } catch (e) {
+      throw fsError(e, 'Read', path);
+    }
     try {
       const chunks: Buffer[] = [];
       let total = 0;
@@ -89,9 +123,18 @@ export class LocalHost implements Host {
   async openFile(path: string, opts: { signal?: AbortSignal } = {}): Promise<RandomAccessFile> {
     throwIfAborted(opts.signal);
     let fh: FileHandle;
-    try { fh = await open(path, 'r'); } catch (e) { throw fsError(e, 'Open', path); }
+    try {
+      fh = await open(path, 'r');
+    } catch (e) {
+      throw fsError(e, 'Open', path);
+    }
     let size: number;
-    try { size = (await fh.stat()).size; } catch (e) { await fh.close(); throw fsError(e, 'Stat', path); }
+    try {
+      size = (await fh.stat()).size;
+    } catch (e) {
+      await fh.close();
+      throw fsError(e, 'Stat', path);
+    }
     let closed = false;
     return {
       size,
@@ -108,7 +151,9 @@ export class LocalHost implements Host {
             if (bytesRead === 0) break;
             got += bytesRead;
           }
-        } catch (e) { throw fsError(e, 'Read', path); }
+        } catch (e) {
+          throw fsError(e, 'Read', path);
+        }
         return new Uint8Array(buf.buffer, buf.byteOffset, got);
       },
       close: async () => {
@@ -125,15 +170,21 @@ export class LocalHost implements Host {
       if (!own.isSymbolicLink()) return { type: typeOf(own), size: own.size, mtimeMs: own.mtimeMs };
       // Conda, spack, nix and editable installs link their libraries: report the target.
       const target = await stat(path).catch(() => undefined);
-      return target ? { type: typeOf(target), size: target.size, mtimeMs: target.mtimeMs, symlink: true } : { type: 'symlink', size: own.size, mtimeMs: own.mtimeMs, symlink: true };
-    } catch (e) { throw fsError(e, 'Stat', path); }
+      return target
+        ? { type: typeOf(target), size: target.size, mtimeMs: target.mtimeMs, symlink: true }
+        : { type: 'symlink', size: own.size, mtimeMs: own.mtimeMs, symlink: true };
+    } catch (e) {
+      throw fsError(e, 'Stat', path);
+    }
   }
 
   async readDir(path: string): Promise<DirEntry[]> {
     try {
       const entries = await readdir(path, { withFileTypes: true });
       return entries.map((d) => ({ name: d.name, type: typeOf(d) }));
-    } catch (e) { throw fsError(e, 'List', path); }
+    } catch (e) {
+      throw fsError(e, 'List', path);
+    }
   }
 
   forwardPort(remotePort: number, remoteHost = '127.0.0.1'): Promise<ForwardedPort> {
@@ -145,7 +196,9 @@ export class LocalHost implements Host {
     });
   }
 
-  close(): Promise<void> { return Promise.resolve(); }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** A loopback listener on an ephemeral port; `onSocket` connects each accepted socket onward. */
@@ -164,10 +217,11 @@ export function listenForward(onSocket: (sock: Socket) => void): Promise<Forward
       let closed: Promise<void> | undefined;
       resolve({
         localPort,
-        close: () => closed ??= new Promise<void>((res) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => res());
-        }),
+        close: () =>
+          (closed ??= new Promise<void>((res) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => res());
+          })),
       });
     });
   });

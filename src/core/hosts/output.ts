@@ -10,7 +10,10 @@ export class OutputCollector {
   private readonly outDec = new StringDecoder('utf8');
   private readonly errDec = new StringDecoder('utf8');
 
-  constructor(private readonly opts: ExecOptions, private readonly onLimit: () => void) {}
+  constructor(
+    private readonly opts: ExecOptions,
+    private readonly onLimit: () => void,
+  ) {}
 
   private push(which: 'stdout' | 'stderr', data: Buffer): void {
     if (this.truncated) return;
@@ -31,11 +34,21 @@ export class OutputCollector {
   private emit(which: 'stdout' | 'stderr', text: string): void {
     if (!text) return;
     const keep = this.opts.keepOutput !== false;
-    if (which === 'stdout') { if (keep) this.stdout += text; this.opts.onStdout?.(text); } else { if (keep) this.stderr += text; this.opts.onStderr?.(text); }
+    if (which === 'stdout') {
+      if (keep) this.stdout += text;
+      this.opts.onStdout?.(text);
+    } else {
+      if (keep) this.stderr += text;
+      this.opts.onStderr?.(text);
+    }
   }
 
-  out(data: Buffer): void { this.push('stdout', data); }
-  err(data: Buffer): void { this.push('stderr', data); }
+  out(data: Buffer): void {
+    this.push('stdout', data);
+  }
+  err(data: Buffer): void {
+    this.push('stderr', data);
+  }
 
   /** Emit any partial UTF-8 sequence left at the end. Idempotent. */
   flush(): void {

@@ -9,8 +9,7 @@ import { HostError, show } from './types';
 export function quoteArg(arg: string): string {
   if (typeof arg !== 'string') throw new HostError('invalid-argument', `Command arguments must be strings, got ${typeof arg}`);
   if (arg.includes('\0')) {
-    throw new HostError('invalid-argument',
-      `Argument ${show(arg)} contains a NUL byte, which cannot be passed to a remote command. Remove the NUL character.`);
+    throw new HostError('invalid-argument', `Argument ${show(arg)} contains a NUL byte, which cannot be passed to a remote command. Remove the NUL character.`);
   }
   // Every argument is quoted, even plain words: one rule, no character-class judgement calls.
   return `'${arg.replace(/'/g, `'\\''`)}'`;

@@ -50,7 +50,10 @@ export class PasswordSession {
     if (password && !this.triedSaved) {
       this.triedSaved = true;
       const saved = await this.store.get(sshPasswordKey(this.hostId));
-      if (saved !== undefined && saved !== '') { this.savedOffered = true; return saved; }
+      if (saved !== undefined && saved !== '') {
+        this.savedOffered = true;
+        return saved;
+      }
     }
     const answer = await this.ask(info);
     // The last typed password is the one that worked (if the connection succeeds).
@@ -59,7 +62,9 @@ export class PasswordSession {
   };
 
   /** A password was typed during this attempt (so saving it can be offered). */
-  get typedPassword(): boolean { return this.typed !== undefined; }
+  get typedPassword(): boolean {
+    return this.typed !== undefined;
+  }
 
   /**
    * After a successful connection: if a password was typed, ask `confirm` and store it only on

@@ -6,7 +6,11 @@
  */
 import { HostError, type Host } from './types';
 
-export interface SearchMatch { path: string; line: number; text: string }
+export interface SearchMatch {
+  path: string;
+  line: number;
+  text: string;
+}
 
 export interface SearchOptions {
   pattern: string;
@@ -51,11 +55,13 @@ const rgCache = new WeakMap<Host, Promise<boolean>>();
 export function hostHasRipgrep(host: Host, signal?: AbortSignal): Promise<boolean> {
   let p = rgCache.get(host);
   if (!p) {
-    p = host.exec(['rg', '--version'], { timeoutMs: 15000, maxOutputBytes: 4096, ...(signal ? { signal } : {}) })
-      .then((r) => r.code === 0 && r.stdout.startsWith('ripgrep'), (e: unknown) => {
+    p = host.exec(['rg', '--version'], { timeoutMs: 15000, maxOutputBytes: 4096, ...(signal ? { signal } : {}) }).then(
+      (r) => r.code === 0 && r.stdout.startsWith('ripgrep'),
+      (e: unknown) => {
         if (e instanceof HostError && e.kind === 'not-found') return false;
         throw e;
-      });
+      },
+    );
     rgCache.set(host, p);
     p.catch(() => rgCache.delete(host));
   }
@@ -91,7 +97,10 @@ export function grepArgv(o: Omit<SearchOptions, 'onMatch'>): string[] {
   return argv;
 }
 
-interface RgText { text?: string; bytes?: string }
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
 function rgText(t: RgText | undefined): string {
   if (!t) return '';
   if (typeof t.text === 'string') return t.text;
@@ -123,7 +132,10 @@ export function splitGrepRecords(buf: string): { records: string[]; rest: string
       // Output from a grep without -Z support: plain lines.
       if (!buf.includes('\0')) {
         const nl = buf.lastIndexOf('\n');
-        if (nl >= from) { records.push(...buf.slice(from, nl).split('\n')); from = nl + 1; }
+        if (nl >= from) {
+          records.push(...buf.slice(from, nl).split('\n'));
+          from = nl + 1;
+        }
       }
       break;
     }
@@ -163,11 +175,18 @@ export async function searchHost(host: Host, o: SearchOptions): Promise<SearchSu
   const feed = (line: string): void => {
     if (limited || !line) return;
     let m: SearchMatch | undefined;
-    try { m = parse(line); } catch { return; }
+    try {
+      m = parse(line);
+    } catch {
+      return;
+    }
     if (!m) return;
     matches++;
     o.onMatch(m);
-    if (matches >= max) { limited = true; stop.abort('maxResults'); }
+    if (matches >= max) {
+      limited = true;
+      stop.abort('maxResults');
+    }
   };
   try {
     const r = await host.exec(argv, {

@@ -8,27 +8,41 @@ import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, Client, ClientChannel, ConnectConfig, SFTPWrapper, Stats } from 'ssh2';
-import {
-  appendKnownHost, checkHostKey, hostKeyName, keyTypeOfBlob, loadKnownHosts, sha256Fingerprint,
-} from './knownHosts';
+import { appendKnownHost, checkHostKey, hostKeyName, keyTypeOfBlob, loadKnownHosts, sha256Fingerprint } from './knownHosts';
 import { listenForward } from './local';
 import { OutputCollector } from './output';
 import { quoteArgv, quoteArg } from './quote';
 import type { SshTarget } from './sshConfig';
 import {
-  HostError, abortError, checkRange, show, throwIfAborted,
-  type DirEntry, type EntryType, type ExecOptions, type ExecResult, type ForwardedPort, type Host, type RandomAccessFile, type StatResult,
+  HostError,
+  abortError,
+  checkRange,
+  show,
+  throwIfAborted,
+  type DirEntry,
+  type EntryType,
+  type ExecOptions,
+  type ExecResult,
+  type ForwardedPort,
+  type Host,
+  type RandomAccessFile,
+  type StatResult,
 } from './types';
 
 type Ssh2 = typeof import('ssh2');
 let ssh2Module: Promise<Ssh2> | undefined;
 /** Load ssh2 on first use only. */
 export function loadSsh2(): Promise<Ssh2> {
-  ssh2Module ??= import('ssh2').then((m) => ((m as unknown as { default?: Ssh2 }).default ?? m));
+  ssh2Module ??= import('ssh2').then((m) => (m as unknown as { default?: Ssh2 }).default ?? m);
   return ssh2Module;
 }
 
-export interface UnknownHostKeyInfo { host: string; port: number; keyType: string; sha256Fingerprint: string }
+export interface UnknownHostKeyInfo {
+  host: string;
+  port: number;
+  keyType: string;
+  sha256Fingerprint: string;
+}
 export type HostKeyDecision = 'once' | 'remember' | 'reject';
 
 export interface PasswordPromptInfo {
@@ -95,8 +109,14 @@ function targetName(t: SshTarget): string {
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => { clearTimeout(t); reject(abortError(signal?.reason)); };
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortError(signal?.reason));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -108,8 +128,15 @@ class Semaphore {
   async acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.active >= this.max) {
       await new Promise<void>((resolve, reject) => {
-        const go = (): void => { signal?.removeEventListener('abort', onAbort); resolve(); };
-        const onAbort = (): void => { const i = this.queue.indexOf(go); if (i >= 0) this.queue.splice(i, 1); reject(abortError(signal?.reason)); };
+        const go = (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const i = this.queue.indexOf(go);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(abortError(signal?.reason));
+        };
         this.queue.push(go);
         signal?.addEventListener('abort', onAbort, { once: true });
       });
@@ -130,7 +157,8 @@ function describeTried(tried: readonly string[]): string {
   const out: { m: string; n: number }[] = [];
   for (const m of tried) {
     const last = out[out.length - 1];
-    if (last?.m === m) last.n++; else out.push({ m, n: 1 });
+    if (last?.m === m) last.n++;
+    else out.push({ m, n: 1 });
   }
   return out.map(({ m, n }) => (n > 1 ? `${m} ×${n}` : m)).join(', ');
 }
@@ -145,28 +173,47 @@ function connectError(err: unknown, t: SshTarget, via?: string, tried: readonly 
     const detail = tried.length ? `${msg}; tried: ${describeTried(tried)}` : msg;
     // Answers were sent and refused: the advice is about the password, not about keys.
     const typed = tried.some((m) => m === 'password' || m === 'keyboard-interactive');
-    return new HostError('auth', `Authentication as ${show(t.user)} on ${where} failed (${detail}). `
-      + (typed
-        ? 'The server did not accept the password (or keyboard-interactive answers): check the password and the user name, '
-          + 'or use a key (ssh-agent, --identity / IdentityFile).'
-        : 'Check the user name, load your key into ssh-agent (`ssh-add`), pass it with --identity / IdentityFile, '
-          + 'or add its public key to ~/.ssh/authorized_keys on the server.'), { cause: err });
+    return new HostError(
+      'auth',
+      `Authentication as ${show(t.user)} on ${where} failed (${detail}). ` +
+        (typed
+          ? 'The server did not accept the password (or keyboard-interactive answers): check the password and the user name, ' +
+            'or use a key (ssh-agent, --identity / IdentityFile).'
+          : 'Check the user name, load your key into ssh-agent (`ssh-add`), pass it with --identity / IdentityFile, ' +
+            'or add its public key to ~/.ssh/authorized_keys on the server.'),
+      { cause: err },
+    );
   }
   if (e?.level === 'client-timeout' || /timed out/i.test(msg)) {
     return new HostError('connect', `Timed out connecting to ${where}: check the host name, VPN and firewall, or raise ConnectTimeout.`, { cause: err });
   }
   switch (e?.code) {
-    case 'ECONNREFUSED': return new HostError('connect', `Connection refused by ${where}: is sshd running there, and is the port right?`, { cause: err });
-    case 'ENOTFOUND': case 'EAI_AGAIN': return new HostError('connect', `Host name ${show(t.hostName)} could not be resolved: check HostName in your ssh config or DNS.`, { cause: err });
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return new HostError('connect', `${where} is unreachable: check the network or VPN.`, { cause: err });
-    case 'ECONNRESET': return new HostError('disconnected', `Connection to ${where} was reset: the server or a firewall dropped it. Retry; check sshd logs on the server if it persists.`, { cause: err });
-    default: return new HostError('connect', `Could not connect to ${where}: ${msg}`, { cause: err });
+    case 'ECONNREFUSED':
+      return new HostError('connect', `Connection refused by ${where}: is sshd running there, and is the port right?`, { cause: err });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new HostError('connect', `Host name ${show(t.hostName)} could not be resolved: check HostName in your ssh config or DNS.`, { cause: err });
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return new HostError('connect', `${where} is unreachable: check the network or VPN.`, { cause: err });
+    case 'ECONNRESET':
+      return new HostError(
+        'disconnected',
+        `Connection to ${where} was reset: the server or a firewall dropped it. Retry; check sshd logs on the server if it persists.`,
+        { cause: err },
+      );
+    default:
+      return new HostError('connect', `Could not connect to ${where}: ${msg}`, { cause: err });
   }
 }
 
 const RETRYABLE = new Set(['connect', 'disconnected']);
 
-interface KeyCandidate { file: string; data: Buffer; passphrase?: string }
+interface KeyCandidate {
+  file: string;
+  data: Buffer;
+  passphrase?: string;
+}
 
 export class SshHost implements Host {
   readonly id: string;
@@ -178,23 +225,34 @@ export class SshHost implements Host {
   private readonly keyCache = new Map<string, KeyCandidate | null>();
   private connectCount = 0;
 
-  constructor(readonly target: SshTarget, private readonly callbacks: SshCallbacks = {}, private readonly options: SshConnectOptions = {}) {
+  constructor(
+    readonly target: SshTarget,
+    private readonly callbacks: SshCallbacks = {},
+    private readonly options: SshConnectOptions = {},
+  ) {
     this.id = `ssh:${targetName(target)}`;
     this.label = target.alias;
     this.sessions = new Semaphore(options.maxSessions ?? 8);
   }
 
   /** How many SSH connections this host has opened so far (1 = never reconnected). */
-  get connections(): number { return this.connectCount; }
+  get connections(): number {
+    return this.connectCount;
+  }
 
   /** Connect now (otherwise the first operation connects). */
-  async connect(signal?: AbortSignal): Promise<void> { await this.conn(signal); }
+  async connect(signal?: AbortSignal): Promise<void> {
+    await this.conn(signal);
+  }
 
   private conn(signal?: AbortSignal): Promise<Live> {
     if (this.closed) return Promise.reject(new HostError('disconnected', `SSH host ${this.label} was closed`));
     const cur = this.live;
     if (cur) {
-      return cur.then((l) => (l.dead ? this.reconnect(signal) : l), () => this.reconnect(signal));
+      return cur.then(
+        (l) => (l.dead ? this.reconnect(signal) : l),
+        () => this.reconnect(signal),
+      );
     }
     return this.reconnect(signal);
   }
@@ -203,7 +261,9 @@ export class SshHost implements Host {
     // Share one in-flight attempt between concurrent callers.
     const p = this.connectWithRetry(signal);
     this.live = p;
-    p.catch(() => { if (this.live === p) this.live = undefined; });
+    p.catch(() => {
+      if (this.live === p) this.live = undefined;
+    });
     return p;
   }
 
@@ -239,7 +299,14 @@ export class SshHost implements Host {
           const next = chain[chain.indexOf(hop) + 1];
           sock = await new Promise<Readable>((resolve, reject) => {
             client.forwardOut('127.0.0.1', 0, next.hostName, next.port, (err, stream) => {
-              if (err) reject(new HostError('connect', `Jump host ${hop.alias} could not reach ${next.hostName}:${next.port} (${err.message}). Check the target's HostName/Port as seen from the jump host, and that the jump host allows TCP forwarding (AllowTcpForwarding).`, { cause: err }));
+              if (err)
+                reject(
+                  new HostError(
+                    'connect',
+                    `Jump host ${hop.alias} could not reach ${next.hostName}:${next.port} (${err.message}). Check the target's HostName/Port as seen from the jump host, and that the jump host allows TCP forwarding (AllowTcpForwarding).`,
+                    { cause: err },
+                  ),
+                );
               else resolve(stream);
             });
           });
@@ -263,7 +330,14 @@ export class SshHost implements Host {
     };
     for (const c of hops) {
       c.on('error', (err: Error) => markDead(connectError(err, this.target)));
-      c.on('close', () => markDead(new HostError('disconnected', `Connection to ${this.label} (${targetName(this.target)}) was lost. It reconnects on the next request; if it keeps dropping, check the network and the server's sshd.`)));
+      c.on('close', () =>
+        markDead(
+          new HostError(
+            'disconnected',
+            `Connection to ${this.label} (${targetName(this.target)}) was lost. It reconnects on the next request; if it keeps dropping, check the network and the server's sshd.`,
+          ),
+        ),
+      );
     }
     return live;
   }
@@ -279,20 +353,29 @@ export class SshHost implements Host {
         if (settled) return;
         settled = true;
         signal?.removeEventListener('abort', onAbort);
-        if (err === undefined) { client.removeListener('error', onError); resolve(client); return; }
+        if (err === undefined) {
+          client.removeListener('error', onError);
+          resolve(client);
+          return;
+        }
         client.end();
         (sock as Socket | undefined)?.destroy?.();
         reject(err instanceof Error ? err : new Error('SSH connection failed'));
       };
       const onAbort = (): void => finish(abortError(signal?.reason));
       const onError = (err: Error & { level?: string }): void => {
-        if (hostKeyFailure) { finish(hostKeyFailure); return; }
+        if (hostKeyFailure) {
+          finish(hostKeyFailure);
+          return;
+        }
         finish(connectError(err, hop, via, err.level === 'client-authentication' ? authTried : []));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       client.on('error', onError);
       client.once('ready', () => finish());
-      client.once('close', () => finish(hostKeyFailure ?? new HostError('disconnected', `Connection to ${hop.hostName}:${hop.port} closed during the handshake.`)));
+      client.once('close', () =>
+        finish(hostKeyFailure ?? new HostError('disconnected', `Connection to ${hop.hostName}:${hop.port} closed during the handshake.`)),
+      );
 
       const keepaliveMs = hop.serverAliveInterval > 0 ? hop.serverAliveInterval * 1000 : (this.options.defaultKeepaliveMs ?? 15000);
       const cfg: ConnectConfig = {
@@ -304,15 +387,28 @@ export class SshHost implements Host {
         keepaliveCountMax: hop.serverAliveCountMax,
         agentForward: false,
         hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
-          this.verifyHostKey(hop, key).then(() => verify(true), (e: unknown) => {
-            hostKeyFailure = e instanceof HostError ? e : new HostError('host-key-unknown', String(e));
-            verify(false);
-          });
+          this.verifyHostKey(hop, key).then(
+            () => verify(true),
+            (e: unknown) => {
+              hostKeyFailure = e instanceof HostError ? e : new HostError('host-key-unknown', String(e));
+              verify(false);
+            },
+          );
         },
-        authHandler: this.makeAuthHandler(hop, (tried) => { authTried = tried; }, signal),
+        authHandler: this.makeAuthHandler(
+          hop,
+          (tried) => {
+            authTried = tried;
+          },
+          signal,
+        ),
         ...(sock ? { sock } : {}),
       };
-      try { client.connect(cfg); } catch (e) { finish(connectError(e, hop, via)); }
+      try {
+        client.connect(cfg);
+      } catch (e) {
+        finish(connectError(e, hop, via));
+      }
     });
   }
 
@@ -326,17 +422,24 @@ export class SshHost implements Host {
     const keyType = keyTypeOfBlob(key) ?? 'unknown';
     const name = hostKeyName(hop.hostName, hop.port);
     switch (verdict.status) {
-      case 'known': return;
+      case 'known':
+        return;
       case 'revoked':
-        throw new HostError('host-key-revoked', `The ${keyType} host key of ${name} (${fp}) is marked @revoked in ${verdict.entry.file}:${verdict.entry.line}. `
-          + 'Refusing to connect. Ask the server administrator for the new host key.');
+        throw new HostError(
+          'host-key-revoked',
+          `The ${keyType} host key of ${name} (${fp}) is marked @revoked in ${verdict.entry.file}:${verdict.entry.line}. ` +
+            'Refusing to connect. Ask the server administrator for the new host key.',
+        );
       case 'changed': {
         const expected = verdict.expected.map((e) => `${sha256Fingerprint(e.key)} (${e.file}:${e.line})`).join(', ');
         const plain = hop.port === 22 ? hop.hostName : `[${hop.hostName}]:${hop.port}`;
         const where = [...new Set(verdict.expected.map((e) => e.file))];
-        throw new HostError('host-key-changed', `WARNING: the host key of ${name} has CHANGED. Expected ${expected}; the server offered ${keyType} ${fp}. `
-          + 'This could be a reinstalled server, or someone intercepting the connection. Refusing to connect (nothing was sent). '
-          + `If you have confirmed the new key with the server administrator, remove the old entry with \`ssh-keygen -R '${plain}'${where.map((f) => ` -f ${quoteArg(f)}`).join('')}\` and connect again.`);
+        throw new HostError(
+          'host-key-changed',
+          `WARNING: the host key of ${name} has CHANGED. Expected ${expected}; the server offered ${keyType} ${fp}. ` +
+            'This could be a reinstalled server, or someone intercepting the connection. Refusing to connect (nothing was sent). ' +
+            `If you have confirmed the new key with the server administrator, remove the old entry with \`ssh-keygen -R '${plain}'${where.map((f) => ` -f ${quoteArg(f)}`).join('')}\` and connect again.`,
+        );
       }
       case 'unknown': {
         const cb = this.callbacks;
@@ -351,9 +454,12 @@ export class SshHost implements Host {
           return;
         }
         const other = verdict.otherTypes.length ? ` (known_hosts has ${verdict.otherTypes.join(', ')} keys for it, but not this ${keyType} key)` : '';
-        throw new HostError('host-key-unknown', `The authenticity of ${name} can't be established: it offered ${keyType} key ${fp}, which is not in ${files.join(', ') || 'any known_hosts file'}${other}. `
-          + 'Verify the fingerprint with the server administrator (on the server: `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`), then accept it '
-          + '(CLI: --accept-new-host-key) or add it with `ssh-keyscan`.');
+        throw new HostError(
+          'host-key-unknown',
+          `The authenticity of ${name} can't be established: it offered ${keyType} key ${fp}, which is not in ${files.join(', ') || 'any known_hosts file'}${other}. ` +
+            'Verify the fingerprint with the server administrator (on the server: `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`), then accept it ' +
+            '(CLI: --accept-new-host-key) or add it with `ssh-keyscan`.',
+        );
       }
     }
   }
@@ -361,7 +467,12 @@ export class SshHost implements Host {
   private async loadKey(file: string, ssh2: Ssh2, signal?: AbortSignal): Promise<KeyCandidate | null> {
     if (this.keyCache.has(file)) return this.keyCache.get(file)!;
     let data: Buffer;
-    try { data = await readFile(file); } catch { this.keyCache.set(file, null); return null; }
+    try {
+      data = await readFile(file);
+    } catch {
+      this.keyCache.set(file, null);
+      return null;
+    }
     let parsed = ssh2.utils.parseKey(data);
     let passphrase: string | undefined;
     let attempt = 0;
@@ -384,14 +495,17 @@ export class SshHost implements Host {
 
   private makeAuthHandler(hop: SshTarget, report: (tried: string[]) => void, signal?: AbortSignal) {
     const tried: string[] = [];
-    const agent = this.options.agentSocket === undefined ? process.env.SSH_AUTH_SOCK : this.options.agentSocket ?? undefined;
+    const agent = this.options.agentSocket === undefined ? process.env.SSH_AUTH_SOCK : (this.options.agentSocket ?? undefined);
     // `wire` is the method name the server lists, so a step the server does not accept is skipped
     // before it runs (before the user is asked anything for it).
-    interface Step { wire: AuthenticationType; run(): Promise<AnyAuthMethod | undefined> }
+    interface Step {
+      wire: AuthenticationType;
+      run(): Promise<AnyAuthMethod | undefined>;
+    }
     const steps: Step[] = [];
     const username = hop.user;
     if (agent && !hop.identitiesOnly) steps.push({ wire: 'publickey', run: () => Promise.resolve({ type: 'agent', username, agent }) });
-    const idFiles = [...new Set([...(hop === this.target ? this.options.identityFiles ?? [] : []), ...hop.identityFiles])];
+    const idFiles = [...new Set([...(hop === this.target ? (this.options.identityFiles ?? []) : []), ...hop.identityFiles])];
     for (const f of idFiles) {
       steps.push({
         wire: 'publickey',
@@ -412,25 +526,44 @@ export class SshHost implements Host {
       for (let attempt = 1; attempt <= attempts; attempt++) {
         steps.push({
           wire: 'keyboard-interactive',
-          run: () => Promise.resolve(declined ? undefined : {
-            type: 'keyboard-interactive', username,
-            prompt: (_name, _instr, _lang, prompts, finish) => {
-              void (async () => {
-                const answers: string[] = [];
-                for (const p of prompts) {
-                  throwIfAborted(signal);
-                  const a = declined ? undefined : await ask({
-                    user: username, host: hop.hostName, prompt: p.prompt, echo: !!p.echo, method: 'keyboard-interactive', attempt,
-                  });
-                  if (a === undefined) { declined = true; break; }
-                  answers.push(a);
-                }
-                // Always answer every prompt (the protocol requires the count to match); empty
-                // answers after a decline just fail this round.
-                finish(prompts.map((_p, i) => answers[i] ?? ''));
-              })().catch(() => { declined = true; finish(prompts.map(() => '')); });
-            },
-          }),
+          run: () =>
+            Promise.resolve(
+              declined
+                ? undefined
+                : {
+                    type: 'keyboard-interactive',
+                    username,
+                    prompt: (_name, _instr, _lang, prompts, finish) => {
+                      void (async () => {
+                        const answers: string[] = [];
+                        for (const p of prompts) {
+                          throwIfAborted(signal);
+                          const a = declined
+                            ? undefined
+                            : await ask({
+                                user: username,
+                                host: hop.hostName,
+                                prompt: p.prompt,
+                                echo: !!p.echo,
+                                method: 'keyboard-interactive',
+                                attempt,
+                              });
+                          if (a === undefined) {
+                            declined = true;
+                            break;
+                          }
+                          answers.push(a);
+                        }
+                        // Always answer every prompt (the protocol requires the count to match); empty
+                        // answers after a decline just fail this round.
+                        finish(prompts.map((_p, i) => answers[i] ?? ''));
+                      })().catch(() => {
+                        declined = true;
+                        finish(prompts.map(() => ''));
+                      });
+                    },
+                  },
+            ),
         });
       }
       for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -438,8 +571,18 @@ export class SshHost implements Host {
           wire: 'password',
           run: async () => {
             if (declined) return undefined;
-            const pw = await ask({ user: username, host: hop.hostName, prompt: `${username}@${hop.hostName}'s password: `, echo: false, method: 'password', attempt });
-            if (pw === undefined) { declined = true; return undefined; }
+            const pw = await ask({
+              user: username,
+              host: hop.hostName,
+              prompt: `${username}@${hop.hostName}'s password: `,
+              echo: false,
+              method: 'password',
+              attempt,
+            });
+            if (pw === undefined) {
+              declined = true;
+              return undefined;
+            }
             return { type: 'password', username, password: pw };
           },
         });
@@ -461,7 +604,9 @@ export class SshHost implements Host {
             report(tried);
             next(m);
             return;
-          } catch { /* skip this method */ }
+          } catch {
+            /* skip this method */
+          }
         }
         report(tried);
         next(false);
@@ -479,7 +624,8 @@ export class SshHost implements Host {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new HostError('invalid-argument', `Bad environment variable name ${show(k)}`);
         return quoteArg(`${k}=${v}`);
       });
-      if (argv[0].includes('=')) throw new HostError('invalid-argument', `Program name ${show(argv[0])} contains "=", which env(1) would take as an assignment`);
+      if (argv[0].includes('='))
+        throw new HostError('invalid-argument', `Program name ${show(argv[0])} contains "=", which env(1) would take as an assignment`);
       if (assigns.length) cmd = `env ${assigns.join(' ')} ${cmd}`;
     }
     if (opts.cwd !== undefined) cmd = `cd ${quoteArg(opts.cwd.startsWith('-') ? `./${opts.cwd}` : opts.cwd)} && ${cmd}`;
@@ -488,7 +634,9 @@ export class SshHost implements Host {
     const release = await this.sessions.acquire(opts.signal);
     try {
       return await this.runChannel(live, cmd, argv[0], opts);
-    } finally { release(); }
+    } finally {
+      release();
+    }
   }
 
   private runChannel(live: Live, cmd: string, program: string, opts: ExecOptions): Promise<ExecResult> {
@@ -499,7 +647,11 @@ export class SshHost implements Host {
       let done = false;
       const stop = (): void => {
         if (!channel) return;
-        try { channel.signal('KILL'); } catch { /* server may not support signals */ }
+        try {
+          channel.signal('KILL');
+        } catch {
+          /* server may not support signals */
+        }
         channel.close();
       };
       const out = new OutputCollector(opts, stop);
@@ -526,7 +678,15 @@ export class SshHost implements Host {
           return;
         }
         if (!exit) {
-          reject(Object.assign(new HostError('disconnected', `${show(program)} on ${this.label} ended without an exit status (the connection dropped?). Partial output was kept.`), { partial: { stdout: out.stdout, stderr: out.stderr } }));
+          reject(
+            Object.assign(
+              new HostError(
+                'disconnected',
+                `${show(program)} on ${this.label} ended without an exit status (the connection dropped?). Partial output was kept.`,
+              ),
+              { partial: { stdout: out.stdout, stderr: out.stderr } },
+            ),
+          );
           return;
         }
         resolve({ code: exit.code, ...(exit.signal ? { signal: exit.signal } : {}), stdout: out.stdout, stderr: out.stderr, truncated: out.truncated });
@@ -536,20 +696,29 @@ export class SshHost implements Host {
         failure ??= new HostError('disconnected', `${why.message} ${show(program)} was interrupted; partial output was kept.`, { cause: why });
         finishNow();
       };
-      const timer = opts.timeoutMs !== undefined
-        ? setTimeout(() => fail(new HostError('timeout', `${show(program)} on ${this.label} did not finish within ${opts.timeoutMs} ms`)), opts.timeoutMs)
-        : undefined;
+      const timer =
+        opts.timeoutMs !== undefined
+          ? setTimeout(() => fail(new HostError('timeout', `${show(program)} on ${this.label} did not finish within ${opts.timeoutMs} ms`)), opts.timeoutMs)
+          : undefined;
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (live.dead) { onDead(live.deadReason ?? new HostError('disconnected', 'Connection lost.')); return; }
+      if (live.dead) {
+        onDead(live.deadReason ?? new HostError('disconnected', 'Connection lost.'));
+        return;
+      }
       live.onDead.add(onDead);
       live.client.exec(cmd, (err, ch) => {
         if (err) {
-          failure ??= new HostError('io', `Could not start ${show(program)} on ${this.label}: ${err.message}. The server may limit sessions (MaxSessions).`, { cause: err });
+          failure ??= new HostError('io', `Could not start ${show(program)} on ${this.label}: ${err.message}. The server may limit sessions (MaxSessions).`, {
+            cause: err,
+          });
           finishNow();
           return;
         }
         channel = ch;
-        if (done) { stop(); return; }
+        if (done) {
+          stop();
+          return;
+        }
         if (failure) stop();
         ch.on('data', (d: Buffer) => out.out(d));
         ch.stderr.on('data', (d: Buffer) => out.err(d));
@@ -557,7 +726,9 @@ export class SshHost implements Host {
           exit = { code: typeof code === 'number' ? code : null, ...(signal ? { signal: String(signal) } : {}) };
         });
         ch.on('close', () => finishNow());
-        ch.on('error', (e: Error) => { failure ??= new HostError('io', `Channel error running ${show(program)}: ${e.message}`, { cause: e }); });
+        ch.on('error', (e: Error) => {
+          failure ??= new HostError('io', `Channel error running ${show(program)}: ${e.message}`, { cause: e });
+        });
       });
     });
   }
@@ -570,7 +741,11 @@ export class SshHost implements Host {
       live.client.sftp((err, sftp) => {
         if (err) {
           live.sftp = undefined;
-          reject(new HostError('io', `The SFTP subsystem is not available on ${this.label} (${err.message}). Enable "Subsystem sftp" in the server's sshd_config.`, { cause: err }));
+          reject(
+            new HostError('io', `The SFTP subsystem is not available on ${this.label} (${err.message}). Enable "Subsystem sftp" in the server's sshd_config.`, {
+              cause: err,
+            }),
+          );
         } else resolve(sftp);
       });
     });
@@ -596,16 +771,28 @@ export class SshHost implements Host {
         highWaterMark: 256 * 1024,
         ...(Number.isFinite(max) ? { end: Math.max(0, max - 1) } : {}),
       });
-      const onAbort = (): void => { stream.destroy(); reject(abortError(opts.signal?.reason)); };
+      const onAbort = (): void => {
+        stream.destroy();
+        reject(abortError(opts.signal?.reason));
+      };
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      stream.on('data', (d: Buffer) => { chunks.push(d); total += d.length; });
-      stream.on('error', (e: unknown) => { opts.signal?.removeEventListener('abort', onAbort); reject(this.sftpError(e, 'Read', path)); });
+      stream.on('data', (d: Buffer) => {
+        chunks.push(d);
+        total += d.length;
+      });
+      stream.on('error', (e: unknown) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        reject(this.sftpError(e, 'Read', path));
+      });
       stream.on('end', () => {
         opts.signal?.removeEventListener('abort', onAbort);
         const all = Buffer.concat(chunks, total);
         resolve(new Uint8Array(all.subarray(0, Math.min(all.length, max))));
       });
-      if (max === 0) { stream.destroy(); resolve(new Uint8Array()); }
+      if (max === 0) {
+        stream.destroy();
+        resolve(new Uint8Array());
+      }
     });
   }
 
@@ -624,7 +811,13 @@ export class SshHost implements Host {
       if (closed) return Promise.resolve();
       closed = true;
       // A failed close (the connection dropped) leaves nothing to clean up here.
-      return new Promise<void>((resolve) => { try { sftp.close(handle, () => resolve()); } catch { resolve(); } });
+      return new Promise<void>((resolve) => {
+        try {
+          sftp.close(handle, () => resolve());
+        } catch {
+          resolve();
+        }
+      });
     };
     let size: number;
     try {
@@ -635,10 +828,11 @@ export class SshHost implements Host {
       await close();
       throw e;
     }
-    const readAt = (buf: Buffer, off: number, len: number, position: number): Promise<number> => new Promise((resolve, reject) => {
-      // ssh2 splits a read larger than the server's packet limit and reports end of file as 0 bytes.
-      sftp.read(handle, buf, off, len, position, (err, n) => (err ? reject(this.sftpError(err, 'Read', path)) : resolve(n)));
-    });
+    const readAt = (buf: Buffer, off: number, len: number, position: number): Promise<number> =>
+      new Promise((resolve, reject) => {
+        // ssh2 splits a read larger than the server's packet limit and reports end of file as 0 bytes.
+        sftp.read(handle, buf, off, len, position, (err, n) => (err ? reject(this.sftpError(err, 'Read', path)) : resolve(n)));
+      });
     return {
       size,
       read: async (position, length, signal) => {
@@ -661,10 +855,13 @@ export class SshHost implements Host {
 
   async stat(path: string): Promise<StatResult> {
     const sftp = await this.sftp();
-    const ask = (op: 'lstat' | 'stat'): Promise<Stats> => new Promise((resolve, reject) => {
-      sftp[op](path, (err, s) => (err ? reject(err) : resolve(s)));
+    const ask = (op: 'lstat' | 'stat'): Promise<Stats> =>
+      new Promise((resolve, reject) => {
+        sftp[op](path, (err, s) => (err ? reject(err) : resolve(s)));
+      });
+    const own = await ask('lstat').catch((err: Error) => {
+      throw this.sftpError(err, 'Stat', path);
     });
-    const own = await ask('lstat').catch((err: Error) => { throw this.sftpError(err, 'Stat', path); });
     if (modeType(own) !== 'symlink') return { type: modeType(own), size: own.size, mtimeMs: own.mtime * 1000 };
     // A link (conda, spack, nix, editable installs): the size is the target's, not the link's 79 bytes.
     const target = await ask('stat').catch(() => undefined);
@@ -690,34 +887,42 @@ export class SshHost implements Host {
     }
     return listenForward((sock) => {
       sock.pause();
-      this.conn().then((live) => {
-        live.client.forwardOut('127.0.0.1', sock.remotePort ?? 0, remoteHost, remotePort, (err, stream) => {
-          if (err) {
-            this.callbacks.log?.(`Port forward to ${remoteHost}:${remotePort} on ${this.label} failed: ${err.message}. Is anything listening there? Does sshd allow TCP forwarding?`);
-            sock.destroy();
-            return;
-          }
-          sock.pipe(stream).pipe(sock);
-          sock.resume();
-          // A dropped connection must not look like a finished response: reset the local socket
-          // (the client sees ECONNRESET, not a clean end) and say why.
-          const cut = (why: HostError): void => {
-            this.callbacks.log?.(`Port forward to ${remoteHost}:${remotePort} on ${this.label} was cut mid-transfer: ${why.message}`);
-            if (!sock.destroyed) sock.resetAndDestroy();
-          };
-          live.onDead.add(cut);
-          stream.on('error', () => sock.destroy());
-          stream.on('close', () => {
-            // When the whole connection drops, channels close just before it is marked dead: let `cut` go first.
-            setImmediate(() => { live.onDead.delete(cut); if (!sock.destroyed) sock.end(); });
+      this.conn().then(
+        (live) => {
+          live.client.forwardOut('127.0.0.1', sock.remotePort ?? 0, remoteHost, remotePort, (err, stream) => {
+            if (err) {
+              this.callbacks.log?.(
+                `Port forward to ${remoteHost}:${remotePort} on ${this.label} failed: ${err.message}. Is anything listening there? Does sshd allow TCP forwarding?`,
+              );
+              sock.destroy();
+              return;
+            }
+            sock.pipe(stream).pipe(sock);
+            sock.resume();
+            // A dropped connection must not look like a finished response: reset the local socket
+            // (the client sees ECONNRESET, not a clean end) and say why.
+            const cut = (why: HostError): void => {
+              this.callbacks.log?.(`Port forward to ${remoteHost}:${remotePort} on ${this.label} was cut mid-transfer: ${why.message}`);
+              if (!sock.destroyed) sock.resetAndDestroy();
+            };
+            live.onDead.add(cut);
+            stream.on('error', () => sock.destroy());
+            stream.on('close', () => {
+              // When the whole connection drops, channels close just before it is marked dead: let `cut` go first.
+              setImmediate(() => {
+                live.onDead.delete(cut);
+                if (!sock.destroyed) sock.end();
+              });
+            });
+            sock.on('error', () => stream.destroy());
+            sock.on('close', () => stream.close());
           });
-          sock.on('error', () => stream.destroy());
-          sock.on('close', () => stream.close());
-        });
-      }, (e: unknown) => {
-        this.callbacks.log?.(`Port forward: ${(e as Error).message}`);
-        sock.destroy();
-      });
+        },
+        (e: unknown) => {
+          this.callbacks.log?.(`Port forward: ${(e as Error).message}`);
+          sock.destroy();
+        },
+      );
     });
   }
 
@@ -731,7 +936,10 @@ export class SshHost implements Host {
     const live = await cur.catch(() => undefined);
     if (!live) return;
     await new Promise<void>((resolve) => {
-      if (live.dead) { resolve(); return; }
+      if (live.dead) {
+        resolve();
+        return;
+      }
       live.onDead.add(() => resolve());
       for (const c of [...live.hops].reverse()) c.end();
       setTimeout(resolve, 2000).unref();
@@ -745,7 +953,10 @@ export class SshHost implements Host {
     const live = await cur?.catch(() => undefined);
     if (!live) return;
     await new Promise<void>((resolve) => {
-      if (live.dead) { resolve(); return; }
+      if (live.dead) {
+        resolve();
+        return;
+      }
       live.onDead.add(() => resolve());
       for (const c of [...live.hops].reverse()) c.end();
       setTimeout(resolve, 2000).unref();
@@ -755,10 +966,14 @@ export class SshHost implements Host {
 
 function modeType(s: { mode: number }): EntryType {
   switch (s.mode & 0o170000) {
-    case 0o100000: return 'file';
-    case 0o040000: return 'dir';
-    case 0o120000: return 'symlink';
-    default: return 'other';
+    case 0o100000:
+      return 'file';
+    case 0o040000:
+      return 'dir';
+    case 0o120000:
+      return 'symlink';
+    default:
+      return 'other';
   }
 }
 

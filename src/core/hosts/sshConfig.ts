@@ -39,16 +39,20 @@ export interface SshConfigOptions {
   localUser?: string;
 }
 
-export type HostSpec =
-  | { kind: 'local' }
-  | { kind: 'ssh'; host: string; user?: string; port?: number };
+export type HostSpec = { kind: 'local' } | { kind: 'ssh'; host: string; user?: string; port?: number };
 
 const MAX_INCLUDE_DEPTH = 16;
 
-function home(o: SshConfigOptions): string { return o.home ?? homedir(); }
+function home(o: SshConfigOptions): string {
+  return o.home ?? homedir();
+}
 function localUser(o: SshConfigOptions): string {
   if (o.localUser) return o.localUser;
-  try { return userInfo().username; } catch { return process.env.USER ?? 'root'; }
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'root';
+  }
 }
 
 /** `~` and `~/…` as ssh reads them (o.home, default the user's home). */
@@ -58,7 +62,9 @@ export function expandTilde(p: string, o: SshConfigOptions = {}): string {
   return p;
 }
 
-function hasGlob(s: string): boolean { return /[*?[]/.test(s); }
+function hasGlob(s: string): boolean {
+  return /[*?[]/.test(s);
+}
 
 function segmentRegExp(seg: string): RegExp {
   let src = '';
@@ -68,7 +74,10 @@ function segmentRegExp(seg: string): RegExp {
     else if (ch === '?') src += '[^/]';
     else if (ch === '[') {
       const end = seg.indexOf(']', i + 1);
-      if (end < 0) { src += '\\['; continue; }
+      if (end < 0) {
+        src += '\\[';
+        continue;
+      }
       let body = seg.slice(i + 1, end).replace(/\\/g, '\\\\');
       if (body.startsWith('!')) body = `^${body.slice(1)}`;
       src += `[${body}]`;
@@ -87,9 +96,17 @@ export function expandGlob(pattern: string): string[] {
   for (const seg of segs) {
     const next: string[] = [];
     for (const dir of cur) {
-      if (!hasGlob(seg)) { const p = join(dir, seg); if (existsSync(p)) next.push(p); continue; }
+      if (!hasGlob(seg)) {
+        const p = join(dir, seg);
+        if (existsSync(p)) next.push(p);
+        continue;
+      }
       let names: string[];
-      try { names = readdirSync(dir); } catch { continue; }
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
       const re = segmentRegExp(seg);
       for (const n of names.sort()) if ((!n.startsWith('.') || seg.startsWith('.')) && re.test(n)) next.push(join(dir, n));
     }
@@ -122,7 +139,11 @@ function includeFiles(value: string[], o: SshConfigOptions): string[] {
     const p = expandTilde(raw, o);
     const full = isAbsolute(p) ? p : join(base, p);
     for (const f of expandGlob(full)) {
-      try { if (statSync(f).isFile()) out.push(f); } catch { /* vanished */ }
+      try {
+        if (statSync(f).isFile()) out.push(f);
+      } catch {
+        /* vanished */
+      }
     }
   }
   return out;
@@ -130,11 +151,15 @@ function includeFiles(value: string[], o: SshConfigOptions): string[] {
 
 function readConfigFile(file: string): SSHConfig {
   let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) {
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return SSHConfig.parse('');
     throw new HostError('config', `Cannot read ssh config ${show(file)}: ${(e as Error).message}`);
   }
-  try { return SSHConfig.parse(text); } catch (e) {
+  try {
+    return SSHConfig.parse(text);
+  } catch (e) {
     throw new HostError('config', `Cannot parse ssh config ${show(file)}: ${(e as Error).message}. Check the file with \`ssh -G host\`.`);
   }
 }
@@ -201,20 +226,30 @@ function first(v: string | string[] | undefined): string | undefined {
 function expandTokens(s: string, t: { host: string; alias: string; port: number; user: string }, o: SshConfigOptions): string {
   const out = s.replace(/%([%hnprud])/g, (_m, c: string) => {
     switch (c) {
-      case '%': return '%';
-      case 'h': return t.host;
-      case 'n': return t.alias;
-      case 'p': return String(t.port);
-      case 'r': return t.user;
-      case 'u': return localUser(o);
-      case 'd': return home(o);
-      default: return _m;
+      case '%':
+        return '%';
+      case 'h':
+        return t.host;
+      case 'n':
+        return t.alias;
+      case 'p':
+        return String(t.port);
+      case 'r':
+        return t.user;
+      case 'u':
+        return localUser(o);
+      case 'd':
+        return home(o);
+      default:
+        return _m;
     }
   });
   return expandTilde(out, o);
 }
 
-function yes(v: string | undefined): boolean { return /^(yes|true)$/i.test(v ?? ''); }
+function yes(v: string | undefined): boolean {
+  return /^(yes|true)$/i.test(v ?? '');
+}
 
 /** Parse a typed HOST: `local`, `ssh://[user@]host[:port]`, `[user@]host[:port]`, `[v6]:port`. */
 export function parseHostSpec(input: string): HostSpec {
@@ -236,7 +271,10 @@ export function parseHostSpec(input: string): HostSpec {
   let host = rest;
   let port: number | undefined;
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(rest);
-  if (v6) { host = v6[1]; if (v6[2]) port = Number(v6[2]); } else {
+  if (v6) {
+    host = v6[1];
+    if (v6[2]) port = Number(v6[2]);
+  } else {
     const colon = rest.lastIndexOf(':');
     if (colon >= 0 && rest.indexOf(':') === colon) {
       host = rest.slice(0, colon);
@@ -259,7 +297,8 @@ export function resolveSshTarget(spec: { host: string; user?: string; port?: num
   const user = spec.user ?? first(c.user) ?? localUser(o);
   const portStr = spec.port !== undefined ? String(spec.port) : first(c.port);
   const port = portStr !== undefined ? Number(portStr) : 22;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HostError('config', `Bad Port ${show(String(portStr))} for ${show(spec.host)} in ssh config`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new HostError('config', `Bad Port ${show(String(portStr))} for ${show(spec.host)} in ssh config`);
   const hostName = hostNameRaw.replace(/%h/g, spec.host).replace(/%%/g, '%');
   const tok = { host: hostName, alias: spec.host, port, user };
   const ids = Array.isArray(c.identityfile) ? c.identityfile : c.identityfile ? [c.identityfile] : [];
@@ -269,7 +308,8 @@ export function resolveSshTarget(spec: { host: string; user?: string; port?: num
     .map((f) => (isAbsolute(f) ? f : join(home(o), f)));
   const khRaw = c.userknownhostsfile;
   const known = (Array.isArray(khRaw) ? khRaw : khRaw ? khRaw.split(/\s+/) : ['~/.ssh/known_hosts', '~/.ssh/known_hosts2'])
-    .filter((f) => f && f !== 'none').map((f) => expandTokens(f, tok, o));
+    .filter((f) => f && f !== 'none')
+    .map((f) => expandTokens(f, tok, o));
   const jump = first(c.proxyjump);
   const proxyJump: SshTarget[] = [];
   if (jump && jump.toLowerCase() !== 'none') {

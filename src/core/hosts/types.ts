@@ -35,9 +35,20 @@ export interface ExecResult {
  * What a path names, links followed: a link to a 541 MB library is a 541 MB file (`symlink` says the path
  * itself is a link). Only a link whose target is missing keeps type `symlink` and the link's own size.
  */
-export interface StatResult { type: EntryType; size: number; mtimeMs: number; symlink?: boolean }
-export interface DirEntry { name: string; type: EntryType }
-export interface ForwardedPort { localPort: number; close(): Promise<void> }
+export interface StatResult {
+  type: EntryType;
+  size: number;
+  mtimeMs: number;
+  symlink?: boolean;
+}
+export interface DirEntry {
+  name: string;
+  type: EntryType;
+}
+export interface ForwardedPort {
+  localPort: number;
+  close(): Promise<void>;
+}
 
 /**
  * A file opened for reads at any position (ranged reads: the headers of a 500 MB library without
@@ -97,7 +108,11 @@ export type HostErrorKind =
 
 /** An error whose message says what happened and what to do about it. */
 export class HostError extends Error {
-  constructor(readonly kind: HostErrorKind, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: HostErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'HostError';
   }

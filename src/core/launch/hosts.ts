@@ -96,7 +96,10 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
           // legacy `ENV NAME value`
           const name = words[0];
           const last = words[words.length - 1];
-          const value = words.slice(1).map((w) => w.value).join(' ');
+          const value = words
+            .slice(1)
+            .map((w) => w.value)
+            .join(' ');
           env.push({
             name: name.value,
             value,
@@ -114,13 +117,34 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
 }
 
 const FENCE_LANG: Record<string, LanguageHint> = {
-  sh: 'shellscript', bash: 'shellscript', shell: 'shellscript', zsh: 'shellscript', console: 'shellscript',
-  'shell-session': 'shellscript', shellscript: 'shellscript', terminal: 'shellscript', '': 'plaintext',
-  text: 'plaintext', txt: 'plaintext', plaintext: 'plaintext',
-  yaml: 'yaml', yml: 'yaml', dockerfile: 'dockerfile', docker: 'dockerfile', containerfile: 'dockerfile',
-  python: 'python', py: 'python', python3: 'python', json: 'python', jsonc: 'python',
-  ini: 'systemd', systemd: 'systemd', service: 'systemd', desktop: 'systemd',
-  md: 'markdown', markdown: 'markdown',
+  sh: 'shellscript',
+  bash: 'shellscript',
+  shell: 'shellscript',
+  zsh: 'shellscript',
+  console: 'shellscript',
+  'shell-session': 'shellscript',
+  shellscript: 'shellscript',
+  terminal: 'shellscript',
+  '': 'plaintext',
+  text: 'plaintext',
+  txt: 'plaintext',
+  plaintext: 'plaintext',
+  yaml: 'yaml',
+  yml: 'yaml',
+  dockerfile: 'dockerfile',
+  docker: 'dockerfile',
+  containerfile: 'dockerfile',
+  python: 'python',
+  py: 'python',
+  python3: 'python',
+  json: 'python',
+  jsonc: 'python',
+  ini: 'systemd',
+  systemd: 'systemd',
+  service: 'systemd',
+  desktop: 'systemd',
+  md: 'markdown',
+  markdown: 'markdown',
 };
 
 /** Markdown: recurse into fenced code blocks by their language. */

@@ -45,9 +45,9 @@ export const MAX_WORDS_PER_COMMAND = 10_000;
 export const MAX_WORDS = 200_000;
 
 const SHELL_SPECIAL = new Uint8Array(128);
-for (const ch of " \t\n\r'\"\\$`;&|()<>") SHELL_SPECIAL[ch.charCodeAt(0)] = 1;
+for (const ch of ' \t\n\r\'"\\$`;&|()<>') SHELL_SPECIAL[ch.charCodeAt(0)] = 1;
 const UNIT_SPECIAL = new Uint8Array(128);
-for (const ch of " \t\n\r'\"\\$") UNIT_SPECIAL[ch.charCodeAt(0)] = 1;
+for (const ch of ' \t\n\r\'"\\$') UNIT_SPECIAL[ch.charCodeAt(0)] = 1;
 
 /** Splits `src` into words and operator words (`op`), lifted to original offsets. */
 export function tokenizeShell(src: Src, opts: ShellOptions = {}): Word[] {

@@ -13,9 +13,16 @@ const UNIT_FILE_GLOB = `**/*.{${UNIT_FILE_EXTENSIONS.join(',')}}`;
 
 /** Editor language ids (VS Code's and other editors') → launch syntax. A Map: ids are foreign text. */
 export const LAUNCH_LANGUAGE_IDS: ReadonlyMap<string, LanguageHint> = new Map<string, LanguageHint>([
-  ['shellscript', 'shellscript'], ['bash', 'shellscript'], ['sh', 'shellscript'], ['zsh', 'shellscript'],
-  ['ini', 'systemd'], ['systemd', 'systemd'], ['systemd-unit-file', 'systemd'],
-  ['yaml', 'yaml'], ['dockercompose', 'yaml'], ['docker-compose', 'yaml'],
+  ['shellscript', 'shellscript'],
+  ['bash', 'shellscript'],
+  ['sh', 'shellscript'],
+  ['zsh', 'shellscript'],
+  ['ini', 'systemd'],
+  ['systemd', 'systemd'],
+  ['systemd-unit-file', 'systemd'],
+  ['yaml', 'yaml'],
+  ['dockercompose', 'yaml'],
+  ['docker-compose', 'yaml'],
   ['dockerfile', 'dockerfile'],
   ['python', 'python'],
   ['markdown', 'markdown'],

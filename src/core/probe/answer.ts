@@ -164,7 +164,10 @@ export function applyPayload(endpoint: Endpoint, obj: Json, answer: Answer, stre
     let delta = text;
     if (stream) {
       if (answer.nativeMode === 'unknown' && answer.nativeLength > 0) {
-        answer.nativeMode = text.length >= answer.nativeLength && answer.content.endsWith(text.slice(Math.max(0, answer.nativeLength - 64), answer.nativeLength)) ? 'cumulative' : 'incremental';
+        answer.nativeMode =
+          text.length >= answer.nativeLength && answer.content.endsWith(text.slice(Math.max(0, answer.nativeLength - 64), answer.nativeLength))
+            ? 'cumulative'
+            : 'incremental';
       }
       if (answer.nativeMode !== 'incremental') {
         delta = text.length >= answer.nativeLength ? text.slice(answer.nativeLength) : '';

@@ -15,13 +15,27 @@ export function authHeaders(target: ServerTarget): Record<string, string> {
 }
 
 const TLS_CODES = new Set([
-  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'EPROTO',
-  'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_TLS_HANDSHAKE_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REVOKED',
+  'EPROTO',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
 ]);
 
-interface ErrorWithCause { message?: string; code?: string; cause?: unknown; name?: string }
+interface ErrorWithCause {
+  message?: string;
+  code?: string;
+  cause?: unknown;
+  name?: string;
+}
 
 /** Walks err.cause links and returns the first Node error code found. */
 export function errorCode(error: unknown): string | undefined {
@@ -60,10 +74,14 @@ export function connectionError(error: unknown, url: string): ProbeError {
     };
   }
   const hint =
-    code === 'ECONNREFUSED' ? 'connection refused: is the server running, and is the port right?'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve: check the URL.'
-        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was closed before the server answered: check that the URL points at the inference server and not at another service.'
-          : code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'no route to the host: check the network or the SSH tunnel.'
+    code === 'ECONNREFUSED'
+      ? 'connection refused: is the server running, and is the port right?'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'the host name does not resolve: check the URL.'
+        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+          ? 'the connection was closed before the server answered: check that the URL points at the inference server and not at another service.'
+          : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
+            ? 'no route to the host: check the network or the SSH tunnel.'
             : `${detail}.`;
   return { kind: 'unreachable', message: `Cannot reach ${origin}: ${hint}${code ? ` (${code})` : ''}` };
 }
@@ -98,9 +116,7 @@ export function errorBodyMessage(body: string, contentType = ''): string {
     if (typeof v.error === 'string') return v.error;
     if (typeof v.detail === 'string') return v.detail;
     if (Array.isArray(v.detail)) {
-      return v.detail
-        .map((d: unknown) => (d && typeof d === 'object' && 'msg' in d ? String((d).msg) : JSON.stringify(d)))
-        .join('; ');
+      return v.detail.map((d: unknown) => (d && typeof d === 'object' && 'msg' in d ? String(d.msg) : JSON.stringify(d))).join('; ');
     }
     return trimmed.slice(0, 300);
   }
@@ -130,11 +146,16 @@ export function httpError(status: number, statusText: string, body: string, cont
     return { kind: 'auth', status, message: `${status} ${statusText || 'Unauthorized'}${said}. ${advice}`, bodySnippet: snippet };
   }
   const hint =
-    status === 404 ? ' Check the base URL and that the server offers this endpoint.'
-      : status === 400 || status === 422 ? ' The server refused the request parameters.'
-        : status === 502 || status === 504 ? ' A proxy in front of the server could not reach it: is the inference server up?'
-          : status === 503 ? ' The server is not ready or is overloaded: wait for it to finish loading, or check its logs.'
-            : status >= 500 ? ' The server failed while answering: check its logs (look for CUDA errors).'
+    status === 404
+      ? ' Check the base URL and that the server offers this endpoint.'
+      : status === 400 || status === 422
+        ? ' The server refused the request parameters.'
+        : status === 502 || status === 504
+          ? ' A proxy in front of the server could not reach it: is the inference server up?'
+          : status === 503
+            ? ' The server is not ready or is overloaded: wait for it to finish loading, or check its logs.'
+            : status >= 500
+              ? ' The server failed while answering: check its logs (look for CUDA errors).'
               : '';
   return { kind: 'http', status, message: `The server answered ${status}${statusText ? ` ${statusText}` : ''}${said}.${hint}`, bodySnippet: snippet };
 }

@@ -11,12 +11,20 @@ export type RunOutcome = VerdictKind | 'failed' | 'stopped';
 
 /** The codicon each outcome shows with (panel badge, history rows and pick, Servers view). */
 export const OUTCOME_ICON: Readonly<Record<RunOutcome, string>> = {
-  ok: 'pass', degenerate: 'warning', nan: 'error', failed: 'circle-slash', stopped: 'debug-stop',
+  ok: 'pass',
+  degenerate: 'warning',
+  nan: 'error',
+  failed: 'circle-slash',
+  stopped: 'debug-stop',
 };
 
 /** Its name where it stands alone (a badge, a tree row). */
 export const OUTCOME_LABEL: Readonly<Record<RunOutcome, string>> = {
-  ok: 'OK', degenerate: 'Degenerate', nan: 'NaN', failed: 'Request failed', stopped: 'Stopped',
+  ok: 'OK',
+  degenerate: 'Degenerate',
+  nan: 'NaN',
+  failed: 'Request failed',
+  stopped: 'Stopped',
 };
 
 export function runOutcome(verdict: VerdictKind, status: ProbeStatus): RunOutcome {

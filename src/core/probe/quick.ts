@@ -51,7 +51,11 @@ export function worstVerdict(kinds: VerdictKind[]): VerdictKind {
   return kinds.reduce<VerdictKind>((worst, k) => (RANK[k] > RANK[worst] ? k : worst), 'ok');
 }
 
-export async function runQuickProbe(target: ServerTarget, params: QuickProbeParams = {}, opts: Omit<RunProbeOptions, 'onEvent'> = {}): Promise<QuickProbeResult> {
+export async function runQuickProbe(
+  target: ServerTarget,
+  params: QuickProbeParams = {},
+  opts: Omit<RunProbeOptions, 'onEvent'> = {},
+): Promise<QuickProbeResult> {
   const results = await Promise.all(
     QUICK_PROMPTS.map((p) =>
       runProbe(
@@ -78,7 +82,8 @@ export async function runQuickProbe(target: ServerTarget, params: QuickProbePara
   if (verdict === 'nan') message = `NaN: the server produced NaN output (${bad.join(', ')}).`;
   else if (verdict === 'degenerate') message = `Degenerate output on ${bad.join(', ')}.`;
   else if (failed.length === items.length) message = `All probes failed: ${failed[0].result.error?.message ?? 'error'}`;
-  else if (failed.length) message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0].result.error?.message ?? 'error'}`;
+  else if (failed.length)
+    message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0].result.error?.message ?? 'error'}`;
   else message = 'All three probes look healthy.';
   return { items, summary: { verdict, errors: failed.length, message } };
 }

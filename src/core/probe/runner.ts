@@ -98,7 +98,11 @@ class ProbeRun {
   private readonly overallTimer: ReturnType<typeof setTimeout>;
   private readonly onUserAbort = (): void => this.abort('cancelled');
 
-  constructor(readonly timeoutMs: number, readonly overallMs: number, private readonly signal: AbortSignal | undefined) {
+  constructor(
+    readonly timeoutMs: number,
+    readonly overallMs: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {
     this.idleTimer = setTimeout(() => this.checkIdle(), timeoutMs);
     this.overallTimer = setTimeout(() => this.abort('overall'), overallMs);
     if (signal?.aborted) this.abort('cancelled');
@@ -133,9 +137,15 @@ class ProbeRun {
       case 'cancelled':
         return { kind: 'cancelled', message: 'Stopped by the user.' };
       case 'idle':
-        return { kind: 'timeout', message: `The server sent nothing for ${(timeoutMs / 1000).toFixed(timeoutMs < 10_000 ? 1 : 0)} s (timeout). It may be hung, overloaded or still loading: check its logs.` };
+        return {
+          kind: 'timeout',
+          message: `The server sent nothing for ${(timeoutMs / 1000).toFixed(timeoutMs < 10_000 ? 1 : 0)} s (timeout). It may be hung, overloaded or still loading: check its logs.`,
+        };
       case 'overall':
-        return { kind: 'timeout', message: `The request took longer than ${Math.round(overallMs / 1000)} s in all and was stopped. Lower max tokens or raise the time limit.` };
+        return {
+          kind: 'timeout',
+          message: `The request took longer than ${Math.round(overallMs / 1000)} s in all and was stopped. Lower max tokens or raise the time limit.`,
+        };
       default:
         return undefined; // early stop or a normal end: not an error
     }
@@ -197,14 +207,26 @@ function streamItem(x: ProbeContext, item: SseItem): StreamStep {
     const snippet = item.data.slice(0, 200);
     return {
       kind: 'failed',
-      error: item.type === 'truncated'
-        ? { kind: 'cut', message: 'The stream was cut in the middle of a chunk: the connection dropped before the answer finished. Check the server logs for a crash.', bodySnippet: snippet }
-        : { kind: 'protocol', message: `The server sent a data: line that is not JSON: "${snippet}". A proxy may be rewriting the stream.`, bodySnippet: snippet },
+      error:
+        item.type === 'truncated'
+          ? {
+              kind: 'cut',
+              message: 'The stream was cut in the middle of a chunk: the connection dropped before the answer finished. Check the server logs for a crash.',
+              bodySnippet: snippet,
+            }
+          : {
+              kind: 'protocol',
+              message: `The server sent a data: line that is not JSON: "${snippet}". A proxy may be rewriting the stream.`,
+              bodySnippet: snippet,
+            },
     };
   }
   const serverError = applyPayload(x.params.endpoint, parsed.value, answer, true);
   if (serverError === null) return MORE;
-  return { kind: 'failed', error: { kind: 'server', message: `The server reported an error in the middle of the answer: ${serverError}`, bodySnippet: item.data.slice(0, 500) } };
+  return {
+    kind: 'failed',
+    error: { kind: 'server', message: `The server reported an error in the middle of the answer: ${serverError}`, bodySnippet: item.data.slice(0, 500) },
+  };
 }
 
 /** Phase 3a: an SSE stream, item by item, until [DONE], an error, an abort or the end of the body. */
@@ -238,15 +260,25 @@ async function readStream(x: ProbeContext, reader: BodyReader): Promise<Phase> {
     if (!run.why && !stop) {
       // A half-received event shows up as truncated (and sets a mid-chunk cut error).
       decoder.end();
-      error ??= { kind: 'cut', message: `The connection dropped in the middle of the answer (${errorMessage(e) || 'terminated'}). The server or a proxy closed it: check the server logs for a crash.` };
+      error ??= {
+        kind: 'cut',
+        message: `The connection dropped in the middle of the answer (${errorMessage(e) || 'terminated'}). The server or a proxy closed it: check the server logs for a crash.`,
+      };
     }
   }
   if (ended) decoder.end();
   if (!ended || stop || run.why) reader.cancel().catch(() => undefined);
   if (!error && !run.why && !sawDone) {
     error = answer.finished
-      ? { kind: 'cut', message: 'The stream ended without data: [DONE] after the finish chunk. The answer looks complete, but the server or a proxy closed the stream early.' }
-      : { kind: 'cut', message: 'The stream ended before the answer finished (no finish chunk and no data: [DONE]). The server or a proxy closed the connection.' };
+      ? {
+          kind: 'cut',
+          message:
+            'The stream ended without data: [DONE] after the finish chunk. The answer looks complete, but the server or a proxy closed the stream early.',
+        }
+      : {
+          kind: 'cut',
+          message: 'The stream ended before the answer finished (no finish chunk and no data: [DONE]). The server or a proxy closed the connection.',
+        };
   }
   return error ? failed(error) : DONE;
 }
@@ -271,7 +303,9 @@ async function collectBody(x: ProbeContext, reader: BodyReader): Promise<Phase<s
       parts.push(decoder.decode(value, { stream: true }));
     }
   } catch (e) {
-    return failed(run.why ? undefined : { kind: 'cut', message: `The connection dropped while the answer was being sent (${errorMessage(e) || 'terminated'}).` });
+    return failed(
+      run.why ? undefined : { kind: 'cut', message: `The connection dropped while the answer was being sent (${errorMessage(e) || 'terminated'}).` },
+    );
   }
   parts.push(decoder.decode());
   return { ok: true, value: parts.join('') };
@@ -284,12 +318,20 @@ function judgeBody(x: ProbeContext, text: string, status: number): Phase {
   x.emit?.({ type: 'chunk', raw: text.length > 65536 ? `${text.slice(0, 65536)}…` : text, at: x.run.now() });
   const parsed = tryParsePyJson(text);
   if (!parsed.ok || !isObj(parsed.value)) {
-    return failed({ kind: 'protocol', message: `The server answered ${status} but the body is not JSON: "${text.slice(0, 200)}".`, bodySnippet: text.slice(0, 500) });
+    return failed({
+      kind: 'protocol',
+      message: `The server answered ${status} but the body is not JSON: "${text.slice(0, 200)}".`,
+      bodySnippet: text.slice(0, 500),
+    });
   }
   const serverError = applyPayload(params.endpoint, parsed.value, answer, false);
   if (serverError !== null) return failed({ kind: 'server', message: `The server reported an error: ${serverError}`, bodySnippet: text.slice(0, 500) });
   if (!looksLikeAnswer(params.endpoint, parsed.value)) {
-    return failed({ kind: 'protocol', message: `The server answered ${status} with JSON that is not a ${params.endpoint} response. Is the endpoint right?`, bodySnippet: text.slice(0, 500) });
+    return failed({
+      kind: 'protocol',
+      message: `The server answered ${status} with JSON that is not a ${params.endpoint} response. Is the endpoint right?`,
+      bodySnippet: text.slice(0, 500),
+    });
   }
   return DONE;
 }

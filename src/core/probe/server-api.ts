@@ -49,7 +49,10 @@ async function get(target: ServerTarget, path: string, options: ApiOptions = {})
   } catch (error) {
     if (options.signal?.aborted) throw new ServerApiError({ kind: 'cancelled', message: 'Cancelled.' });
     if (signal.aborted) {
-      throw new ServerApiError({ kind: 'timeout', message: `${url} did not answer within ${Math.round(timeoutMs / 100) / 10} s. The server may be busy, hung or still loading.` });
+      throw new ServerApiError({
+        kind: 'timeout',
+        message: `${url} did not answer within ${Math.round(timeoutMs / 100) / 10} s. The server may be busy, hung or still loading.`,
+      });
     }
     throw new ServerApiError(connectionError(error, url));
   }
@@ -60,7 +63,12 @@ async function getJson(target: ServerTarget, path: string, options?: ApiOptions)
   if (r.status < 200 || r.status >= 300) throw new ServerApiError(httpError(r.status, '', r.text, r.contentType, !!target.apiKey));
   const parsed = tryParsePyJson(r.text);
   if (!parsed.ok) {
-    throw new ServerApiError({ kind: 'protocol', status: r.status, message: `${path} did not return JSON. Is this an SGLang server?`, bodySnippet: r.text.slice(0, 500) });
+    throw new ServerApiError({
+      kind: 'protocol',
+      status: r.status,
+      message: `${path} did not return JSON. Is this an SGLang server?`,
+      bodySnippet: r.text.slice(0, 500),
+    });
   }
   return parsed.value;
 }

@@ -29,10 +29,26 @@ const FIELD_ALIASES: Record<string, string> = {
 
 /** Fields always listed (when the server reports them) even if the launch command leaves them out. */
 export const ALWAYS_COMPARED_FIELDS: readonly string[] = [
-  'model_path', 'dtype', 'quantization', 'kv_cache_dtype', 'attention_backend', 'decode_attention_backend',
-  'prefill_attention_backend', 'sampling_backend', 'grammar_backend', 'moe_runner_backend', 'moe_a2a_backend',
-  'fp4_gemm_runner_backend', 'fp8_gemm_runner_backend', 'speculative_algorithm', 'disable_cuda_graph',
-  'tp_size', 'dp_size', 'ep_size', 'mem_fraction_static', 'context_length',
+  'model_path',
+  'dtype',
+  'quantization',
+  'kv_cache_dtype',
+  'attention_backend',
+  'decode_attention_backend',
+  'prefill_attention_backend',
+  'sampling_backend',
+  'grammar_backend',
+  'moe_runner_backend',
+  'moe_a2a_backend',
+  'fp4_gemm_runner_backend',
+  'fp8_gemm_runner_backend',
+  'speculative_algorithm',
+  'disable_cuda_graph',
+  'tp_size',
+  'dp_size',
+  'ep_size',
+  'mem_fraction_static',
+  'context_length',
 ];
 
 const SECRET_FIELDS = new Set(['api_key', 'admin_api_key', 'hf_token']);
@@ -64,7 +80,10 @@ export type CatalogFieldEntry = Pick<FlagEntry, 'flag' | 'aliases' | 'negations'
  * field (argparse dest), so renamed flags (`--fp4-gemm-backend` -> fp4_gemm_runner_backend) need
  * no table. Flags the catalog does not know go to `fallback` (the built-in table).
  */
-export function fieldResolverFromCatalog(entries: readonly CatalogFieldEntry[], fallback: (flag: string) => string | undefined = fieldOfFlag): FlagFieldResolver {
+export function fieldResolverFromCatalog(
+  entries: readonly CatalogFieldEntry[],
+  fallback: (flag: string) => string | undefined = fieldOfFlag,
+): FlagFieldResolver {
   const fields = new Map<string, string>();
   const bare = new Map<string, unknown>();
   const add = (name: unknown, field: string, bareValue?: unknown): void => {
@@ -191,9 +210,7 @@ export function comparisonJson(doc: Record<string, unknown>): string {
 /** One-line summary: "3 differ, 2 auto resolved, 14 defaults". */
 export function summariseComparison(c: Comparison): string {
   const n = (s: CompareStatus): number => c.rows.filter((r) => r.status === s).length;
-  const parts = [
-    `${n('different')} differ`, `${n('auto-resolved')} auto resolved`, `${n('same')} same`, `${n('default')} from defaults`,
-  ];
+  const parts = [`${n('different')} differ`, `${n('auto-resolved')} auto resolved`, `${n('same')} same`, `${n('default')} from defaults`];
   if (n('not-reported')) parts.push(`${n('not-reported')} not reported`);
   if (n('dynamic')) parts.push(`${n('dynamic')} dynamic`);
   return parts.join(', ');

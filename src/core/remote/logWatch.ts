@@ -16,7 +16,11 @@ export interface LogAlert {
   lineNumber: number;
 }
 
-interface AlertRule { kind: LogAlertKind; title: string; test: RegExp }
+interface AlertRule {
+  kind: LogAlertKind;
+  title: string;
+  test: RegExp;
+}
 
 /** Most specific first: a line is reported once, under the first rule that matches. */
 const RULES: readonly AlertRule[] = [
@@ -56,7 +60,10 @@ export class LogBuffer {
   /** Lines dropped from the front since the buffer was created. */
   dropped = 0;
 
-  constructor(readonly maxLines = 5000, private readonly maxLineChars = 16_384) {
+  constructor(
+    readonly maxLines = 5000,
+    private readonly maxLineChars = 16_384,
+  ) {
     if (!Number.isInteger(maxLines) || maxLines < 1) throw new RangeError('maxLines must be a positive integer');
   }
 
@@ -106,11 +113,17 @@ export class LogBuffer {
   }
 
   /** Total complete lines seen. */
-  get lineCount(): number { return this.total; }
+  get lineCount(): number {
+    return this.total;
+  }
   /** Lines currently kept. */
-  get size(): number { return this.lines.length - this.start; }
+  get size(): number {
+    return this.lines.length - this.start;
+  }
 
-  snapshot(): string[] { return this.lines.slice(this.start); }
+  snapshot(): string[] {
+    return this.lines.slice(this.start);
+  }
 
   /** The kept text, with a first line saying how many earlier lines were dropped. */
   text(): string {
@@ -130,7 +143,10 @@ export class BurstNotifier {
   private lastAlertAt = -Infinity;
   private current: { first: LogAlert; count: number; kinds: Set<LogAlertKind> } | undefined;
 
-  constructor(private readonly quietMs = 30_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly quietMs = 30_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Record an alert; true when the caller should notify now. */
   offer(alert: LogAlert): boolean {

@@ -19,11 +19,17 @@ export class SearchResultGroups {
   /** True when `maxResults` was reached and later matches were dropped. */
   limited = false;
 
-  constructor(readonly roots: readonly string[], readonly maxResults = 10_000) {}
+  constructor(
+    readonly roots: readonly string[],
+    readonly maxResults = 10_000,
+  ) {}
 
   /** Add one match; false when it was dropped because the cap was reached. */
   add(m: SearchMatch): boolean {
-    if (this.count >= this.maxResults) { this.limited = true; return false; }
+    if (this.count >= this.maxResults) {
+      this.limited = true;
+      return false;
+    }
     let g = this.byPath.get(m.path);
     if (!g) {
       g = { path: m.path, relative: relativeTo(this.roots, m.path), matches: [] };
@@ -36,10 +42,18 @@ export class SearchResultGroups {
     return true;
   }
 
-  get matchCount(): number { return this.count; }
-  get fileCount(): number { return this.order.length; }
-  groups(): readonly FileGroup[] { return this.order; }
-  group(path: string): FileGroup | undefined { return this.byPath.get(path); }
+  get matchCount(): number {
+    return this.count;
+  }
+  get fileCount(): number {
+    return this.order.length;
+  }
+  groups(): readonly FileGroup[] {
+    return this.order;
+  }
+  group(path: string): FileGroup | undefined {
+    return this.byPath.get(path);
+  }
 
   /** Groups changed since the last call (new files included), in arrival order. */
   take(): FileGroup[] {

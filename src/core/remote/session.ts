@@ -47,7 +47,12 @@ export type LaunchSource =
   /** No file found: the process's own command line, as a one-line shell script. */
   | { kind: 'command-line'; text: string };
 
-export interface LaunchText { text: string; hint: LanguageHint; path?: string; source: LaunchSource }
+export interface LaunchText {
+  text: string;
+  hint: LanguageHint;
+  path?: string;
+  source: LaunchSource;
+}
 
 export interface LogFollowOptions {
   initialLines?: number;
@@ -104,7 +109,11 @@ export class HostSession {
   private readonly forwards = new Map<string, ForwardedPort>();
   private readonly followers = new Set<LogFollower>();
 
-  constructor(readonly host: Host, readonly hostId: string, private readonly discoverDefaults: DiscoverOptions = {}) {}
+  constructor(
+    readonly host: Host,
+    readonly hostId: string,
+    private readonly discoverDefaults: DiscoverOptions = {},
+  ) {}
 
   async discover(opts: DiscoverOptions = {}): Promise<EnvReport> {
     const merged: DiscoverOptions = { ...this.discoverDefaults, ...opts, env: { ...this.discoverDefaults.env, ...opts.env } };
@@ -113,7 +122,9 @@ export class HostSession {
     return this.report;
   }
 
-  sglangDirs(): string[] { return this.report ? sglangPackageDirs(this.report) : []; }
+  sglangDirs(): string[] {
+    return this.report ? sglangPackageDirs(this.report) : [];
+  }
 
   /** exec with the session's extra environment (tests put stub tools on PATH this way). */
   private run(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
@@ -140,12 +151,17 @@ export class HostSession {
         req.onProgress(groups);
       } else {
         // Deliver the last batch too when output pauses (e.g. grep blocked on a slow file).
-        trailing ??= setTimeout(() => { trailing = undefined; lastProgress = Date.now(); req.onProgress?.(groups); }, 60);
+        trailing ??= setTimeout(() => {
+          trailing = undefined;
+          lastProgress = Date.now();
+          req.onProgress?.(groups);
+        }, 60);
       }
     };
     try {
       run.summary = await searchHost(this.host, {
-        pattern: req.pattern, paths,
+        pattern: req.pattern,
+        paths,
         ...(req.fixedStrings !== undefined ? { fixedStrings: req.fixedStrings } : {}),
         ...(req.caseSensitive !== undefined ? { caseSensitive: req.caseSensitive } : {}),
         ...(req.wordRegexp !== undefined ? { wordRegexp: req.wordRegexp } : {}),
@@ -179,7 +195,9 @@ export class HostSession {
     return fwd;
   }
 
-  forwardFor(key: string): ForwardedPort | undefined { return this.forwards.get(key); }
+  forwardFor(key: string): ForwardedPort | undefined {
+    return this.forwards.get(key);
+  }
 
   async closeForward(key: string): Promise<void> {
     const f = this.forwards.get(key);
@@ -199,7 +217,10 @@ export class HostSession {
         const pick = withSglang[withSglang.length - 1] ?? execs[execs.length - 1];
         if (pick?.file) return { kind: 'unit-file', path: pick.file, unit: server.unit };
       }
-      const show = await this.run(['systemctl', 'show', '-p', 'FragmentPath', '--value', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 65536 }).catch(() => undefined);
+      const show = await this.run(['systemctl', 'show', '-p', 'FragmentPath', '--value', '--', server.unit], {
+        timeoutMs: 15_000,
+        maxOutputBytes: 65536,
+      }).catch(() => undefined);
       const p = show?.stdout.trim();
       if (p?.startsWith('/')) return { kind: 'unit-file', path: p, unit: server.unit };
     }
@@ -207,7 +228,11 @@ export class HostSession {
       const script = await this.parentScript(server.pid);
       if (script) return { kind: 'script', path: script };
     }
-    if (server.argv.length) return { kind: 'command-line', text: `#!/bin/sh\n# Command line of ${server.pid !== undefined ? `process ${server.pid}` : 'the server'} (no launch file found)\n${quoteArgv(server.argv)}\n` };
+    if (server.argv.length)
+      return {
+        kind: 'command-line',
+        text: `#!/bin/sh\n# Command line of ${server.pid !== undefined ? `process ${server.pid}` : 'the server'} (no launch file found)\n${quoteArgv(server.argv)}\n`,
+      };
     return undefined;
   }
 
@@ -263,15 +288,22 @@ export class HostSession {
    * Fetch /server_info through `baseUrl` and compare it with the server's launch file. `fields`
    * maps flags to fields (from a flag catalog); without it the built-in table is used.
    */
-  async compareWithLaunch(server: SglangServer, baseUrl: string, opts: { apiKey?: string; signal?: AbortSignal; launch?: LaunchText; fields?: FlagFieldResolver } = {}): Promise<{ comparison: Comparison; launch: LaunchText; command: LaunchCommand; info: Record<string, unknown> }> {
-    const launch = opts.launch ?? await (async () => {
-      const src = await this.launchSource(server);
-      if (!src) throw new HostError('not-found', `No launch file or command line found for the server on port ${server.port}.`);
-      return this.readLaunchText(src);
-    })();
+  async compareWithLaunch(
+    server: SglangServer,
+    baseUrl: string,
+    opts: { apiKey?: string; signal?: AbortSignal; launch?: LaunchText; fields?: FlagFieldResolver } = {},
+  ): Promise<{ comparison: Comparison; launch: LaunchText; command: LaunchCommand; info: Record<string, unknown> }> {
+    const launch =
+      opts.launch ??
+      (await (async () => {
+        const src = await this.launchSource(server);
+        if (!src) throw new HostError('not-found', `No launch file or command line found for the server on port ${server.port}.`);
+        return this.readLaunchText(src);
+      })());
     const cmds = findLaunchCommands(launch.text, launch.hint);
     const command = HostSession.pickLaunchCommand(cmds, server.port);
-    if (!command) throw new HostError('not-found', `${launch.path ?? 'The command line'} has no SGLang launch command (python -m sglang.launch_server / sglang serve).`);
+    if (!command)
+      throw new HostError('not-found', `${launch.path ?? 'The command line'} has no SGLang launch command (python -m sglang.launch_server / sglang serve).`);
     const info = await fetchServerInfo({ baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }, opts.signal ? { signal: opts.signal } : {});
     return { comparison: compareLaunchWithServerInfo(command, info, opts.fields ?? {}), launch, command, info };
   }
@@ -316,19 +348,32 @@ export class HostSession {
       signal: ac.signal,
       keepOutput: false,
       onStdout: (chunk) => handle(buffer.push(chunk)),
-      onStderr: (chunk) => { if (stderr.length < 8192) stderr += chunk; },
-    }).then((r) => {
-      handle(buffer.flush());
-      const err = r.code === 0 || r.code === null ? undefined : new HostError(r.code === 127 ? 'not-found' : 'io', `${argv[0]} exited with code ${r.code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
-      return err ? { reason: 'error' as const, error: err, stderr } : { reason: 'ended' as const, stderr };
-    }, (e: unknown) => {
-      handle(buffer.flush());
-      if (ac.signal.aborted) return { reason: 'stopped' as const, stderr };
-      return { reason: 'error' as const, error: e instanceof Error ? e : new Error(String(e)), stderr };
-    }).finally(() => {
-      opts.signal?.removeEventListener('abort', onOuter);
-      this.followers.delete(follower);
-    });
+      onStderr: (chunk) => {
+        if (stderr.length < 8192) stderr += chunk;
+      },
+    })
+      .then(
+        (r) => {
+          handle(buffer.flush());
+          const err =
+            r.code === 0 || r.code === null
+              ? undefined
+              : new HostError(
+                  r.code === 127 ? 'not-found' : 'io',
+                  `${argv[0]} exited with code ${r.code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`,
+                );
+          return err ? { reason: 'error' as const, error: err, stderr } : { reason: 'ended' as const, stderr };
+        },
+        (e: unknown) => {
+          handle(buffer.flush());
+          if (ac.signal.aborted) return { reason: 'stopped' as const, stderr };
+          return { reason: 'error' as const, error: e instanceof Error ? e : new Error(String(e)), stderr };
+        },
+      )
+      .finally(() => {
+        opts.signal?.removeEventListener('abort', onOuter);
+        this.followers.delete(follower);
+      });
     const follower: LogFollower = { source, buffer, alerts, done, stop: () => ac.abort('stopped') };
     this.followers.add(follower);
     return follower;

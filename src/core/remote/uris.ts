@@ -31,6 +31,9 @@ export function decodeHostAuthority(authority: string): string {
 /** `inference-doctor-remote://<encoded host id>/<absolute path>` as a string. */
 export function remoteUriString(hostId: string, absPath: string): string {
   if (!absPath.startsWith('/')) throw new Error(`Remote paths must be absolute: ${JSON.stringify(absPath)}`);
-  const path = absPath.split('/').map((s) => encodeURIComponent(s)).join('/');
+  const path = absPath
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/');
   return `${REMOTE_SCHEME}://${encodeHostAuthority(hostId)}${path}`;
 }

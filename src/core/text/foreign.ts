@@ -173,8 +173,7 @@ export function codeSpan(text: string, opts?: { maxLength?: number }): string {
   const body = visible(text.replace(LINE_BREAK, ' '), opts?.maxLength);
   if (body === '') return '` `';
   const fence = '`'.repeat(longestBacktickRun(body) + 1);
-  const pad =
-    body.startsWith('`') || body.endsWith('`') || (body.startsWith(' ') && body.endsWith(' ') && /[^ ]/.test(body));
+  const pad = body.startsWith('`') || body.endsWith('`') || (body.startsWith(' ') && body.endsWith(' ') && /[^ ]/.test(body));
   return pad ? `${fence} ${body} ${fence}` : `${fence}${body}${fence}`;
 }
 

@@ -1,8 +1,12 @@
 /** The custom methods of src/shared/lspProtocol.ts: catalog status and entries, a document's flags, the runtime catalog. */
 import { errorMessage } from '../../core/errors';
 import {
-  onCustomNotification, onCustomRequest,
-  type CatalogEntriesParams, type CatalogEntriesResult, type DocumentCommand, type FlagsForDocumentParams,
+  onCustomNotification,
+  onCustomRequest,
+  type CatalogEntriesParams,
+  type CatalogEntriesResult,
+  type DocumentCommand,
+  type FlagsForDocumentParams,
 } from '../../shared/lspProtocol';
 import { infoOf, type CatalogStore } from '../catalogs';
 import type { ServerState } from '../state';
@@ -15,7 +19,10 @@ export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | un
   if (!active) return { generation, source: null, entries: [], choiceLists: [] };
   const { catalog, meta } = active.index;
   const result: CatalogEntriesResult = {
-    generation, source: infoOf(active), entries: catalog.entries, choiceLists: catalog.choiceLists,
+    generation,
+    source: infoOf(active),
+    entries: catalog.entries,
+    choiceLists: catalog.choiceLists,
   };
   if (meta.kind !== 'runtime') {
     if (meta.uri) result.definitionUri = meta.uri;
@@ -39,10 +46,17 @@ function flagsForDocument(state: ServerState, p: FlagsForDocumentParams): Docume
   const d = state.docs.get(p.uri);
   if (!d) return [];
   return state.analysisOf(d).commands.map((ac) => ({
-    entry: ac.cmd.entry, range: ac.cmd.range, env: ac.env, rules: ac.matches.map((m) => m.rule.id),
+    entry: ac.cmd.entry,
+    range: ac.cmd.range,
+    env: ac.env,
+    rules: ac.matches.map((m) => m.rule.id),
     flags: ac.flags.map((f) => ({
-      name: f.arg.name!, field: f.field, values: (f.arg.values ?? []).map((v) => v.value), known: !!f.entry,
-      range: f.arg.range, ...(f.entry ? { canonical: f.entry.flag } : {}),
+      name: f.arg.name!,
+      field: f.field,
+      values: (f.arg.values ?? []).map((v) => v.value),
+      known: !!f.entry,
+      range: f.arg.range,
+      ...(f.entry ? { canonical: f.entry.flag } : {}),
     })),
   }));
 }
@@ -50,24 +64,39 @@ function flagsForDocument(state: ServerState, p: FlagsForDocumentParams): Docume
 export function registerCustomMethods(state: ServerState): void {
   const { connection, store } = state;
 
-  onCustomRequest(connection, 'inferenceDoctor/catalogStatus', state.guard(state.status(), () => state.status()));
+  onCustomRequest(
+    connection,
+    'inferenceDoctor/catalogStatus',
+    state.guard(state.status(), () => state.status()),
+  );
 
-  onCustomRequest(connection, 'inferenceDoctor/catalogEntries', state.guard<[CatalogEntriesParams], CatalogEntriesResult>(
-    { generation: -1, source: null, entries: [], choiceLists: [] },
-    async (p: CatalogEntriesParams) => {
-      // Pending catalog work (edits, loads) first, so the answer matches the latest text.
-      await store.serial(() => undefined);
-      return catalogEntries(store, p);
-    }));
+  onCustomRequest(
+    connection,
+    'inferenceDoctor/catalogEntries',
+    state.guard<[CatalogEntriesParams], CatalogEntriesResult>(
+      { generation: -1, source: null, entries: [], choiceLists: [] },
+      async (p: CatalogEntriesParams) => {
+        // Pending catalog work (edits, loads) first, so the answer matches the latest text.
+        await store.serial(() => undefined);
+        return catalogEntries(store, p);
+      },
+    ),
+  );
 
-  onCustomRequest(connection, 'inferenceDoctor/flagsForDocument', state.guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => flagsForDocument(state, p)));
+  onCustomRequest(
+    connection,
+    'inferenceDoctor/flagsForDocument',
+    state.guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => flagsForDocument(state, p)),
+  );
 
   onCustomNotification(connection, 'inferenceDoctor/setRuntimeCatalog', (p) => {
-    void state.ready.then(() => {
-      const errors = store.setRuntime(p ?? { catalog: null });
-      for (const e of errors) state.log(e);
-      state.catalogsChanged();
-      state.refreshCodeLenses();
-    }).catch((e: unknown) => state.log(`runtime catalog: ${errorMessage(e)}`));
+    void state.ready
+      .then(() => {
+        const errors = store.setRuntime(p ?? { catalog: null });
+        for (const e of errors) state.log(e);
+        state.catalogsChanged();
+        state.refreshCodeLenses();
+      })
+      .catch((e: unknown) => state.log(`runtime catalog: ${errorMessage(e)}`));
   });
 }

@@ -4,9 +4,7 @@
  * schedule diagnostics.
  */
 import { promises as fsp } from 'node:fs';
-import type {
-  DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-} from 'vscode-languageserver';
+import type { DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { errorMessage } from '../../core/errors';
 import type { CatalogEdit } from '../../core/flags';
@@ -24,12 +22,19 @@ function opened(state: ServerState, p: DidOpenTextDocumentParams): void {
   }
   const path = uriToPath(uri);
   if (path && (!store.workspace || store.workspace.path === path)) {
-    void store.serial(async () => {
-      const w = store.workspace;
-      if (w && w.path === path && (await fsp.readFile(path, 'utf8').catch(() => undefined)) === text) return false;
-      store.setWorkspace(await store.fromFile('workspace', path, text));
-      return true;
-    }).then((changed) => { if (changed) state.catalogsChanged(); }, (e: unknown) => state.log(`catalog: ${errorMessage(e)}`));
+    void store
+      .serial(async () => {
+        const w = store.workspace;
+        if (w && w.path === path && (await fsp.readFile(path, 'utf8').catch(() => undefined)) === text) return false;
+        store.setWorkspace(await store.fromFile('workspace', path, text));
+        return true;
+      })
+      .then(
+        (changed) => {
+          if (changed) state.catalogsChanged();
+        },
+        (e: unknown) => state.log(`catalog: ${errorMessage(e)}`),
+      );
   }
   // Other copies (remote scheme, a second checkout) get their own catalog on the first lens request.
 }
@@ -46,22 +51,29 @@ function changed(state: ServerState, p: DidChangeTextDocumentParams): void {
   }
   const path = uriToPath(d.doc.uri);
   const full = p.contentChanges.some((c) => !('range' in c));
-  const edits: CatalogEdit[] = p.contentChanges.filter((c): c is typeof c & { range: CatalogEdit['range'] } => 'range' in c)
+  const edits: CatalogEdit[] = p.contentChanges
+    .filter((c): c is typeof c & { range: CatalogEdit['range'] } => 'range' in c)
     .map((c) => ({ range: c.range, text: c.text }));
   if (!path || !store.workspace || store.workspace.path !== path) {
     // A document's own catalog follows its edits incrementally; without one, the next lens request builds it.
     const uri = d.doc.uri;
     const version = d.doc.version;
     if (!state.docCatalogs.has(uri)) return;
-    void store.serial(() => state.docCatalogs.followEdits(uri, before, version, full, edits))
+    void store
+      .serial(() => state.docCatalogs.followEdits(uri, before, version, full, edits))
       .catch((e: unknown) => state.log(`document catalog update: ${errorMessage(e)}`));
     return;
   }
   const text = d.doc.getText();
-  void store.serial(async () => {
-    if (full) store.setWorkspace(await store.fromFile('workspace', path, text));
-    else store.applyEdits(edits);
-  }).then(() => state.catalogsChanged(), (e: unknown) => state.log(`catalog update: ${errorMessage(e)}`));
+  void store
+    .serial(async () => {
+      if (full) store.setWorkspace(await store.fromFile('workspace', path, text));
+      else store.applyEdits(edits);
+    })
+    .then(
+      () => state.catalogsChanged(),
+      (e: unknown) => state.log(`catalog update: ${errorMessage(e)}`),
+    );
 }
 
 function closed(state: ServerState, p: DidCloseTextDocumentParams): void {

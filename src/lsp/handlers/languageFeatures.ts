@@ -16,12 +16,17 @@ function codeActions(state: ServerState, p: CodeActionParams): CodeAction[] {
   const out: CodeAction[] = [];
   for (const cd of p.context.diagnostics) {
     if (cd.source !== DIAGNOSTIC_SOURCE) continue;
-    const same = current.find((x) => x.message === cd.message && x.range.start.line === cd.range.start.line && x.range.start.character === cd.range.start.character);
+    const same = current.find(
+      (x) => x.message === cd.message && x.range.start.line === cd.range.start.line && x.range.start.character === cd.range.start.character,
+    );
     const data = (same?.data ?? cd.data) as FixData | undefined;
     for (const fix of data?.fixes ?? []) {
       out.push({
         // Titles quote flag names, values and rule fixes from workspace files: controls shown.
-        title: showControls(fix.title), kind: CodeActionKind.QuickFix, diagnostics: [cd], isPreferred: !!fix.preferred,
+        title: showControls(fix.title),
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [cd],
+        isPreferred: !!fix.preferred,
         edit: { changes: { [d.doc.uri]: fix.edits } },
       });
     }
@@ -32,18 +37,22 @@ function codeActions(state: ServerState, p: CodeActionParams): CodeAction[] {
 export function registerLanguageFeatures(state: ServerState): void {
   const { connection, store, docs } = state;
 
-  connection.onHover(state.guard(null, (p) => {
-    const d = docs.get(p.textDocument.uri);
-    return d ? hover(state.analysisOf(d), p.position, store.active()) : null;
-  }));
+  connection.onHover(
+    state.guard(null, (p) => {
+      const d = docs.get(p.textDocument.uri);
+      return d ? hover(state.analysisOf(d), p.position, store.active()) : null;
+    }),
+  );
 
-  connection.onCompletion(state.guard(null, (p) => {
-    const d = docs.get(p.textDocument.uri);
-    if (!d) return null;
-    return complete(state.analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active(), {
-      editRangeDefault: state.client.editRangeDefault,
-    });
-  }));
+  connection.onCompletion(
+    state.guard(null, (p) => {
+      const d = docs.get(p.textDocument.uri);
+      if (!d) return null;
+      return complete(state.analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active(), {
+        editRangeDefault: state.client.editRangeDefault,
+      });
+    }),
+  );
 
   // Not guarded: a failed resolve answers the item as it came.
   connection.onCompletionResolve(async (item) => {
@@ -56,22 +65,28 @@ export function registerLanguageFeatures(state: ServerState): void {
     }
   });
 
-  connection.onDefinition(state.guard(null, (p) => {
-    const d = docs.get(p.textDocument.uri);
-    return d ? definition(state.analysisOf(d), p.position, store.active()) : null;
-  }));
+  connection.onDefinition(
+    state.guard(null, (p) => {
+      const d = docs.get(p.textDocument.uri);
+      return d ? definition(state.analysisOf(d), p.position, store.active()) : null;
+    }),
+  );
 
-  connection.onDocumentSymbol(state.guard([], (p) => {
-    const d = docs.get(p.textDocument.uri);
-    return d ? symbols(state.analysisOf(d)) : [];
-  }));
+  connection.onDocumentSymbol(
+    state.guard([], (p) => {
+      const d = docs.get(p.textDocument.uri);
+      return d ? symbols(state.analysisOf(d)) : [];
+    }),
+  );
 
   connection.onCodeAction(state.guard([] as CodeAction[], (p) => codeActions(state, p)));
 
-  connection.onCodeLens(state.guard([] as CodeLens[], async (p) => {
-    const d = docs.get(p.textDocument.uri);
-    if (!d?.isServerArgs) return [];
-    const catalog = await store.serial(() => state.docCatalogs.catalogOf(d));
-    return catalog ? codeLensesFor(catalog, d.doc.uri, store.runtime?.index) : [];
-  }));
+  connection.onCodeLens(
+    state.guard([] as CodeLens[], async (p) => {
+      const d = docs.get(p.textDocument.uri);
+      if (!d?.isServerArgs) return [];
+      const catalog = await store.serial(() => state.docCatalogs.catalogOf(d));
+      return catalog ? codeLensesFor(catalog, d.doc.uri, store.runtime?.index) : [];
+    }),
+  );
 }

@@ -4,8 +4,13 @@
  */
 import { isAbsolute, join } from 'node:path';
 import {
-  CodeActionKind, DidChangeConfigurationNotification, FileChangeType, TextDocumentSyncKind,
-  type FileEvent, type InitializeParams, type InitializeResult,
+  CodeActionKind,
+  DidChangeConfigurationNotification,
+  FileChangeType,
+  TextDocumentSyncKind,
+  type FileEvent,
+  type InitializeParams,
+  type InitializeResult,
 } from 'vscode-languageserver';
 import { errorMessage } from '../../core/errors';
 import { CONFIG_SECTION, type FlagsSettings } from '../../shared/lspProtocol';
@@ -113,7 +118,10 @@ export function registerLifecycle(state: ServerState): void {
     void initialLoad(state);
   });
   connection.onDidChangeConfiguration(() => {
-    void loadSettings(state).then(() => state.catalogsChanged(), (e: unknown) => state.log(`settings: ${errorMessage(e)}`));
+    void loadSettings(state).then(
+      () => state.catalogsChanged(),
+      (e: unknown) => state.log(`settings: ${errorMessage(e)}`),
+    );
   });
   connection.onDidChangeWatchedFiles((p) => watchedFilesChanged(state, p.changes));
 }
