@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import { ccText, archOf } from '../core/gpu/gpus';
 import type { EnvWarning, InterpreterReport, SglangServer } from '../core/discovery/index';
+import { PACKAGE_LABELS } from '../core/discovery/report';
 import { serverKey } from '../core/remote/session';
 import type { HostEntry, HostManager } from './hostManager';
 import { guardTreeItem } from '../ui/foreignText';
@@ -230,14 +231,8 @@ function warningRow(hostId: string, w: EnvWarning): HostsNode {
   return { kind: 'info', hostId, label: short.length > 120 ? `${short.slice(0, 117)}…` : short, icon, ...(color ? { color } : {}), tooltip: w.message };
 }
 
-const PACKAGES = [
-  ['sglang', 'sglang'],
-  ['sgl_kernel', 'sgl-kernel'],
-  ['flashinfer', 'flashinfer'],
-  ['torch', 'torch'],
-  ['triton', 'triton'],
-  ['transformers', 'transformers'],
-] as const;
+/** The tree leaves vLLM to the report: this view is about SGLang. */
+const PACKAGES = PACKAGE_LABELS.filter(([key]) => key !== 'vllm');
 
 function interpreterRows(hostId: string, it: InterpreterReport | undefined): HostsNode[] {
   if (!it) return [];

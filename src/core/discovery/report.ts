@@ -601,6 +601,17 @@ function targetsText(ts: CudaTarget[]): string {
 
 const MARK: Record<Severity, string> = { error: 'ERROR', warning: 'WARN ', info: 'info ' };
 
+/** The packages an interpreter row reports, in report order, with the name users know them by. */
+export const PACKAGE_LABELS = [
+  ['sglang', 'sglang'],
+  ['sgl_kernel', 'sgl-kernel'],
+  ['flashinfer', 'flashinfer'],
+  ['torch', 'torch'],
+  ['triton', 'triton'],
+  ['transformers', 'transformers'],
+  ['vllm', 'vllm'],
+] as const;
+
 export function formatEnvReport(r: EnvReport): string {
   const L: string[] = [];
   L.push(`Inference Doctor environment report: ${r.host} (${r.generatedAt})`, '');
@@ -650,15 +661,7 @@ export function formatEnvReport(r: EnvReport): string {
       }
     };
     L.push(`      Python ${p.python.version}`);
-    for (const [key, label] of [
-      ['sglang', 'sglang'],
-      ['sgl_kernel', 'sgl-kernel'],
-      ['flashinfer', 'flashinfer'],
-      ['torch', 'torch'],
-      ['triton', 'triton'],
-      ['transformers', 'transformers'],
-      ['vllm', 'vllm'],
-    ] as const) {
+    for (const [key, label] of PACKAGE_LABELS) {
       const pkg = p.packages[key];
       if (!pkg.found) {
         if (key === 'sglang' || key === 'sgl_kernel' || key === 'torch') L.push(`      ${label.padEnd(13)}not installed`);
