@@ -271,9 +271,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     await answerQuickInput(page, 'Add Server (1/3)', `${sim.url}/missing`);
     await answerQuickInput(page, 'Add Server (2/3)', 'wrong path');
     await answerQuickInput(page, 'Add Server (3/3)', '');
-    // Pick the simulator's model in the panel, then switch to the new server.
-    await serversPane(page).locator('.monaco-list-row', { hasText: 'simulator' }).click();
+    // Pick the simulator and its model in the panel, then switch to the new server from the tree.
+    await runCommand(page, 'Inference Doctor: Open Probe Panel');
     const panel = probeFrame(page);
+    await chooseServer(panel, 'simulator');
     await chooseModel(panel, 'healthy-model');
     await serversPane(page).locator('.monaco-list-row', { hasText: 'wrong path' }).click();
     // The panel now targets the new server and no longer offers (or sends) the simulator's model.
@@ -928,6 +929,18 @@ async function chooseModel(panel: FrameLocator, model: string): Promise<void> {
     (el as HTMLSelectElement).value = value;
     el.dispatchEvent(new Event('change', { bubbles: true }));
   }, model);
+}
+
+/** Selects the server with this label in the panel's server list (its value is the server's id). */
+async function chooseServer(panel: FrameLocator, label: string): Promise<void> {
+  const select = panel.locator('[data-testid="server-select"]');
+  await select.waitFor({ timeout: 30_000 });
+  await select.evaluate((el, text) => {
+    const option = [...el.querySelectorAll('vscode-option, option')].find((o) => o.textContent?.trim() === text);
+    if (!option) throw new Error(`no server option ${text}`);
+    (el as HTMLSelectElement).value = option.getAttribute('value') ?? '';
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, label);
 }
 
 async function setPrompt(panel: FrameLocator, text: string): Promise<void> {
