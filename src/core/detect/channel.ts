@@ -152,8 +152,8 @@ export class Channel {
   }
 
   /** Scan one piece of text. The hot loop keeps its state in locals and syncs before slow paths. */
-  feed(s: string): void {
-    const len = s.length;
+  /** Scan the first len code units of s (a piece of the text, decoded once for this and LexicalScanner). */
+  feed(s: Uint16Array, len: number): void {
     if (len === 0) return;
     const ring = this.ring;
     const table = this.table;
@@ -174,7 +174,7 @@ export class Channel {
     let nonWs = this.nonWhitespace;
 
     for (let i = 0; i < len; i++) {
-      const c = s.charCodeAt(i);
+      const c = s[i];
       ring[pos & RMASK] = c;
 
       // 1. Same-character runs (floods, single-character token 0).

@@ -49,7 +49,6 @@ const MARKER_MAX = 48;
 const FNV = FNV_BASIS;
 /** Character statistics (answer-flood, symbols only, blank) cover the first FLOOD_SPAN characters. */
 const FLOOD_SPAN = 4096;
-const SLICE = 1024;
 const FNV_P = FNV_PRIME;
 const lower = lowerUnit;
 
@@ -407,17 +406,16 @@ export class LexicalScanner {
     this.sink(code, Math.max(0, offset), detail, kind);
   }
 
-  feed(s: string): void {
-    if (s.length === 0) return;
-    if (this.pos < FLOOD_SPAN) this.countChars(s);
+  /** Scan the first n code units of u (a piece of the text, decoded once for Channel and this scanner). */
+  feed(u: Uint16Array, n: number): void {
+    if (n === 0) return;
+    if (this.pos < FLOOD_SPAN) this.countChars(u, n);
     // Its own pass, so that a probe with a prompt keeps the fast path below.
-    if (this.echo !== null) for (let i = 0; i < s.length; i++) this.echoStep(s.charCodeAt(i), this.pos + i);
-    // In slices: a call per slice gets optimised whole, where one long loop would run on
-    // on-stack-replaced code that deoptimises at its exit on every call.
-    for (let from = 0; from < s.length; from += SLICE) this.scan(s, from, Math.min(s.length, from + SLICE));
+    if (this.echo !== null) for (let i = 0; i < n; i++) this.echoStep(u[i], this.pos + i);
+    this.scan(u, 0, n);
   }
 
-  private scan(s: string, from: number, to: number): void {
+  private scan(s: Uint16Array, from: number, to: number): void {
     let pos = this.pos + 0;
     // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
     // code-page tracking. Its state lives in locals, written back before step() runs.
@@ -429,7 +427,7 @@ export class LexicalScanner {
     let latin = this.wScript === SCRIPT_LATIN;
     let fast = this.fastAllowed();
     for (let i = from; i < to; i++, pos++) {
-      const c = s.charCodeAt(i);
+      const c = s[i];
       const cls = c < 128 ? ASCII_CLASS[c] : 0;
       if (cls === C_LETTER && fast && (latin || wLen === 0)) {
         if (wLen === 0) {
@@ -501,11 +499,11 @@ export class LexicalScanner {
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
-  private countChars(s: string): void {
-    const n = Math.min(s.length, FLOOD_SPAN - this.pos);
+  private countChars(u: Uint16Array, len: number): void {
+    const n = Math.min(len, FLOOD_SPAN - this.pos);
     const counts = this.counts;
     for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
+      const c = u[i];
       const pos = this.pos + i;
       if (c < 128) {
         const cls = ASCII_CLASS[c];
