@@ -66,6 +66,8 @@ const EMPTY = -0x40000000;
 /** Short units (period <= UNIT_MAX_PERIOD) at least UNIT_MIN long are kept for the answer-flood rule. */
 const UNIT_MAX_PERIOD = 8;
 const UNIT_MIN = 16;
+/** Run length from which the per-character run check leaves the fast path. */
+const RUN_SLOW = Math.min(UNIT_MIN, L_token0TextRun, L_floodPrintable, L_floodSpace, L_floodOtherWhitespace);
 
 function powImul(b: number, e: number): number {
   let r = 1;
@@ -113,12 +115,12 @@ export class Channel {
 
   private runChar = -1;
   private runLen = 0;
-  private runStart = 0;
-  private runAlarm = INF;
 
   private readonly t0: string;
   private readonly t0Code: number;
   private readonly t0Multi: boolean;
+  /** Token 0's text when it is one character, else -1. */
+  private readonly t0Single: number;
   private t0k = 0; // chars of token0Text matched in the current copy
   private t0Count = 0; // complete consecutive copies
   private t0Start = 0;
@@ -139,6 +141,7 @@ export class Channel {
     this.t0 = token0Text.length ? token0Text : '!';
     this.t0Code = this.t0.charCodeAt(0);
     this.t0Multi = this.t0.length > 1;
+    this.t0Single = this.t0Multi ? -1 : this.t0Code;
   }
 
   has(code: ReasonCode): boolean {
@@ -158,14 +161,11 @@ export class Channel {
     const ring = this.ring;
     const table = this.table;
     const rep = this.repBits;
-    const t0Single = this.t0Multi ? -1 : this.t0Code;
     const t0Multi = this.t0Multi;
     let pos = this.pos;
     let h = this.hash;
     let runChar = this.runChar;
     let runLen = this.runLen;
-    let runStart = this.runStart;
-    let runAlarm = this.runAlarm;
     let lag = this.lag;
     let matchRun = this.matchRun;
     let loopAlarm = this.loopAlarm;
@@ -177,20 +177,16 @@ export class Channel {
       const c = s[i];
       ring[pos & RMASK] = c;
 
-      // 1. Same-character runs (floods, single-character token 0).
-      if (c === runChar) {
-        if (++runLen >= runAlarm) runAlarm = this.onRun(c, runLen, runStart);
-      } else {
-        if (runLen >= UNIT_MIN) this.noteUnit(1, runLen, runStart, runStart + runLen - 1);
-        runChar = c;
-        runLen = 1;
-        runStart = pos;
-        runAlarm = c === t0Single ? L_token0TextRun : c > 32 ? L_floodPrintable : c === 32 ? L_floodSpace : L_floodOtherWhitespace;
-      }
+      // 1. Same-character runs (floods, single-character token 0): branch-free until a run is long.
+      if (runLen >= UNIT_MIN && c !== runChar) this.noteUnit(1, runLen, pos - runLen, pos - 1);
+      runLen = runLen * (((c ^ runChar) - 1) >>> 31) + 1;
+      runChar = c;
+      if (runLen >= RUN_SLOW) this.longRun(c, runLen, pos);
       if (t0Multi) this.stepToken0(c, pos);
 
       // 2. Rolling n-gram hash: match finder for loops, and seq-rep.
-      h = (Math.imul(h, HB) + c - Math.imul(pos >= N ? ring[(pos - N) & RMASK] : 0, HBN)) | 0;
+      // The ring reads 0 before the text starts.
+      h = (Math.imul(h, HB) + c - Math.imul(ring[(pos - N) & RMASK], HBN)) | 0;
       if (pos >= N - 1) {
         const idx = Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
         const j = table[idx] - 1;
@@ -238,8 +234,6 @@ export class Channel {
     this.hash = h;
     this.runChar = runChar;
     this.runLen = runLen;
-    this.runStart = runStart;
-    this.runAlarm = runAlarm;
     this.lag = lag;
     this.matchRun = matchRun;
     this.loopAlarm = loopAlarm;
@@ -265,7 +259,7 @@ export class Channel {
 
   /** The longest run of one character or of a unit of at most 8 characters, the current one included. */
   longestUnit(): { period: number; length: number; start: number } | null {
-    if (this.runLen >= UNIT_MIN) this.noteUnit(1, this.runLen, this.runStart, this.runStart + this.runLen - 1);
+    if (this.runLen >= UNIT_MIN) this.noteUnit(1, this.runLen, this.pos - this.runLen, this.pos - 1);
     if (this.lag !== 0 && this.lag <= UNIT_MAX_PERIOD && this.matchRun + this.lag >= UNIT_MIN) {
       this.noteUnit(this.lag, this.matchRun + this.lag, this.pos - this.matchRun - this.lag, this.pos - 1);
     }
@@ -282,13 +276,18 @@ export class Channel {
     return k;
   }
 
-  private onRun(c: number, runLen: number, start: number): number {
+  /** A run of RUN_SLOW or more copies of c, at its runLen-th copy: flags it once, at the length its character needs. */
+  private longRun(c: number, runLen: number, pos: number): void {
+    const need = c === this.t0Single ? L_token0TextRun : c > 32 ? L_floodPrintable : c === 32 ? L_floodSpace : L_floodOtherWhitespace;
+    if (runLen === need) this.onRun(c, runLen, pos - runLen + 1);
+  }
+
+  private onRun(c: number, runLen: number, start: number): void {
     if (c === this.t0Code && !this.t0Multi) {
       this.flag('token0-run', start, `${runLen}+ copies of token 0's text ${JSON.stringify(this.t0)}`);
     } else {
       this.flag('char-flood', start, `character ${describeChar(c)} repeated ${runLen}+ times`);
     }
-    return INF;
   }
 
   private stepToken0(c: number, pos: number): void {
