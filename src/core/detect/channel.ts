@@ -58,7 +58,6 @@ const TABLE_BITS = 15;
 const HB = 0x01000193; // odd multiplier for the rolling hash
 const HBN = powImul(HB, N);
 const REP_W = L_seqRepWindow;
-const REP_MASK = REP_W - 1;
 const REP_NEED = Math.ceil(L_seqRep * REP_W);
 const PMAX = L_maxPeriod;
 const INF = 0x7fffffff;
@@ -66,6 +65,18 @@ const EMPTY = -0x40000000;
 /** Short units (period <= UNIT_MAX_PERIOD) at least UNIT_MIN long are kept for the answer-flood rule. */
 const UNIT_MAX_PERIOD = 8;
 const UNIT_MIN = 16;
+/** Run length from which the per-character run check leaves the fast path. */
+const RUN_SLOW = Math.min(UNIT_MIN, L_token0TextRun, L_floodPrintable, L_floodSpace, L_floodOtherWhitespace);
+
+/** The values Channel.feed spells out; a change to LIMITS that they miss fails at load. */
+const HOT_LOOP_CONSTANTS: ReadonlyArray<[string, number, number]> = [
+  ['RMASK', RMASK, 8191], ['N', N, 8], ['HB', HB, 0x01000193], ['HBN', HBN, 0x5d615f21], ['TABLE_BITS', TABLE_BITS, 15],
+  ['REP_W', REP_W, 1024], ['UNIT_MIN', UNIT_MIN, 16], ['RUN_SLOW', RUN_SLOW, 16], ['UNIT_MAX_PERIOD', UNIT_MAX_PERIOD, 8],
+  ['PMAX', PMAX, 4000],
+];
+for (const [name, value, spelled] of HOT_LOOP_CONSTANTS) {
+  if (value !== spelled) throw new Error(`Channel.feed spells ${name} as ${spelled}, but it is ${value}`);
+}
 
 function powImul(b: number, e: number): number {
   let r = 1;
@@ -113,12 +124,12 @@ export class Channel {
 
   private runChar = -1;
   private runLen = 0;
-  private runStart = 0;
-  private runAlarm = INF;
 
   private readonly t0: string;
   private readonly t0Code: number;
   private readonly t0Multi: boolean;
+  /** Token 0's text when it is one character, else -1. */
+  private readonly t0Single: number;
   private t0k = 0; // chars of token0Text matched in the current copy
   private t0Count = 0; // complete consecutive copies
   private t0Start = 0;
@@ -133,12 +144,16 @@ export class Channel {
 
 
   private readonly flagged = new Set<ReasonCode>();
-  private unit: { period: number; length: number; start: number } | null = null;
+  /** The longest unit run kept so far (unitLength 0: none). */
+  private unitPeriod = 0;
+  private unitLength = 0;
+  private unitStart = 0;
 
   constructor(private readonly sink: FlagSink, token0Text: string) {
     this.t0 = token0Text.length ? token0Text : '!';
     this.t0Code = this.t0.charCodeAt(0);
     this.t0Multi = this.t0.length > 1;
+    this.t0Single = this.t0Multi ? -1 : this.t0Code;
   }
 
   has(code: ReasonCode): boolean {
@@ -151,101 +166,96 @@ export class Channel {
     this.sink(code, Math.max(0, offset), detail);
   }
 
-  /** Scan one piece of text. The hot loop keeps its state in locals and syncs before slow paths. */
-  feed(s: string): void {
-    const len = s.length;
+  /**
+   * Scan the first len code units of s (a piece of the text, decoded once for this and
+   * LexicalScanner). The hot loop keeps its state in locals and syncs before slow paths, and
+   * spells its constants out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from the
+   * context, with a type check, at every use.
+   */
+  feed(s: Uint16Array, len: number): void {
     if (len === 0) return;
     const ring = this.ring;
     const table = this.table;
     const rep = this.repBits;
-    const t0Single = this.t0Multi ? -1 : this.t0Code;
-    const t0Multi = this.t0Multi;
+    const t0Multi = this.t0Multi ? 1 : 0;
     let pos = this.pos;
     let h = this.hash;
     let runChar = this.runChar;
     let runLen = this.runLen;
-    let runStart = this.runStart;
-    let runAlarm = this.runAlarm;
     let lag = this.lag;
     let matchRun = this.matchRun;
     let loopAlarm = this.loopAlarm;
     let repCount = this.repCount;
     let repAlarm = this.repAlarm;
-    let nonWs = this.nonWhitespace;
+    let nonWs = this.nonWhitespace ? 1 : 0;
 
-    for (let i = 0; i < len; i++) {
-      const c = s.charCodeAt(i);
-      ring[pos & RMASK] = c;
+    for (let i = 0; i < len; i++, pos++) {
+      const c = s[i];
+      ring[pos & 8191] = c; // RMASK
+      // Whether the text has anything but whitespace (the "empty" rule); words and token salad are LexicalScanner's.
+      if (nonWs === 0 && c > 32 && c !== 0x7f && !isWhitespace(c)) nonWs = 1;
 
-      // 1. Same-character runs (floods, single-character token 0).
-      if (c === runChar) {
-        if (++runLen >= runAlarm) runAlarm = this.onRun(c, runLen, runStart);
-      } else {
-        if (runLen >= UNIT_MIN) this.noteUnit(1, runLen, runStart, runStart + runLen - 1);
-        runChar = c;
-        runLen = 1;
-        runStart = pos;
-        runAlarm = c === t0Single ? L_token0TextRun : c > 32 ? L_floodPrintable : c === 32 ? L_floodSpace : L_floodOtherWhitespace;
-      }
-      if (t0Multi) this.stepToken0(c, pos);
+      // 1. Same-character runs (floods, single-character token 0): branch-free until a run is
+      // RUN_SLOW (16) long; one shorter than UNIT_MIN (16) is no unit either.
+      if (runLen >= 16 && c !== runChar && runLen > this.unitLength) this.noteUnit(1, runLen, pos - runLen, pos - 1);
+      runLen = runLen * (((c ^ runChar) - 1) >>> 31) + 1;
+      runChar = c;
+      if (runLen >= 16) this.longRun(c, runLen, pos);
+      if (t0Multi !== 0) this.stepToken0(c, pos);
 
-      // 2. Rolling n-gram hash: match finder for loops, and seq-rep.
-      h = (Math.imul(h, HB) + c - Math.imul(pos >= N ? ring[(pos - N) & RMASK] : 0, HBN)) | 0;
-      if (pos >= N - 1) {
-        const idx = Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS);
-        const j = table[idx] - 1;
-        table[idx] = pos + 1;
-        // Branch-free: whether the last copy of this n-gram lies within the window (1 <= pos - j <= REP_W).
-        const seen = (((pos - j - 1) >>> 0) - REP_W) >>> 31;
-        const slot = pos & REP_MASK;
-        repCount += seen - rep[slot];
-        rep[slot] = seen;
-        if (repCount >= repAlarm && pos >= REP_W) {
-          repAlarm = INF;
-          this.flag('seq-rep', pos - REP_W + 1,
-            `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
+      // 2. Rolling hash of the N-gram (8) ending here, multiplier HB, HB^N to drop the oldest
+      // unit; the ring reads 0 before the text starts. Match finder for loops, and seq-rep.
+      h = (Math.imul(h, 0x01000193) + c - Math.imul(ring[(pos - 8) & 8191], 0x5d615f21)) | 0;
+      if (pos < 7) continue;
+      const idx = Math.imul(h, 0x9e3779b1) >>> 17; // 32 - TABLE_BITS
+      const j = table[idx] - 1;
+      table[idx] = pos + 1;
+      // Branch-free: whether the last copy of this n-gram lies within the window (1 <= pos - j <= REP_W, 1024).
+      const seen = (((pos - j - 1) >>> 0) - 1024) >>> 31;
+      const slot = pos & 1023;
+      repCount += seen - rep[slot];
+      rep[slot] = seen;
+      if (repCount >= repAlarm) repAlarm = this.onSeqRep(repCount, pos);
+      if (lag !== 0) {
+        if (ring[(pos - lag) & 8191] === c) {
+          if (++matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
+          continue;
         }
-        if (lag !== 0) {
-          if (ring[(pos - lag) & RMASK] === c) {
-            if (++matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
-          } else {
-            if (lag <= UNIT_MAX_PERIOD && matchRun + lag >= UNIT_MIN) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
-            lag = 0;
-            matchRun = 0;
-          }
-        }
-        if (lag === 0 && j >= 0 && pos - j <= PMAX) {
-          const p = pos - j;
-          const m = this.extendBack(p, pos);
-          if (m >= 4) {
-            lag = p;
-            matchRun = m;
-            loopAlarm = firstLoopAlarm(p);
-            if (matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
-          }
-        }
-      } else if (lag !== 0) {
+        // UNIT_MAX_PERIOD (8), UNIT_MIN (16)
+        if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > this.unitLength) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
         lag = 0;
         matchRun = 0;
       }
-
-      // Whether the text has anything but whitespace (the "empty" rule); words and token salad are LexicalScanner's.
-      if (!nonWs && c > 32 && c !== 0x7f && !isWhitespace(c)) nonWs = true;
-      pos++;
+      if (pos - j <= 4000) { // PMAX; j is far in the past when the slot is empty
+        const p = pos - j;
+        const m = this.extendBack(p, pos);
+        if (m >= 4) {
+          lag = p;
+          matchRun = m;
+          loopAlarm = firstLoopAlarm(p);
+          if (matchRun >= loopAlarm) loopAlarm = this.onLoop(lag, matchRun, pos);
+        }
+      }
     }
 
     this.pos = pos;
     this.hash = h;
     this.runChar = runChar;
     this.runLen = runLen;
-    this.runStart = runStart;
-    this.runAlarm = runAlarm;
     this.lag = lag;
     this.matchRun = matchRun;
     this.loopAlarm = loopAlarm;
     this.repCount = repCount;
     this.repAlarm = repAlarm;
-    this.nonWhitespace = nonWs;
+    this.nonWhitespace = nonWs !== 0;
+  }
+
+  /** seq-rep reached REP_NEED: flags it once the window is full; returns the next alarm. */
+  private onSeqRep(repCount: number, pos: number): number {
+    if (pos < REP_W) return REP_NEED;
+    this.flag('seq-rep', pos - REP_W + 1,
+      `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
+    return INF;
   }
 
   /**
@@ -253,23 +263,26 @@ export class Channel {
    * "-th"): digits, backslashes and list separators repeat in data ("0, ", "\\x00", "int, ").
    */
   private noteUnit(period: number, length: number, start: number, last: number): void {
-    if (this.unit && length <= this.unit.length) return;
+    if (length <= this.unitLength) return;
     let letters = 0;
     for (let k = 0; k < period; k++) {
       const c = this.ring[(last - k) & RMASK];
       if ((c >= 48 && c <= 57) || c === 44 || c === 59 || c === 124 || c === 92) return;
       if (isLetter(c)) letters++;
     }
-    if (letters > 0) this.unit = { period, length, start };
+    if (letters === 0) return;
+    this.unitPeriod = period;
+    this.unitLength = length;
+    this.unitStart = start;
   }
 
   /** The longest run of one character or of a unit of at most 8 characters, the current one included. */
   longestUnit(): { period: number; length: number; start: number } | null {
-    if (this.runLen >= UNIT_MIN) this.noteUnit(1, this.runLen, this.runStart, this.runStart + this.runLen - 1);
+    if (this.runLen >= UNIT_MIN) this.noteUnit(1, this.runLen, this.pos - this.runLen, this.pos - 1);
     if (this.lag !== 0 && this.lag <= UNIT_MAX_PERIOD && this.matchRun + this.lag >= UNIT_MIN) {
       this.noteUnit(this.lag, this.matchRun + this.lag, this.pos - this.matchRun - this.lag, this.pos - 1);
     }
-    return this.unit;
+    return this.unitLength > 0 ? { period: this.unitPeriod, length: this.unitLength, start: this.unitStart } : null;
   }
 
   /** Length of the run of positions ending at pos that equal the character `p` earlier. */
@@ -282,13 +295,18 @@ export class Channel {
     return k;
   }
 
-  private onRun(c: number, runLen: number, start: number): number {
+  /** A run of RUN_SLOW or more copies of c, at its runLen-th copy: flags it once, at the length its character needs. */
+  private longRun(c: number, runLen: number, pos: number): void {
+    const need = c === this.t0Single ? L_token0TextRun : c > 32 ? L_floodPrintable : c === 32 ? L_floodSpace : L_floodOtherWhitespace;
+    if (runLen === need) this.onRun(c, runLen, pos - runLen + 1);
+  }
+
+  private onRun(c: number, runLen: number, start: number): void {
     if (c === this.t0Code && !this.t0Multi) {
       this.flag('token0-run', start, `${runLen}+ copies of token 0's text ${JSON.stringify(this.t0)}`);
     } else {
       this.flag('char-flood', start, `character ${describeChar(c)} repeated ${runLen}+ times`);
     }
-    return INF;
   }
 
   private stepToken0(c: number, pos: number): void {

@@ -74,6 +74,25 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   'spliced-token': 'a single foreign token in fluent text can be a sampling or kernel fault; probe again to see whether it recurs',
 });
 
+/** Code units decoded per pass of Channel and LexicalScanner. */
+const CHUNK = 1024;
+/** From this many code units a piece is decoded by one native copy instead of a charCodeAt loop. */
+const BULK_DECODE = 64;
+/** Buffer's utf16le copy writes little-endian units, which a Uint16Array reads back only on a little-endian machine. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * Copies s[from, from + n) into units (n <= CHUNK). Both scanners then read a typed array, which
+ * costs a fraction of charCodeAt on a sliced or two-byte string, and the text is read once.
+ */
+function decode(s: string, from: number, n: number, units: Uint16Array, bytes: Buffer): void {
+  if (n >= BULK_DECODE && LITTLE_ENDIAN) {
+    bytes.write(from === 0 && n === s.length ? s : s.slice(from, from + n), 0, 'utf16le');
+  } else {
+    for (let i = 0; i < n; i++) units[i] = s.charCodeAt(from + i);
+  }
+}
+
 class StreamingDetector implements Detector {
   private readonly content: Channel;
   private readonly contentLex: LexicalScanner;
@@ -91,6 +110,8 @@ class StreamingDetector implements Detector {
   private lpCount = 0;
   private lpSum = 0;
   private finished = false;
+  private readonly units = new Uint16Array(CHUNK);
+  private readonly unitBytes = Buffer.from(this.units.buffer, this.units.byteOffset, this.units.byteLength);
 
   constructor(opts: DetectorOptions = {}) {
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
@@ -145,19 +166,25 @@ class StreamingDetector implements Detector {
     if (!delta || typeof delta !== 'object') return this.cached;
     const start = this.content.pos;
     const text = delta.text;
-    if (typeof text === 'string' && text.length) {
-      this.content.feed(text);
-      this.contentLex.feed(text);
-    }
+    if (typeof text === 'string' && text.length) this.feed(text, this.content, this.contentLex);
     const reasoning = delta.reasoning;
     if (typeof reasoning === 'string' && reasoning.length) {
       const r = this.reasoning();
-      r.ch.feed(reasoning);
-      r.lex.feed(reasoning);
+      this.feed(reasoning, r.ch, r.lex);
     }
     const tokens = delta.tokens;
     if (Array.isArray(tokens) && tokens.length) this.tokens(tokens, start, this.content.pos - start);
     return this.cached;
+  }
+
+  private feed(s: string, ch: Channel, lex: LexicalScanner): void {
+    const units = this.units;
+    for (let from = 0; from < s.length; from += CHUNK) {
+      const n = Math.min(CHUNK, s.length - from);
+      decode(s, from, n, units, this.unitBytes);
+      ch.feed(units, n);
+      lex.feed(units, n);
+    }
   }
 
   /**

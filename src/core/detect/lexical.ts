@@ -49,7 +49,6 @@ const MARKER_MAX = 48;
 const FNV = FNV_BASIS;
 /** Character statistics (answer-flood, symbols only, blank) cover the first FLOOD_SPAN characters. */
 const FLOOD_SPAN = 4096;
-const SLICE = 1024;
 const FNV_P = FNV_PRIME;
 const lower = lowerUnit;
 
@@ -78,6 +77,8 @@ const C_NEWLINE = 2;
 const C_PROSE = 3; // , . ; : ! ? ' " ( ) - and digits: prose punctuation
 const C_CODE = 4; // symbols that mark code, markup or data
 const C_LETTER = 5;
+/** The values LexicalScanner.scan spells out (V8 reads module constants from the context at every use). */
+if (FNV !== -0x7ee3623b || FNV_P !== 0x01000193 || C_LETTER !== 5) throw new Error('LexicalScanner.scan spells FNV_BASIS, FNV_PRIME or C_LETTER out of step');
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   if (c === 32 || c === 9) ASCII_CLASS[c] = C_SPACE;
@@ -266,6 +267,8 @@ class Utf8Misread {
 export class LexicalScanner {
   private pos = 0;
   private readonly flagged = new Set<ReasonCode>();
+  /** Whether the streaming answer-flood check can still change its mind. */
+  private floodLive = true;
 
   // Current word.
   private wLen = 0;
@@ -407,50 +410,50 @@ export class LexicalScanner {
     this.sink(code, Math.max(0, offset), detail, kind);
   }
 
-  feed(s: string): void {
-    if (s.length === 0) return;
-    if (this.pos < FLOOD_SPAN) this.countChars(s);
+  /** Scan the first n code units of u (a piece of the text, decoded once for Channel and this scanner). */
+  feed(u: Uint16Array, n: number): void {
+    if (n === 0) return;
+    if (this.pos < FLOOD_SPAN) this.countChars(u, n);
     // Its own pass, so that a probe with a prompt keeps the fast path below.
-    if (this.echo !== null) for (let i = 0; i < s.length; i++) this.echoStep(s.charCodeAt(i), this.pos + i);
-    // In slices: a call per slice gets optimised whole, where one long loop would run on
-    // on-stack-replaced code that deoptimises at its exit on every call.
-    for (let from = 0; from < s.length; from += SLICE) this.scan(s, from, Math.min(s.length, from + SLICE));
+    if (this.echo !== null) for (let i = 0; i < n; i++) this.echoStep(u[i], this.pos + i);
+    this.scan(u, 0, n);
   }
 
-  private scan(s: string, from: number, to: number): void {
+  private scan(s: Uint16Array, from: number, to: number): void {
     let pos = this.pos + 0;
     // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
-    // code-page tracking. Its state lives in locals, written back before step() runs.
+    // code-page tracking. Its state lives in locals (flags as 0/1: V8 keeps those in registers),
+    // written back before step() runs.
     let wLen = this.wLen;
     let wHash = this.wHash;
     let wLowerRun = this.wLowerRun;
-    let wOdd = this.wOdd;
-    let wHex = this.wHex;
-    let latin = this.wScript === SCRIPT_LATIN;
-    let fast = this.fastAllowed();
+    let wOdd = this.wOdd ? 1 : 0;
+    let wHex = this.wHex ? 1 : 0;
+    let latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+    let fast = this.fastAllowed() ? 1 : 0;
     for (let i = from; i < to; i++, pos++) {
-      const c = s.charCodeAt(i);
+      const c = s[i];
       const cls = c < 128 ? ASCII_CLASS[c] : 0;
-      if (cls === C_LETTER && fast && (latin || wLen === 0)) {
+      if (cls === 5 && fast !== 0 && (latin !== 0 || wLen === 0)) { // C_LETTER
         if (wLen === 0) {
           this.startAsciiWord(pos, c);
-          wHash = FNV;
+          wHash = -0x7ee3623b; // FNV_BASIS
           wLowerRun = 0;
-          wOdd = false;
-          wHex = true;
-          latin = true;
+          wOdd = 0;
+          wHex = 1;
+          latin = 1;
         }
         const lc = c | 32;
         if (c < 97) {
-          if (wLowerRun >= 2) wOdd = true;
+          if (wLowerRun >= 2) wOdd = 1;
           wLowerRun = 0;
         } else wLowerRun++;
-        if (lc > 102) wHex = false;
-        wHash = Math.imul(wHash ^ lc, FNV_P);
+        if (lc > 102) wHex = 0;
+        wHash = Math.imul(wHash ^ lc, 0x01000193); // FNV_PRIME
         wLen++;
         continue;
       }
-      if (c === 32 && fast && wLen === 0) {
+      if (c === 32 && fast !== 0 && wLen === 0) {
         // A space between words: only the gap changes.
         this.gapLast = 32;
         if (this.gapLen++ === 0) this.gapFirst = 32;
@@ -459,27 +462,38 @@ export class LexicalScanner {
       this.wLen = wLen;
       this.wHash = wHash;
       this.wLowerRun = wLowerRun;
-      this.wOdd = wOdd;
-      if (!wHex) this.tokHex = false;
-      this.wHex = wHex;
+      this.wOdd = wOdd !== 0;
+      if (wHex === 0) this.tokHex = false;
+      this.wHex = wHex !== 0;
       this.step(c, pos);
-      // At fixed offsets, so that the verdict does not depend on how the text was split.
-      if ((pos & 15) === 15 && this.nonWs >= L_floodStreamChars && !this.flagged.has('answer-flood')) this.checkFlood(false);
+      // At fixed offsets, so that the verdict does not depend on how the text was split; once
+      // the counts stop (FLOOD_SPAN) one more check says all they can.
+      if ((pos & 15) === 15 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood(pos);
       wLen = this.wLen;
       wHash = this.wHash;
       wLowerRun = this.wLowerRun;
-      wOdd = this.wOdd;
-      wHex = this.wHex;
-      latin = this.wScript === SCRIPT_LATIN;
-      fast = this.fastAllowed();
+      wOdd = this.wOdd ? 1 : 0;
+      wHex = this.wHex ? 1 : 0;
+      latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+      fast = this.fastAllowed() ? 1 : 0;
     }
     this.wLen = wLen;
     this.wHash = wHash;
     this.wLowerRun = wLowerRun;
-    this.wOdd = wOdd;
-    if (!wHex) this.tokHex = false;
-    this.wHex = wHex;
+    this.wOdd = wOdd !== 0;
+    if (wHex === 0) this.tokHex = false;
+    this.wHex = wHex !== 0;
     this.pos = pos;
+  }
+
+  /** The streaming answer-flood check; it stops once flagged or once the counts no longer change. */
+  private streamFlood(pos: number): void {
+    if (this.flagged.has('answer-flood')) {
+      this.floodLive = false;
+      return;
+    }
+    this.checkFlood(false);
+    if (pos >= FLOOD_SPAN) this.floodLive = false;
   }
 
   /** The first letter of an ASCII word, on the fast path: what step() does for it, less the checks. */
@@ -501,11 +515,11 @@ export class LexicalScanner {
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
-  private countChars(s: string): void {
-    const n = Math.min(s.length, FLOOD_SPAN - this.pos);
+  private countChars(u: Uint16Array, len: number): void {
+    const n = Math.min(len, FLOOD_SPAN - this.pos);
     const counts = this.counts;
     for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
+      const c = u[i];
       const pos = this.pos + i;
       if (c < 128) {
         const cls = ASCII_CLASS[c];
