@@ -65,13 +65,21 @@ function tokenise(text: string, size = 4): string[] {
  */
 function realAccuracy(): Record<string, unknown> {
   const path = join(__dirname, '..', 'test', 'corpus', 'real', 'outputs.jsonl');
-  const cases = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase);
+  const cases = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RealCase);
   const out: Record<string, unknown> = {};
   for (const split of ['tune', 'validation'] as const) {
     const scored = cases.filter((c) => c.split === split && !c.scope);
     const figures = (flag: (c: RealCase) => boolean): Record<string, unknown> => {
       const s = score(scored.map((c) => ({ broken: c.label !== 'healthy', flagged: flag(c) })));
-      return { recall: Number(s.recall.toFixed(3)), falsePositiveRate: Number(s.fpr.toFixed(3)), flagged: `${s.tp}/${s.tp + s.fn}`, falseAlarms: `${s.fp}/${s.fp + s.tn}` };
+      return {
+        recall: Number(s.recall.toFixed(3)),
+        falsePositiveRate: Number(s.fpr.toFixed(3)),
+        flagged: `${s.tp}/${s.tp + s.fn}`,
+        falseAlarms: `${s.fp}/${s.fp + s.tn}`,
+      };
     };
     out[split] = {
       detector: figures((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
@@ -96,7 +104,6 @@ function delay(prefix: string, failure: string[], maxTokens = 4000): { tokens: n
   }
   return { tokens: null, chars: null, kind: 'ok', reasons: [] };
 }
-
 
 export function run(): Promise<Record<string, unknown>> {
   const text = healthyText(8_000_000);
@@ -135,7 +142,28 @@ export function run(): Promise<Record<string, unknown>> {
   const prefix = healthyText(3_000 + 200_000).slice(200_000);
   const sentence = 'The function returns the cached value when the key is present in the table. ';
   const paragraph = `${healthyText(900_000).slice(800_000, 800_600).replace(/\s+$/, '')}\n\n`;
-  const saladPieces = ['ization', '的', ' пол', 'ุ', '内容', 'elijk', ' ملا', '();', 'ción', '한', ' στο', 'тель', '\ufffd', 'ости', 'ных', 'の', ' ال', 'ương', 'ment', 'ếu'];
+  const saladPieces = [
+    'ization',
+    '的',
+    ' пол',
+    'ุ',
+    '内容',
+    'elijk',
+    ' ملا',
+    '();',
+    'ción',
+    '한',
+    ' στο',
+    'тель',
+    '\ufffd',
+    'ости',
+    'ных',
+    'の',
+    ' ال',
+    'ương',
+    'ment',
+    'ếu',
+  ];
   const salad = Array.from({ length: 4000 }, () => saladPieces[Math.floor(rand() * saladPieces.length)]);
   const shapes = {
     token0Run: { period: 1, ...delay(prefix, ['!']) },
@@ -148,12 +176,25 @@ export function run(): Promise<Record<string, unknown>> {
     // The NVFP4-on-SM120 failure with a vocabulary whose token 0 is "+", from the answer's start.
     symbolFloodFromStart: { period: 1, ...delay('', ['+']) },
     // Every word said twice ("The The function function ..."), a word per token.
-    wordStutter: { period: null, ...delay(prefix, sentence.split(/(?<= )/).flatMap((w) => [w, w])) },
+    wordStutter: {
+      period: null,
+      ...delay(
+        prefix,
+        sentence.split(/(?<= )/).flatMap((w) => [w, w]),
+      ),
+    },
   };
   const delays: Record<string, unknown> = {};
   for (const [name, r] of Object.entries(shapes)) {
     const periods = typeof r.period === 'number' && r.chars !== null ? Number((r.chars / r.period).toFixed(2)) : null;
-    delays[name] = { tokensAfterOnset: r.tokens, charsAfterOnset: r.chars, periodsAfterOnset: periods, periodChars: r.period, verdict: r.kind, reasons: r.reasons };
+    delays[name] = {
+      tokensAfterOnset: r.tokens,
+      charsAfterOnset: r.chars,
+      periodsAfterOnset: periods,
+      periodChars: r.period,
+      verdict: r.kind,
+      reasons: r.reasons,
+    };
   }
 
   return Promise.resolve({

@@ -80,12 +80,12 @@ const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wä
 
 const FUNCTION_WORDS = [' the', ' to', ' and', ' of', ' a', ' that', ' it', ' is', ' in', ' like', ' with', ' which', ' for', ' as', ' on'];
 
-const RUNAWAY_TURN = '<|im_end|>\n<|im_start|>user\nThanks! Can you also explain how the scheduler batches requests?<|im_end|>\n' +
+const RUNAWAY_TURN =
+  '<|im_end|>\n<|im_start|>user\nThanks! Can you also explain how the scheduler batches requests?<|im_end|>\n' +
   '<|im_start|>assistant\nOf course. The scheduler groups waiting requests by their prefix and admits them while memory allows.<|im_end|>\n';
 
 const LIST_ITEMS = ['Check the driver version', 'Restart the server', 'Clear the kernel cache', 'Probe the model again'];
 const LOOP_WORD = ' claus';
-
 
 /** FNV-1a hash of a string. */
 export function hashString(text: string, seed = 0): number {
@@ -145,8 +145,30 @@ export interface AnswerPlan {
 }
 
 const SALAD_PIECES = [
-  ' помощь', '的', ' Krankenhaus', ' يوم', 'ปี', ' 東京', ' zwischen', ' προς', '자', ' निर्माण', 'ção',
-  ' stał', 'Ġ', ' 了', ' herşey', '\u0e31', ' città', ' עם', '】', ' weiß', ' поэтому', ' các', 'ĊĊ', ' 부분',
+  ' помощь',
+  '的',
+  ' Krankenhaus',
+  ' يوم',
+  'ปี',
+  ' 東京',
+  ' zwischen',
+  ' προς',
+  '자',
+  ' निर्माण',
+  'ção',
+  ' stał',
+  'Ġ',
+  ' 了',
+  ' herşey',
+  '\u0e31',
+  ' città',
+  ' עם',
+  '】',
+  ' weiß',
+  ' поэтому',
+  ' các',
+  'ĊĊ',
+  ' 부분',
 ];
 
 interface PlanInput {
@@ -217,7 +239,10 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
     case 'word-stutter': {
       const texts: string[] = [];
       for (const t of tokenize(healthyAnswerFor(prompt, seed))) texts.push(t, /^\s*\p{L}/u.test(t) ? ` ${t.trimStart()}` : '');
-      return fromTexts(texts.filter((t) => t !== ''), { reason: 'stop', matched: EOS_TOKEN_ID });
+      return fromTexts(
+        texts.filter((t) => t !== ''),
+        { reason: 'stop', matched: EOS_TOKEN_ID },
+      );
     }
     case 'function-word-salad': {
       const texts: string[] = [];
@@ -265,7 +290,13 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
           yield { text: block.slice(offset, offset + len), id: 1 + i, logprob: -0.1 };
         }
       }
-      return { reasoning, content: gen(), finishReason: count * size >= total ? 'stop' : 'length', matchedStop: count * size >= total ? EOS_TOKEN_ID : null, completionTokens: count };
+      return {
+        reasoning,
+        content: gen(),
+        finishReason: count * size >= total ? 'stop' : 'length',
+        matchedStop: count * size >= total ? EOS_TOKEN_ID : null,
+        completionTokens: count,
+      };
     }
     default:
       // healthy, slow and the fault behaviours share a healthy answer.

@@ -11,7 +11,6 @@ import type { DetectRecordResult, FinishInfo, VerdictKind } from '../../src/core
 import type { CorpusCase } from '../corpus/corpusCase';
 import { score, whisperFlags } from '../corpus/score';
 
-
 const CORPUS = join(__dirname, '..', 'corpus', 'corpus.jsonl');
 
 function loadCorpus(): CorpusCase[] {
@@ -42,8 +41,18 @@ describe('detector accuracy on the labelled corpus', function () {
     const fromFiles = healthy.filter((c) => typeof c.source === 'string' && c.source.includes(':/'));
     assert.ok(fromFiles.length >= healthy.length * 0.95, 'healthy cases name the real file they come from');
     const shapes = new Set(cases.map((c) => c.shape.replace(/-(words|cjk|fixed|line|structural|sentence|paragraph|other|ids|logprobs)$/, '')));
-    for (const s of ['token0-run', 'nan-marker', 'nan-logprob', 'char-flood', 'short-loop', 'long-loop', 'token-salad', 'empty',
-      'length-repetition', 'tool-calls-missing']) {
+    for (const s of [
+      'token0-run',
+      'nan-marker',
+      'nan-logprob',
+      'char-flood',
+      'short-loop',
+      'long-loop',
+      'token-salad',
+      'empty',
+      'length-repetition',
+      'tool-calls-missing',
+    ]) {
       assert.ok(shapes.has(s), `corpus lacks shape ${s}`);
     }
   });
@@ -53,22 +62,27 @@ describe('detector accuracy on the labelled corpus', function () {
     assert.deepEqual(errors.slice(0, 5), []);
   });
 
-  it('reaches recall >= 0.99 and false-positive rate <= 0.01, and beats Whisper\'s 2.4 rule on both', () => {
-    const ours = score(cases.map((c) => {
-      const r = results.get(c.id)!;
-      return { broken: c.label !== 'ok', flagged: isOk(r) && r.verdict !== 'ok' };
-    }));
+  it("reaches recall >= 0.99 and false-positive rate <= 0.01, and beats Whisper's 2.4 rule on both", () => {
+    const ours = score(
+      cases.map((c) => {
+        const r = results.get(c.id)!;
+        return { broken: c.label !== 'ok', flagged: isOk(r) && r.verdict !== 'ok' };
+      }),
+    );
     const whisper = score(cases.map((c) => ({ broken: c.label !== 'ok', flagged: whisperFlags(c.text) })));
     const missed = cases.filter((c) => c.label !== 'ok' && (results.get(c.id) as { verdict?: string }).verdict === 'ok');
     const falseAlarms = cases.filter((c) => c.label === 'ok' && (results.get(c.id) as { verdict?: string }).verdict !== 'ok');
     console.log(`      detector: recall ${pct(ours.recall)} (${ours.tp}/${ours.tp + ours.fn}), FPR ${pct(ours.fpr)} (${ours.fp}/${ours.fp + ours.tn})`);
-    console.log(`      whisper compression > 2.4: recall ${pct(whisper.recall)} (${whisper.tp}/${whisper.tp + whisper.fn}), FPR ${pct(whisper.fpr)} (${whisper.fp}/${whisper.fp + whisper.tn})`);
+    console.log(
+      `      whisper compression > 2.4: recall ${pct(whisper.recall)} (${whisper.tp}/${whisper.tp + whisper.fn}), FPR ${pct(whisper.fpr)} (${whisper.fp}/${whisper.fp + whisper.tn})`,
+    );
     for (const c of missed) console.log(`      missed ${c.id} ${c.shape}`);
-    for (const c of falseAlarms) console.log(`      false alarm ${c.id} ${c.source ?? c.shape}: ${(results.get(c.id) as { reasons: string[] }).reasons.join(',')}`);
+    for (const c of falseAlarms)
+      console.log(`      false alarm ${c.id} ${c.source ?? c.shape}: ${(results.get(c.id) as { reasons: string[] }).reasons.join(',')}`);
     assert.ok(ours.recall >= 0.99, `recall ${pct(ours.recall)}`);
     assert.ok(ours.fpr <= 0.01, `false-positive rate ${pct(ours.fpr)}`);
-    assert.ok(ours.recall > whisper.recall, 'recall beats Whisper\'s rule');
-    assert.ok(ours.fpr < whisper.fpr, 'false-positive rate beats Whisper\'s rule');
+    assert.ok(ours.recall > whisper.recall, "recall beats Whisper's rule");
+    assert.ok(ours.fpr < whisper.fpr, "false-positive rate beats Whisper's rule");
   });
 
   it('gives the NaN shapes the nan kind and the others degenerate', () => {

@@ -16,7 +16,10 @@ import { score } from '../corpus/score';
 const FILE = join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl');
 
 function load(): RealCase[] {
-  return readFileSync(FILE, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase);
+  return readFileSync(FILE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RealCase);
 }
 
 function finishOf(c: RealCase): FinishInfo {
@@ -59,7 +62,15 @@ describe('detector on real outputs from public threads', function () {
       assert.ok(healthy >= 60 && broken >= 100, `${split}: ${healthy} healthy, ${broken} broken`);
     }
     const hard = new Set(cases.filter((c) => c.label === 'healthy').map((c) => c.shape));
-    for (const shape of ['healthy-table', 'healthy-list', 'healthy-code', 'healthy-non-english', 'healthy-reasoning', 'healthy-base-continuation', 'healthy-short']) {
+    for (const shape of [
+      'healthy-table',
+      'healthy-list',
+      'healthy-code',
+      'healthy-non-english',
+      'healthy-reasoning',
+      'healthy-base-continuation',
+      'healthy-short',
+    ]) {
       assert.ok(hard.has(shape), `no healthy ${shape}`);
     }
   });
@@ -71,11 +82,23 @@ describe('detector on real outputs from public threads', function () {
       const { recall, fpr, tp, fn, fp, tn } = score(scored.map((c) => ({ broken: c.label !== 'healthy', flagged: flagged(c) })));
       const missedShapes = new Map<string, number>();
       for (const c of scored) if (c.label !== 'healthy' && !flagged(c)) missedShapes.set(c.shape, (missedShapes.get(c.shape) ?? 0) + 1);
-      const falseAlarms = scored.filter((c) => c.label === 'healthy' && flagged(c))
-        .map((c) => `${c.id} ${c.shape}: ${verdicts.get(c.id)!.reasons.map((r) => r.code).join(',')}`);
+      const falseAlarms = scored
+        .filter((c) => c.label === 'healthy' && flagged(c))
+        .map(
+          (c) =>
+            `${c.id} ${c.shape}: ${verdicts
+              .get(c.id)!
+              .reasons.map((r) => r.code)
+              .join(',')}`,
+        );
       console.log(`      ${split}: recall ${pct(recall)} (${tp}/${tp + fn}; goal ${pct(GOAL_RECALL)}), false positives ${pct(fpr)} (${fp}/${fp + tn})`);
       if (split === 'tune') {
-        console.log(`      missed shapes: ${[...missedShapes].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s} ${n}`).join(', ')}`);
+        console.log(
+          `      missed shapes: ${[...missedShapes]
+            .sort((a, b) => b[1] - a[1])
+            .map(([s, n]) => `${s} ${n}`)
+            .join(', ')}`,
+        );
       }
       for (const f of falseAlarms) console.log(`      false alarm ${f}`);
       assert.ok(fpr <= MAX_FPR, `false-positive rate ${pct(fpr)}`);

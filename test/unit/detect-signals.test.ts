@@ -10,8 +10,13 @@ import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
 import type { RealCase } from '../corpus/real/realCase';
 
-const REAL = new Map(readFileSync(join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl'), 'utf8')
-  .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RealCase).map((c) => [c.id, c]));
+const REAL = new Map(
+  readFileSync(join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RealCase)
+    .map((c) => [c.id, c]),
+);
 
 /** A real output from the tune split (the validation split is never used to write tests). */
 function real(id: string): RealCase {
@@ -31,7 +36,8 @@ function reason(v: Verdict, code: ReasonCode): Reason {
   return r;
 }
 
-const PROSE = 'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
+const PROSE =
+  'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
   'a few blocks in reserve so that running requests can grow without being preempted. ';
 
 describe('detector signals on real outputs', () => {
@@ -68,7 +74,10 @@ describe('detector signals on real outputs', () => {
       const text = `${'+'.repeat(40)}`;
       const d = createDetector();
       for (const ch of text) d.push({ text: ch });
-      assert.deepEqual(d.finish({ finishReason: 'length' }).reasons.map((r) => r.code), detect(text, { finishReason: 'length' }).reasons.map((r) => r.code));
+      assert.deepEqual(
+        d.finish({ finishReason: 'length' }).reasons.map((r) => r.code),
+        detect(text, { finishReason: 'length' }).reasons.map((r) => r.code),
+      );
     });
   });
 
@@ -154,7 +163,8 @@ describe('detector signals on real outputs', () => {
       }
     });
     it('leaves Russian text with English terms alone', () => {
-      const text = 'Чтобы перезапустить сервер, остановите процесс и запустите его снова с флагом --attention-backend triton. ' +
+      const text =
+        'Чтобы перезапустить сервер, остановите процесс и запустите его снова с флагом --attention-backend triton. ' +
         'Если ответы по-прежнему странные, попробуйте отключить CUDA graphs и сравнить результат с bf16 KV cache.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
@@ -241,7 +251,8 @@ describe('detector signals on real outputs', () => {
 
     it('needs most of the answer or five periods: three periods at the end of a long answer stay ok', () => {
       const tail = 'cache blocks, cache blocks, cache blocks,';
-      const long = `${PROSE}Requests that do not fit wait in the queue until a running one finishes and frees its blocks. ` +
+      const long =
+        `${PROSE}Requests that do not fit wait in the queue until a running one finishes and frees its blocks. ` +
         'The reserve is a fraction of the pool set at start-up, and it shrinks when the pool is nearly full. ';
       assert.equal(detect(`${long}${tail}`, { finishReason: 'stop' }).kind, 'ok');
       assert.equal(detect(`Free ${tail}`, { finishReason: 'stop' }).kind, 'degenerate');

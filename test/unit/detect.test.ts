@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createDetector, detect, detectRecord, LIMITS, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
 import type { ReasonCode, StreamDelta, TokenInfo, Verdict } from '../../src/core/detect';
 
-const PROSE = 'To restart the server with a different attention backend, stop the running process first, ' +
+const PROSE =
+  'To restart the server with a different attention backend, stop the running process first, ' +
   'then launch it again with the flag set. The model weights stay cached on disk, so the second start is faster. ';
 
 function codes(v: Verdict): ReasonCode[] {
@@ -48,7 +49,7 @@ describe('detector signals', () => {
     it('leaves an emphatic "!!!" alone', () => {
       assert.equal(detect(`${PROSE}It works!!! Really!!!!!\n`, { finishReason: 'stop' }).kind, 'ok');
     });
-    it('uses opts.token0Text when the vocabulary\'s token 0 is something else', () => {
+    it("uses opts.token0Text when the vocabulary's token 0 is something else", () => {
       const text = PROSE + '<unk>'.repeat(40);
       const v = detect(text, {}, undefined, { token0Text: '<unk>' });
       assert.equal(v.kind, 'nan');
@@ -80,14 +81,21 @@ describe('detector signals', () => {
     });
     it('flags NaN, infinite and null logprobs, at the offset of the token', () => {
       for (const bad of [NaN, Infinity, -Infinity, null]) {
-        const tokens: TokenInfo[] = [{ text: 'Hello', logprob: -0.1 }, { text: ' world', logprob: bad }, { text: '.', logprob: -0.2 }];
+        const tokens: TokenInfo[] = [
+          { text: 'Hello', logprob: -0.1 },
+          { text: ' world', logprob: bad },
+          { text: '.', logprob: -0.2 },
+        ];
         const v = detect('Hello world.', { finishReason: 'stop' }, tokens);
         assert.equal(v.kind, 'nan', `logprob ${String(bad)}`);
         assert.equal(reason(v, 'nan-logprob').offset, 5);
       }
     });
     it('leaves finite logprobs alone, including very unlikely single tokens', () => {
-      const tokens: TokenInfo[] = [{ text: 'Hi', logprob: -0.1 }, { text: ' there', logprob: -15 }];
+      const tokens: TokenInfo[] = [
+        { text: 'Hi', logprob: -0.1 },
+        { text: ' there', logprob: -15 },
+      ];
       assert.equal(detect('Hi there', {}, tokens).kind, 'ok');
     });
     it('reads Python NaN/Infinity literals and all logprobs shapes in detectRecord', () => {
@@ -254,7 +262,10 @@ describe('detector leaves legitimate repetition alone', () => {
       '        return str(value)',
       '',
     ].join('\n'),
-    'deeply indented Python': Array.from({ length: 12 }, (_, i) => `${'    '.repeat(1 + (i % 6))}if level_${i} > threshold:\n${'    '.repeat(2 + (i % 6))}pass\n`).join(''),
+    'deeply indented Python': Array.from(
+      { length: 12 },
+      (_, i) => `${'    '.repeat(1 + (i % 6))}if level_${i} > threshold:\n${'    '.repeat(2 + (i % 6))}pass\n`,
+    ).join(''),
     'Markdown table': `| Flag | Default | Notes |\n|------|---------|-------|\n${Array.from({ length: 30 }, (_, i) => `| --flag-${i} | ${i % 3 ? 'auto' : 'none'} | ${i % 2 ? 'yes' : 'no'} |`).join('\n')}\n`,
     'empty Markdown table cells': `| a | b | c | d |\n|---|---|---|---|\n${'|   |   |   |   |\n'.repeat(6)}`,
     'numbered steps': Array.from({ length: 15 }, (_, i) => `${i + 1}. Run step ${i + 1} of the setup and check that it printed OK.`).join('\n'),
@@ -270,17 +281,29 @@ describe('detector leaves legitimate repetition alone', () => {
       'Oh, sing it again, sing it again,',
       'the river runs home in the rain.',
     ].join('\n'),
-    'licence text': ('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT ' +
+    'licence text':
+      'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT ' +
       'LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT ' +
-      'SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY.\n\n') +
+      'SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY.\n\n' +
       'Copyright (c) 2019 Example Authors\nCopyright (c) 2020 Example Authors\nCopyright (c) 2021 Example Authors\n',
-    'JSON array of objects': JSON.stringify(Array.from({ length: 25 }, (_, i) => ({ id: i, name: `worker-${i}`, active: i % 2 === 0, score: 0 })), null, 2),
+    'JSON array of objects': JSON.stringify(
+      Array.from({ length: 25 }, (_, i) => ({ id: i, name: `worker-${i}`, active: i % 2 === 0, score: 0 })),
+      null,
+      2,
+    ),
     'JSON array of zeros': `{"padding": [${Array(40).fill(0).join(', ')}]}`,
     'SQL INSERT batch': `INSERT INTO runs (id, model, backend, ok) VALUES\n${Array.from({ length: 40 }, (_, i) => `  (${i + 1}, 'qwen3-${i % 4}b', '${['triton', 'flashinfer', 'fa3'][i % 3]}', ${i % 5 ? 'TRUE' : 'FALSE'})`).join(',\n')};\n`,
-    'CSV': `time,gpu,util,mem\n${Array.from({ length: 60 }, (_, i) => `2026-01-01T00:${String(i).padStart(2, '0')}:00,0,${(i * 7) % 100},${40000 + i * 13}`).join('\n')}\n`,
-    'log excerpt': Array.from({ length: 40 }, (_, i) => `[2026-11-08 10:${String(i).padStart(2, '0')}:01 TP0] Decode batch. #running-req: ${1 + (i % 4)}, #token: ${1200 + i * 37}, token usage: 0.0${i % 10}, gen throughput (token/s): ${(50 + i * 1.7).toFixed(2)}`).join('\n'),
+    CSV: `time,gpu,util,mem\n${Array.from({ length: 60 }, (_, i) => `2026-01-01T00:${String(i).padStart(2, '0')}:00,0,${(i * 7) % 100},${40000 + i * 13}`).join('\n')}\n`,
+    'log excerpt': Array.from(
+      { length: 40 },
+      (_, i) =>
+        `[2026-11-08 10:${String(i).padStart(2, '0')}:01 TP0] Decode batch. #running-req: ${1 + (i % 4)}, #token: ${1200 + i * 37}, token usage: 0.0${i % 10}, gen throughput (token/s): ${(50 + i * 1.7).toFixed(2)}`,
+    ).join('\n'),
     'C signature with repeated types': 'int blend(float, float, float, float, float, float, float, float);\nvoid fill(int, int, int, int);\n',
-    'hex dump': Array.from({ length: 12 }, (_, i) => `${(i * 16).toString(16).padStart(8, '0')}: 0000 0000 0000 0000 ffff ffff 0000 0000  ................`).join('\n'),
+    'hex dump': Array.from(
+      { length: 12 },
+      (_, i) => `${(i * 16).toString(16).padStart(8, '0')}: 0000 0000 0000 0000 ffff ffff 0000 0000  ................`,
+    ).join('\n'),
     'escaped bytes in code': `data = b"${'\\x00'.repeat(24)}"\nheader = b"\\x89PNG\\r\\n\\x1a\\n"\n`,
   };
   for (const [name, text] of Object.entries(legit)) {
@@ -373,8 +396,16 @@ describe('detector hostile inputs', () => {
   it('survives lone surrogates, NUL and odd deltas', () => {
     const d = createDetector();
     const bad: unknown[] = [
-      { text: '\ud800' }, { text: '\udc00abc\ud83d' }, { text: '\u0000'.repeat(10) }, null, 42, {},
-      { text: 5 }, { tokens: 'nope' }, { tokens: [null, 3, { logprob: 'x' }, { id: 'y' }] }, { reasoning: {} },
+      { text: '\ud800' },
+      { text: '\udc00abc\ud83d' },
+      { text: '\u0000'.repeat(10) },
+      null,
+      42,
+      {},
+      { text: 5 },
+      { tokens: 'nope' },
+      { tokens: [null, 3, { logprob: 'x' }, { id: 'y' }] },
+      { reasoning: {} },
     ];
     for (const b of bad) assert.doesNotThrow(() => d.push(b as StreamDelta));
     assert.doesNotThrow(() => d.finish(undefined as never));

@@ -70,8 +70,15 @@ const RUN_SLOW = Math.min(UNIT_MIN, L_token0TextRun, L_floodPrintable, L_floodSp
 
 /** The values Channel.feed spells out; a change to LIMITS that they miss fails at load. */
 const HOT_LOOP_CONSTANTS: ReadonlyArray<[string, number, number]> = [
-  ['RMASK', RMASK, 8191], ['N', N, 8], ['HB', HB, 0x01000193], ['HBN', HBN, 0x5d615f21], ['TABLE_BITS', TABLE_BITS, 15],
-  ['REP_W', REP_W, 1024], ['UNIT_MIN', UNIT_MIN, 16], ['RUN_SLOW', RUN_SLOW, 16], ['UNIT_MAX_PERIOD', UNIT_MAX_PERIOD, 8],
+  ['RMASK', RMASK, 8191],
+  ['N', N, 8],
+  ['HB', HB, 0x01000193],
+  ['HBN', HBN, 0x5d615f21],
+  ['TABLE_BITS', TABLE_BITS, 15],
+  ['REP_W', REP_W, 1024],
+  ['UNIT_MIN', UNIT_MIN, 16],
+  ['RUN_SLOW', RUN_SLOW, 16],
+  ['UNIT_MAX_PERIOD', UNIT_MAX_PERIOD, 8],
   ['PMAX', PMAX, 4000],
 ];
 for (const [name, value, spelled] of HOT_LOOP_CONSTANTS) {
@@ -84,10 +91,20 @@ function powImul(b: number, e: number): number {
   return r;
 }
 
-
 function isWhitespace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Characters needed (matchRun, i.e. loop length minus one period) before a period-p loop can count. */
@@ -142,14 +159,16 @@ export class Channel {
   private repCount = 0;
   private repAlarm = REP_NEED;
 
-
   private readonly flagged = new Set<ReasonCode>();
   /** The longest unit run kept so far (unitLength 0: none). */
   private unitPeriod = 0;
   private unitLength = 0;
   private unitStart = 0;
 
-  constructor(private readonly sink: FlagSink, token0Text: string) {
+  constructor(
+    private readonly sink: FlagSink,
+    token0Text: string,
+  ) {
     this.t0 = token0Text.length ? token0Text : '!';
     this.t0Code = this.t0.charCodeAt(0);
     this.t0Multi = this.t0.length > 1;
@@ -226,7 +245,8 @@ export class Channel {
         lag = 0;
         matchRun = 0;
       }
-      if (pos - j <= 4000) { // PMAX; j is far in the past when the slot is empty
+      if (pos - j <= 4000) {
+        // PMAX; j is far in the past when the slot is empty
         const p = pos - j;
         const m = this.extendBack(p, pos);
         if (m >= 4) {
@@ -253,8 +273,7 @@ export class Channel {
   /** seq-rep reached REP_NEED: flags it once the window is full; returns the next alarm. */
   private onSeqRep(repCount: number, pos: number): number {
     if (pos < REP_W) return REP_NEED;
-    this.flag('seq-rep', pos - REP_W + 1,
-      `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
+    this.flag('seq-rep', pos - REP_W + 1, `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
     return INF;
   }
 
@@ -355,8 +374,7 @@ export class Channel {
     }
     // Hex data ("00ff", "0x1f") is not words; "abc" and "def" are.
     const hexData = hexOnly && digits > 0;
-    const wordy = (letters >= 2 && 2 * letters >= nonSpace && !(hexData && p <= 16)) ||
-      (p >= L_shortPeriod && letters >= 8);
+    const wordy = (letters >= 2 && 2 * letters >= nonSpace && !(hexData && p <= 16)) || (p >= L_shortPeriod && letters >= 8);
     const line = newlines > 0;
     return { wordy, line, list };
   }
@@ -372,9 +390,7 @@ export class Channel {
     }
     if (p < L_shortPeriod) {
       if (shape.list) return Math.max(L_shortListPeriods * p, L_shortListChars);
-      return shape.line
-        ? Math.max(L_shortLinePeriods * p, L_shortLineChars)
-        : Math.max(L_shortLoopPeriods * p, L_shortLoopChars);
+      return shape.line ? Math.max(L_shortLinePeriods * p, L_shortLineChars) : Math.max(L_shortLoopPeriods * p, L_shortLoopChars);
     }
     if (shape.line && p < L_longLineMax) return L_longLinePeriods * p;
     return L_longLoopPeriods * p;
@@ -437,8 +453,11 @@ export class Channel {
     const bytes = Buffer.from(text, 'utf8');
     const ratio = bytes.length / deflateSync(bytes).length;
     if (ratio > L_compression) {
-      this.flag('compression', this.pos - text.length,
-        `the last ${text.length} characters compress ${ratio.toFixed(1)}:1 with zlib (prose stays below ${L_compression})`);
+      this.flag(
+        'compression',
+        this.pos - text.length,
+        `the last ${text.length} characters compress ${ratio.toFixed(1)}:1 with zlib (prose stays below ${L_compression})`,
+      );
     }
   }
 
@@ -455,8 +474,7 @@ export class Channel {
       // Two periods of prose or of a long block; three when the period is a few lines (refrains).
       const lines = p < L_lengthLinesMax && this.unitShape(p, this.pos - 1).line;
       need = Math.max((lines ? L_lengthLinePeriods : L_lengthLoopPeriods) * p, L_lengthLoopChars);
-    }
-    else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(L_lengthShortPeriods * p, L_shortLoopChars);
+    } else if (this.unitShape(p, this.pos - 1).wordy) need = Math.max(L_lengthShortPeriods * p, L_shortLoopChars);
     else need = Math.max(L_structuralShortPeriods * p, 2 * L_lengthLoopChars);
     return total >= need ? { period: p, start: this.pos - total } : null;
   }
@@ -473,8 +491,11 @@ export class Channel {
     const periods = Math.floor(total / p);
     if (periods < LIMITS.endLoopPeriods || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
     if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
-    this.flag(p < L_shortPeriod ? 'short-loop' : 'long-loop', this.pos - total,
-      `the answer ends in a ${p}-character period repeated ${periods} times back to back`);
+    this.flag(
+      p < L_shortPeriod ? 'short-loop' : 'long-loop',
+      this.pos - total,
+      `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
+    );
   }
 
   /** Approximate seq-rep (share of n-grams repeated inside the window) of the current tail. */

@@ -5,17 +5,7 @@
 import { Channel } from './channel';
 import { LexicalScanner } from './lexical';
 import { LIMITS } from './limits';
-import type {
-  DetectorOptions,
-  FinishInfo,
-  Reason,
-  ReasonCode,
-  ReasonKind,
-  StreamDelta,
-  TokenInfo,
-  Verdict,
-  VerdictKind,
-} from './types';
+import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { OK_VERDICT } from './types';
 
 export interface Detector {
@@ -53,7 +43,8 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
 const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   'nan-marker': 'the server reported "NaN happened": the logits were NaN, usually a quantized GEMM, MoE or attention backend that is broken on this GPU',
   'nan-logprob': 'a sampled token has a NaN, infinite or missing logprob: the logits were not finite, check the GEMM/MoE/attention backend and KV-cache dtype',
-  'token0-run': 'argmax over all-NaN logits picks token 0, so NaN logits look like this: try another fp4/fp8 GEMM, MoE or attention backend, or a bf16 KV cache',
+  'token0-run':
+    'argmax over all-NaN logits picks token 0, so NaN logits look like this: try another fp4/fp8 GEMM, MoE or attention backend, or a bf16 KV cache',
   'char-flood': 'no text repeats one character this long: suspect broken logits (backend, KV-cache dtype, CUDA graphs)',
   'short-loop': 'the model is stuck in a short loop: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
   'long-loop': 'the model repeats whole sentences back to back: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
@@ -63,11 +54,16 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   empty: 'the answer is empty: a broken FP4 GEMM can give all-zero activations; check the GEMM backend',
   'length-repetition': 'the answer ran to max_tokens while repeating itself instead of stopping',
   'tool-calls-missing': 'finish_reason is tool_calls but no tool call came: a stop on "NaN happened" becomes tool_calls and loses its marker',
-  'answer-flood': 'an answer made of one repeated character is what NaN or broken logits give once token 0 is not "!": check the quantized GEMM, MoE and attention backends for this GPU',
-  'special-tokens': 'filler and control tokens are never sampled from sound logits: suspect the quantization, the attention backend or a tokenizer that does not match the weights',
-  'template-leak': 'check the chat template and the stop tokens the server uses (--chat-template, generation_config.json eos_token_id); a model that talks past its turn can also have broken logits',
-  'word-repetition': 'words repeating back to back is what a broken attention backend, KV cache or CUDA graph gives: compare with another attention backend, a bf16 KV cache or --disable-cuda-graph',
-  'word-salad': 'words in random order are what sanitized NaN logits or a broken kernel produce: compare with another GEMM/attention backend or without quantization',
+  'answer-flood':
+    'an answer made of one repeated character is what NaN or broken logits give once token 0 is not "!": check the quantized GEMM, MoE and attention backends for this GPU',
+  'special-tokens':
+    'filler and control tokens are never sampled from sound logits: suspect the quantization, the attention backend or a tokenizer that does not match the weights',
+  'template-leak':
+    'check the chat template and the stop tokens the server uses (--chat-template, generation_config.json eos_token_id); a model that talks past its turn can also have broken logits',
+  'word-repetition':
+    'words repeating back to back is what a broken attention backend, KV cache or CUDA graph gives: compare with another attention backend, a bf16 KV cache or --disable-cuda-graph',
+  'word-salad':
+    'words in random order are what sanitized NaN logits or a broken kernel produce: compare with another GEMM/attention backend or without quantization',
   mojibake: 'the tokenizer or detokenizer does not match the model, or a client decoded the bytes in the wrong encoding',
   'prompt-echo': 'the model repeats its input: check the chat template (a base model or a missing template gives this) and the attention backend',
   'list-cycle': 'the model is looping through the same items: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
@@ -117,8 +113,11 @@ class StreamingDetector implements Detector {
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
-    this.contentLex = new LexicalScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind),
-      typeof opts.prompt === 'string' ? opts.prompt : undefined, this.token0Text);
+    this.contentLex = new LexicalScanner(
+      (code, offset, detail, kind) => this.add(code, offset, detail, kind),
+      typeof opts.prompt === 'string' ? opts.prompt : undefined,
+      this.token0Text,
+    );
   }
 
   get verdict(): Verdict {
@@ -231,8 +230,7 @@ class StreamingDetector implements Detector {
     this.lpSum += lp;
     this.lpCount++;
     if (this.lpCount >= k && this.lpSum / k < LIMITS.saladLogprob) {
-      this.add('token-salad', offset,
-        `the last ${k} tokens average logprob ${(this.lpSum / k).toFixed(1)}, what sampling from a uniform distribution gives`);
+      this.add('token-salad', offset, `the last ${k} tokens average logprob ${(this.lpSum / k).toFixed(1)}, what sampling from a uniform distribution gives`);
     }
   }
 
@@ -264,10 +262,12 @@ class StreamingDetector implements Detector {
     if (reason === 'length') {
       const loop = this.content.tailLoop();
       if (loop) {
-        this.add('length-repetition', loop.start,
-          `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`);
-      } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') ||
-        this.content.has('token0-run')) {
+        this.add(
+          'length-repetition',
+          loop.start,
+          `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`,
+        );
+      } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') || this.content.has('token0-run')) {
         const first = [...this.reasons.values()].find((r) => r.code !== 'nan-marker');
         this.add('length-repetition', first ? first.offset : end, 'finish_reason is "length" after the output started repeating');
       }

@@ -16,8 +16,48 @@
  * CJK splitting nor anything beyond "letters between non-letters".
  */
 import {
-  afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav, lit, msa, nld,
-  nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul,
+  afr,
+  bul,
+  cat,
+  ces,
+  dan,
+  deu,
+  eng,
+  epo,
+  est,
+  eus,
+  fin,
+  fra,
+  gle,
+  glg,
+  hau,
+  hrv,
+  hun,
+  ind,
+  ita,
+  lat,
+  lav,
+  lit,
+  msa,
+  nld,
+  nob,
+  pol,
+  por,
+  porBr,
+  ron,
+  rus,
+  slk,
+  slv,
+  som,
+  sot,
+  spa,
+  swa,
+  swe,
+  tgl,
+  tur,
+  ukr,
+  vie,
+  zul,
 } from 'stopword';
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
@@ -146,8 +186,50 @@ class WordTable {
  */
 function stopwordHashes(): Set<number> {
   const set = new Set<number>();
-  const lists = [afr, bul, cat, ces, dan, deu, eng, epo, est, eus, fin, fra, gle, glg, hau, hrv, hun, ind, ita, lat, lav,
-    lit, msa, nld, nob, pol, por, porBr, ron, rus, slk, slv, som, sot, spa, swa, swe, tgl, tur, ukr, vie, zul];
+  const lists = [
+    afr,
+    bul,
+    cat,
+    ces,
+    dan,
+    deu,
+    eng,
+    epo,
+    est,
+    eus,
+    fin,
+    fra,
+    gle,
+    glg,
+    hau,
+    hrv,
+    hun,
+    ind,
+    ita,
+    lat,
+    lav,
+    lit,
+    msa,
+    nld,
+    nob,
+    pol,
+    por,
+    porBr,
+    ron,
+    rus,
+    slk,
+    slv,
+    som,
+    sot,
+    spa,
+    swa,
+    swe,
+    tgl,
+    tur,
+    ukr,
+    vie,
+    zul,
+  ];
   for (const list of lists) {
     for (const w of list) {
       // Split "l'" or "don't" the way the scanner does: letters only.
@@ -158,10 +240,13 @@ function stopwordHashes(): Set<number> {
 }
 
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
-const END_MARKER = /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
-const START_MARKER = /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
+const END_MARKER =
+  /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
+const START_MARKER =
+  /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
-const FILLER = /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
+const FILLER =
+  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
 const USER_ROLES = ['user', 'human', 'instruction'];
@@ -210,7 +295,11 @@ class Utf8Misread {
    * happens in real text; in CP1251 every Cyrillic letter is a lead and Ukrainian і/ї/є are
    * continuations, so only complete sequences count there.
    */
-  constructor(private readonly table: Uint8Array, private readonly partial: boolean, private readonly minRun = 1) {}
+  constructor(
+    private readonly table: Uint8Array,
+    private readonly partial: boolean,
+    private readonly minRun = 1,
+  ) {}
 
   private run = 0;
   private lastEnd = -2;
@@ -390,7 +479,11 @@ export class LexicalScanner {
   /** Token 0's text when it is one character (the NaN signature); -1 otherwise. */
   private readonly token0: number;
 
-  constructor(private readonly sink: LexSink, prompt?: string, token0Text = '!') {
+  constructor(
+    private readonly sink: LexSink,
+    prompt?: string,
+    token0Text = '!',
+  ) {
     this.token0 = token0Text.length === 1 ? token0Text.charCodeAt(0) : -1;
     const norm = typeof prompt === 'string' ? normalisePrompt(prompt).slice(0, LEX.echoChars) : '';
     if (norm.length >= LEX.echoMinChars) {
@@ -434,7 +527,8 @@ export class LexicalScanner {
     for (let i = from; i < to; i++, pos++) {
       const c = s[i];
       const cls = c < 128 ? ASCII_CLASS[c] : 0;
-      if (cls === 5 && fast !== 0 && (latin !== 0 || wLen === 0)) { // C_LETTER
+      if (cls === 5 && fast !== 0 && (latin !== 0 || wLen === 0)) {
+        // C_LETTER
         if (wLen === 0) {
           this.startAsciiWord(pos, c);
           wHash = -0x7ee3623b; // FNV_BASIS
@@ -601,7 +695,6 @@ export class LexicalScanner {
       this.markerStart = pos;
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
-
     if (cls === C_LETTER) {
       if (this.enumState < 3) this.enumState = this.enumState === 2 ? 3 : 4;
       if (this.tokKind === 2) this.tokTurns++;
@@ -646,7 +739,8 @@ export class LexicalScanner {
     if (c === 0xfffd) {
       if (this.fffd++ === 0) this.firstFffd = pos;
       this.saladEvent(pos);
-    } else if (c === 0x2047) this.unknownPieces++; // "⁇": SentencePiece's rendering of an unknown piece
+    } else if (c === 0x2047)
+      this.unknownPieces++; // "⁇": SentencePiece's rendering of an unknown piece
     else if (c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && this.prevWide === 0xe2)) this.saladEvent(pos);
     this.cp1252.step(c, pos);
     this.cp1251.step(c, pos);
@@ -688,7 +782,11 @@ export class LexicalScanner {
     if (this.words < LEX.roleMinWords || !this.lastRoleCapital) return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
-      this.flag('template-leak', at, `a user turn ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") starts at offset ${at} inside the answer: the model writes the user's part`);
+      this.flag(
+        'template-leak',
+        at,
+        `a user turn ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") starts at offset ${at} inside the answer: the model writes the user's part`,
+      );
     } else if (this.lastRole === 2) {
       this.flag('template-leak', at, `a role label ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") at offset ${at} looks like a new turn`, 'suspect');
     }
@@ -700,8 +798,11 @@ export class LexicalScanner {
     const sc = this.wScript;
     const data = this.wHex && len >= 4;
     if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data) {
-      if (++this.sameRun >= LEX.sameWordRun && !this.flagged.has('word-repetition') &&
-        this.sum(F_CODEGAP) <= LEX.proseMaxCodeGaps * Math.min(this.words, WINDOW)) {
+      if (
+        ++this.sameRun >= LEX.sameWordRun &&
+        !this.flagged.has('word-repetition') &&
+        this.sum(F_CODEGAP) <= LEX.proseMaxCodeGaps * Math.min(this.words, WINDOW)
+      ) {
         this.flag('word-repetition', this.sameRunStart, `the word at offset ${this.sameRunStart} comes ${this.sameRun} times in a row`);
       }
     } else {
@@ -737,8 +838,14 @@ export class LexicalScanner {
 
     // One word of another script between two of the same script: a spliced token (suspect).
     // Only in Latin text: Russian technical text puts Latin words between Cyrillic ones all the time.
-    if (this.words >= 2 && this.spliced < 0 && sc === SCRIPT_LATIN && this.prevPrevScript === SCRIPT_LATIN &&
-      this.prevScript !== SCRIPT_LATIN && scriptsClash(sc, this.prevScript)) {
+    if (
+      this.words >= 2 &&
+      this.spliced < 0 &&
+      sc === SCRIPT_LATIN &&
+      this.prevPrevScript === SCRIPT_LATIN &&
+      this.prevScript !== SCRIPT_LATIN &&
+      scriptsClash(sc, this.prevScript)
+    ) {
       this.spliced = this.prevWordStart;
     }
 
@@ -858,15 +965,33 @@ export class LexicalScanner {
       }
     }
     if (!this.flagged.has('word-salad') && (prose || spaced)) {
-      if (prose && listed >= 0.75 * n && (stops >= LEX.functionOnlyShare * n ||
-        (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))) {
-        this.flag('word-salad', start, `${stops} of ${n} words are function words with few others among them ${LexicalScanner.where(n, start, atFinish)}: function-word salad`);
-      } else if (this.sum(F_RARE_SWITCH) >= LEX.switchShare * n || (switches >= LEX.switchShare * n && this.sum(F_RARE_SWITCH) >= LEX.switchRareMin && this.scriptsIn(n) >= LEX.switchScripts)) {
+      if (
+        prose &&
+        listed >= 0.75 * n &&
+        (stops >= LEX.functionOnlyShare * n || (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
+      ) {
+        this.flag(
+          'word-salad',
+          start,
+          `${stops} of ${n} words are function words with few others among them ${LexicalScanner.where(n, start, atFinish)}: function-word salad`,
+        );
+      } else if (
+        this.sum(F_RARE_SWITCH) >= LEX.switchShare * n ||
+        (switches >= LEX.switchShare * n && this.sum(F_RARE_SWITCH) >= LEX.switchRareMin && this.scriptsIn(n) >= LEX.switchScripts)
+      ) {
         this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
       } else if (prose && odd >= LEX.oddShare * n) {
-        this.flag('word-salad', start, `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`);
+        this.flag(
+          'word-salad',
+          start,
+          `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`,
+        );
       } else if (prose && listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
-        this.flag('word-salad', start, `${n} words with only ${stops} function words among them ${LexicalScanner.where(n, start, atFinish)}: random vocabulary`);
+        this.flag(
+          'word-salad',
+          start,
+          `${n} words with only ${stops} function words among them ${LexicalScanner.where(n, start, atFinish)}: random vocabulary`,
+        );
       }
     }
   }
@@ -927,8 +1052,7 @@ export class LexicalScanner {
     else if (c >= 48 && c <= 57) {
       this.enumValue = st === 0 ? c - 48 : this.enumValue * 10 + (c - 48);
       this.enumState = st <= 1 ? 1 : 4;
-    }
-    else if (c === 46 || c === 41) this.enumState = st === 1 ? 2 : 4;
+    } else if (c === 46 || c === 41) this.enumState = st === 1 ? 2 : 4;
     else if (cls !== C_NEWLINE) this.enumState = 4;
   }
 
@@ -949,7 +1073,11 @@ export class LexicalScanner {
       if (this.itemHashes[(this.items - k) & IMASK] === h) {
         if (this.duplicates++ === 0) this.firstDuplicate = at;
         if (this.duplicates === LEX.itemDuplicates) {
-          this.flag('list-cycle', this.firstDuplicate, `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`);
+          this.flag(
+            'list-cycle',
+            this.firstDuplicate,
+            `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`,
+          );
         }
         break;
       }
@@ -1051,8 +1179,11 @@ export class LexicalScanner {
     // an answer of nothing else counts (long runs are Channel's char-flood).
     if (isRuleChar(top) && !whole) return;
     if (whole || (atFinish ? count >= LEX.floodMinChars && share >= LEX.floodShare : count >= LEX.floodStreamChars && share >= LEX.floodStreamShare)) {
-      this.flag('answer-flood', this.firstAt[top],
-        `${count} of the answer's ${nonWs} visible characters are ${JSON.stringify(String.fromCharCode(top))}, the first at offset ${this.firstAt[top]}`);
+      this.flag(
+        'answer-flood',
+        this.firstAt[top],
+        `${count} of the answer's ${nonWs} visible characters are ${JSON.stringify(String.fromCharCode(top))}, the first at offset ${this.firstAt[top]}`,
+      );
     }
   }
 
@@ -1081,22 +1212,31 @@ export class LexicalScanner {
       this.checkFlood(true);
       const visible = this.pos - Math.max(0, this.firstNonWs);
       if (!this.flagged.has('answer-flood') && unitRun && unitRun.length >= LEX.floodMinChars && unitRun.length >= LEX.unitShare * visible) {
-        this.flag('answer-flood', unitRun.start,
-          `a ${unitRun.period}-character unit repeats over ${unitRun.length} of the answer's ${visible} characters`);
+        this.flag('answer-flood', unitRun.start, `a ${unitRun.period}-character unit repeats over ${unitRun.length} of the answer's ${visible} characters`);
       }
       if (!this.flagged.has('answer-flood') && this.ws >= LEX.blankMinChars && this.ws >= LEX.blankShare * this.pos && this.nonWs > 0) {
         this.flag('answer-flood', Math.max(0, this.firstNonWs), `${this.ws} of the answer's ${this.pos} characters are blank`);
       }
       if (!this.flagged.has('answer-flood') && this.trailingNewlines >= LEX.trailingBlankLines && this.firstNonWs >= 0) {
-        this.flag('answer-flood', this.pos - this.trailingNewlines,
-          `the answer ends in ${this.trailingNewlines} newlines: the model kept sampling line breaks instead of stopping`);
+        this.flag(
+          'answer-flood',
+          this.pos - this.trailingNewlines,
+          `the answer ends in ${this.trailingNewlines} newlines: the model kept sampling line breaks instead of stopping`,
+        );
       }
       const visibleChars = this.nonWs - this.thinkTagChars;
       // One line: ASCII art is symbols too, but drawn over lines.
-      if (!this.flagged.has('answer-flood') && visibleChars >= LEX.symbolsMinChars && this.letterOrDigit <= LEX.symbolsMaxShare * visibleChars &&
-        this.newlinesAfterText === 0) {
-        this.flag('answer-flood', Math.max(0, this.firstNonWs),
-          `only ${this.letterOrDigit} of the answer's ${visibleChars} visible characters are letters or digits: the rest is punctuation and symbols`);
+      if (
+        !this.flagged.has('answer-flood') &&
+        visibleChars >= LEX.symbolsMinChars &&
+        this.letterOrDigit <= LEX.symbolsMaxShare * visibleChars &&
+        this.newlinesAfterText === 0
+      ) {
+        this.flag(
+          'answer-flood',
+          Math.max(0, this.firstNonWs),
+          `only ${this.letterOrDigit} of the answer's ${visibleChars} visible characters are letters or digits: the rest is punctuation and symbols`,
+        );
       }
     }
     if (this.words >= LEX.shortMinWords && this.words < WINDOW) this.judgeWindow(this.words, true);
@@ -1106,11 +1246,20 @@ export class LexicalScanner {
       if (this.textSinceMarker && e.after) {
         this.flag('template-leak', e.at, `text goes on after the end-of-turn marker ${e.text} at offset ${e.at}: the server did not stop there`);
       } else {
-        this.flag('template-leak', e.at, `the answer contains the end-of-turn marker ${e.text} at offset ${e.at}: the server neither stopped on it nor stripped it`, 'suspect');
+        this.flag(
+          'template-leak',
+          e.at,
+          `the answer contains the end-of-turn marker ${e.text} at offset ${e.at}: the server neither stopped on it nor stripped it`,
+          'suspect',
+        );
       }
     }
     if (this.unknownPieces >= LEX.fillerRun - 1 && !this.flagged.has('special-tokens')) {
-      this.flag('special-tokens', Math.max(0, this.firstNonWs), `${this.unknownPieces} "⁇" marks: SentencePiece shows an unknown piece this way, so the model sampled ids its tokenizer does not have`);
+      this.flag(
+        'special-tokens',
+        Math.max(0, this.firstNonWs),
+        `${this.unknownPieces} "⁇" marks: SentencePiece shows an unknown piece this way, so the model sampled ids its tokenizer does not have`,
+      );
     }
     if (this.fillers > 0 && !this.flagged.has('special-tokens')) {
       this.flag('special-tokens', this.firstFiller, `the token ${this.firstFillerText} at offset ${this.firstFiller} is a filler or control token`, 'suspect');
@@ -1121,7 +1270,11 @@ export class LexicalScanner {
     if (misread.events >= LEX.mojibakeEvents + (misread === this.cp1251 ? LEX.cp1251Extra : 0)) {
       this.flag('mojibake', misread.firstAt, `${misread.events} character sequences such as ${JSON.stringify(misread.sample)} are UTF-8 bytes read as ${page}`);
     } else if (this.gbk > 0) {
-      this.flag('mojibake', this.firstGbk, `${this.gbk === 1 ? 'a pair' : `${this.gbk} pairs`} such as "¡¯" at offset ${this.firstGbk}: GBK punctuation (curly quotes, dashes) read as Latin-1`);
+      this.flag(
+        'mojibake',
+        this.firstGbk,
+        `${this.gbk === 1 ? 'a pair' : `${this.gbk} pairs`} such as "¡¯" at offset ${this.firstGbk}: GBK punctuation (curly quotes, dashes) read as Latin-1`,
+      );
     } else if (this.fffd >= LEX.replacementChars) {
       this.flag('mojibake', this.firstFffd, `${this.fffd} U+FFFD replacement characters: bytes were lost when the tokens were decoded`);
     } else if (misread.events > 0) {
@@ -1147,8 +1300,7 @@ function scriptsClash(a: number, b: number): boolean {
 
 /** Punctuation that prose puts right after a word, before a space. */
 function isClosing(c: number): boolean {
-  return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 ||
-    c === 0x2019 || c === 0x201d || c === 0xbb;
+  return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 || c === 0x2019 || c === 0x201d || c === 0xbb;
 }
 
 /** Punctuation that prose puts after a space, right before a word. */
@@ -1165,8 +1317,7 @@ function isHexLetter(c: number): boolean {
 }
 
 function isSpaceUnit(c: number): boolean {
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
 
 function normalisePrompt(p: string): string {
