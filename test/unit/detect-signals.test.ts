@@ -249,6 +249,22 @@ describe('detector signals on real outputs', () => {
       assert.equal(detect(`${PROSE}${'| --- '.repeat(6)}|`, { finishReason: 'stop' }).kind, 'ok');
     });
 
+    it('flags a joke told two and a half times that is nearly the whole answer (a prompt echoed in a loop)', () => {
+      const c = real('rfca1bc9beb');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'long-loop');
+      assert.match(r.message, /ends in a \d+-character period repeated 2 times/);
+      assert.ok(r.offset <= c.text.indexOf('Why did'), `offset ${r.offset}`);
+    });
+
+    it('needs two and a half sentence-long periods over three quarters of the answer for that', () => {
+      const joke = 'Why did the chicken cross the road? To get to the other side. ';
+      assert.equal(detect(`${joke}${joke}Why did the chicken cross the road`, { finishReason: 'stop' }).kind, 'degenerate');
+      assert.equal(detect(`${joke}${joke}`, { finishReason: 'stop' }).kind, 'ok', 'two periods');
+      assert.equal(detect(`${PROSE}${joke}${joke}Why did the chicken cross the road`, { finishReason: 'stop' }).kind, 'ok', 'less than three quarters');
+    });
+
     it('needs most of the answer or five periods: three periods at the end of a long answer stay ok', () => {
       const tail = 'cache blocks, cache blocks, cache blocks,';
       const long =

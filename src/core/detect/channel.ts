@@ -489,7 +489,9 @@ export class Channel {
     if (p < 2 || this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
     const total = this.matchRun + p;
     const periods = Math.floor(total / p);
-    if (periods < LIMITS.endLoopPeriods || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
+    // A sentence-long period said twice and a half, the answer almost nothing else, counts too.
+    const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * this.pos;
+    if ((periods < LIMITS.endLoopPeriods && !most) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
     if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
     this.flag(
       p < L_shortPeriod ? 'short-loop' : 'long-loop',

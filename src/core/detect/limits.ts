@@ -67,6 +67,9 @@ export const LIMITS = Object.freeze({
   endLoopChars: 24,
   endLoopShare: 0.5,
   endLoopManyPeriods: 5,
+  /** ... or, for a period of shortPeriod or more, endLoopMostPeriods periods over endLoopMostShare of the answer. */
+  endLoopMostPeriods: 2.5,
+  endLoopMostShare: 0.75,
 
   /** seq-rep over the tail window: share of character n-grams already seen in the window. */
   seqRepWindow: 1024,
