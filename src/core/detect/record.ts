@@ -7,6 +7,7 @@
  */
 import { detect } from './detector';
 import type { FinishInfo, ReasonCode, TokenInfo, VerdictKind } from './types';
+import { errorMessage } from '../errors';
 
 export interface DetectRecordOk {
   id: unknown;
@@ -154,7 +155,7 @@ export function detectRecord(record: unknown): DetectRecordResult {
       try {
         rec = parseJsonLenient(rec);
       } catch (e) {
-        return { id: null, error: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+        return { id: null, error: `not valid JSON: ${errorMessage(e)}` };
       }
     }
     if (!isRecord(rec)) {
@@ -192,6 +193,6 @@ export function detectRecord(record: unknown): DetectRecordResult {
     return out;
   } catch (e) {
     const id = isRecord(record) ? (record.id ?? null) : null;
-    return { id, error: `internal error: ${e instanceof Error ? e.message : String(e)}` };
+    return { id, error: `internal error: ${errorMessage(e)}` };
   }
 }
