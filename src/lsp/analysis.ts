@@ -5,8 +5,8 @@
  */
 import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
-import { shellWord } from '../core/hosts/quote';
-import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand, type LaunchToken } from '../core/launch';
+import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
+import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
@@ -85,95 +85,38 @@ function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, 
 
 /** A flag with its values (through the last separate value; an inline `=value` is inside the arg). */
 export function argRange(f: ResolvedFlag): Range {
-  const vs = f.arg.values ?? [];
-  const end = vs.length && !f.arg.inline ? vs[vs.length - 1].range.end : f.arg.range.end;
-  return { start: f.arg.range.start, end };
-}
-
-function quoteOf(tok: LaunchToken | undefined): string {
-  const c = tok?.text[0];
-  return c === '"' || c === "'" ? c : '';
-}
-
-/** Text for a replacement value in the style of the token it replaces. */
-function formatValue(v: string, like: LaunchToken | undefined, form: LaunchCommand['form']): string {
-  const q = quoteOf(like);
-  if (q) return `${q}${v}${q}`;
-  return form === 'shell' ? shellWord(v) : v;
-}
-
-function lastArgEnd(cmd: LaunchCommand): Range['end'] {
-  return cmd.args.length ? cmd.args[cmd.args.length - 1].range.end : cmd.entryRange.end;
-}
-
-/** Separator between list items of an argv-form command (`, ` or a YAML `\n  - `). */
-function argvSeparator(cmd: LaunchCommand, text: string, offsetOf: (p: Range['start']) => number): string {
-  for (let i = cmd.args.length - 1; i > 0; i--) {
-    const between = text.slice(offsetOf(cmd.args[i - 1].range.end), offsetOf(cmd.args[i].range.start));
-    if (!between.includes('#') && between.length < 200) return between;
-  }
-  return ', ';
-}
-
-/** Edits appending `--flag [value]` at the end of the command. */
-function appendEdits(cmd: LaunchCommand, flag: string, value: string | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit {
-  const end = lastArgEnd(cmd);
-  if (cmd.form === 'shell') {
-    return { range: { start: end, end }, newText: ` ${flag}${value === undefined ? '' : ` ${shellWord(value)}`}` };
-  }
-  const sep = argvSeparator(cmd, text, offsetOf);
-  const q = quoteOf(cmd.args[cmd.args.length - 1] ?? cmd.executable);
-  const item = (s: string): string => `${q}${s}${q}`;
-  return { range: { start: end, end }, newText: `${sep}${item(flag)}${value === undefined ? '' : `${sep}${item(value)}`}` };
-}
-
-/** Removes a flag and its values, with the separator before it. */
-function removeEdit(cmd: LaunchCommand, f: ResolvedFlag): TextEdit {
-  const prevEnd = f.index > 0 ? cmd.args[f.index - 1].range.end : cmd.entryRange.end;
-  return { range: { start: prevEnd, end: argRange(f).end }, newText: '' };
+  return flagSpan(f.arg);
 }
 
 function renameEdit(f: ResolvedFlag, to: string): TextEdit {
   return { range: f.arg.nameRange ?? f.arg.range, newText: to };
 }
 
+/** A rule's fix as launch edits: flags are found by dataclass field (any spelling), added under the catalog's name. */
 function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit[] {
-  const { cmd } = ac;
-  const edits: TextEdit[] = [];
-  const findLast = (field: string, names: string[]): ResolvedFlag | undefined => {
-    let hit: ResolvedFlag | undefined;
-    for (const f of ac.flags) if (f.field === field || names.includes(f.arg.name ?? '')) hit = f;
-    return hit;
-  };
+  const fieldOf = new Map<string, string>();
+  const changes: FlagChange[] = [];
   for (const s of fix.set ?? []) {
-    const existing = findLast(s.field, [s.flag, ...(s.flagAliases ?? [])]);
-    const flagName = index?.byField.get(s.field)?.flag ?? s.flag;
-    if (s.value === true) {
-      if (!existing) edits.push(appendEdits(cmd, flagName, undefined, text, offsetOf));
-      continue;
-    }
-    if (s.value === false) {
-      if (existing) edits.push(removeEdit(cmd, existing));
-      continue;
-    }
-    const v = s.value === null ? 'None' : String(s.value);
-    if (existing) {
-      const vs = existing.arg.values ?? [];
-      if (vs.length) edits.push({ range: vs[0].range, newText: formatValue(v, vs[0], cmd.form) });
-      else {
-        const end = existing.arg.range.end;
-        edits.push({
-          range: { start: end, end },
-          newText: cmd.form === 'shell' ? ` ${shellWord(v)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(v, existing.arg, cmd.form)}`,
-        });
-      }
-    } else edits.push(appendEdits(cmd, flagName, v, text, offsetOf));
+    const flag = index?.byField.get(s.field)?.flag ?? s.flag;
+    fieldOf.set(flag, s.field);
+    changes.push({
+      flag,
+      aliases: [s.flag, ...(s.flagAliases ?? [])],
+      value: s.value === null ? 'None' : typeof s.value === 'boolean' ? s.value : String(s.value),
+    });
   }
   for (const r of fix.remove ?? []) {
-    const existing = findLast(r.field, [r.flag]);
-    if (existing) edits.push(removeEdit(cmd, existing));
+    fieldOf.set(r.flag, r.field);
+    changes.push({ flag: r.flag, value: false });
   }
-  return edits;
+  const locate = (c: FlagChange): number | undefined => {
+    const field = fieldOf.get(c.flag);
+    const names = [c.flag, ...(c.aliases ?? [])];
+    let hit: number | undefined;
+    for (const f of ac.flags) if (f.field === field || names.includes(f.arg.name ?? '')) hit = f.index;
+    return hit;
+  };
+  return flagEdits(ac.cmd, text, changes, { locate, offsetOf });
 }
 
 function toValue(f: ResolvedFlag): unknown {
@@ -323,7 +266,7 @@ function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]
         DiagnosticSeverity.Warning,
         'duplicate-flag',
         `${f.arg.name} is given again as ${last.arg.name} on line ${last.arg.range.start.line + 1}; the last one wins.`,
-        [{ title: `Remove this ${f.arg.name}`, edits: [removeEdit(ac.cmd, f)], preferred: true }],
+        [{ title: `Remove this ${f.arg.name}`, edits: [removeEdit(ac.cmd, f.index)], preferred: true }],
       ),
     );
   }

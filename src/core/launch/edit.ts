@@ -1,0 +1,151 @@
+/**
+ * Changes to a launch command, written through the launch-command parser (never a regex over the
+ * file): each change becomes text edits at the ranges the parser found, quoted the way the command
+ * is written (shell words, or list items in the quote style of their neighbours). The language
+ * server's quick fixes, "Apply to Server" and the backend sweep all use these.
+ *
+ *   const [cmd] = findLaunchCommands(text, 'systemd');
+ *   const next = applyTextEdits(text, flagEdits(cmd, text, [{ flag: '--fp4-gemm-backend', value: 'flashinfer_cudnn' }]));
+ */
+import { shellWord } from '../hosts/quote';
+import { LineIndex } from '../lines';
+import type { LaunchArg, LaunchCommand, LaunchToken, Position, Range } from './types';
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+/**
+ * One flag to set: a string value (`None` for Python's None), `true` for a flag present with no
+ * value (store_true), `false` to remove the flag and its values.
+ */
+export interface FlagChange {
+  flag: string;
+  /** Other spellings of the same flag (a renamed flag's old name) that count as present. */
+  aliases?: string[];
+  value: string | boolean;
+}
+
+export interface FlagEditOptions {
+  /**
+   * Finds the argument a change is about (index into `cmd.args`, the last one wins), for callers
+   * that match by dataclass field; default: the last flag spelled as `flag` or one of `aliases`.
+   */
+  locate?: (change: FlagChange) => number | undefined;
+  /** Offset of a position in `text`, when the caller has a line table already. */
+  offsetOf?: (p: Position) => number;
+}
+
+/** Edits that make `cmd` (found in `text`) carry each change. Changes apply in order; later ones win. */
+export function flagEdits(cmd: LaunchCommand, text: string, changes: FlagChange[], options: FlagEditOptions = {}): TextEdit[] {
+  const offsetOf = options.offsetOf ?? lineOffsets(text);
+  const locate = options.locate ?? ((c: FlagChange) => lastFlagIndex(cmd, [c.flag, ...(c.aliases ?? [])]));
+  const edits: TextEdit[] = [];
+  for (const change of changes) {
+    const at = locate(change);
+    const existing = at === undefined ? undefined : cmd.args[at];
+    if (change.value === false) {
+      if (existing && at !== undefined) edits.push(removeEdit(cmd, at));
+    } else if (change.value === true) {
+      if (!existing) edits.push(appendEdit(cmd, change.flag, undefined, text, offsetOf));
+    } else if (existing) {
+      edits.push(valueEdit(cmd, existing, change.value, text, offsetOf));
+    } else {
+      edits.push(appendEdit(cmd, change.flag, change.value, text, offsetOf));
+    }
+  }
+  return edits;
+}
+
+function lineOffsets(text: string): (p: Position) => number {
+  const lines = new LineIndex(text);
+  return (p) => lines.offset(p);
+}
+
+/** Applies non-overlapping edits (any order) to `text`. */
+export function applyTextEdits(text: string, edits: TextEdit[]): string {
+  const lines = new LineIndex(text);
+  const spans = edits
+    .map((e, i) => ({ start: lines.offset(e.range.start), end: lines.offset(e.range.end), newText: e.newText, i }))
+    // From the end backwards; inserts at one point go in the order given (the later one first).
+    .sort((a, b) => b.start - a.start || b.end - a.end || b.i - a.i);
+  let out = text;
+  let limit = Infinity;
+  for (const s of spans) {
+    if (s.end > limit) throw new Error('overlapping edits');
+    out = out.slice(0, s.start) + s.newText + out.slice(s.end);
+    limit = s.start;
+  }
+  return out;
+}
+
+/** The span of a flag and its separate values (an inline `=value` is inside the flag's token). */
+export function flagSpan(arg: LaunchArg): Range {
+  const vs = arg.values ?? [];
+  const end = vs.length && !arg.inline ? vs[vs.length - 1].range.end : arg.range.end;
+  return { start: arg.range.start, end };
+}
+
+function lastFlagIndex(cmd: LaunchCommand, names: string[]): number | undefined {
+  let hit: number | undefined;
+  cmd.args.forEach((a, i) => {
+    if (a.kind === 'flag' && a.name && names.includes(a.name)) hit = i;
+  });
+  return hit;
+}
+
+function quoteOf(tok: LaunchToken | undefined): string {
+  const c = tok?.text[0];
+  return c === '"' || c === "'" ? c : '';
+}
+
+/** A replacement value in the style of the token it replaces. */
+export function formatValue(value: string, like: LaunchToken | undefined, form: LaunchCommand['form']): string {
+  const q = quoteOf(like);
+  if (q) return `${q}${value}${q}`;
+  return form === 'shell' ? shellWord(value) : value;
+}
+
+function lastArgEnd(cmd: LaunchCommand): Position {
+  return cmd.args.length ? cmd.args[cmd.args.length - 1].range.end : cmd.entryRange.end;
+}
+
+/** Separator between list items of an argv-form command (`, ` or a YAML `\n  - `), as the file writes it. */
+function argvSeparator(cmd: LaunchCommand, text: string, offsetOf: (p: Position) => number): string {
+  for (let i = cmd.args.length - 1; i > 0; i--) {
+    const between = text.slice(offsetOf(cmd.args[i - 1].range.end), offsetOf(cmd.args[i].range.start));
+    if (!between.includes('#') && between.length < 200) return between;
+  }
+  return ', ';
+}
+
+/** `--flag [value]` appended at the end of the command. */
+export function appendEdit(cmd: LaunchCommand, flag: string, value: string | undefined, text: string, offsetOf: (p: Position) => number): TextEdit {
+  const end = lastArgEnd(cmd);
+  if (cmd.form === 'shell') {
+    return { range: { start: end, end }, newText: ` ${flag}${value === undefined ? '' : ` ${shellWord(value)}`}` };
+  }
+  const sep = argvSeparator(cmd, text, offsetOf);
+  const q = quoteOf(cmd.args[cmd.args.length - 1] ?? cmd.executable);
+  const item = (s: string): string => `${q}${s}${q}`;
+  return { range: { start: end, end }, newText: `${sep}${item(flag)}${value === undefined ? '' : `${sep}${item(value)}`}` };
+}
+
+/** Removes the flag at `index` and its values, with the separator before it. */
+export function removeEdit(cmd: LaunchCommand, index: number): TextEdit {
+  // args hold values as their own entries, so the previous entry ends where the kept text ends.
+  const start = index > 0 ? cmd.args[index - 1].range.end : cmd.entryRange.end;
+  return { range: { start, end: flagSpan(cmd.args[index]).end }, newText: '' };
+}
+
+/** The flag's (first) value replaced, or a value added after a flag written without one. */
+function valueEdit(cmd: LaunchCommand, arg: LaunchArg, value: string, text: string, offsetOf: (p: Position) => number): TextEdit {
+  const vs = arg.values ?? [];
+  if (vs.length) return { range: vs[0].range, newText: formatValue(value, vs[0], cmd.form) };
+  const end = arg.range.end;
+  return {
+    range: { start: end, end },
+    newText: cmd.form === 'shell' ? ` ${shellWord(value)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(value, arg, cmd.form)}`,
+  };
+}
