@@ -35,6 +35,8 @@ export const EXIT = {
   noMatch: 1,
   /** env: error-level findings. */
   findings: 1,
+  /** supervise status: the command is not running. */
+  notRunning: 1,
   error: 3,
   usage: 64,
   noInput: 66,

@@ -10,8 +10,9 @@ import { envCommand } from './commands/env';
 import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
+import { superviseCommand } from './commands/supervise';
 
-export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand];
+export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand, superviseCommand];
 
 function mainUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
