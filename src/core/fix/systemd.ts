@@ -1,0 +1,97 @@
+/**
+ * Changing the flags of a systemd unit without touching the unit file: a drop-in
+ * (`/etc/systemd/system/UNIT.d/inference-doctor.conf`) that clears ExecStart and sets the edited
+ * command, then `daemon-reload` and `restart`. Undo removes the drop-in (or puts back the one that
+ * was there), so the user's unit is restored byte for byte because it was never written.
+ *
+ * Pure: it plans argv lists; the caller runs them on a Host (every argument is data: file contents
+ * travel as an argument to `sh -c` with a fixed script, never inside the script).
+ */
+import { findLaunchCommands } from '../launch/index';
+import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { LineIndex } from '../lines';
+
+export const DROP_IN_NAME = 'inference-doctor.conf';
+
+export interface SystemdPlan {
+  unit: string;
+  dropInPath: string;
+  /** The drop-in's text. */
+  dropIn: string;
+  /** The effective ExecStart command line after the change (for the before/after view). */
+  execStart: string;
+  /** Run in order to apply. */
+  apply: string[][];
+  /** Run in order to undo (the previous drop-in is written back when there was one). */
+  restore: string[][];
+}
+
+export class SystemdPlanError extends Error {}
+
+const UNIT = /^[A-Za-z0-9:_.@-]{1,200}$/;
+
+/** `sglang` → `sglang.service`; refuses names that could leave the unit directory or run as options. */
+export function unitName(name: string): string {
+  const unit = /\.(service|socket|target|timer|mount|path)$/.test(name) ? name : `${name}.service`;
+  if (!UNIT.test(unit) || unit.startsWith('-') || unit.startsWith('.')) throw new SystemdPlanError(`Not a unit name: ${JSON.stringify(name)}`);
+  return unit;
+}
+
+/**
+ * Plans the change. `effective` is what `systemctl cat UNIT` prints (the unit and its drop-ins, in
+ * order): the last SGLang command found there is the one systemd runs. `previousDropIn` is our
+ * drop-in's current text when it exists (from an earlier apply), so undo can put it back.
+ */
+export function planSystemdChange(
+  name: string,
+  effective: string,
+  changes: FlagChange[],
+  opts: { unitDir?: string; previousDropIn?: string } = {},
+): SystemdPlan {
+  const unit = unitName(name);
+  const commands = findLaunchCommands(effective, 'systemd');
+  const cmd = commands[commands.length - 1];
+  if (!cmd) throw new SystemdPlanError(`No SGLang launch command in the ExecStart of ${unit}`);
+  const edited = applyTextEdits(effective, flagEdits(cmd, effective, changes));
+  const after = findLaunchCommands(edited, 'systemd');
+  const next = after[after.length - 1];
+  if (!next) throw new SystemdPlanError(`The change would leave ${unit} without a launch command`);
+  const execStart = logicalLine(edited, next.range.start.line, next.range.end);
+  if (!/^\s*ExecStart\s*=/.test(execStart)) throw new SystemdPlanError(`The SGLang command of ${unit} is not in its ExecStart`);
+  const dir = `${opts.unitDir ?? '/etc/systemd/system'}/${unit}.d`;
+  const dropInPath = `${dir}/${DROP_IN_NAME}`;
+  const dropIn = [
+    '# Written by Inference Doctor: the flags below replace those of the unit.',
+    '# Remove this file (then systemctl daemon-reload) to go back to the unit as written.',
+    '[Service]',
+    'ExecStart=',
+    execStart.trimStart(),
+    '',
+  ].join('\n');
+  const reloadAndRestart = [
+    ['systemctl', 'daemon-reload'],
+    ['systemctl', 'restart', unit],
+  ];
+  return {
+    unit,
+    dropInPath,
+    dropIn,
+    execStart: execStart.trim(),
+    apply: [['mkdir', '-p', dir], writeFileArgv(dropInPath, dropIn), ...reloadAndRestart],
+    restore: [opts.previousDropIn === undefined ? ['rm', '-f', dropInPath] : writeFileArgv(dropInPath, opts.previousDropIn), ...reloadAndRestart],
+  };
+}
+
+/**
+ * Writes `content` to `path` atomically (a temp file, then rename). The script is fixed; the
+ * content and path are positional arguments, so nothing in them is ever parsed by the shell.
+ */
+export function writeFileArgv(path: string, content: string): string[] {
+  return ['sh', '-c', 'umask 022; tmp="$2.tmp.$$"; printf %s "$1" > "$tmp" && mv -f "$tmp" "$2"', 'sh', content, path];
+}
+
+/** From the start of `line` to `end`: the ExecStart assignment with its `\` continuations. */
+function logicalLine(text: string, line: number, end: { line: number; character: number }): string {
+  const lines = new LineIndex(text);
+  return text.slice(lines.offset({ line, character: 0 }), lines.offset(end));
+}
