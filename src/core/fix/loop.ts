@@ -1,0 +1,210 @@
+/**
+ * Apply and verify: change flags where the server is launched, restart it, wait until it answers,
+ * run the Quick Health Probe, and compare with the verdict before. A server that does not come
+ * back is restored at once; one that came back worse is left for the caller to restore (the
+ * extension asks, the sweep always restores at the end).
+ *
+ *   const target = new ScriptTarget(host, '/srv/run.sh', supervisor, 'sglang');
+ *   const r = await applyAndVerify(target, changes, { server, readyTimeoutMs: 600_000 });
+ *   if (r.outcome === 'worse') await target.restore();
+ */
+import { errorMessage } from '../errors';
+import type { Host } from '../hosts/types';
+import { findLaunchCommands } from '../launch/index';
+import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { launchSyntaxOfPath } from '../launch/syntax';
+import { fetchHealth, fetchModels } from '../probe/server-api';
+import { runQuickProbe, type QuickProbeResult } from '../probe/quick';
+import type { ServerTarget } from '../probe/types';
+import type { VerdictKind } from '../detect/types';
+import type { Supervisor } from './supervisor';
+import { DROP_IN_NAME, planSystemdChange, unitName, writeFileArgv } from './systemd';
+
+const dropInPathOf = (unit: string): string => `/etc/systemd/system/${unitName(unit)}.d/${DROP_IN_NAME}`;
+
+/** Where a server is launched, and how to change and restart it. */
+export interface RestartTarget {
+  /** "run.sh under supervise sglang", "sglang.service" */
+  readonly label: string;
+  /** Writes the change and restarts. Throws with a clear message when it cannot. */
+  apply(changes: FlagChange[]): Promise<void>;
+  /** Puts the launch back as it was before the first apply (byte for byte) and restarts. */
+  restore(): Promise<void>;
+  /** The last lines of the server's log, for a failed start. */
+  logTail(): Promise<string>;
+}
+
+export class FixError extends Error {}
+
+async function run(host: Host, argv: string[], what: string): Promise<string> {
+  const r = await host.exec(argv, { timeoutMs: 120_000, maxOutputBytes: 1024 * 1024 });
+  if (r.code !== 0) throw new FixError(`${what} failed (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+  return r.stdout;
+}
+
+/**
+ * A launch script (or any file holding the launch command) run by `inference-doctor supervise`
+ * on this machine. The file is edited through the launch parser and written atomically.
+ */
+export class ScriptTarget implements RestartTarget {
+  private original: string | undefined;
+  readonly label: string;
+
+  constructor(
+    private readonly host: Host,
+    private readonly file: string,
+    private readonly supervisor: Supervisor,
+    private readonly name: string,
+  ) {
+    this.label = `${file} under supervise ${name}`;
+  }
+
+  async apply(changes: FlagChange[]): Promise<void> {
+    const text = new TextDecoder().decode(await this.host.readFile(this.file, { maxBytes: 4 * 1024 * 1024 }));
+    this.original ??= text;
+    const hint = launchSyntaxOfPath(this.file) ?? 'shellscript';
+    const [cmd] = findLaunchCommands(text, hint);
+    if (!cmd) throw new FixError(`No SGLang launch command in ${this.file}`);
+    await run(this.host, writeFileArgv(this.file, applyTextEdits(text, flagEdits(cmd, text, changes))), `Writing ${this.file}`);
+    await this.supervisor.restart(this.name);
+  }
+
+  async restore(): Promise<void> {
+    if (this.original === undefined) return;
+    await run(this.host, writeFileArgv(this.file, this.original), `Restoring ${this.file}`);
+    await this.supervisor.restart(this.name);
+  }
+
+  logTail(): Promise<string> {
+    return Promise.resolve(this.supervisor.logTail(this.name, 40));
+  }
+}
+
+/** A systemd unit, changed through a drop-in (core/fix/systemd.ts); works over SSH (exec only). */
+export class SystemdTarget implements RestartTarget {
+  private previousDropIn: string | undefined | null = null;
+  private dropInPath: string | undefined;
+  readonly label: string;
+
+  constructor(
+    private readonly host: Host,
+    private readonly unit: string,
+  ) {
+    this.label = unit;
+  }
+
+  async apply(changes: FlagChange[]): Promise<void> {
+    const effective = await run(this.host, ['systemctl', 'cat', '--', this.unit], `systemctl cat ${this.unit}`);
+    if (this.previousDropIn === null) this.previousDropIn = await this.readIfExists(dropInPathOf(this.unit));
+    const plan = planSystemdChange(this.unit, effective, changes, this.previousDropIn === undefined ? {} : { previousDropIn: this.previousDropIn });
+    this.dropInPath = plan.dropInPath;
+    for (const argv of plan.apply) await run(this.host, argv, argv.slice(0, 2).join(' '));
+  }
+
+  async restore(): Promise<void> {
+    if (this.previousDropIn === null || !this.dropInPath) return;
+    const argv = this.previousDropIn === undefined ? ['rm', '-f', this.dropInPath] : writeFileArgv(this.dropInPath, this.previousDropIn);
+    await run(this.host, argv, `Restoring ${this.unit}`);
+    await run(this.host, ['systemctl', 'daemon-reload'], 'systemctl daemon-reload');
+    await run(this.host, ['systemctl', 'restart', this.unit], `systemctl restart ${this.unit}`);
+  }
+
+  async logTail(): Promise<string> {
+    const r = await this.host.exec(['journalctl', '-u', this.unit, '-n', '40', '--no-pager', '-o', 'cat'], { timeoutMs: 15_000, maxOutputBytes: 256 * 1024 });
+    return r.stdout;
+  }
+
+  private async readIfExists(path: string): Promise<string | undefined> {
+    try {
+      return new TextDecoder().decode(await this.host.readFile(path, { maxBytes: 1024 * 1024 }));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export interface VerifyOptions {
+  server: ServerTarget;
+  /** How long the restarted server may take to answer /health_generate and /v1/models. */
+  readyTimeoutMs?: number;
+  pollMs?: number;
+  /** The verdict before the change; probed first when not given. */
+  before?: VerdictKind;
+  probe?: (server: ServerTarget) => Promise<QuickProbeResult>;
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+}
+
+export type VerifyOutcome = 'healthy' | 'better' | 'same' | 'worse' | 'did-not-start';
+
+export interface VerifyResult {
+  outcome: VerifyOutcome;
+  before: VerdictKind;
+  after?: VerdictKind;
+  /** The probe after the change (when the server came up). */
+  probe?: QuickProbeResult;
+  /** Seconds from restart to ready. */
+  readySeconds?: number;
+  /** When the server did not come up: why, and its log. */
+  error?: string;
+  logTail?: string;
+  /** True when the original launch was put back (automatic after a failed start). */
+  restored: boolean;
+}
+
+const RANK: Record<VerdictKind, number> = { ok: 0, degenerate: 1, nan: 2 };
+
+/** Waits until /health_generate and /v1/models both answer; resolves the wait in ms, or undefined on timeout. */
+export async function waitUntilReady(server: ServerTarget, timeoutMs: number, pollMs = 500, signal?: AbortSignal): Promise<number | undefined> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (signal?.aborted) return undefined;
+    const h = await fetchHealth(server, { timeoutMs: Math.min(10_000, timeoutMs) });
+    if (h.health === 'healthy' && h.generateHealth === 'healthy') {
+      try {
+        await fetchModels(server, { timeoutMs: 10_000 });
+        return Date.now() - started;
+      } catch {
+        /* not yet */
+      }
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return undefined;
+}
+
+export async function applyAndVerify(target: RestartTarget, changes: FlagChange[], opts: VerifyOptions): Promise<VerifyResult> {
+  const probe = opts.probe ?? ((s: ServerTarget) => runQuickProbe(s, {}, opts.signal ? { signal: opts.signal } : {}));
+  const say = opts.onProgress ?? (() => undefined);
+  const before = opts.before ?? (say('probing before the change'), (await probe(opts.server)).summary.verdict);
+  say(`changing ${target.label} and restarting`);
+  try {
+    await target.apply(changes);
+  } catch (e) {
+    await target.restore().catch(() => undefined);
+    return { outcome: 'did-not-start', before, error: errorMessage(e), restored: true };
+  }
+  say('waiting for the server to answer');
+  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal);
+  if (readyMs === undefined) {
+    const logTail = await target.logTail().catch(() => '');
+    say('the server did not come back: restoring the launch');
+    await target.restore().catch(() => undefined);
+    return { outcome: 'did-not-start', before, error: `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`, logTail, restored: true };
+  }
+  say('probing after the change');
+  const after = await probe(opts.server);
+  const verdict = after.summary.verdict;
+  // Every prompt failing after a good /health_generate is no improvement, whatever the verdict says.
+  const allFailed = after.summary.errors === after.items.length;
+  const outcome: VerifyOutcome = allFailed
+    ? 'worse'
+    : verdict === 'ok'
+      ? 'healthy'
+      : RANK[verdict] < RANK[before]
+        ? 'better'
+        : RANK[verdict] > RANK[before]
+          ? 'worse'
+          : 'same';
+  return { outcome, before, after: verdict, probe: after, readySeconds: readyMs / 1000, restored: false };
+}
