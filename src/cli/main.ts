@@ -11,8 +11,9 @@ import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
 import { superviseCommand } from './commands/supervise';
+import { sweepCommand } from './commands/sweep';
 
-export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand, superviseCommand];
+export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand, superviseCommand, sweepCommand];
 
 function mainUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

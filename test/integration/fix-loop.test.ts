@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
@@ -16,10 +16,9 @@ import { applyAndVerify, ScriptTarget, waitUntilReady } from '../../src/core/fix
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { LocalHost } from '../../src/core/hosts/local';
 import { runQuickProbe } from '../../src/core/probe/quick';
+import { writeFakePython } from '../support/fakeSglang';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SIM = join(ROOT, 'dist', 'sim.js');
-const SCENARIOS = join(ROOT, 'test', 'fixtures', 'scenarios');
 const FIX = [{ flag: '--fp4-gemm-backend', aliases: ['--fp4-gemm-runner-backend'], value: 'flashinfer_cudnn' }];
 
 describe('apply and verify (supervisor + simulator)', function () {
@@ -38,25 +37,7 @@ describe('apply and verify (supervisor + simulator)', function () {
     work = mkdtempSync(join(tmpdir(), 'id-fixloop-'));
     const port = await freePort();
     server = { baseUrl: `http://127.0.0.1:${port}` };
-    mkdirSync(join(work, 'bin'));
-    const python = join(work, 'bin', 'python');
-    writeFileSync(
-      python,
-      [
-        '#!/bin/sh',
-        '# Stand-in for an SGLang install: the FP4 GEMM backend decides how the "GPU" answers.',
-        `scenario='${join(SCENARIOS, 'nan.json')}'`,
-        'prev=',
-        'for a in "$@"; do',
-        '  [ "$a" = --sim-crash ] && { echo "RuntimeError: no kernel image is available" >&2; exit 1; }',
-        `  [ "$prev" = --fp4-gemm-backend ] && [ "$a" = flashinfer_cudnn ] && scenario='${join(SCENARIOS, 'healthy.json')}'`,
-        '  prev=$a',
-        'done',
-        `exec "${process.execPath}" "${SIM}" --port ${port} --scenario "$scenario"`,
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
+    const python = writeFakePython(work, port);
     script = join(work, 'run.sh');
     original = `#!/bin/sh\n# the incident's launch\nexec ${python} -m sglang.launch_server \\\n  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 \\\n  --fp4-gemm-backend flashinfer_cutlass --tp 2\n`;
     writeFileSync(script, original, { mode: 0o755 });

@@ -1,0 +1,155 @@
+/**
+ * Backend sweep: every combination of the varied flags, one after another — change, restart, wait,
+ * probe, record — then the original launch put back byte for byte, also when the sweep is
+ * cancelled or fails half way. Failed starts are rows too.
+ *
+ *   const { rows } = await runSweep(target, [{ flag: '--fp4-gemm-backend', values: ['flashinfer_cutlass', 'flashinfer_cudnn'] }], { server });
+ */
+import { errorMessage } from '../errors';
+import type { FlagChange } from '../launch/edit';
+import { runQuickProbe, type QuickProbeResult } from '../probe/quick';
+import type { ServerTarget } from '../probe/types';
+import { waitUntilReady, type RestartTarget } from './loop';
+
+export interface SweepAxis {
+  /** The flag as written on the command line (`--fp4-gemm-backend`). */
+  flag: string;
+  aliases?: string[];
+  values: string[];
+}
+
+export interface SweepRow {
+  flags: Record<string, string>;
+  started: boolean;
+  verdict: 'ok' | 'degenerate' | 'nan' | 'error';
+  /** Reason codes of the prompts that were not ok. */
+  reasons: string[];
+  ttftMs: number | null;
+  tokensPerSecond: number | null;
+  readySeconds?: number;
+  error?: string;
+  /** Log lines that say what went wrong (errors, NaN, CUDA), when the server did not come up. */
+  logLines?: string[];
+}
+
+export interface SweepOptions {
+  server: ServerTarget;
+  readyTimeoutMs?: number;
+  pollMs?: number;
+  probe?: (server: ServerTarget) => Promise<QuickProbeResult>;
+  signal?: AbortSignal;
+  /** Each row as soon as it is known (the live matrix). */
+  onRow?: (row: SweepRow, index: number, total: number) => void;
+  onProgress?: (message: string) => void;
+}
+
+export interface SweepResult {
+  rows: SweepRow[];
+  /** False when the sweep was cancelled before every combination ran. */
+  complete: boolean;
+  restored: boolean;
+  restoreError?: string;
+}
+
+/** At most this many combinations: a sweep restarts the server for each. */
+export const MAX_COMBINATIONS = 64;
+
+const TELLING = /nan|error|exception|traceback|cuda|illegal|unsupported|no kernel|failed|abort/i;
+
+export function combinations(axes: SweepAxis[]): Record<string, string>[] {
+  let out: Record<string, string>[] = [{}];
+  for (const axis of axes) out = out.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
+  return out;
+}
+
+export async function runSweep(target: RestartTarget, axes: SweepAxis[], opts: SweepOptions): Promise<SweepResult> {
+  const combos = combinations(axes);
+  if (combos.length > MAX_COMBINATIONS) throw new Error(`${combos.length} combinations: at most ${MAX_COMBINATIONS} (each restarts the server)`);
+  const probe = opts.probe ?? ((s: ServerTarget) => runQuickProbe(s, {}, opts.signal ? { signal: opts.signal } : {}));
+  const rows: SweepRow[] = [];
+  let failure: unknown;
+  try {
+    for (const [i, flags] of combos.entries()) {
+      if (opts.signal?.aborted) break;
+      opts.onProgress?.(
+        `${i + 1}/${combos.length}: ${Object.entries(flags)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(' ')}`,
+      );
+      const row = await runOne(target, axes, flags, probe, opts);
+      rows.push(row);
+      opts.onRow?.(row, i, combos.length);
+    }
+  } catch (e) {
+    failure = e;
+  }
+  // Whatever happened above, the server goes back to the launch it had.
+  opts.onProgress?.('restoring the original launch');
+  let restoreError: string | undefined;
+  try {
+    await target.restore();
+  } catch (e) {
+    restoreError = errorMessage(e);
+  }
+  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(errorMessage(failure));
+  return { rows, complete: rows.length === combos.length, restored: restoreError === undefined, ...(restoreError ? { restoreError } : {}) };
+}
+
+async function runOne(
+  target: RestartTarget,
+  axes: SweepAxis[],
+  flags: Record<string, string>,
+  probe: (s: ServerTarget) => Promise<QuickProbeResult>,
+  opts: SweepOptions,
+): Promise<SweepRow> {
+  const changes: FlagChange[] = axes.map((a) => ({ flag: a.flag, ...(a.aliases ? { aliases: a.aliases } : {}), value: flags[a.flag] }));
+  const failed = async (error: string): Promise<SweepRow> => {
+    const log = await target.logTail().catch(() => '');
+    const logLines = log
+      .split('\n')
+      .filter((l) => TELLING.test(l))
+      .slice(-8);
+    return { flags, started: false, verdict: 'error', reasons: [], ttftMs: null, tokensPerSecond: null, error, ...(logLines.length ? { logLines } : {}) };
+  };
+  try {
+    await target.apply(changes);
+  } catch (e) {
+    return failed(errorMessage(e));
+  }
+  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal);
+  if (readyMs === undefined) return failed(opts.signal?.aborted ? 'cancelled' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`);
+  const result = await probe(opts.server);
+  const items = result.items.map((i) => i.result);
+  const allFailed = result.summary.errors === items.length;
+  const mean = (xs: (number | null)[]): number | null => {
+    const v = xs.filter((x): x is number => x !== null && Number.isFinite(x));
+    return v.length ? Math.round((v.reduce((a, b) => a + b, 0) / v.length) * 10) / 10 : null;
+  };
+  return {
+    flags,
+    started: true,
+    verdict: allFailed ? 'error' : result.summary.verdict,
+    reasons: [...new Set(items.flatMap((r) => r.verdict.reasons.map((x) => x.code)))],
+    ttftMs: mean(items.map((r) => r.ttftMs)),
+    tokensPerSecond: mean(items.map((r) => r.tokensPerSecond)),
+    readySeconds: readyMs / 1000,
+  };
+}
+
+/** The matrix as Markdown: one row per combination, failed starts included. */
+export function sweepMarkdown(title: string, axes: SweepAxis[], result: SweepResult): string {
+  const head = [...axes.map((a) => a.flag), 'started', 'verdict', 'reasons', 'TTFT ms', 'tok/s'];
+  const cell = (s: string): string => s.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+  const lines = [`# Backend sweep: ${cell(title)}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`];
+  for (const r of result.rows) {
+    lines.push(
+      `| ${[...axes.map((a) => cell(r.flags[a.flag])), r.started ? 'yes' : 'no', r.verdict, cell(r.reasons.join(', ') || r.error || ''), String(r.ttftMs ?? ''), String(r.tokensPerSecond ?? '')].join(' | ')} |`,
+    );
+  }
+  lines.push(
+    '',
+    result.restored ? 'The original launch was restored.' : `The original launch was NOT restored: ${cell(result.restoreError ?? 'unknown error')}`,
+  );
+  if (!result.complete) lines.push('', 'The sweep stopped before every combination ran.');
+  return `${lines.join('\n')}\n`;
+}
