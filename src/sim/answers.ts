@@ -270,6 +270,11 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       if (at > 0) words.splice(at, 0, ' которые');
       return fromTexts(words, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
+    case 'fluent-wrong': {
+      // A well-formed answer to another question: the one after the fitting answer in the list.
+      const right = HEALTHY_ANSWERS.indexOf(healthyAnswerFor(prompt, seed));
+      return fromTexts(tokenize(HEALTHY_ANSWERS[(right + 1) % HEALTHY_ANSWERS.length]), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
     case 'empty':
       return { reasoning, content: [], finishReason: 'stop', matchedStop: EOS_TOKEN_ID, completionTokens: 0 };
     case 'tool-calls-lost':

@@ -1,17 +1,38 @@
 /**
  * `node dist/sim.js --port N --scenario FILE [--api-key K] [--host H]`: runs the SGLang simulator
  * until interrupted and prints its URL.
+ * `node dist/sim.js serve --model-path M [SGLang flags] [--sim-* options]`: launch mode (launch/serve.ts).
+ * `node dist/sim.js wrapper DIR`: writes DIR/python3, so `python3 -m sglang.launch_server …` runs launch mode.
  */
 import { parseArgs } from 'node:util';
 import { startSimulator } from './server';
 import { errorMessage } from '../core/errors';
+import { serve } from './launch/serve';
+import { writePythonWrapper } from './launch/title';
 
 const USAGE = `Usage: sim --scenario FILE [--port N] [--host 127.0.0.1] [--api-key KEY]
+       sim serve --model-path MODEL [SGLang flags...] [--sim-gpu NAME] [--sim-* ...]   (sim serve --help)
+       sim wrapper DIR
 
-Serves an SGLang look-alike (OpenAI routes, /generate, /health, /server_info, ...) whose answers
-per model come from the scenario file. Port 0 picks a free port.`;
+Scenario mode serves an SGLang look-alike (OpenAI routes, /generate, /health, /server_info, ...)
+whose answers per model come from the scenario file. Port 0 picks a free port.
+Launch mode starts like python -m sglang.launch_server on a simulated GPU; its behaviour follows
+rules over the GPU, the resolved flags, the model and the environment.
+wrapper writes DIR/python3: with DIR first in PATH, python3 -m sglang.launch_server runs launch mode.`;
 
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  if (command === 'serve') return serve(process.argv.slice(3));
+  if (command === '-m' && process.argv[3] === 'sglang.launch_server') return serve(process.argv.slice(2));
+  if (command === 'wrapper') {
+    const dir = process.argv[3];
+    if (!dir) {
+      process.stderr.write(`wrapper needs a folder\n\n${USAGE}\n`);
+      process.exit(64);
+    }
+    process.stdout.write(`${writePythonWrapper(dir)}\n`);
+    return;
+  }
   let values: { port?: string; scenario?: string; 'api-key'?: string; host?: string; help?: boolean };
   try {
     ({ values } = parseArgs({

@@ -32,7 +32,8 @@ export type Behaviour =
   | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
-  | 'spliced-token'; // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
+  | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
+  | 'fluent-wrong'; // well-formed text that answers another question, EOS stop (an accuracy failure)
 
 export const BEHAVIOURS: readonly Behaviour[] = [
   'healthy',
@@ -61,6 +62,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'runaway-template',
   'list-cycle',
   'spliced-token',
+  'fluent-wrong',
 ];
 
 export interface ModelBehaviour {

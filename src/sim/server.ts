@@ -5,7 +5,7 @@
  *
  * Routing and handlers: routes.ts; request parsing: request.ts; bodies: whole.ts, stream.ts, shapes.ts.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { EOS_TOKEN_ID } from './answers';
 import { createRouter } from './routes';
@@ -19,6 +19,11 @@ export interface SimulatorOptions {
   scenario: Scenario | string;
   /** Overrides the scenario's apiKey. */
   apiKey?: string;
+  /**
+   * Sees every request first and calls `next` to route it, or answers it itself (launch mode: 503
+   * while starting, the access log).
+   */
+  gate?: (req: IncomingMessage, res: ServerResponse, next: () => Promise<void>) => Promise<void>;
 }
 
 export interface RunningSimulator {
@@ -39,7 +44,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = new SimState(options.scenario, options.apiKey);
-  const handle = createRouter(sim);
+  const route = createRouter(sim);
+  const gate = options.gate;
+  const handle = gate ? (req: IncomingMessage, res: ServerResponse) => gate(req, res, () => route(req, res)) : route;
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });

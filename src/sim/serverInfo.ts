@@ -2,7 +2,7 @@
 import type { ResolvedScenario } from './scenario';
 
 /** Server args keyed by dataclass field name, with resolved ("auto" already decided) values. */
-function defaultArgs(modelPath: string): Record<string, unknown> {
+export function defaultArgs(modelPath: string): Record<string, unknown> {
   return {
     model_path: modelPath,
     tokenizer_path: modelPath,

@@ -1,0 +1,84 @@
+/**
+ * How the launched simulator shows in `ps`: as `python3 -m sglang.launch_server <its flags>`, so
+ * host discovery finds it like a real server. Node's process.title writes over the process's
+ * argv area, which only holds as many bytes as the original command line; when the title would
+ * not fit, the simulator runs itself once more as a child with room to spare.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Quotes a word the way a shell (and discovery's command-line splitter) reads it back. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function processTitle(argv0: string | undefined, shown: readonly string[]): string {
+  return [argv0 ?? 'python3', '-m', 'sglang.launch_server', ...shown].map(shellWord).join(' ');
+}
+
+/** Bytes of this process's argv area (Linux); undefined elsewhere. */
+function argvArea(): number | undefined {
+  try {
+    return readFileSync('/proc/self/cmdline').length;
+  } catch {
+    return undefined;
+  }
+}
+
+const RESPAWNED = 'INFERENCE_DOCTOR_SIM_TITLED';
+
+/**
+ * Sets the title, or (once) re-runs this command with padding so that it fits and supervises that
+ * child: forwards SIGINT/SIGTERM and exits with its status. Returns false when the caller should
+ * not go on (the child does the work).
+ */
+export function takeTitle(title: string, serveArgs: readonly string[]): boolean {
+  const room = argvArea();
+  const need = Buffer.byteLength(title) + 1;
+  if (room === undefined || room >= need || process.env[RESPAWNED]) {
+    process.title = title;
+    return true;
+  }
+  const script = process.argv[1];
+  const child = spawn(process.execPath, [...process.execArgv, script, 'serve', ...serveArgs, '--sim-title-pad', 'x'.repeat(need - room + 8)], {
+    stdio: 'inherit',
+    env: { ...process.env, [RESPAWNED]: '1' },
+  });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + 15 : 1)));
+  return false;
+}
+
+/**
+ * Writes DIR/python3: `python3 -m sglang.launch_server …` runs this simulator (showing the
+ * wrapper's path as its interpreter); any other use runs the next python3 on PATH.
+ */
+export function writePythonWrapper(dir: string, simScript = process.argv[1], node = process.execPath): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'python3');
+  const text = `#!/bin/sh
+# Written by the Inference Doctor SGLang simulator. Put this folder first in PATH:
+# \`python3 -m sglang.launch_server ...\` then starts the simulator; anything else runs the next python3.
+if [ "$1" = "-m" ] && [ "$2" = "sglang.launch_server" ]; then
+  exec ${shellWord(node)} ${shellWord(simScript)} serve "$@" --sim-argv0 "$0"
+fi
+self=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+IFS=:
+for d in $PATH; do
+  [ -n "$d" ] || continue
+  there=$(CDPATH= cd -- "$d" 2>/dev/null && pwd) || continue
+  [ "$there" = "$self" ] && continue
+  [ -x "$there/python3" ] && exec "$there/python3" "$@"
+done
+echo "python3: this is the SGLang simulator's stand-in and there is no other python3 on PATH" >&2
+exit 127
+`;
+  writeFileSync(file, text);
+  chmodSync(file, 0o755);
+  return file;
+}
