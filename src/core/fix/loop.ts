@@ -32,6 +32,8 @@ export interface RestartTarget {
   restore(): Promise<void>;
   /** The last lines of the server's log, for a failed start. */
   logTail(): Promise<string>;
+  /** False once the server process has exited (a crash at start needs no timeout to be seen). */
+  isRunning(): Promise<boolean>;
 }
 
 export class FixError extends Error {}
@@ -78,6 +80,10 @@ export class ScriptTarget implements RestartTarget {
   logTail(): Promise<string> {
     return Promise.resolve(this.supervisor.logTail(this.name, 40));
   }
+
+  isRunning(): Promise<boolean> {
+    return Promise.resolve(this.supervisor.status(this.name).running);
+  }
 }
 
 /** A systemd unit, changed through a drop-in (core/fix/systemd.ts); works over SSH (exec only). */
@@ -112,6 +118,11 @@ export class SystemdTarget implements RestartTarget {
   async logTail(): Promise<string> {
     const r = await this.host.exec(['journalctl', '-u', this.unit, '-n', '40', '--no-pager', '-o', 'cat'], { timeoutMs: 15_000, maxOutputBytes: 256 * 1024 });
     return r.stdout;
+  }
+
+  async isRunning(): Promise<boolean> {
+    const r = await this.host.exec(['systemctl', 'is-active', '--', this.unit], { timeoutMs: 15_000, maxOutputBytes: 4096 });
+    return /^(active|activating|reloading)\b/.test(r.stdout.trim());
   }
 
   private async readIfExists(path: string): Promise<string | undefined> {
@@ -154,11 +165,21 @@ export interface VerifyResult {
 
 const RANK: Record<VerdictKind, number> = { ok: 0, degenerate: 1, nan: 2 };
 
-/** Waits until /health_generate and /v1/models both answer; resolves the wait in ms, or undefined on timeout. */
-export async function waitUntilReady(server: ServerTarget, timeoutMs: number, pollMs = 500, signal?: AbortSignal): Promise<number | undefined> {
+/**
+ * Waits until /health_generate and /v1/models both answer; resolves the wait in ms, or undefined on
+ * timeout, on abort, or as soon as `running` says the server process is gone.
+ */
+export async function waitUntilReady(
+  server: ServerTarget,
+  timeoutMs: number,
+  pollMs = 500,
+  signal?: AbortSignal,
+  running?: () => Promise<boolean>,
+): Promise<number | undefined> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     if (signal?.aborted) return undefined;
+    if (running && !(await running().catch(() => true))) return undefined;
     const h = await fetchHealth(server, { timeoutMs: Math.min(10_000, timeoutMs) });
     if (h.health === 'healthy' && h.generateHealth === 'healthy') {
       try {
@@ -185,12 +206,14 @@ export async function applyAndVerify(target: RestartTarget, changes: FlagChange[
     return { outcome: 'did-not-start', before, error: errorMessage(e), restored: true };
   }
   say('waiting for the server to answer');
-  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal);
+  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal, () => target.isRunning());
   if (readyMs === undefined) {
     const logTail = await target.logTail().catch(() => '');
+    const exited = !(await target.isRunning().catch(() => true));
     say('the server did not come back: restoring the launch');
     await target.restore().catch(() => undefined);
-    return { outcome: 'did-not-start', before, error: `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`, logTail, restored: true };
+    const error = exited ? 'the server exited during start-up' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`;
+    return { outcome: 'did-not-start', before, error, logTail, restored: true };
   }
   say('probing after the change');
   const after = await probe(opts.server);

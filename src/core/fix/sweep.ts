@@ -6,6 +6,7 @@
  *   const { rows } = await runSweep(target, [{ flag: '--fp4-gemm-backend', values: ['flashinfer_cutlass', 'flashinfer_cudnn'] }], { server });
  */
 import { errorMessage } from '../errors';
+import { codeSpan } from '../text/foreign';
 import type { FlagChange } from '../launch/edit';
 import { runQuickProbe, type QuickProbeResult } from '../probe/quick';
 import type { ServerTarget } from '../probe/types';
@@ -116,8 +117,12 @@ async function runOne(
   } catch (e) {
     return failed(errorMessage(e));
   }
-  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal);
-  if (readyMs === undefined) return failed(opts.signal?.aborted ? 'cancelled' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`);
+  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal, () => target.isRunning());
+  if (readyMs === undefined) {
+    if (opts.signal?.aborted) return failed('cancelled');
+    const exited = !(await target.isRunning().catch(() => true));
+    return failed(exited ? 'exited during start-up' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`);
+  }
   const result = await probe(opts.server);
   const items = result.items.map((i) => i.result);
   const allFailed = result.summary.errors === items.length;
@@ -139,11 +144,13 @@ async function runOne(
 /** The matrix as Markdown: one row per combination, failed starts included. */
 export function sweepMarkdown(title: string, axes: SweepAxis[], result: SweepResult): string {
   const head = [...axes.map((a) => a.flag), 'started', 'verdict', 'reasons', 'TTFT ms', 'tok/s'];
+  // Values in code spans (no markdown inside); free text escaped; a pipe never splits a cell.
   const cell = (s: string): string => s.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+  const value = (s: string): string => codeSpan(s.replace(/\|/g, '\u00a6'));
   const lines = [`# Backend sweep: ${cell(title)}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`];
   for (const r of result.rows) {
     lines.push(
-      `| ${[...axes.map((a) => cell(r.flags[a.flag])), r.started ? 'yes' : 'no', r.verdict, cell(r.reasons.join(', ') || r.error || ''), String(r.ttftMs ?? ''), String(r.tokensPerSecond ?? '')].join(' | ')} |`,
+      `| ${[...axes.map((a) => value(r.flags[a.flag])), r.started ? 'yes' : 'no', r.verdict, cell(r.reasons.join(', ') || r.error || ''), String(r.ttftMs ?? ''), String(r.tokensPerSecond ?? '')].join(' | ')} |`,
     );
   }
   lines.push(
