@@ -4,7 +4,7 @@
  * holds the table against package.json (commands, menus, welcome links) both ways.
  * No `vscode` import: the language server names the lens commands from here too.
  */
-import { LENS_COMMANDS, type FlagLensArgs } from './shared/lspProtocol';
+import { FIX_COMMANDS, LENS_COMMANDS, type ApplyAndVerifyArgs, type FlagLensArgs } from './shared/lspProtocol';
 import type { ServersNode } from './servers/serversView';
 import type { FlagsNode } from './flags/flagsView';
 import type { LoadRuntimeArgs } from './flags/loadRuntime';
@@ -55,8 +55,10 @@ export const REMOTE_COMMANDS = {
   loadFlagsFromInterpreter: 'inferenceDoctor.loadFlagsFromInterpreter',
 } as const;
 
+export { FIX_COMMANDS };
+
 /** All of them; the values are exactly package.json's `contributes.commands`. */
-export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS } as const;
+export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS, ...FIX_COMMANDS } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
@@ -108,6 +110,7 @@ export interface CommandArgs {
   [REMOTE_COMMANDS.compareServerInfo]: [HostArg?];
   [REMOTE_COMMANDS.followServerLog]: [HostArg?];
   [REMOTE_COMMANDS.loadFlagsFromInterpreter]: [HostArg?];
+  [FIX_COMMANDS.applyAndVerify]: [ApplyAndVerifyArgs?];
 }
 
 /** A compile error names the command when the table and CommandArgs disagree (either way). */

@@ -25,6 +25,8 @@ export interface Settings {
   'remote.pythonPaths': string[];
   'remote.maxSearchResults': number;
   'remote.logMaxLines': number;
+  'fix.superviseStateDir': string;
+  'fix.readyTimeoutSeconds': number;
 }
 
 export type SettingKey = keyof Settings;
@@ -57,6 +59,8 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'remote.pythonPaths': { default: [], scope: 'machine-overridable' },
   'remote.maxSearchResults': { default: 10000, scope: 'window' },
   'remote.logMaxLines': { default: 5000, scope: 'window' },
+  'fix.superviseStateDir': { default: '', scope: 'machine' },
+  'fix.readyTimeoutSeconds': { default: 900, scope: 'window' },
 };
 
 /** The part of `vscode.workspace` the reader needs (injected, so this module has no vscode value import). */
@@ -81,7 +85,7 @@ export class Config {
   }
 
   /** Calls `listener` when any of `keys` (or a section such as `health`) changes. */
-  onDidChange(keys: (SettingKey | 'health' | 'probe' | 'flags' | 'ssh' | 'remote')[], listener: () => void): vscode.Disposable {
+  onDidChange(keys: (SettingKey | 'health' | 'probe' | 'flags' | 'ssh' | 'remote' | 'fix')[], listener: () => void): vscode.Disposable {
     return this.source.onDidChangeConfiguration((e) => {
       if (keys.some((k) => e.affectsConfiguration(`${CONFIG_ROOT}.${k}`))) listener();
     });

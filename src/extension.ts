@@ -8,11 +8,12 @@ import { register as registerServers } from './servers/register';
 import { register as registerProbe } from './probe/register';
 import { register as registerFlags } from './flags/register';
 import { register as registerRemote } from './remote/register';
+import { register as registerFix } from './fix/register';
 
 const moduleLoadedAt = performance.now();
 
 /** Every feature, each one `register(ctx)`; they meet only through the context's services. */
-const FEATURES: Feature[] = [registerServers, registerProbe, registerFlags, registerRemote];
+const FEATURES: Feature[] = [registerServers, registerProbe, registerFlags, registerRemote, registerFix];
 
 let flagsClient: FlagsClient | undefined;
 

@@ -17,6 +17,9 @@ export interface Fix {
   title: string;
   edits: TextEdit[];
   preferred?: boolean;
+  /** For a known issue's fix: the same change as flags, so the client can apply it to the running server. */
+  changes?: FlagChange[];
+  summary?: string;
 }
 export interface FixData {
   fixes: Fix[];
@@ -92,8 +95,14 @@ function renameEdit(f: ResolvedFlag, to: string): TextEdit {
   return { range: f.arg.nameRange ?? f.arg.range, newText: to };
 }
 
-/** A rule's fix as launch edits: flags are found by dataclass field (any spelling), added under the catalog's name. */
-function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number): TextEdit[] {
+/** A rule's fix as flag changes and launch edits: flags are found by dataclass field (any spelling), added under the catalog's name. */
+function fixEdits(
+  ac: AnalyzedCommand,
+  fix: RuleFix,
+  index: CatalogIndex | undefined,
+  text: string,
+  offsetOf: (p: Range['start']) => number,
+): { edits: TextEdit[]; changes: FlagChange[] } {
   const fieldOf = new Map<string, string>();
   const changes: FlagChange[] = [];
   for (const s of fix.set ?? []) {
@@ -116,7 +125,7 @@ function fixEdits(ac: AnalyzedCommand, fix: RuleFix, index: CatalogIndex | undef
     for (const f of ac.flags) if (f.field === field || names.includes(f.arg.name ?? '')) hit = f.index;
     return hit;
   };
-  return flagEdits(ac.cmd, text, changes, { locate, offsetOf });
+  return { edits: flagEdits(ac.cmd, text, changes, { locate, offsetOf }), changes };
 }
 
 function toValue(f: ResolvedFlag): unknown {
@@ -312,8 +321,8 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
     }
     const fixes: Fix[] = [];
     for (const [i, fix] of [m.rule.fix, ...(m.rule.alternatives ?? [])].entries()) {
-      const edits = fixEdits(ac, fix, index, text, offsetOf);
-      if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred: i === 0 });
+      const { edits, changes } = fixEdits(ac, fix, index, text, offsetOf);
+      if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred: i === 0, changes, summary: fix.summary });
     }
     const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m), fixes);
     const href = sourceUrl(m.rule.sources[0]);

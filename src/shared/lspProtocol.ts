@@ -4,6 +4,7 @@
  * other editors can speak them too (plain JSON-RPC method names and JSON params).
  */
 import type { CatalogJson, ChoiceList, FlagEntry } from '../core/flags';
+import type { FlagChange } from '../core/launch/edit';
 
 /** Settings section the server reads through `workspace/configuration`. */
 export const CONFIG_SECTION = 'inferenceDoctor.flags';
@@ -108,6 +109,19 @@ export const LENS_COMMANDS = {
   findFieldUsages: 'inferenceDoctor.findFieldUsages',
   revealFlag: 'inferenceDoctor.revealFlag',
 } as const;
+/** The command a known-issue quick fix offers besides the edit: change the running server and re-probe it. */
+export const FIX_COMMANDS = {
+  applyAndVerify: 'inferenceDoctor.applyAndVerify',
+} as const;
+/** Its single argument. */
+export interface ApplyAndVerifyArgs {
+  /** The launch file the fix is for. */
+  uri: string;
+  changes: FlagChange[];
+  /** The rule's fix, one line ("Use the cuDNN FP4 GEMM"). */
+  summary: string;
+}
+
 /** The single argument of every lens command. */
 export interface FlagLensArgs {
   flag: string;

@@ -17,6 +17,8 @@ import { appendFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../support/wait';
+import { Supervisor } from '../../src/core/fix/supervisor';
+import { waitUntilReady } from '../../src/core/fix/loop';
 
 const resultsDir = join(repoRoot, 'test-results');
 const chromiumArgs = [
@@ -35,6 +37,8 @@ describe('e2e: Inference Doctor in code-server', function () {
   let sshd: Sshd;
   let remoteServer: FakeLaunchServer;
   let fakePython: string;
+  /** Where `supervise` keeps the incident server's pid and log (the extension reads it from settings). */
+  let superviseDir = '';
   /** Temp dirs removed when the suite ends. */
   const scratch: string[] = [];
   let workspace: string;
@@ -140,6 +144,8 @@ describe('e2e: Inference Doctor in code-server', function () {
     writeFileSync(fakePython, `#!/bin/sh\nPYTHONDONTWRITEBYTECODE=1 PYTHONPATH='${join(repoRoot, 'test/fixtures/fake-sglang')}' exec python3 "$@"\n`, {
       mode: 0o755,
     });
+    superviseDir = mkdtempSync(join(tmpdir(), 'id-e2e-supervise-'));
+    scratch.push(superviseDir);
     codeServer = await startCodeServer({
       workspace,
       settings: {
@@ -147,6 +153,8 @@ describe('e2e: Inference Doctor in code-server', function () {
         'inferenceDoctor.ssh.configFile': sshConfig,
         'inferenceDoctor.ssh.knownHostsFile': knownHosts,
         'inferenceDoctor.flags.python': fakePython,
+        'inferenceDoctor.fix.superviseStateDir': superviseDir,
+        'inferenceDoctor.fix.readyTimeoutSeconds': 60,
       },
     });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
@@ -851,6 +859,64 @@ describe('e2e: Inference Doctor in code-server', function () {
       assert.equal(canaryHits, 0, 'the canary saw a request');
     } finally {
       await evilServer.stop();
+    }
+  });
+
+  it("Apply to Server and Re-probe: the known issue's fix goes to the running server, which then answers well; Roll Back restores it", async () => {
+    // The incident on this machine: the simulator in launch mode (an RTX PRO 6000, SM 12.0) started
+    // by `supervise` from a launch script in the workspace. Its own rules decide how it answers.
+    const bin = mkdtempSync(join(tmpdir(), 'id-e2e-sglang-'));
+    scratch.push(bin);
+    execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin]);
+    const port = await freePort();
+    const script = join(workspace, 'deploy', 'incident.sh');
+    const original = [
+      '#!/bin/sh',
+      `exec ${join(bin, 'python3')} -m sglang.launch_server \\`,
+      '  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 \\',
+      `  --sim-gpu rtx-pro-6000 --sim-start-seconds 0.3 --sim-tokens-per-second 200 --port ${port} \\`,
+      '  --moe-runner-backend flashinfer_cutlass --fp4-gemm-backend flashinfer_cutlass',
+      '',
+    ].join('\n');
+    writeFileSync(script, original, { mode: 0o755 });
+    const supervisor = new Supervisor(superviseDir);
+    await supervisor.start('incident', ['sh', script]);
+    try {
+      assert.ok((await waitUntilReady({ baseUrl: `http://127.0.0.1:${port}` }, 30_000, 200)) !== undefined, 'the incident server is up');
+      await runCommand(page, 'Inference Doctor: Add Server');
+      await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${port}`);
+      await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
+      await answerQuickInput(page, 'Add Server (3/3)', '');
+      await openFile(page, 'incident.sh');
+      await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
+      // The known issue sits on the FP4 GEMM flag (line 5): open its quick fixes there.
+      await page.keyboard.press('Control+G');
+      const input = page.locator('.quick-input-widget input.input');
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+      await input.fill(':5:50');
+      await input.press('Enter');
+      const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
+      for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
+        await page.keyboard.press('Control+.');
+        await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
+      }
+      await action.click();
+      // Asked once for this file: how it is restarted (the supervised name that runs it comes first).
+      await pickQuickItem(page, 'runs this file');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn[\s\S]*incident box/);
+      await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
+      const done = page.locator('.notification-toast', { hasText: 'is healthy now' }).first();
+      await done.waitFor({ timeout: 120_000 });
+      assert.match(await done.innerText(), /incident box is healthy now: NAN → OK/);
+      assert.equal(readFileSync(script, 'utf8'), original.replace('--fp4-gemm-backend flashinfer_cutlass', '--fp4-gemm-backend flashinfer_cudnn'));
+      await page.screenshot({ path: join(resultsDir, 'e2e-apply-and-verify.png') });
+      await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
+      await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 60_000 });
+      assert.equal(readFileSync(script, 'utf8'), original, 'the launch script is back byte for byte');
+    } finally {
+      await supervisor.stop('incident', { timeoutMs: 3000 });
     }
   });
 });

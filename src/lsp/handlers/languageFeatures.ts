@@ -2,7 +2,7 @@
 import { CodeActionKind, type CodeAction, type CodeActionParams, type CodeLens } from 'vscode-languageserver';
 import { errorDetail } from '../../core/errors';
 import { showControls } from '../../core/text/foreign';
-import { DIAGNOSTIC_SOURCE } from '../../shared/lspProtocol';
+import { DIAGNOSTIC_SOURCE, FIX_COMMANDS, type ApplyAndVerifyArgs } from '../../shared/lspProtocol';
 import type { FixData } from '../analysis';
 import { codeLensesFor } from '../codeLens';
 import { complete, definition, hover, resolveCompletion, symbols } from '../features';
@@ -29,6 +29,17 @@ function codeActions(state: ServerState, p: CodeActionParams): CodeAction[] {
         isPreferred: !!fix.preferred,
         edit: { changes: { [d.doc.uri]: fix.edits } },
       });
+      // The same change on the running server: write it where the server is launched, restart, re-probe.
+      if (fix.changes?.length) {
+        const args: ApplyAndVerifyArgs = { uri: d.doc.uri, changes: fix.changes, summary: fix.summary ?? fix.title };
+        const title = `Apply to Server and Re-probe: ${fix.summary ?? fix.title}`;
+        out.push({
+          title: showControls(title),
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [cd],
+          command: { title, command: FIX_COMMANDS.applyAndVerify, arguments: [args] },
+        });
+      }
     }
   }
   return out;
