@@ -883,6 +883,10 @@ describe('e2e: Inference Doctor in code-server', function () {
     await supervisor.start('incident', ['sh', script]);
     try {
       assert.ok((await waitUntilReady({ baseUrl: `http://127.0.0.1:${port}` }, 30_000, 200)) !== undefined, 'the incident server is up');
+      // Whatever an earlier step left open (a pick, a hover) goes first.
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
+      await page.locator('.quick-input-widget input.input').waitFor({ state: 'hidden', timeout: 10_000 });
       await runCommand(page, 'Inference Doctor: Add Server');
       await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${port}`);
       await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
