@@ -887,6 +887,9 @@ describe('e2e: Inference Doctor in code-server', function () {
       await page.keyboard.press('Escape');
       await page.keyboard.press('Escape');
       await page.locator('.quick-input-widget input.input').waitFor({ state: 'hidden', timeout: 10_000 });
+      // The sidebar shown: the extension is active (also when this test runs alone).
+      await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+      await serversPane(page).waitFor({ timeout: 60_000 });
       await runCommand(page, 'Inference Doctor: Add Server');
       await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${port}`);
       await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
@@ -904,7 +907,13 @@ describe('e2e: Inference Doctor in code-server', function () {
         await page.keyboard.press('Control+.');
         await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
       }
-      await action.click();
+      // The menu's pointer block swallows clicks: choose the row with the keyboard.
+      const focused = page.locator('.action-widget .monaco-list-row.focused');
+      for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
+        await page.keyboard.press('ArrowDown');
+      }
+      assert.match(await focused.innerText(), /Apply to Server and Re-probe: Run the MoE layers/);
+      await page.keyboard.press('Enter');
       // Asked once for this file: how it is restarted (the supervised name that runs it comes first).
       await pickQuickItem(page, 'runs this file');
       const dialog = page.locator('.monaco-dialog-box');
