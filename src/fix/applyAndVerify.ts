@@ -96,6 +96,9 @@ export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs):
   await showOutcome(ctx, server, target, args, result);
 }
 
+const VERDICT_LABEL: Record<string, string> = { ok: 'OK', degenerate: 'degenerate', nan: 'NaN' };
+const label = (v: string | undefined): string => (v ? (VERDICT_LABEL[v] ?? v) : '?');
+
 async function showOutcome(ctx: Ctx, server: ServerConfig, target: RestartTarget, args: ApplyAndVerifyArgs, r: VerifyResult): Promise<void> {
   const name = notificationText(server.label);
   const details = 'Show Details';
@@ -108,17 +111,13 @@ async function showOutcome(ctx: Ctx, server: ServerConfig, target: RestartTarget
     );
   } else if (r.outcome === 'healthy') {
     answer = await vscode.window.showInformationMessage(
-      `${name} is healthy now: ${r.before.toUpperCase()} → OK after ${notificationText(args.summary)}.`,
+      `${name} is healthy now: ${label(r.before)} → OK after: ${notificationText(args.summary).replace(/\.+$/, '')}.`,
       details,
       rollBack,
     );
   } else {
     const what = r.outcome === 'better' ? 'better but not healthy' : r.outcome === 'worse' ? 'worse' : 'no better';
-    answer = await vscode.window.showWarningMessage(
-      `${name} is ${what}: ${r.before.toUpperCase()} → ${(r.after ?? '?').toUpperCase()}. Roll back the change?`,
-      rollBack,
-      details,
-    );
+    answer = await vscode.window.showWarningMessage(`${name} is ${what}: ${label(r.before)} → ${label(r.after)}. Roll back the change?`, rollBack, details);
   }
   if (answer === details) await ctx.reports.open(server.label, 'apply-and-verify.md', outcomeReport(server, target, args, r));
   if (answer === rollBack) {

@@ -922,7 +922,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
       const done = page.locator('.notification-toast', { hasText: 'is healthy now' }).first();
       await done.waitFor({ timeout: 120_000 });
-      assert.match(await done.innerText(), /incident box is healthy now: NAN → OK/);
+      assert.match(await done.innerText(), /incident box is healthy now: NaN → OK after: Run the MoE layers/);
       assert.equal(readFileSync(script, 'utf8'), original.replace('--fp4-gemm-backend flashinfer_cutlass', '--fp4-gemm-backend flashinfer_cudnn'));
       await page.screenshot({ path: join(resultsDir, 'e2e-apply-and-verify.png') });
       await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
