@@ -896,7 +896,14 @@ describe('e2e: Inference Doctor in code-server', function () {
       // (Clicking the icon of the sidebar already shown would hide it.)
       if (!(await serversPane(page).isVisible())) await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
       await serversPane(page).waitFor({ timeout: 60_000 });
-      await runCommand(page, 'Inference Doctor: Add Server');
+      // "Forward Port and Add to Servers" was used last, so it tops the palette: click the row itself.
+      await page.keyboard.press('F1');
+      await quickInput.fill('>Inference Doctor: Add Server');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Inference Doctor: Add Server' })
+        .filter({ hasNotText: 'Forward' })
+        .first()
+        .click({ timeout: 30_000 });
       await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${port}`);
       await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
       await answerQuickInput(page, 'Add Server (3/3)', '');
