@@ -39,6 +39,9 @@ describe('e2e: Inference Doctor in code-server', function () {
   let fakePython: string;
   /** Where `supervise` keeps the incident server's pid and log (the extension reads it from settings). */
   let superviseDir = '';
+  let incidentPort = 0;
+  let incidentScript = '';
+  let incidentOriginal = '';
   /** Temp dirs removed when the suite ends. */
   const scratch: string[] = [];
   let workspace: string;
@@ -146,6 +149,21 @@ describe('e2e: Inference Doctor in code-server', function () {
     });
     superviseDir = mkdtempSync(join(tmpdir(), 'id-e2e-supervise-'));
     scratch.push(superviseDir);
+    // The incident's launch script for the apply-and-verify step (its server starts in that step).
+    const incidentBin = mkdtempSync(join(tmpdir(), 'id-e2e-sglang-'));
+    scratch.push(incidentBin);
+    execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', incidentBin]);
+    incidentPort = await freePort();
+    incidentScript = join(workspace, 'deploy', 'incident.sh');
+    incidentOriginal = [
+      '#!/bin/sh',
+      `exec ${join(incidentBin, 'python3')} -m sglang.launch_server \\`,
+      '  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 \\',
+      `  --sim-gpu rtx-pro-6000 --sim-start-seconds 0.3 --sim-tokens-per-second 200 --port ${incidentPort} \\`,
+      '  --moe-runner-backend flashinfer_cutlass --fp4-gemm-backend flashinfer_cutlass',
+      '',
+    ].join('\n');
+    writeFileSync(incidentScript, incidentOriginal, { mode: 0o755 });
     codeServer = await startCodeServer({
       workspace,
       settings: {
@@ -301,6 +319,79 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.equal(await row.getAttribute('data-outcome'), 'failed');
     assert.equal(await row.locator('.codicon-pass').count(), 0, 'no green check for a failed run');
     await page.screenshot({ path: join(resultsDir, 'e2e-probe-failed.png') });
+  });
+
+  it("Apply to Server and Re-probe: the known issue's fix goes to the running server, which then answers well; Roll Back restores it", async () => {
+    // The incident on this machine: the simulator in launch mode (an RTX PRO 6000, SM 12.0) started
+    // by `supervise` from a launch script in the workspace. Its own rules decide how it answers.
+    const supervisor = new Supervisor(superviseDir);
+    await supervisor.start('incident', ['sh', incidentScript]);
+    try {
+      assert.ok((await waitUntilReady({ baseUrl: `http://127.0.0.1:${incidentPort}` }, 30_000, 200)) !== undefined, 'the incident server is up');
+      // Whatever an earlier step left open (a pick, a hover, a pick that arrives late) goes first:
+      // close until nothing has come back for two seconds, bounded.
+      const quickInput = page.locator('.quick-input-widget input.input');
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('Escape');
+        await page.waitForTimeout(2_000);
+        if (!(await quickInput.isVisible())) break;
+      }
+      assert.equal(await quickInput.isVisible(), false, 'a quick input kept coming back');
+      // The sidebar shown: the extension is active (also when this test runs alone).
+      // (Clicking the icon of the sidebar already shown would hide it.)
+      if (!(await serversPane(page).isVisible())) await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+      await serversPane(page).waitFor({ timeout: 60_000 });
+      // "Forward Port and Add to Servers" was used last, so it tops the palette: click the row itself.
+      await page.keyboard.press('F1');
+      await quickInput.fill('>Inference Doctor: Add Server');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Inference Doctor: Add Server' })
+        .filter({ hasNotText: 'Forward' })
+        .first()
+        .click({ timeout: 30_000 });
+      await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${incidentPort}`);
+      await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
+      await answerQuickInput(page, 'Add Server (3/3)', '');
+      await openFile(page, 'incident.sh');
+      await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
+      // The known issue sits on the FP4 GEMM flag (line 5): open its quick fixes there.
+      await page.keyboard.press('Control+G');
+      const input = page.locator('.quick-input-widget input.input');
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+      await input.fill(':5:50');
+      await input.press('Enter');
+      const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
+      for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
+        await page.keyboard.press('Control+.');
+        await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
+      }
+      // The menu's pointer block swallows clicks: choose the row with the keyboard.
+      const focused = page.locator('.action-widget .monaco-list-row.focused');
+      for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
+        await page.keyboard.press('ArrowDown');
+      }
+      assert.match(await focused.innerText(), /Apply to Server and Re-probe: Run the MoE layers/);
+      await page.keyboard.press('Enter');
+      // Asked once for this file: how it is restarted (the supervised name that runs it comes first).
+      await pickQuickItem(page, 'runs this file');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn[\s\S]*incident box/);
+      await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
+      const done = page.locator('.notification-toast', { hasText: 'is healthy now' }).first();
+      await done.waitFor({ timeout: 120_000 });
+      assert.match(await done.innerText(), /incident box is healthy now: NaN → OK after: Run the MoE layers/);
+      assert.equal(
+        readFileSync(incidentScript, 'utf8'),
+        incidentOriginal.replace('--fp4-gemm-backend flashinfer_cutlass', '--fp4-gemm-backend flashinfer_cudnn'),
+      );
+      await page.screenshot({ path: join(resultsDir, 'e2e-apply-and-verify.png') });
+      await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
+      await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 60_000 });
+      assert.equal(readFileSync(incidentScript, 'utf8'), incidentOriginal, 'the launch script is back byte for byte');
+    } finally {
+      await supervisor.stop('incident', { timeoutMs: 3000 });
+    }
   });
 
   it('hover on a flag in a .service file shows its help, the rename and a known-issue warning', async () => {
@@ -859,90 +950,6 @@ describe('e2e: Inference Doctor in code-server', function () {
       assert.equal(canaryHits, 0, 'the canary saw a request');
     } finally {
       await evilServer.stop();
-    }
-  });
-
-  it("Apply to Server and Re-probe: the known issue's fix goes to the running server, which then answers well; Roll Back restores it", async () => {
-    // The incident on this machine: the simulator in launch mode (an RTX PRO 6000, SM 12.0) started
-    // by `supervise` from a launch script in the workspace. Its own rules decide how it answers.
-    const bin = mkdtempSync(join(tmpdir(), 'id-e2e-sglang-'));
-    scratch.push(bin);
-    execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin]);
-    const port = await freePort();
-    const script = join(workspace, 'deploy', 'incident.sh');
-    const original = [
-      '#!/bin/sh',
-      `exec ${join(bin, 'python3')} -m sglang.launch_server \\`,
-      '  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 \\',
-      `  --sim-gpu rtx-pro-6000 --sim-start-seconds 0.3 --sim-tokens-per-second 200 --port ${port} \\`,
-      '  --moe-runner-backend flashinfer_cutlass --fp4-gemm-backend flashinfer_cutlass',
-      '',
-    ].join('\n');
-    writeFileSync(script, original, { mode: 0o755 });
-    const supervisor = new Supervisor(superviseDir);
-    await supervisor.start('incident', ['sh', script]);
-    try {
-      assert.ok((await waitUntilReady({ baseUrl: `http://127.0.0.1:${port}` }, 30_000, 200)) !== undefined, 'the incident server is up');
-      // Whatever an earlier step left open (a pick, a hover, a pick that arrives late) goes first:
-      // close until nothing has come back for two seconds, bounded.
-      const quickInput = page.locator('.quick-input-widget input.input');
-      for (let i = 0; i < 6; i++) {
-        await page.keyboard.press('Escape');
-        await page.waitForTimeout(2_000);
-        if (!(await quickInput.isVisible())) break;
-      }
-      assert.equal(await quickInput.isVisible(), false, 'a quick input kept coming back');
-      // The sidebar shown: the extension is active (also when this test runs alone).
-      // (Clicking the icon of the sidebar already shown would hide it.)
-      if (!(await serversPane(page).isVisible())) await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
-      await serversPane(page).waitFor({ timeout: 60_000 });
-      // "Forward Port and Add to Servers" was used last, so it tops the palette: click the row itself.
-      await page.keyboard.press('F1');
-      await quickInput.fill('>Inference Doctor: Add Server');
-      await page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'Inference Doctor: Add Server' })
-        .filter({ hasNotText: 'Forward' })
-        .first()
-        .click({ timeout: 30_000 });
-      await answerQuickInput(page, 'Add Server (1/3)', `http://127.0.0.1:${port}`);
-      await answerQuickInput(page, 'Add Server (2/3)', 'incident box');
-      await answerQuickInput(page, 'Add Server (3/3)', '');
-      await openFile(page, 'incident.sh');
-      await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
-      // The known issue sits on the FP4 GEMM flag (line 5): open its quick fixes there.
-      await page.keyboard.press('Control+G');
-      const input = page.locator('.quick-input-widget input.input');
-      await input.waitFor({ state: 'visible', timeout: 30_000 });
-      await input.fill(':5:50');
-      await input.press('Enter');
-      const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
-      for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
-        await page.keyboard.press('Control+.');
-        await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
-      }
-      // The menu's pointer block swallows clicks: choose the row with the keyboard.
-      const focused = page.locator('.action-widget .monaco-list-row.focused');
-      for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
-        await page.keyboard.press('ArrowDown');
-      }
-      assert.match(await focused.innerText(), /Apply to Server and Re-probe: Run the MoE layers/);
-      await page.keyboard.press('Enter');
-      // Asked once for this file: how it is restarted (the supervised name that runs it comes first).
-      await pickQuickItem(page, 'runs this file');
-      const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 30_000 });
-      assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn[\s\S]*incident box/);
-      await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
-      const done = page.locator('.notification-toast', { hasText: 'is healthy now' }).first();
-      await done.waitFor({ timeout: 120_000 });
-      assert.match(await done.innerText(), /incident box is healthy now: NaN → OK after: Run the MoE layers/);
-      assert.equal(readFileSync(script, 'utf8'), original.replace('--fp4-gemm-backend flashinfer_cutlass', '--fp4-gemm-backend flashinfer_cudnn'));
-      await page.screenshot({ path: join(resultsDir, 'e2e-apply-and-verify.png') });
-      await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
-      await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 60_000 });
-      assert.equal(readFileSync(script, 'utf8'), original, 'the launch script is back byte for byte');
-    } finally {
-      await supervisor.stop('incident', { timeoutMs: 3000 });
     }
   });
 });
