@@ -4,18 +4,16 @@
  * and the outcome with Roll Back / Keep. Loaded on first use by ./register.ts.
  */
 import { readdirSync, existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import type { ServerConfig } from '../core/servers';
 import { errorMessage } from '../core/errors';
-import { applyAndVerify, ScriptTarget, SystemdTarget, type RestartTarget, type VerifyResult } from '../core/fix/loop';
-import { Supervisor } from '../core/fix/supervisor';
+import { applyAndVerify, launchServerUrl, ScriptTarget, SystemdTarget, type RestartTarget, type VerifyResult } from '../core/fix/loop';
+import { defaultSupervisorDir, Supervisor } from '../core/fix/supervisor';
 import { LocalHost } from '../core/hosts/local';
-import { findLaunchCommands } from '../core/launch/index';
-import { launchSyntaxOfPath } from '../core/launch/syntax';
-import { runOutcome } from '../core/probe/outcome';
+import { OUTCOME_LABEL, runOutcome } from '../core/probe/outcome';
+import type { VerdictKind } from '../core/detect/types';
 import { notificationText, escapeMarkdown, codeSpan } from '../core/text/foreign';
 import type { ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { guardPicks } from '../ui/foreignText';
@@ -34,11 +32,7 @@ const TARGET_KEY = 'inferenceDoctor.fix.target:';
 const SERVER_KEY = 'inferenceDoctor.fix.server:';
 
 function stateDir(ctx: Ctx): string {
-  return (
-    ctx.config.text('fix.superviseStateDir') ??
-    process.env.INFERENCE_DOCTOR_STATE_DIR ??
-    join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'inference-doctor', 'supervise')
-  );
+  return ctx.config.text('fix.superviseStateDir') ?? defaultSupervisorDir();
 }
 
 export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs): Promise<void> {
@@ -96,8 +90,7 @@ export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs):
   await showOutcome(ctx, server, target, args, result);
 }
 
-const VERDICT_LABEL: Record<string, string> = { ok: 'OK', degenerate: 'degenerate', nan: 'NaN' };
-const label = (v: string | undefined): string => (v ? (VERDICT_LABEL[v] ?? v) : '?');
+const label = (v: VerdictKind | undefined): string => (v ? OUTCOME_LABEL[v] : '?');
 
 async function showOutcome(ctx: Ctx, server: ServerConfig, target: RestartTarget, args: ApplyAndVerifyArgs, r: VerifyResult): Promise<void> {
   const name = notificationText(server.label);
@@ -196,8 +189,7 @@ async function pickTarget(ctx: Ctx, uri: vscode.Uri): Promise<TargetChoice | und
 async function pickProbeServer(ctx: Ctx, uri: vscode.Uri): Promise<ServerConfig | undefined> {
   const servers = ctx.servers.store.list();
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  const [cmd] = findLaunchCommands(text, launchSyntaxOfPath(uri.path) ?? 'shellscript');
-  const port = cmd?.args.find((a) => a.kind === 'flag' && a.name === '--port')?.values?.[0]?.value ?? '30000';
+  const port = new URL(launchServerUrl(text, uri.path)).port;
   const onPort = servers.filter((s) => {
     try {
       const u = new URL(s.baseUrl);

@@ -2,10 +2,8 @@
  * `inference-doctor supervise start|stop|restart|status|log NAME`: runs a launch script or command
  * in the background with a pid file and a log, for machines without systemd (core/fix/supervisor).
  */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { errorMessage } from '../../core/errors';
-import { Supervisor, SupervisorError } from '../../core/fix/supervisor';
+import { defaultSupervisorDir, Supervisor, SupervisorError } from '../../core/fix/supervisor';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor supervise start NAME [--cwd DIR] -- COMMAND [ARG...]
@@ -71,7 +69,7 @@ function positive(flag: string, v: string): number {
 }
 
 function stateDir(p: Parsed, io: CliIo): string {
-  return p.dir ?? io.env.INFERENCE_DOCTOR_STATE_DIR ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'inference-doctor', 'supervise');
+  return p.dir ?? defaultSupervisorDir(io.env);
 }
 
 export const superviseCommand: Command = {

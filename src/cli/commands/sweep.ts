@@ -3,16 +3,13 @@
  * launch, restart, wait, Quick Health Probe, record — then the original launch restored byte for
  * byte (also on Ctrl-C). Reports go next to the launch file as JSON and Markdown.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../../core/errors';
-import { ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
-import { Supervisor } from '../../core/fix/supervisor';
+import { launchServerUrl, ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
+import { defaultSupervisorDir, Supervisor } from '../../core/fix/supervisor';
 import { MAX_COMBINATIONS, combinations, runSweep, sweepMarkdown, type SweepAxis, type SweepRow } from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
-import { findLaunchCommands } from '../../core/launch/index';
-import { launchSyntaxOfPath } from '../../core/launch/syntax';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor sweep --launch FILE (--systemd UNIT | --supervise NAME)
@@ -92,15 +89,6 @@ function parse(argv: string[]): Parsed {
   return { readyTimeoutMs: 600_000, ...out } as Parsed;
 }
 
-/** The server the launch command serves: its --host/--port, else SGLang's default port. */
-function urlFromLaunch(text: string, file: string): string {
-  const [cmd] = findLaunchCommands(text, launchSyntaxOfPath(file) ?? 'shellscript');
-  const value = (name: string): string | undefined => cmd?.args.find((a) => a.kind === 'flag' && a.name === name)?.values?.[0]?.value;
-  const host = value('--host');
-  const port = value('--port') ?? '30000';
-  return `http://${host && host !== '0.0.0.0' ? host : '127.0.0.1'}:${port}`;
-}
-
 function stamp(): string {
   return new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
 }
@@ -121,18 +109,19 @@ export const sweepCommand: Command = {
   usage: USAGE,
   async run(argv: string[], io: CliIo): Promise<number> {
     const p = parse(argv);
-    if (!existsSync(p.launch)) {
-      await write(io.stderr, `Cannot read ${p.launch}: no such file\n`);
+    let text: string;
+    try {
+      text = readFileSync(p.launch, 'utf8');
+    } catch (e) {
+      await write(io.stderr, `Cannot read ${p.launch}: ${errorMessage(e)}\n`);
       return EXIT.noInput;
     }
-    const text = readFileSync(p.launch, 'utf8');
     const host = new LocalHost();
-    const stateDir =
-      p.dir ?? io.env.INFERENCE_DOCTOR_STATE_DIR ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'inference-doctor', 'supervise');
+    const stateDir = p.dir ?? defaultSupervisorDir(io.env);
     const target: RestartTarget = p.supervise
       ? new ScriptTarget(host, p.launch, new Supervisor(stateDir), p.supervise)
       : new SystemdTarget(host, p.systemd ?? '');
-    const server = { baseUrl: p.url ?? urlFromLaunch(text, p.launch) };
+    const server = { baseUrl: p.url ?? launchServerUrl(text, p.launch) };
     const result = await runSweep(target, p.axes, {
       server,
       readyTimeoutMs: p.readyTimeoutMs,

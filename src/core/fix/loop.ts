@@ -10,17 +10,30 @@
  */
 import { errorMessage } from '../errors';
 import type { Host } from '../hosts/types';
-import { findLaunchCommands } from '../launch/index';
+import { findLaunchCommands, flagValue } from '../launch/index';
 import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
 import { launchSyntaxOfPath } from '../launch/syntax';
 import { fetchHealth, fetchModels } from '../probe/server-api';
-import { runQuickProbe, type QuickProbeResult } from '../probe/quick';
+import { runQuickProbe, VERDICT_RANK, type QuickProbeResult } from '../probe/quick';
 import type { ServerTarget } from '../probe/types';
 import type { VerdictKind } from '../detect/types';
 import type { Supervisor } from './supervisor';
-import { DROP_IN_NAME, planSystemdChange, unitName, writeFileArgv } from './systemd';
+import { dropInPath, planSystemdChange, writeFileArgv, type SystemdPlan } from './systemd';
 
-const dropInPathOf = (unit: string): string => `/etc/systemd/system/${unitName(unit)}.d/${DROP_IN_NAME}`;
+/**
+ * The URL the server of a launch file answers on: its command's --host/--port, else SGLang's
+ * default port on this machine (0.0.0.0 listens on loopback too).
+ */
+export function launchServerUrl(text: string, path: string): string {
+  const [cmd] = findLaunchCommands(text, launchSyntaxOfPath(path) ?? 'shellscript');
+  // The last occurrence wins, as in argparse.
+  const value = (name: string): string | undefined => {
+    const v = cmd ? flagValue(cmd, name) : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+  const host = value('--host');
+  return `http://${host && host !== '0.0.0.0' ? host : '127.0.0.1'}:${value('--port') ?? '30000'}`;
+}
 
 /** Where a server is launched, and how to change and restart it. */
 export interface RestartTarget {
@@ -88,8 +101,10 @@ export class ScriptTarget implements RestartTarget {
 
 /** A systemd unit, changed through a drop-in (core/fix/systemd.ts); works over SSH (exec only). */
 export class SystemdTarget implements RestartTarget {
+  /** Our drop-in as it was before the first apply (undefined: there was none); null until then. */
   private previousDropIn: string | undefined | null = null;
-  private dropInPath: string | undefined;
+  /** The last plan applied: its restore puts the unit back as it was before the first apply. */
+  private plan: SystemdPlan | undefined;
   readonly label: string;
 
   constructor(
@@ -101,18 +116,13 @@ export class SystemdTarget implements RestartTarget {
 
   async apply(changes: FlagChange[]): Promise<void> {
     const effective = await run(this.host, ['systemctl', 'cat', '--', this.unit], `systemctl cat ${this.unit}`);
-    if (this.previousDropIn === null) this.previousDropIn = await this.readIfExists(dropInPathOf(this.unit));
-    const plan = planSystemdChange(this.unit, effective, changes, this.previousDropIn === undefined ? {} : { previousDropIn: this.previousDropIn });
-    this.dropInPath = plan.dropInPath;
-    for (const argv of plan.apply) await run(this.host, argv, argv.slice(0, 2).join(' '));
+    if (this.previousDropIn === null) this.previousDropIn = await this.readIfExists(dropInPath(this.unit));
+    this.plan = planSystemdChange(this.unit, effective, changes, this.previousDropIn === undefined ? {} : { previousDropIn: this.previousDropIn });
+    for (const argv of this.plan.apply) await run(this.host, argv, argv.slice(0, 2).join(' '));
   }
 
   async restore(): Promise<void> {
-    if (this.previousDropIn === null || !this.dropInPath) return;
-    const argv = this.previousDropIn === undefined ? ['rm', '-f', this.dropInPath] : writeFileArgv(this.dropInPath, this.previousDropIn);
-    await run(this.host, argv, `Restoring ${this.unit}`);
-    await run(this.host, ['systemctl', 'daemon-reload'], 'systemctl daemon-reload');
-    await run(this.host, ['systemctl', 'restart', this.unit], `systemctl restart ${this.unit}`);
+    for (const argv of this.plan?.restore ?? []) await run(this.host, argv, `Restoring ${this.unit}: ${argv.slice(0, 2).join(' ')}`);
   }
 
   async logTail(): Promise<string> {
@@ -163,8 +173,6 @@ export interface VerifyResult {
   restored: boolean;
 }
 
-const RANK: Record<VerdictKind, number> = { ok: 0, degenerate: 1, nan: 2 };
-
 /**
  * Waits until /health_generate and /v1/models both answer; resolves the wait in ms, or undefined on
  * timeout, on abort, or as soon as `running` says the server process is gone.
@@ -194,26 +202,45 @@ export async function waitUntilReady(
   return undefined;
 }
 
+/** What a restart came to: ready after `readyMs`, or why not (with the server's log tail). */
+export type RestartResult = { ready: true; readyMs: number } | { ready: false; error: string; logTail: string };
+
+export const DEFAULT_READY_TIMEOUT_MS = 600_000;
+
+/**
+ * Writes `changes` through the target, restarts, and waits for the server: shared by apply-and-
+ * verify and the sweep. A process that exits during start-up is reported at once.
+ */
+export async function restartAndWait(
+  target: RestartTarget,
+  changes: FlagChange[],
+  opts: Pick<VerifyOptions, 'server' | 'readyTimeoutMs' | 'pollMs' | 'signal' | 'onProgress'>,
+): Promise<RestartResult> {
+  const failed = async (error: string): Promise<RestartResult> => ({ ready: false, error, logTail: await target.logTail().catch(() => '') });
+  try {
+    await target.apply(changes);
+  } catch (e) {
+    return failed(errorMessage(e));
+  }
+  opts.onProgress?.('waiting for the server to answer');
+  const timeoutMs = opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const readyMs = await waitUntilReady(opts.server, timeoutMs, opts.pollMs, opts.signal, () => target.isRunning());
+  if (readyMs !== undefined) return { ready: true, readyMs };
+  if (opts.signal?.aborted) return failed('cancelled');
+  const exited = !(await target.isRunning().catch(() => true));
+  return failed(exited ? 'exited during start-up' : `not ready within ${Math.round(timeoutMs / 1000)} s`);
+}
+
 export async function applyAndVerify(target: RestartTarget, changes: FlagChange[], opts: VerifyOptions): Promise<VerifyResult> {
   const probe = opts.probe ?? ((s: ServerTarget) => runQuickProbe(s, {}, opts.signal ? { signal: opts.signal } : {}));
   const say = opts.onProgress ?? (() => undefined);
   const before = opts.before ?? (say('probing before the change'), (await probe(opts.server)).summary.verdict);
   say(`changing ${target.label} and restarting`);
-  try {
-    await target.apply(changes);
-  } catch (e) {
-    await target.restore().catch(() => undefined);
-    return { outcome: 'did-not-start', before, error: errorMessage(e), restored: true };
-  }
-  say('waiting for the server to answer');
-  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal, () => target.isRunning());
-  if (readyMs === undefined) {
-    const logTail = await target.logTail().catch(() => '');
-    const exited = !(await target.isRunning().catch(() => true));
+  const restart = await restartAndWait(target, changes, { ...opts, onProgress: say });
+  if (!restart.ready) {
     say('the server did not come back: restoring the launch');
     await target.restore().catch(() => undefined);
-    const error = exited ? 'the server exited during start-up' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`;
-    return { outcome: 'did-not-start', before, error, logTail, restored: true };
+    return { outcome: 'did-not-start', before, error: restart.error, logTail: restart.logTail, restored: true };
   }
   say('probing after the change');
   const after = await probe(opts.server);
@@ -224,10 +251,10 @@ export async function applyAndVerify(target: RestartTarget, changes: FlagChange[
     ? 'worse'
     : verdict === 'ok'
       ? 'healthy'
-      : RANK[verdict] < RANK[before]
+      : VERDICT_RANK[verdict] < VERDICT_RANK[before]
         ? 'better'
-        : RANK[verdict] > RANK[before]
+        : VERDICT_RANK[verdict] > VERDICT_RANK[before]
           ? 'worse'
           : 'same';
-  return { outcome, before, after: verdict, probe: after, readySeconds: readyMs / 1000, restored: false };
+  return { outcome, before, after: verdict, probe: after, readySeconds: restart.readyMs / 1000, restored: false };
 }

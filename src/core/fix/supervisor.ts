@@ -15,6 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../errors';
 
@@ -33,6 +34,11 @@ export interface SupervisorStatus {
 }
 
 export class SupervisorError extends Error {}
+
+/** Where `supervise` keeps its state unless told: $INFERENCE_DOCTOR_STATE_DIR, else the XDG state home. */
+export function defaultSupervisorDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.INFERENCE_DOCTOR_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'inference-doctor', 'supervise');
+}
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

@@ -10,7 +10,7 @@ import { codeSpan } from '../text/foreign';
 import type { FlagChange } from '../launch/edit';
 import { runQuickProbe, type QuickProbeResult } from '../probe/quick';
 import type { ServerTarget } from '../probe/types';
-import { waitUntilReady, type RestartTarget } from './loop';
+import { restartAndWait, type RestartTarget } from './loop';
 
 export interface SweepAxis {
   /** The flag as written on the command line (`--fp4-gemm-backend`). */
@@ -104,24 +104,22 @@ async function runOne(
   opts: SweepOptions,
 ): Promise<SweepRow> {
   const changes: FlagChange[] = axes.map((a) => ({ flag: a.flag, ...(a.aliases ? { aliases: a.aliases } : {}), value: flags[a.flag] }));
-  const failed = async (error: string): Promise<SweepRow> => {
-    const log = await target.logTail().catch(() => '');
-    const logLines = log
+  const restart = await restartAndWait(target, changes, opts);
+  if (!restart.ready) {
+    const logLines = restart.logTail
       .split('\n')
       .filter((l) => TELLING.test(l))
       .slice(-8);
-    return { flags, started: false, verdict: 'error', reasons: [], ttftMs: null, tokensPerSecond: null, error, ...(logLines.length ? { logLines } : {}) };
-  };
-  try {
-    await target.apply(changes);
-  } catch (e) {
-    return failed(errorMessage(e));
-  }
-  const readyMs = await waitUntilReady(opts.server, opts.readyTimeoutMs ?? 600_000, opts.pollMs, opts.signal, () => target.isRunning());
-  if (readyMs === undefined) {
-    if (opts.signal?.aborted) return failed('cancelled');
-    const exited = !(await target.isRunning().catch(() => true));
-    return failed(exited ? 'exited during start-up' : `not ready within ${Math.round((opts.readyTimeoutMs ?? 600_000) / 1000)} s`);
+    return {
+      flags,
+      started: false,
+      verdict: 'error',
+      reasons: [],
+      ttftMs: null,
+      tokensPerSecond: null,
+      error: restart.error,
+      ...(logLines.length ? { logLines } : {}),
+    };
   }
   const result = await probe(opts.server);
   const items = result.items.map((i) => i.result);
@@ -137,7 +135,7 @@ async function runOne(
     reasons: [...new Set(items.flatMap((r) => r.verdict.reasons.map((x) => x.code)))],
     ttftMs: mean(items.map((r) => r.ttftMs)),
     tokensPerSecond: mean(items.map((r) => r.tokensPerSecond)),
-    readySeconds: readyMs / 1000,
+    readySeconds: restart.readyMs / 1000,
   };
 }
 

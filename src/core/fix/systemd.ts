@@ -30,6 +30,11 @@ export class SystemdPlanError extends Error {}
 
 const UNIT = /^[A-Za-z0-9:_.@-]{1,200}$/;
 
+/** Where our drop-in for `unit` lives. */
+export function dropInPath(name: string, unitDir = '/etc/systemd/system'): string {
+  return `${unitDir}/${unitName(name)}.d/${DROP_IN_NAME}`;
+}
+
 /** `sglang` → `sglang.service`; refuses names that could leave the unit directory or run as options. */
 export function unitName(name: string): string {
   const unit = /\.(service|socket|target|timer|mount|path)$/.test(name) ? name : `${name}.service`;
@@ -58,8 +63,8 @@ export function planSystemdChange(
   if (!next) throw new SystemdPlanError(`The change would leave ${unit} without a launch command`);
   const execStart = logicalLine(edited, next.range.start.line, next.range.end);
   if (!/^\s*ExecStart\s*=/.test(execStart)) throw new SystemdPlanError(`The SGLang command of ${unit} is not in its ExecStart`);
-  const dir = `${opts.unitDir ?? '/etc/systemd/system'}/${unit}.d`;
-  const dropInPath = `${dir}/${DROP_IN_NAME}`;
+  const path = dropInPath(unit, opts.unitDir);
+  const dir = path.slice(0, path.lastIndexOf('/'));
   const dropIn = [
     '# Written by Inference Doctor: the flags below replace those of the unit.',
     '# Remove this file (then systemctl daemon-reload) to go back to the unit as written.',
@@ -74,11 +79,11 @@ export function planSystemdChange(
   ];
   return {
     unit,
-    dropInPath,
+    dropInPath: path,
     dropIn,
     execStart: execStart.trim(),
-    apply: [['mkdir', '-p', dir], writeFileArgv(dropInPath, dropIn), ...reloadAndRestart],
-    restore: [opts.previousDropIn === undefined ? ['rm', '-f', dropInPath] : writeFileArgv(dropInPath, opts.previousDropIn), ...reloadAndRestart],
+    apply: [['mkdir', '-p', dir], writeFileArgv(path, dropIn), ...reloadAndRestart],
+    restore: [opts.previousDropIn === undefined ? ['rm', '-f', path] : writeFileArgv(path, opts.previousDropIn), ...reloadAndRestart],
   };
 }
 

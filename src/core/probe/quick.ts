@@ -45,10 +45,11 @@ export interface QuickProbeResult {
   summary: QuickProbeSummary;
 }
 
-const RANK: Record<VerdictKind, number> = { ok: 0, degenerate: 1, nan: 2 };
+/** How bad a verdict is: nan > degenerate > ok. */
+export const VERDICT_RANK: Readonly<Record<VerdictKind, number>> = { ok: 0, degenerate: 1, nan: 2 };
 
 export function worstVerdict(kinds: VerdictKind[]): VerdictKind {
-  return kinds.reduce<VerdictKind>((worst, k) => (RANK[k] > RANK[worst] ? k : worst), 'ok');
+  return kinds.reduce<VerdictKind>((worst, k) => (VERDICT_RANK[k] > VERDICT_RANK[worst] ? k : worst), 'ok');
 }
 
 export async function runQuickProbe(
