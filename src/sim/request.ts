@@ -1,4 +1,5 @@
 /** A generation request as the simulator reads it: validated like SGLang's, with the answer's length and shape. */
+import { tokenize } from './answers';
 import type { ModelBehaviour } from './scenario';
 import { HttpError, type Route } from './http';
 import type { SimState } from './state';
@@ -9,6 +10,8 @@ export interface SimRequest {
   model: string;
   behaviour: ModelBehaviour;
   prompt: string;
+  /** The prompt's length in simulated tokens (counted once: usage and every native chunk report it). */
+  promptTokens: number;
   stream: boolean;
   includeUsage: boolean;
   logprobs: boolean;
@@ -75,6 +78,7 @@ export function parseRequest(sim: SimState, route: Route, body: Record<string, u
     model,
     behaviour,
     prompt,
+    promptTokens: tokenize(prompt).length,
     logprobs,
     stream: body.stream === true,
     includeUsage: so?.include_usage === true,

@@ -7,7 +7,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { EOS_TOKEN_ID } from './answers';
 import { createRouter } from './routes';
 import type { Scenario } from './scenario';
 import { SimState } from './state';
@@ -78,5 +77,3 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       }),
   };
 }
-
-export { EOS_TOKEN_ID };

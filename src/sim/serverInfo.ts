@@ -70,7 +70,8 @@ export function buildServerInfo(
   hasApiKey: boolean,
   listen?: { host: string; port: number },
 ): Record<string, unknown> {
-  const args: Record<string, unknown> = { ...defaultArgs(modelPath), ...listen, reasoning_parser: scenario.reasoningParser ?? null, ...scenario.serverArgs };
+  // Where the server really listens wins over any host/port a scenario or launch names.
+  const args: Record<string, unknown> = { ...defaultArgs(modelPath), reasoning_parser: scenario.reasoningParser ?? null, ...scenario.serverArgs, ...listen };
   // Secrets are redacted in what the server reports.
   if (hasApiKey || args.api_key) args.api_key = '***';
   return {

@@ -1,5 +1,5 @@
 /** The pieces of SGLang's response bodies: logprobs, usage, native meta_info and finish reasons, token order. */
-import { tokenize, type AnswerPlan, type SimToken } from './answers';
+import type { AnswerPlan, SimToken } from './answers';
 import type { SimRequest } from './request';
 import type { SimState } from './state';
 
@@ -26,7 +26,7 @@ export function completionLogprobs(tokens: SimToken[], offset: number): unknown 
 }
 
 export function usage(r: SimRequest, completion: number): Record<string, unknown> {
-  const prompt = tokenize(r.prompt).length + (r.route === 'chat' ? 12 : 0);
+  const prompt = r.promptTokens + (r.route === 'chat' ? 12 : 0);
   return { prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion, prompt_tokens_details: null, reasoning_tokens: 0 };
 }
 
@@ -38,7 +38,7 @@ export function nativeMeta(r: SimRequest, completion: number, finish: unknown, t
   const meta: Record<string, unknown> = {
     id: r.id,
     finish_reason: finish,
-    prompt_tokens: tokenize(r.prompt).length,
+    prompt_tokens: r.promptTokens,
     weight_version: 'default',
     completion_tokens: completion,
     cached_tokens: 0,

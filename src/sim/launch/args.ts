@@ -3,27 +3,13 @@
  * `--flag=value`, a bare `--flag` is true, `--no-flag` false) keyed by dataclass field, and the
  * simulator's `--sim-*` options, which never reach the server args.
  */
+import { fieldOfFlag } from '../../core/remote/compare';
 import { ALL_ARCHS, DEFAULT_GPU, GPUS, findGpu, type SimGpu } from './gpus';
 
 /** Exit status of a bad command line: argparse's. */
 export const USAGE_EXIT = 2;
 
 export class UsageError extends Error {}
-
-/** Flags whose field name is not the flag with dashes turned into underscores. */
-const FIELD_OF: Record<string, string> = {
-  model: 'model_path',
-  tp: 'tp_size',
-  'tensor-parallel-size': 'tp_size',
-  dp: 'dp_size',
-  'data-parallel-size': 'dp_size',
-  pp: 'pp_size',
-  'pipeline-parallel-size': 'pp_size',
-  ep: 'ep_size',
-  'expert-parallel-size': 'ep_size',
-  'fp4-gemm-backend': 'fp4_gemm_runner_backend',
-  'fp8-gemm-backend': 'fp8_gemm_runner_backend',
-};
 
 /** store_true flags the simulator knows, so `--trust-remote-code --port 1` reads right (others: a flag before a flag is true). */
 const SWITCHES = new Set([
@@ -47,7 +33,8 @@ const SWITCHES = new Set([
   'disable-custom-all-reduce',
 ]);
 
-export const fieldOf = (flag: string): string => FIELD_OF[flag] ?? flag.replace(/-/g, '_');
+/** The dataclass field a flag (without its dashes) sets: SGLang's own flag → dest facts, as the launch-file comparison reads them. */
+export const fieldOf = (flag: string): string => fieldOfFlag(`--${flag}`) ?? flag.replace(/-/g, '_');
 
 export interface SimOptions {
   gpu: SimGpu;

@@ -18,7 +18,7 @@ import { isFp4, isFp8, modelTraits, resolveBackends, resolvedServerArgs, type Mo
 import { answerBehaviour, BehaviourFileError, loadBehaviourFile, pickRule, type LaunchRule } from './rules';
 import { processTitle, takeTitle } from './title';
 
-export const SERVE_USAGE = `usage: sim serve --model-path MODEL [--quantization Q] [--port N] [--host H] [any SGLang flag ...]
+const SERVE_USAGE = `usage: sim serve --model-path MODEL [--quantization Q] [--port N] [--host H] [any SGLang flag ...]
                  [--sim-gpu NAME] [--sim-start-seconds S] [--sim-tokens-per-second N]
                  [--sim-sgl-kernel-archs 90,100,...] [--sim-scenario FILE] [--sim-model-moe true|false]
                  [--sim-version V] [--log-file FILE]
@@ -164,10 +164,7 @@ class Launch {
     const behaviour = answerBehaviour(p.rule)!;
     const tps = this.launch.sim.tokensPerSecond;
     const paced = { ...behaviour, ...(tps > 0 ? { tokenDelayMs: 1000 / tps } : {}) };
-    // host and port come from where the server really listens.
-    const serverArgs = { ...p.args };
-    delete serverArgs.host;
-    delete serverArgs.port;
+    const serverArgs = p.args;
     const scenario: Scenario = {
       name: `launch:${p.rule.name}`,
       seed: 1,

@@ -7,11 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Quotes a word the way a shell (and discovery's command-line splitter) reads it back. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+import { shellWord } from '../../core/hosts/quote';
 
 export function processTitle(argv0: string | undefined, shown: readonly string[]): string {
   return [argv0 ?? 'python3', '-m', 'sglang.launch_server', ...shown].map(shellWord).join(' ');
