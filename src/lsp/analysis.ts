@@ -86,11 +86,6 @@ function diag(range: Range, severity: DiagnosticSeverity, code: DiagnosticCode, 
   return d;
 }
 
-/** A flag with its values (through the last separate value; an inline `=value` is inside the arg). */
-export function argRange(f: ResolvedFlag): Range {
-  return flagSpan(f.arg);
-}
-
 function renameEdit(f: ResolvedFlag, to: string): TextEdit {
   return { range: f.arg.nameRange ?? f.arg.range, newText: to };
 }
@@ -315,7 +310,7 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
       let hit: ResolvedFlag | undefined;
       for (const f of ac.flags) if (f.field === h.key) hit = f;
       if (hit) {
-        range = argRange(hit);
+        range = flagSpan(hit.arg);
         break;
       }
     }

@@ -17,7 +17,8 @@ import {
 } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
-import { argRange, ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
 import { codeSpan, escapeMarkdown, safeLink, showControls } from '../core/text/foreign';
 
@@ -325,7 +326,7 @@ function flagSymbol(f: ResolvedFlag): DocumentSymbol {
     name: arg.name ?? arg.text,
     detail: (arg.values ?? []).map((v) => v.value).join(' ') || undefined,
     kind: f.entry ? SymbolKind.Property : SymbolKind.Key,
-    range: argRange(f),
+    range: flagSpan(f.arg),
     selectionRange: arg.nameRange ?? arg.range,
   };
 }

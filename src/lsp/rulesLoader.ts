@@ -12,6 +12,8 @@ export class RulesLoader {
   /** The rules files found at the last load. */
   files: string[] = [];
   errors: string[];
+  /** Bumped by every load: part of the analysis cache key (the catalog's generation is the client's, not ours). */
+  generation = 0;
 
   constructor(private readonly log: (m: string) => void) {
     const builtin = builtinRules();
@@ -38,6 +40,7 @@ export class RulesLoader {
     this.rules = merged.rules;
     this.files = files;
     this.errors = merged.errors.map(errorText);
+    this.generation++;
     for (const e of this.errors) this.log(`rules: ${e}`);
   }
 }

@@ -74,16 +74,17 @@ export class ServerState {
     };
   }
 
-  /** The document's analysis, cached until its text or the catalogs change. */
+  /** The document's analysis, cached until its text, the catalogs, the rules or the rule setting change. */
   analysisOf(d: Doc): Analysis {
     if (!d.hint || d.isServerArgs) return EMPTY;
-    const key = `${d.doc.version}|${this.store.generation}`;
+    const diagnostics = this.settings.ruleDiagnostics !== false;
+    const key = `${d.doc.version}|${this.store.generation}|${this.rules.generation}|${diagnostics}`;
     if (d.cache?.key === key) return d.cache.analysis;
     const analysis = analyzeText(d.doc.getText(), d.hint, this.store.active(), {
       rules: this.rules.rules,
       computeCapability: this.store.computeCapability,
       versions: this.store.packageVersions,
-      diagnostics: this.settings.ruleDiagnostics !== false,
+      diagnostics,
     });
     d.cache = { key, analysis };
     return analysis;

@@ -15,13 +15,8 @@ import {
 import { errorMessage } from '../../core/errors';
 import { CONFIG_SECTION, type FlagsSettings } from '../../shared/lspProtocol';
 import { findServerArgs } from '../catalogs';
-import { uriToPath } from '../documents';
+import { isServerArgsUri, uriToPath } from '../documents';
 import type { ServerState } from '../state';
-
-async function loadRules(state: ServerState): Promise<void> {
-  await state.rules.load(state.folders);
-  state.store.generation++;
-}
 
 async function loadSettings(state: ServerState): Promise<void> {
   if (!state.client.configuration) return;
@@ -79,7 +74,7 @@ function initialize(state: ServerState, params: InitializeParams): InitializeRes
 
 async function initialLoad(state: ServerState): Promise<void> {
   try {
-    await Promise.all([loadRules(state), loadSettings(state), loadWorkspace(state)]);
+    await Promise.all([state.rules.load(state.folders), loadSettings(state), loadWorkspace(state)]);
   } catch (e) {
     state.log(`initial load failed: ${errorMessage(e)}`);
   }
@@ -95,14 +90,14 @@ function watchedFilesChanged(state: ServerState, changes: FileEvent[]): void {
   let rulesChanged = false;
   let argsChanged = false;
   for (const c of changes) {
-    if (RULES_FILE.test(c.uri) || c.uri.endsWith('/.inference-doctor/rules.json')) rulesChanged = true;
-    else if (c.uri.endsWith('server_args.py') && !state.docs.has(c.uri)) {
+    if (RULES_FILE.test(c.uri)) rulesChanged = true;
+    else if (isServerArgsUri(c.uri) && !state.docs.has(c.uri)) {
       const path = uriToPath(c.uri);
       if (!store.workspace || store.workspace.path === path || c.type === FileChangeType.Created) argsChanged = true;
     }
   }
   void (async () => {
-    if (rulesChanged) await loadRules(state);
+    if (rulesChanged) await state.rules.load(state.folders);
     if (argsChanged) await loadWorkspace(state);
     if (rulesChanged || argsChanged) state.catalogsChanged();
   })().catch((e: unknown) => state.log(`watch: ${errorMessage(e)}`));
