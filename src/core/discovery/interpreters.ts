@@ -59,7 +59,8 @@ function expand(p: string, home: string | undefined): string | undefined {
 async function isFile(host: HostLike, p: string): Promise<boolean> {
   try {
     const s = await host.stat(p);
-    return s.type === 'file' || s.type === 'symlink';
+    // stat follows links: 'symlink' is only a dangling one, which cannot run.
+    return s.type === 'file';
   } catch {
     return false;
   }

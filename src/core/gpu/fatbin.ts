@@ -756,10 +756,6 @@ export interface LibraryReadOptions {
 
 export const DEFAULT_LIBRARY_MAX_BYTES = 256 * 1024 * 1024;
 
-function errText(err: unknown): string {
-  return errorMessage(err);
-}
-
 async function viaCuobjdump(host: HostLike, path: string, opts: LibraryReadOptions): Promise<{ targets: CudaTarget[]; hasFatbin: boolean }> {
   let res;
   try {
@@ -769,7 +765,7 @@ async function viaCuobjdump(host: HostLike, path: string, opts: LibraryReadOptio
       signal: opts.signal,
     });
   } catch (err) {
-    throw new FatbinError('tool', `cuobjdump could not run: ${errText(err)}`);
+    throw new FatbinError('tool', `cuobjdump could not run: ${errorMessage(err)}`);
   }
   const parsed = parseCuobjdumpList(`${res.stdout}\n${res.stderr}`);
   if (parsed.noDeviceCode) return { targets: [], hasFatbin: false };
@@ -807,7 +803,7 @@ async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOp
   try {
     f = await host.openFile(path, { signal: opts.signal });
   } catch (err) {
-    return { ok: false, error: `could not read ${path}: ${errText(err)}`, code: 'io' };
+    return { ok: false, error: `could not read ${path}: ${errorMessage(err)}`, code: 'io' };
   }
   try {
     const file = f;
@@ -817,7 +813,7 @@ async function builtinRanged(host: RangedHost, path: string, opts: LibraryReadOp
     );
     return { ok: true, report, size: file.size };
   } catch (err) {
-    const e = err instanceof FatbinError ? err : new FatbinError('malformed', errText(err));
+    const e = err instanceof FatbinError ? err : new FatbinError('malformed', errorMessage(err));
     if (e.code === 'io') return { ok: false, error: `could not read ${path}: ${e.message}`, code: 'io' };
     if (e.code === 'not-elf' || e.code === 'unsupported') return { ok: false, error: `${path}: ${e.message}`, code: e.code };
     // Truncated or damaged: the whole-file reader can still scan what is there.
@@ -841,7 +837,7 @@ async function builtinWhole(
   try {
     bytes = await host.readFile(path, { maxBytes, signal: opts.signal });
   } catch (err) {
-    return { ok: false, error: `could not read ${path}: ${errText(err)}`, code: 'io' };
+    return { ok: false, error: `could not read ${path}: ${errorMessage(err)}`, code: 'io' };
   }
   const res = tryReadFatbinTargets(bytes, { lenient: true, scan: true });
   if (!res.ok) return { ok: false, error: `${path}: ${res.error.message}`, code: res.error.code };
@@ -878,7 +874,7 @@ export async function readLibraryTargets(host: HostLike, path: string, opts: Lib
     try {
       tool = await viaCuobjdump(host, path, opts);
     } catch (err) {
-      out.issues.push(errText(err));
+      out.issues.push(errorMessage(err));
     }
   };
   const fromTool = (t: { targets: CudaTarget[]; hasFatbin: boolean }): LibraryTargets => {

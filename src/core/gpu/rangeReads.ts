@@ -28,13 +28,8 @@ export class BudgetedReads implements RangeReads {
     readonly budget: number,
   ) {}
 
-  async read(off: number, len: number, what: string): Promise<Reader> {
-    if (!Number.isSafeInteger(off) || !Number.isSafeInteger(len) || off < 0 || len < 0 || off + len > this.size) {
-      throw new FatbinError('truncated', `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the file (${this.size} bytes)`);
-    }
-    const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? (await this.prefetched(off, len));
-    if (hit) return hit;
-    return this.fetch(off, len, len, what);
+  read(off: number, len: number, what: string): Promise<Reader> {
+    return this.readAhead(off, len, len, what);
   }
 
   /**
@@ -42,7 +37,9 @@ export class BudgetedReads implements RangeReads {
    * what the budget has left) so that nearby reads come from the cache.
    */
   async readAhead(off: number, len: number, ahead: number, what: string): Promise<Reader> {
-    if (!Number.isSafeInteger(off) || off < 0 || off + len > this.size) return this.read(off, len, what);
+    if (!Number.isSafeInteger(off) || !Number.isSafeInteger(len) || off < 0 || len < 0 || off + len > this.size) {
+      throw new FatbinError('truncated', `${what} at offset ${fmtOff(off)} (${len} bytes) runs past the end of the file (${this.size} bytes)`);
+    }
     const hit = this.recent.find((r) => off >= r.base && off + len <= r.base + r.length) ?? (await this.prefetched(off, len));
     if (hit) return hit;
     const want = Math.max(len, Math.min(ahead, this.size - off, this.budget - this.bytesRead));
