@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../scripts/lib/codeServer';
-import { ScriptTarget, waitUntilReady } from '../src/core/fix/loop';
+import { ScriptTarget, localSupervised, waitUntilReady } from '../src/core/fix/loop';
 import { Supervisor } from '../src/core/fix/supervisor';
 import { runSweep } from '../src/core/fix/sweep';
 import { LocalHost } from '../src/core/hosts/local';
@@ -76,7 +76,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const values = ['flashinfer_cutlass', 'flashinfer_cudnn', 'marlin', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutedsl'];
     const t0 = performance.now();
     const probe = (s: typeof server) => runQuickProbe(s, { maxTokens: 64 });
-    const result = await runSweep(new ScriptTarget(new LocalHost(), script, supervisor, 'bench'), [{ flag: '--fp4-gemm-backend', values }], {
+    const result = await runSweep(new ScriptTarget(new LocalHost(), script, localSupervised(supervisor, 'bench')), [{ flag: '--fp4-gemm-backend', values }], {
       server,
       probe,
       pollMs: 20,

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import type { ServerConfig } from '../core/servers';
 import { errorMessage } from '../core/errors';
-import { applyAndVerify, launchServerUrl, ScriptTarget, SystemdTarget, type RestartTarget, type VerifyResult } from '../core/fix/loop';
+import { applyAndVerify, launchServerUrl, ScriptTarget, localSupervised, SystemdTarget, type RestartTarget, type VerifyResult } from '../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../core/fix/supervisor';
 import { LocalHost } from '../core/hosts/local';
 import { OUTCOME_LABEL, runOutcome } from '../core/probe/outcome';
@@ -63,7 +63,9 @@ export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs):
   if (answer !== go) return;
   const host = new LocalHost();
   const target: RestartTarget =
-    choice.kind === 'supervise' ? new ScriptTarget(host, uri.fsPath, new Supervisor(stateDir(ctx)), choice.name) : new SystemdTarget(host, choice.unit);
+    choice.kind === 'supervise'
+      ? new ScriptTarget(host, uri.fsPath, localSupervised(new Supervisor(stateDir(ctx)), choice.name))
+      : new SystemdTarget(host, choice.unit);
   const serverTarget = await ctx.servers.store.target(server.id);
   const result = await vscode.window
     .withProgress(
@@ -97,11 +99,10 @@ async function showOutcome(ctx: Ctx, server: ServerConfig, target: RestartTarget
   const details = 'Show Details';
   const rollBack = 'Roll Back';
   let answer: string | undefined;
-  if (r.outcome === 'did-not-start') {
-    answer = await vscode.window.showErrorMessage(
-      `${name} did not come back after the change (${notificationText(r.error ?? '')}); the launch was rolled back.`,
-      details,
-    );
+  if (r.outcome === 'did-not-start' || r.outcome === 'crashed') {
+    const what =
+      r.outcome === 'crashed' ? 'came back, then exited during the probe' : `did not come back after the change (${notificationText(r.error ?? '')})`;
+    answer = await vscode.window.showErrorMessage(`${name} ${what}; the launch was rolled back.`, details);
   } else if (r.outcome === 'healthy') {
     answer = await vscode.window.showInformationMessage(
       `${name} is healthy now: ${label(r.before)} → OK after: ${notificationText(args.summary).replace(/\.+$/, '')}.`,

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
-import { applyAndVerify, ScriptTarget, waitUntilReady } from '../../src/core/fix/loop';
+import { applyAndVerify, ScriptTarget, localSupervised, waitUntilReady } from '../../src/core/fix/loop';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { LocalHost } from '../../src/core/hosts/local';
 import { runQuickProbe } from '../../src/core/probe/quick';
@@ -52,7 +52,7 @@ describe('apply and verify (supervisor + simulator)', function () {
   });
 
   it('NaN before, healthy after the flag change; restore puts the script back byte for byte', async () => {
-    const target = new ScriptTarget(new LocalHost(), script, supervisor, 'sglang');
+    const target = new ScriptTarget(new LocalHost(), script, localSupervised(supervisor, 'sglang'));
     const steps: string[] = [];
     const r = await applyAndVerify(target, FIX, { server, probe, readyTimeoutMs: 30_000, pollMs: 200, onProgress: (m) => steps.push(m) });
     assert.equal(r.before, 'nan');
@@ -75,7 +75,7 @@ describe('apply and verify (supervisor + simulator)', function () {
   });
 
   it('a change that keeps the server from starting is rolled back on its own, with the log tail', async () => {
-    const target = new ScriptTarget(new LocalHost(), script, supervisor, 'sglang');
+    const target = new ScriptTarget(new LocalHost(), script, localSupervised(supervisor, 'sglang'));
     const r = await applyAndVerify(target, [{ flag: '--sim-crash', value: true }], { server, probe, before: 'nan', readyTimeoutMs: 4_000, pollMs: 200 });
     assert.equal(r.outcome, 'did-not-start');
     assert.equal(r.restored, true);

@@ -8,16 +8,12 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectSsh, SshHost } from '../../src/core/hosts/ssh';
-import { resolveSshTarget, type SshTarget } from '../../src/core/hosts/sshConfig';
+import { resolveSshTarget } from '../../src/core/hosts/sshConfig';
 import { searchHost, type SearchMatch, type SearchOptions } from '../../src/core/hosts/search';
 import { HostError } from '../../src/core/hosts/types';
 import { LocalHost } from '../../src/core/hosts/local';
 import { hostileStrings } from '../support/hostile';
-import { startSshd, type Sshd } from '../support/sshd';
-
-export function targetFor(d: Sshd, home: string, extra: Partial<SshTarget> = {}): SshTarget {
-  return { ...resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home }), ...extra };
-}
+import { startSshd, targetFor, type Sshd } from '../support/sshd';
 
 async function collect(host: SshHost, o: Omit<Parameters<typeof searchHost>[1], 'onMatch'>): Promise<SearchMatch[]> {
   const out: SearchMatch[] = [];

@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
+import { resolveSshTarget, type SshTarget } from '../../src/core/hosts/sshConfig';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -306,4 +307,9 @@ export function createThrowawayUser(): { name: string; password: string; remove(
       }
     },
   };
+}
+
+/** The SSH target of a test sshd on loopback, resolved with no ssh config. */
+export function targetFor(d: Sshd, home: string, extra: Partial<SshTarget> = {}): SshTarget {
+  return { ...resolveSshTarget({ host: '127.0.0.1', user: d.user, port: d.port }, { configFile: '/dev/null', home }), ...extra };
 }

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../../core/errors';
-import { launchServerUrl, ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
+import { launchServerUrl, ScriptTarget, localSupervised, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../../core/fix/supervisor';
 import { MAX_COMBINATIONS, combinations, runSweep, sweepMarkdown, type SweepAxis, type SweepRow } from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
@@ -119,7 +119,7 @@ export const sweepCommand: Command = {
     const host = new LocalHost();
     const stateDir = p.dir ?? defaultSupervisorDir(io.env);
     const target: RestartTarget = p.supervise
-      ? new ScriptTarget(host, p.launch, new Supervisor(stateDir), p.supervise)
+      ? new ScriptTarget(host, p.launch, localSupervised(new Supervisor(stateDir), p.supervise))
       : new SystemdTarget(host, p.systemd ?? '');
     const server = { baseUrl: p.url ?? launchServerUrl(text, p.launch) };
     const result = await runSweep(target, p.axes, {

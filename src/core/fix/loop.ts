@@ -1,10 +1,10 @@
 /**
  * Apply and verify: change flags where the server is launched, restart it, wait until it answers,
  * run the Quick Health Probe, and compare with the verdict before. A server that does not come
- * back is restored at once; one that came back worse is left for the caller to restore (the
+ * back, or dies under the probe, is restored at once; one that came back worse is left for the caller to restore (the
  * extension asks, the sweep always restores at the end).
  *
- *   const target = new ScriptTarget(host, '/srv/run.sh', supervisor, 'sglang');
+ *   const target = new ScriptTarget(host, '/srv/run.sh', localSupervised(supervisor, 'sglang'));
  *   const r = await applyAndVerify(target, changes, { server, readyTimeoutMs: 600_000 });
  *   if (r.outcome === 'worse') await target.restore();
  */
@@ -58,8 +58,49 @@ async function run(host: Host, argv: string[], what: string): Promise<string> {
 }
 
 /**
- * A launch script (or any file holding the launch command) run by `inference-doctor supervise`
- * on this machine. The file is edited through the launch parser and written atomically.
+ * The supervised process a ScriptTarget restarts: the supervisor on this machine, or the same
+ * supervisor on another host reached through its CLI (`inference-doctor supervise … NAME`).
+ */
+export interface SupervisedProcess {
+  readonly label: string;
+  restart(): Promise<void>;
+  running(): Promise<boolean>;
+  logTail(lines: number): Promise<string>;
+}
+
+/** A name run by the in-process supervisor on this machine. */
+export function localSupervised(supervisor: Supervisor, name: string): SupervisedProcess {
+  return {
+    label: `supervise ${name}`,
+    restart: async () => void (await supervisor.restart(name)),
+    running: () => Promise.resolve(supervisor.status(name).running),
+    logTail: (lines) => Promise.resolve(supervisor.logTail(name, lines)),
+  };
+}
+
+/**
+ * A name run by `inference-doctor supervise` on `host` (a GPU box over SSH). `cli` is how that
+ * host runs the CLI (`['inference-doctor']`, or `['node', '/opt/id/cli.js']`); every argument
+ * travels as data.
+ */
+export function hostSupervised(host: Host, cli: readonly string[], name: string): SupervisedProcess {
+  const argv = (...rest: string[]): string[] => [...cli, 'supervise', ...rest];
+  return {
+    label: `supervise ${name} on ${host.label}`,
+    restart: async () => void (await run(host, argv('restart', name), `supervise restart ${name} on ${host.label}`)),
+    running: async () => {
+      const r = await host.exec(argv('status', name), { timeoutMs: 30_000, maxOutputBytes: 64 * 1024 });
+      // 0 running, 1 not running; anything else (no CLI there, bad state dir) is an error to show.
+      if (r.code === 0 || r.code === 1) return r.code === 0;
+      throw new FixError(`supervise status ${name} on ${host.label} failed (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().slice(0, 300)}`);
+    },
+    logTail: async (lines) => (await host.exec(argv('log', name, '--lines', String(lines)), { timeoutMs: 30_000, maxOutputBytes: 256 * 1024 })).stdout,
+  };
+}
+
+/**
+ * A launch script (or any file holding the launch command) on `host`, run by the project's
+ * supervisor. The file is edited through the launch parser and written atomically, mode kept.
  */
 export class ScriptTarget implements RestartTarget {
   private original: string | undefined;
@@ -68,10 +109,9 @@ export class ScriptTarget implements RestartTarget {
   constructor(
     private readonly host: Host,
     private readonly file: string,
-    private readonly supervisor: Supervisor,
-    private readonly name: string,
+    private readonly process: SupervisedProcess,
   ) {
-    this.label = `${file} under supervise ${name}`;
+    this.label = `${file} under ${process.label}`;
   }
 
   async apply(changes: FlagChange[]): Promise<void> {
@@ -81,21 +121,21 @@ export class ScriptTarget implements RestartTarget {
     const [cmd] = findLaunchCommands(text, hint);
     if (!cmd) throw new FixError(`No SGLang launch command in ${this.file}`);
     await run(this.host, writeFileArgv(this.file, applyTextEdits(text, flagEdits(cmd, text, changes))), `Writing ${this.file}`);
-    await this.supervisor.restart(this.name);
+    await this.process.restart();
   }
 
   async restore(): Promise<void> {
     if (this.original === undefined) return;
     await run(this.host, writeFileArgv(this.file, this.original), `Restoring ${this.file}`);
-    await this.supervisor.restart(this.name);
+    await this.process.restart();
   }
 
   logTail(): Promise<string> {
-    return Promise.resolve(this.supervisor.logTail(this.name, 40));
+    return this.process.logTail(40);
   }
 
   isRunning(): Promise<boolean> {
-    return Promise.resolve(this.supervisor.status(this.name).running);
+    return this.process.running();
   }
 }
 
@@ -156,7 +196,8 @@ export interface VerifyOptions {
   onProgress?: (message: string) => void;
 }
 
-export type VerifyOutcome = 'healthy' | 'better' | 'same' | 'worse' | 'did-not-start';
+/** `crashed`: it came up, then exited under the probe (restored at once, like a failed start). */
+export type VerifyOutcome = 'healthy' | 'better' | 'same' | 'worse' | 'did-not-start' | 'crashed';
 
 export interface VerifyResult {
   outcome: VerifyOutcome;
@@ -244,6 +285,12 @@ export async function applyAndVerify(target: RestartTarget, changes: FlagChange[
   }
   say('probing after the change');
   const after = await probe(opts.server);
+  if (!(await target.isRunning().catch(() => true))) {
+    say('the server exited during the probe: restoring the launch');
+    const logTail = await target.logTail().catch(() => '');
+    await target.restore().catch(() => undefined);
+    return { outcome: 'crashed', before, after: after.summary.verdict, probe: after, error: 'exited during the probe', logTail, restored: true };
+  }
   const verdict = after.summary.verdict;
   // Every prompt failing after a good /health_generate is no improvement, whatever the verdict says.
   const allFailed = after.summary.errors === after.items.length;

@@ -57,6 +57,14 @@ export const MAX_COMBINATIONS = 64;
 
 const TELLING = /nan|error|exception|traceback|cuda|illegal|unsupported|no kernel|failed|abort/i;
 
+/** The last log lines that say what went wrong. */
+function tellingLines(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((l) => TELLING.test(l))
+    .slice(-8);
+}
+
 export function combinations(axes: SweepAxis[]): Record<string, string>[] {
   let out: Record<string, string>[] = [{}];
   for (const axis of axes) out = out.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.flag]: v })));
@@ -106,10 +114,7 @@ async function runOne(
   const changes: FlagChange[] = axes.map((a) => ({ flag: a.flag, ...(a.aliases ? { aliases: a.aliases } : {}), value: flags[a.flag] }));
   const restart = await restartAndWait(target, changes, opts);
   if (!restart.ready) {
-    const logLines = restart.logTail
-      .split('\n')
-      .filter((l) => TELLING.test(l))
-      .slice(-8);
+    const logLines = tellingLines(restart.logTail);
     return {
       flags,
       started: false,
@@ -122,6 +127,21 @@ async function runOne(
     };
   }
   const result = await probe(opts.server);
+  // A server that died under the probe is a row of its own: its answers say little, its log says why.
+  if (!(await target.isRunning().catch(() => true))) {
+    const logLines = tellingLines(await target.logTail().catch(() => ''));
+    return {
+      flags,
+      started: true,
+      verdict: 'error',
+      reasons: [],
+      ttftMs: null,
+      tokensPerSecond: null,
+      readySeconds: restart.readyMs / 1000,
+      error: 'the server exited during the probe',
+      ...(logLines.length ? { logLines } : {}),
+    };
+  }
   const items = result.items.map((i) => i.result);
   const allFailed = result.summary.errors === items.length;
   const mean = (xs: (number | null)[]): number | null => {

@@ -88,11 +88,19 @@ export function planSystemdChange(
 }
 
 /**
- * Writes `content` to `path` atomically (a temp file, then rename). The script is fixed; the
+ * Writes `content` to `path` atomically (a temp file, then rename). The temp file starts as a copy
+ * of the old one so the mode survives (a launch script stays executable). The script is fixed; the
  * content and path are positional arguments, so nothing in them is ever parsed by the shell.
  */
 export function writeFileArgv(path: string, content: string): string[] {
-  return ['sh', '-c', 'umask 022; tmp="$2.tmp.$$"; printf %s "$1" > "$tmp" && mv -f "$tmp" "$2"', 'sh', content, path];
+  return [
+    'sh',
+    '-c',
+    'umask 022; tmp="$2.tmp.$$"; if [ -f "$2" ]; then cp -p "$2" "$tmp" || exit; fi; printf %s "$1" > "$tmp" && mv -f "$tmp" "$2"',
+    'sh',
+    content,
+    path,
+  ];
 }
 
 /** From the start of `line` to `end`: the ExecStart assignment with its `\` continuations. */

@@ -11,7 +11,17 @@ import type { ModelTraits } from './resolve';
 import builtIn from './behaviours.json';
 
 /** What a launch can do; answer behaviours of scenario.ts are accepted as well. */
-export const LAUNCH_BEHAVIOURS = ['healthy', 'token0-nan', 'salad', 'loop', 'fluent-wrong', 'crash-at-start', 'hang-at-start', 'slow-start'] as const;
+export const LAUNCH_BEHAVIOURS = [
+  'healthy',
+  'token0-nan',
+  'salad',
+  'loop',
+  'fluent-wrong',
+  'crash-at-start',
+  'hang-at-start',
+  'slow-start',
+  'crash-mid-answer',
+] as const;
 export type LaunchBehaviour = (typeof LAUNCH_BEHAVIOURS)[number] | Behaviour;
 
 type Scalar = string | number | boolean | null;
@@ -47,6 +57,8 @@ export interface LaunchRule {
   exitCode?: number;
   /** slow-start: seconds added to --sim-start-seconds (default 20). */
   extraStartSeconds?: number;
+  /** crash-mid-answer: response chunks written before the process dies (default 6). */
+  crashAfterChunks?: number;
 }
 
 export interface BehaviourFile {
@@ -57,7 +69,7 @@ export interface BehaviourFile {
 export class BehaviourFileError extends Error {}
 
 const CONDITION_KEYS = new Set(['gpu', 'sm', 'args', 'model', 'env', 'sglKernelHasGpuArch']);
-const RULE_KEYS = new Set(['name', 'note', 'when', 'behaviour', 'answer', 'logprobs', 'log', 'error', 'exitCode', 'extraStartSeconds']);
+const RULE_KEYS = new Set(['name', 'note', 'when', 'behaviour', 'answer', 'logprobs', 'log', 'error', 'exitCode', 'extraStartSeconds', 'crashAfterChunks']);
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function checkRule(raw: unknown, at: string): LaunchRule {
@@ -73,6 +85,11 @@ function checkRule(raw: unknown, at: string): LaunchRule {
   }
   if (raw.log !== undefined && !(Array.isArray(raw.log) && raw.log.every((l) => typeof l === 'string'))) {
     throw new BehaviourFileError(`${at} (${raw.name}): "log" is a list of strings`);
+  }
+  for (const k of ['exitCode', 'extraStartSeconds', 'crashAfterChunks'] as const) {
+    const v = raw[k];
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0))
+      throw new BehaviourFileError(`${at} (${raw.name}): "${k}" is a number ≥ 0`);
   }
   const when = raw.when;
   if (when !== undefined) {
@@ -155,6 +172,7 @@ export function answerBehaviour(rule: LaunchRule): ModelBehaviour | undefined {
     salad: { behaviour: 'token-salad' },
     loop: { behaviour: 'short-loop' },
     'fluent-wrong': { behaviour: 'fluent-wrong' },
+    'crash-mid-answer': { behaviour: 'healthy' },
   };
   if (rule.behaviour === 'crash-at-start' || rule.behaviour === 'hang-at-start') return undefined;
   const base = standard[rule.behaviour] ?? { behaviour: rule.behaviour as Behaviour };

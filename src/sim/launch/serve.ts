@@ -204,7 +204,30 @@ class Launch {
       // Requests sent during warm-up wait for the scheduler, as they do on a real server.
       if (GENERATION.has(path)) await this.readyPromise;
     }
+    if (this.p.rule.behaviour === 'crash-mid-answer' && GENERATION.has(path)) this.dieWhileAnswering(res);
     await next();
+  }
+
+  /** The answer starts, then the process dies after a few chunks (or instead of a whole answer). */
+  private dieWhileAnswering(res: ServerResponse): void {
+    const after = this.p.rule.crashAfterChunks ?? 6;
+    let chunks = 0;
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]): boolean => (++chunks > after ? this.dieServing() : write(chunk, ...rest))) as typeof res.write;
+    res.end = ((): ServerResponse => {
+      this.dieServing();
+      return res;
+    }) as typeof res.end;
+  }
+
+  private dieServing(): never {
+    const { log, p } = this;
+    log.rank('Scheduler hit an exception: Traceback (most recent call last):');
+    log.raw('  File "sglang/srt/managers/scheduler.py", in event_loop_overlap');
+    log.raw(fill(p.rule.error ?? 'RuntimeError: CUDA error: an illegal memory access was encountered', p.gpu));
+    log.info('Received sigquit from a child process. It usually means the child failed.');
+    log.close();
+    process.exit(p.rule.exitCode ?? 1);
   }
 
   async stop(): Promise<void> {
