@@ -161,5 +161,48 @@ describe('sweep faults (simulator launch mode under supervise, real sshd)', func
       assert.ok(ssh.connections > 1, 'it reconnected');
       await assertRestored();
     });
+
+    it('inference-doctor sweep --host: the launch file, supervisor and server on the SSH host (server reached through a tunnel)', () => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          CLI,
+          'sweep',
+          '--host',
+          `ssh://${sshd.user}@127.0.0.1:${sshd.port}`,
+          '--identity',
+          sshd.clientKey,
+          '--known-hosts',
+          sshd.writeKnownHosts(),
+          '--ssh-config',
+          join(work, 'no-ssh-config'),
+          '--launch',
+          script,
+          '--supervise',
+          'sglang',
+          '--remote-cli',
+          `env INFERENCE_DOCTOR_STATE_DIR=${state} ${process.execPath} ${CLI}`,
+          '--ready-timeout',
+          '15',
+          '--json',
+          '--vary',
+          'attention-backend=triton,fa3',
+        ],
+        { encoding: 'utf8', timeout: 120_000, cwd: work },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const json = JSON.parse(r.stdout) as { rows: SweepRow[]; restored: boolean; host: string; server: string };
+      assert.deepEqual(
+        json.rows.map((x) => [x.flags['--attention-backend'], x.verdict]),
+        [
+          ['triton', 'error'],
+          ['fa3', 'ok'],
+        ],
+      );
+      assert.match(json.rows[0].error ?? '', /exited during the probe/);
+      assert.equal(json.restored, true);
+      assert.doesNotMatch(json.server, new RegExp(`:${new URL(server.baseUrl).port}$`), 'probed through the tunnel, not the port itself');
+      assert.equal(readFileSync(script, 'utf8'), original);
+    });
   });
 });

@@ -285,6 +285,14 @@ describe('launch finder: details', () => {
     assert.equal(R(c.args[3].range), '0:91-0:99');
   });
 
+  it('YAML node properties before a value (an anchor, a tag) are skipped: the command under them is read', () => {
+    const block = one(['command: &cmd', '  - python3', '  - -m', '  - sglang.launch_server', '  - --tp', '  - "2"'].join('\n'), 'yaml');
+    assert.equal(flagValue(block, '--tp'), '2');
+    const flow = one(`args: !!seq &a ['python3', '-m', 'sglang.launch_server', '--port', '30001']`, 'yaml');
+    assert.equal(flagValue(flow, '--port'), '30001');
+    assert.equal(R(flow.args[1].range), '0:67-0:74', 'the value with its quotes');
+  });
+
   it('run: literal blocks are shell scripts', () => {
     const text = ['steps:', '  - run: |', "      python -m sglang.launch_server --model-path 'it''s' \\", '        --tp "\\u0032"'].join('\n');
     const c = one(text, 'yaml');

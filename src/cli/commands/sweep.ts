@@ -3,18 +3,22 @@
  * launch, restart, wait, Quick Health Probe, record — then the original launch restored byte for
  * byte (also on Ctrl-C). Reports go next to the launch file as JSON and Markdown.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../../core/errors';
-import { launchServerUrl, ScriptTarget, localSupervised, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
+import { ComposeTarget } from '../../core/fix/compose';
+import { hostSupervised, launchServerUrl, localSupervised, ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../../core/fix/supervisor';
 import { MAX_COMBINATIONS, combinations, runSweep, sweepMarkdown, type SweepAxis, type SweepRow } from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
+import type { Host } from '../../core/hosts/types';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
+import { extractHostArgs, HOST_OPTIONS_HELP, openHostFromArgs } from '../hostArgs';
 
-const USAGE = `Usage: inference-doctor sweep --launch FILE (--systemd UNIT | --supervise NAME)
+const USAGE = `Usage: inference-doctor sweep --launch FILE (--systemd UNIT | --supervise NAME | --compose SERVICE)
                              --vary NAME=V1,V2[,...] [--vary ...] [--url URL] [--json]
                              [--ready-timeout SECONDS] [--dir STATE_DIR]
+                             [--host HOST [--remote-cli CMD] [host options]]
 
 Runs every combination of the --vary values on the server FILE launches: change the flags (through
 the launch parser; for --systemd in a drop-in, the unit is never written), restart, wait for
@@ -22,8 +26,14 @@ the launch parser; for --systemd in a drop-in, the unit is never written), resta
 tokens/s (failed starts are rows too). At the end, and on Ctrl-C, the original launch is restored
 byte for byte. NAME is a flag with or without its dashes, or its field (fp4_gemm_backend).
 --supervise NAME: FILE is a launch script run by \`inference-doctor supervise start NAME\`.
---url: default http://127.0.0.1:PORT with the --port of the launch command (else 30000).
-Reports: FILE's folder, <file>.sweep-<time>.json and .md.
+--compose SERVICE: FILE is a compose file; SERVICE's command is changed and the service recreated
+  (docker compose up -d --force-recreate --no-deps SERVICE).
+--host HOST: FILE, the unit, the compose file and the supervisor are on HOST (over SSH); --remote-cli
+  is how HOST runs this CLI for --supervise (default: inference-doctor; words split on spaces).
+--url: default http://127.0.0.1:PORT with the --port of the launch command (else 30000); with --host,
+  that port on HOST through an SSH tunnel.
+Reports: FILE's folder, <file>.sweep-<time>.json and .md (with --host: the current folder).
+${HOST_OPTIONS_HELP}
 
 Exit status: 0 some combination is healthy, 1 none is, 3 it could not run (or restore failed),
 64 bad usage, 66 FILE cannot be read, 130 interrupted (after restoring).`;
@@ -32,6 +42,9 @@ interface Parsed {
   launch: string;
   systemd?: string;
   supervise?: string;
+  compose?: string;
+  host?: string;
+  remoteCli: string[];
   axes: SweepAxis[];
   url?: string;
   json: boolean;
@@ -58,6 +71,9 @@ function parse(argv: string[]): Parsed {
     if (a === '--launch') out.launch = value();
     else if (a === '--systemd') out.systemd = value();
     else if (a === '--supervise') out.supervise = value();
+    else if (a === '--compose') out.compose = value();
+    else if (a === '--host') out.host = value();
+    else if (a === '--remote-cli') out.remoteCli = value().split(/\s+/).filter(Boolean);
     else if (a === '--url') out.url = value();
     else if (a === '--dir') out.dir = value();
     else if (a === '--json') out.json = true;
@@ -83,10 +99,14 @@ function parse(argv: string[]): Parsed {
     } else throw new UsageError(a.startsWith('-') ? `Unknown option ${a}` : `Unexpected ${a}`);
   }
   if (!out.launch) throw new UsageError('Name the launch file with --launch FILE');
-  if (!!out.systemd === !!out.supervise) throw new UsageError('Say how to restart: --systemd UNIT or --supervise NAME');
+  if ([out.systemd, out.supervise, out.compose].filter(Boolean).length !== 1) {
+    throw new UsageError('Say how to restart, once: --systemd UNIT, --supervise NAME or --compose SERVICE');
+  }
+  if (out.remoteCli && !out.host) throw new UsageError('--remote-cli goes with --host');
+  if (out.remoteCli?.length === 0) throw new UsageError('--remote-cli needs a command');
   if (out.axes.length === 0) throw new UsageError('Nothing to vary: add --vary NAME=V1,V2');
   if (combinations(out.axes).length > MAX_COMBINATIONS) throw new UsageError(`At most ${MAX_COMBINATIONS} combinations (each restarts the server)`);
-  return { readyTimeoutMs: 600_000, ...out } as Parsed;
+  return { readyTimeoutMs: 600_000, remoteCli: ['inference-doctor'], ...out } as Parsed;
 }
 
 function stamp(): string {
@@ -108,47 +128,82 @@ export const sweepCommand: Command = {
   summary: 'try backend flag combinations on a real server, then restore its launch',
   usage: USAGE,
   async run(argv: string[], io: CliIo): Promise<number> {
-    const p = parse(argv);
-    let text: string;
+    const { hostArgs, rest } = extractHostArgs(argv);
+    const p = parse(rest);
+    // Every usage error above comes before a connection is opened.
+    const host: Host = p.host ? await openHostFromArgs(p.host, hostArgs, io.signal) : new LocalHost();
     try {
-      text = readFileSync(p.launch, 'utf8');
-    } catch (e) {
-      await write(io.stderr, `Cannot read ${p.launch}: ${errorMessage(e)}\n`);
-      return EXIT.noInput;
+      return await sweepOn(host, p, io);
+    } finally {
+      await host.close();
     }
-    const host = new LocalHost();
-    const stateDir = p.dir ?? defaultSupervisorDir(io.env);
-    const target: RestartTarget = p.supervise
-      ? new ScriptTarget(host, p.launch, localSupervised(new Supervisor(stateDir), p.supervise))
-      : new SystemdTarget(host, p.systemd ?? '');
-    const server = { baseUrl: p.url ?? launchServerUrl(text, p.launch) };
-    const result = await runSweep(target, p.axes, {
-      server,
-      readyTimeoutMs: p.readyTimeoutMs,
-      signal: io.signal,
-      onRow: (row) => {
-        if (!p.json) void write(io.stdout, rowLine(row));
-      },
-      onProgress: (m) => void write(io.stderr, `${m}\n`),
-    }).catch(async (e: unknown) => {
-      await write(io.stderr, `inference-doctor sweep: ${errorMessage(e)}\n`);
-      return undefined;
-    });
-    if (!result) return EXIT.error;
-    const base = join(dirname(p.launch), `${basename(p.launch)}.sweep-${stamp()}`);
-    const json = { launch: p.launch, restart: p.supervise ? { supervise: p.supervise } : { systemd: p.systemd }, server: server.baseUrl, ...result };
-    try {
-      writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
-      writeFileSync(`${base}.md`, sweepMarkdown(p.launch, p.axes, result));
-    } catch (e) {
-      await write(io.stderr, `Could not write the report next to ${p.launch}: ${errorMessage(e)}\n`);
-    }
-    if (p.json) await write(io.stdout, `${JSON.stringify(json)}\n`);
-    if (!result.restored) {
-      await write(io.stderr, `inference-doctor sweep: the original launch was NOT restored: ${result.restoreError ?? ''}\n`);
-      return EXIT.error;
-    }
-    if (io.signal.aborted) return EXIT.interrupted;
-    return result.rows.some((r) => r.verdict === 'ok') ? EXIT.ok : EXIT.noMatch;
   },
 };
+
+function restartTarget(host: Host, p: Parsed, env: NodeJS.ProcessEnv): RestartTarget {
+  if (p.compose) return new ComposeTarget(host, p.launch, p.compose);
+  if (p.systemd) return new SystemdTarget(host, p.systemd);
+  const name = p.supervise ?? '';
+  if (p.host)
+    return new ScriptTarget(host, p.launch, hostSupervised(host, p.dir ? ['env', `INFERENCE_DOCTOR_STATE_DIR=${p.dir}`, ...p.remoteCli] : p.remoteCli, name));
+  return new ScriptTarget(host, p.launch, localSupervised(new Supervisor(p.dir ?? defaultSupervisorDir(env)), name));
+}
+
+/** The server's URL as seen from here: given, or the launch's port (through a tunnel for a remote host). */
+async function serverUrl(host: Host, p: Parsed, text: string): Promise<{ url: string; close?: () => Promise<void> }> {
+  const url = p.url ?? launchServerUrl(text, p.launch);
+  if (p.url || !p.host) return { url };
+  const u = new URL(url);
+  const tunnel = await host.forwardPort(Number(u.port), u.hostname);
+  return { url: `http://127.0.0.1:${tunnel.localPort}`, close: () => tunnel.close() };
+}
+
+async function sweepOn(host: Host, p: Parsed, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await host.readFile(p.launch, { maxBytes: 4 * 1024 * 1024 }));
+  } catch (e) {
+    await write(io.stderr, `Cannot read ${p.launch}${p.host ? ` on ${p.host}` : ''}: ${errorMessage(e)}\n`);
+    return EXIT.noInput;
+  }
+  let target: RestartTarget;
+  try {
+    target = restartTarget(host, p, io.env);
+  } catch (e) {
+    await write(io.stderr, `inference-doctor sweep: ${errorMessage(e)}\n`);
+    return EXIT.error;
+  }
+  const { url, close } = await serverUrl(host, p, text);
+  const result = await runSweep(target, p.axes, {
+    server: { baseUrl: url },
+    readyTimeoutMs: p.readyTimeoutMs,
+    signal: io.signal,
+    onRow: (row) => {
+      if (!p.json) void write(io.stdout, rowLine(row));
+    },
+    onProgress: (m) => void write(io.stderr, `${m}\n`),
+  })
+    .catch(async (e: unknown) => {
+      await write(io.stderr, `inference-doctor sweep: ${errorMessage(e)}\n`);
+      return undefined;
+    })
+    .finally(() => close?.());
+  if (!result) return EXIT.error;
+  // A remote launch file's report is written here: the host is only changed where the sweep must.
+  const base = join(p.host ? '.' : dirname(p.launch), `${basename(p.launch)}.sweep-${stamp()}`);
+  const restart = p.supervise ? { supervise: p.supervise } : p.compose ? { compose: p.compose } : { systemd: p.systemd };
+  const json = { launch: p.launch, ...(p.host ? { host: p.host } : {}), restart, server: url, ...result };
+  try {
+    writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
+    writeFileSync(`${base}.md`, sweepMarkdown(p.launch, p.axes, result));
+  } catch (e) {
+    await write(io.stderr, `Could not write the report ${base}.json: ${errorMessage(e)}\n`);
+  }
+  if (p.json) await write(io.stdout, `${JSON.stringify(json)}\n`);
+  if (!result.restored) {
+    await write(io.stderr, `inference-doctor sweep: the original launch was NOT restored: ${result.restoreError ?? ''}\n`);
+    return EXIT.error;
+  }
+  if (io.signal.aborted) return EXIT.interrupted;
+  return result.rows.some((r) => r.verdict === 'ok') ? EXIT.ok : EXIT.noMatch;
+}

@@ -294,6 +294,11 @@ export function parseFlowSequence(s: string, open: number, to: number, opts: Flo
 function valueAt(s: string, ls: Line[], li: number, off: number, parent: number, to: number): Value {
   const l = ls[li];
   while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
+  // Node properties (`command: &cmd`, `!!seq`) come before the value; the value is what we read.
+  while (off < l.end && (s[off] === '&' || s[off] === '!')) {
+    while (off < l.end && s[off] !== ' ' && s[off] !== '\t') off++;
+    while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
+  }
   if (off >= l.end || s[off] === '#') {
     // value on the following lines: a block sequence, or a multi-line plain scalar
     let k = li + 1;
