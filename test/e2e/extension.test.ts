@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { freePort, startCodeServer, repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
@@ -20,16 +20,21 @@ import { waitFor } from '../support/wait';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { waitUntilReady } from '../../src/core/fix/loop';
 
-const resultsDir = join(repoRoot, 'test-results');
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+import {
+  answerQuickInput,
+  chooseModel,
+  chooseServer,
+  chromiumArgs,
+  hoverToken,
+  hoverTokenAgain,
+  openFile,
+  pickQuickItem,
+  probeFrame,
+  resultsDir,
+  runCommand,
+  serversPane,
+  setPrompt,
+} from './ui';
 
 describe('e2e: Inference Doctor in code-server', function () {
   this.timeout(300_000);
@@ -526,8 +531,8 @@ describe('e2e: Inference Doctor in code-server', function () {
 
   it('forwards the server found on the SSH host to a local port and lists it in Servers', async () => {
     await runCommand(page, 'Inference Doctor: Forward Port and Add to Servers');
-    await pickQuickItem(page, 'gpu-box');
     const toast = page.locator('.notification-toast', { hasText: 'is forwarded to' });
+    await pickServerOnGpuBox(page, remoteServer.port, toast);
     await toast.waitFor({ timeout: 60_000 });
     const m = new RegExp(`gpu-box:${remoteServer.port} is forwarded to http://127\\.0\\.0\\.1:(\\d+)`).exec(await toast.innerText());
     assert.ok(m, await toast.innerText());
@@ -545,7 +550,7 @@ describe('e2e: Inference Doctor in code-server', function () {
 
   it('shows /server_info beside the launch command as a diff, naming what differs', async () => {
     await runCommand(page, 'Inference Doctor: Compare /server_info with Launch File');
-    await pickQuickItem(page, 'gpu-box');
+    await pickServerOnGpuBox(page, remoteServer.port, page.locator('.notification-toast', { hasText: 'Launch file vs /server_info' }));
     const toast = page.locator('.notification-toast', { hasText: 'Launch file vs /server_info' });
     await toast.waitFor({ timeout: 60_000 });
     // model_path differs too: the simulator serves its own model, not the path on the command line.
@@ -562,7 +567,7 @@ describe('e2e: Inference Doctor in code-server', function () {
 
   it('opens the launch command of the server on the host, with hovers on its flags', async () => {
     await runCommand(page, 'Inference Doctor: Open Launch File');
-    await pickQuickItem(page, 'gpu-box');
+    await pickServerOnGpuBox(page, remoteServer.port, page.locator('.tab.active', { hasText: 'command-line.sh' }));
     // No unit file or script for this process: its own command line, as a shell script.
     await page.locator('.tab.active', { hasText: 'command-line.sh' }).waitFor({ timeout: 60_000 });
     // The line is long: hover a flag near its start, inside the viewport.
@@ -574,7 +579,7 @@ describe('e2e: Inference Doctor in code-server', function () {
 
   it('follows the server log and warns when the server reports NaN', async () => {
     await runCommand(page, 'Inference Doctor: Follow Server Log');
-    await pickQuickItem(page, 'gpu-box');
+    await pickServerOnGpuBox(page, remoteServer.port, page.locator('.tab', { hasText: 'server.log' }).first());
     await page.locator('.tab', { hasText: 'server.log' }).first().waitFor({ timeout: 60_000 });
     const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
     await editor.filter({ hasText: 'test stand-in' }).waitFor({ timeout: 60_000 });
@@ -958,98 +963,6 @@ function flagsPane(page: Page) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
 }
 
-/** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
-function serversPane(page: Page) {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Servers/i }) });
-}
-
-async function openFile(page: Page, name: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input.input');
-  const active = page.locator('.tab.active', { hasText: name });
-  // Quick Open can close under a notification or an opening editor: retry, bounded, until the
-  // file is the active tab (an older tab of the same file does not count).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      // F1 opens the same widget; without the '>' prefix it searches files. (Ctrl+P can reach the
-      // browser instead of the workbench when focus is on a notification.)
-      if (!(await input.isVisible())) await page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible', timeout: 10_000 });
-      await input.fill(name, { timeout: 5_000 });
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
-      await input.press('Enter', { timeout: 5_000 });
-      await active.waitFor({ timeout: 10_000 });
-      return;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
-}
-
-async function runCommand(page: Page, title: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input.input');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  // The palette can be lost while focus moves (an editor opening after a click closes it): open it
-  // again and retype, bounded.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      if (!(await input.isVisible())) await page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible', timeout: 10_000 });
-      await input.fill(`>${title}`, { timeout: 5_000 });
-      await row.waitFor({ timeout: attempt < 3 ? 10_000 : 30_000 });
-      await input.press('Enter', { timeout: 5_000 });
-      return;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
-}
-
-/** Answers one input box, after making sure it is the one with that title (the widget is reused). */
-async function answerQuickInput(page: Page, title: string, text: string): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
-  const input = page.locator('.quick-input-widget input.input');
-  await input.fill(text);
-  await input.press('Enter');
-}
-
-/** VS Code nests a webview's document two iframes deep. */
-function probeFrame(page: Page): FrameLocator {
-  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-}
-
-async function chooseModel(panel: FrameLocator, model: string): Promise<void> {
-  const select = panel.locator('[data-testid="model-select"]');
-  await select.waitFor({ timeout: 30_000 });
-  await panel
-    .locator(`[data-testid="model-select"] vscode-option[value="${model}"], [data-testid="model-select"] option[value="${model}"]`)
-    .first()
-    .waitFor({ state: 'attached', timeout: 30_000 });
-  await select.evaluate((el, value) => {
-    (el as HTMLSelectElement).value = value;
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  }, model);
-}
-
-/** Selects the server with this label in the panel's server list (its value is the server's id). */
-async function chooseServer(panel: FrameLocator, label: string): Promise<void> {
-  const select = panel.locator('[data-testid="server-select"]');
-  await select.waitFor({ timeout: 30_000 });
-  await select.evaluate((el, text) => {
-    const option = [...el.querySelectorAll('vscode-option, option')].find((o) => o.textContent?.trim() === text);
-    if (!option) throw new Error(`no server option ${text}`);
-    (el as HTMLSelectElement).value = option.getAttribute('value') ?? '';
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  }, label);
-}
-
-async function setPrompt(panel: FrameLocator, text: string): Promise<void> {
-  const prompt = panel.locator('[data-testid="prompt"]');
-  await prompt.evaluate((el, value) => {
-    (el as HTMLTextAreaElement).value = value;
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  }, text);
-}
-
 /** The extension writes its activate() timing to its log folder; keep it for `npm run bench`. */
 function copyActivationTiming(userDataDir: string): void {
   const logs = join(userDataDir, 'logs');
@@ -1066,64 +979,16 @@ function copyActivationTiming(userDataDir: string): void {
   if (found.length) writeFileSync(join(resultsDir, 'activation.json'), readFileSync(found[found.length - 1]));
 }
 
-/**
- * Runs in the page: the centre of `tok` in a visible editor line, from a DOM Range over its
- * characters (a line's text is split into spans by tokens and by link or diagnostic decorations,
- * differently per language). Kept as source text: the test's compiler would add helpers the page
- * does not have.
- */
-const TOKEN_CENTRE = `(tok) => {
-  for (const line of document.querySelectorAll('.monaco-editor .view-lines .view-line')) {
-    const nodes = [];
-    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
-    const at = nodes.map((n) => n.data).join('').replace(/\\u00a0/g, ' ').indexOf(tok);
-    if (at < 0) continue;
-    const locate = (i) => {
-      for (const n of nodes) { if (i < n.data.length) return [n, i]; i -= n.data.length; }
-      const last = nodes[nodes.length - 1];
-      return [last, last.data.length];
-    };
-    const range = document.createRange();
-    range.setStart(...locate(at));
-    range.setEnd(...locate(at + tok.length));
-    const r = range.getBoundingClientRect();
-    if (r.width > 0 && r.left >= 0 && r.right <= window.innerWidth) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
-  }
-  return null;
-}`;
-
-/** Points the mouse at `token` in a visible editor and returns the text of the hover that contains `hoverText`. */
-async function hoverToken(page: Page, token: string, hoverText: string): Promise<string> {
-  const point = await waitFor(
-    `${token} on screen`,
-    async () => (await page.evaluate<{ x: number; y: number } | null>(`(${TOKEN_CENTRE})(${JSON.stringify(token)})`)) ?? undefined,
-    30_000,
-  );
-  await page.mouse.move(point.x, point.y);
-  const hover = page.locator('.monaco-hover-content:visible', { hasText: hoverText }).first();
-  await hover.waitFor({ timeout: 30_000 });
-  return hover.innerText();
-}
-
-/** hoverToken, moving away and back up to four times (a server that just started may answer the first hover empty). */
-async function hoverTokenAgain(page: Page, token: string, hoverText: string): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    await page.mouse.move(5, 500);
-    await page.waitForTimeout(500);
-    try {
-      return await hoverToken(page, token, hoverText);
-    } catch (e) {
-      if (attempt >= 4) throw e;
-    }
-  }
-}
-
 /** Picks the row of an open QuickPick that shows `text`. */
-async function pickQuickItem(page: Page, text: string): Promise<void> {
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
-  await row.waitFor({ timeout: 30_000 });
-  await row.click();
+/**
+ * gpu-box is this machine, so the incident server of the apply-and-verify step is found there too
+ * and the extension asks which server: this picks the one on `port`, or goes on when it was not asked.
+ */
+async function pickServerOnGpuBox(page: Page, port: number, next: Locator): Promise<void> {
+  await pickQuickItem(page, 'gpu-box');
+  const ours = page.locator('.quick-input-list .monaco-list-row', { hasText: `port ${port} ` }).first();
+  await Promise.race([next.waitFor({ timeout: 60_000 }), ours.waitFor({ timeout: 60_000 })]);
+  if (await ours.isVisible()) await ours.click();
 }
 
 function findFile(dir: string, name: string): string | undefined {

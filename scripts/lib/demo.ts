@@ -1,0 +1,114 @@
+/**
+ * The demo's world, shared by `npm run demo` (scripts/demo.ts) and the demo e2e test: the incident's
+ * server (the simulator in launch mode as Qwen3.5-397B-A17B-NVFP4 on a simulated RTX PRO 6000, SM
+ * 12.0) started by the supervisor from a launch script in a demo workspace, a stub `nvidia-smi` on
+ * the PATH so discovery reports that GPU, a second simulator with every failure mode, and
+ * code-server with the packaged extension. Loopback only; `stop()` ends it all and removes its temp
+ * folders.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, repoRoot, startCodeServer, type RunningCodeServer } from './codeServer';
+import { startSimulator } from '../../src/sim/server';
+import { Supervisor } from '../../src/core/fix/supervisor';
+import { waitUntilReady } from '../../src/core/fix/loop';
+
+export interface DemoOptions {
+  /** code-server's port (0: any free one). */
+  port?: number;
+  /** Seconds the incident's server takes to load (default 4: long enough to see it start). */
+  startSeconds?: number;
+  /** Streaming pace of the incident's server (default 40 tokens/s, as a real one). */
+  tokensPerSecond?: number;
+}
+
+export interface RunningDemo {
+  codeServer: RunningCodeServer;
+  workspace: string;
+  /** The incident's launch script, as written at the start. */
+  script: string;
+  scriptText: string;
+  incidentUrl: string;
+  /** Whether the incident's server answered before code-server was ready. */
+  incidentReady: boolean;
+  allUrl: string;
+  supervisor: Supervisor;
+  stateDir: string;
+  temp: string;
+  stop(): Promise<void>;
+}
+
+/** The seed's launch, as a script the supervisor runs. */
+function incidentScript(python: string, port: number, o: DemoOptions): string {
+  return [
+    '#!/bin/sh',
+    '# The incident: an NVFP4 MoE model on an RTX PRO 6000 (SM 12.0). It answers "!!!!" and NaN.',
+    `exec ${python} -m sglang.launch_server \\`,
+    '  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 --tp 2 \\',
+    `  --sim-gpu rtx-pro-6000 --sim-start-seconds ${o.startSeconds ?? 4} --sim-tokens-per-second ${o.tokensPerSecond ?? 40} --port ${port} \\`,
+    '  --moe-runner-backend flashinfer_cutlass --fp4-gemm-backend flashinfer_cutlass',
+    '',
+  ].join('\n');
+}
+
+export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
+  const temp = mkdtempSync(join(tmpdir(), 'inference-doctor-demo-'));
+  const workspace = join(temp, 'workspace');
+  const bin = join(temp, 'bin');
+  mkdirSync(join(workspace, 'deploy'), { recursive: true });
+  mkdirSync(join(workspace, 'sglang', 'srt'), { recursive: true });
+  mkdirSync(join(workspace, '.vscode'));
+  mkdirSync(bin);
+  // The GPU host: a stub nvidia-smi (SM 12.0) and a `python3` that runs the simulator for -m sglang.launch_server.
+  copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(bin, 'nvidia-smi'));
+  chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin]);
+  process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
+  // A server_args.py of the era the launch uses, so every flag hovers.
+  copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
+  copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
+  const serverPort = await freePort();
+  const script = join(workspace, 'deploy', 'run.sh');
+  const scriptText = incidentScript(join(bin, 'python3'), serverPort, o);
+  writeFileSync(script, scriptText, { mode: 0o755 });
+  const stateDir = join(temp, 'supervise');
+  const supervisor = new Supervisor(stateDir);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const stop = async (): Promise<void> => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    rmSync(temp, { recursive: true, force: true });
+  };
+  try {
+    await supervisor.start('sglang', ['sh', script], { cwd: join(workspace, 'deploy') });
+    cleanups.push(() => supervisor.stop('sglang', { timeoutMs: 3000 }));
+    const all = await startSimulator({ port: 0, scenario: join(repoRoot, 'test/fixtures/scenarios/all.json') });
+    cleanups.push(() => all.close());
+    const incidentUrl = `http://127.0.0.1:${serverPort}`;
+    writeFileSync(
+      join(workspace, '.vscode', 'settings.json'),
+      JSON.stringify(
+        {
+          'inferenceDoctor.servers': [
+            { name: 'SM120 NVFP4 box (the incident)', url: incidentUrl },
+            { name: 'Simulator: every failure mode (pick a model)', url: all.url },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
+    const codeServer = await startCodeServer({
+      workspace,
+      ...(o.port ? { port: o.port } : {}),
+      settings: { 'inferenceDoctor.fix.superviseStateDir': stateDir },
+    });
+    cleanups.push(() => codeServer.close());
+    const incidentReady = (await waitUntilReady({ baseUrl: incidentUrl }, 60_000, 250)) !== undefined;
+    return { codeServer, workspace, script, scriptText, incidentUrl, incidentReady, allUrl: all.url, supervisor, stateDir, temp, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * What the e2e tests do in VS Code's UI, shared by the test files: the palette, quick inputs, the
+ * Servers view, the probe panel's frame, and hovers over a token in an editor.
+ */
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { repoRoot } from '../../scripts/lib/codeServer';
+import { waitFor } from '../support/wait';
+
+export const resultsDir = join(repoRoot, 'test-results');
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
+export function serversPane(page: Page) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Servers/i }) });
+}
+export async function openFile(page: Page, name: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input.input');
+  const active = page.locator('.tab.active', { hasText: name });
+  // Quick Open can close under a notification or an opening editor: retry, bounded, until the
+  // file is the active tab (an older tab of the same file does not count).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // F1 opens the same widget; without the '>' prefix it searches files. (Ctrl+P can reach the
+      // browser instead of the workbench when focus is on a notification.)
+      if (!(await input.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(name, { timeout: 5_000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+      await input.press('Enter', { timeout: 5_000 });
+      await active.waitFor({ timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input.input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  // The palette can be lost while focus moves (an editor opening after a click closes it): open it
+  // again and retype, bounded.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!(await input.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      await row.waitFor({ timeout: attempt < 3 ? 10_000 : 30_000 });
+      await input.press('Enter', { timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+/** Answers one input box, after making sure it is the one with that title (the widget is reused). */
+export async function answerQuickInput(page: Page, title: string, text: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
+  const input = page.locator('.quick-input-widget input.input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+/** VS Code nests a webview's document two iframes deep. */
+export function probeFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+export async function chooseModel(panel: FrameLocator, model: string): Promise<void> {
+  const select = panel.locator('[data-testid="model-select"]');
+  await select.waitFor({ timeout: 30_000 });
+  await panel
+    .locator(`[data-testid="model-select"] vscode-option[value="${model}"], [data-testid="model-select"] option[value="${model}"]`)
+    .first()
+    .waitFor({ state: 'attached', timeout: 30_000 });
+  await select.evaluate((el, value) => {
+    (el as HTMLSelectElement).value = value;
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, model);
+}
+/** Selects the server with this label in the panel's server list (its value is the server's id). */
+export async function chooseServer(panel: FrameLocator, label: string): Promise<void> {
+  const select = panel.locator('[data-testid="server-select"]');
+  await select.waitFor({ timeout: 30_000 });
+  await select.evaluate((el, text) => {
+    const option = [...el.querySelectorAll('vscode-option, option')].find((o) => o.textContent?.trim() === text);
+    if (!option) throw new Error(`no server option ${text}`);
+    (el as HTMLSelectElement).value = option.getAttribute('value') ?? '';
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, label);
+}
+export async function setPrompt(panel: FrameLocator, text: string): Promise<void> {
+  const prompt = panel.locator('[data-testid="prompt"]');
+  await prompt.evaluate((el, value) => {
+    (el as HTMLTextAreaElement).value = value;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+}
+/**
+ * Runs in the page: the centre of `tok` in a visible editor line, from a DOM Range over its
+ * characters (a line's text is split into spans by tokens and by link or diagnostic decorations,
+ * differently per language). Kept as source text: the test's compiler would add helpers the page
+ * does not have.
+ */
+export const TOKEN_CENTRE = `(tok) => {
+  for (const line of document.querySelectorAll('.monaco-editor .view-lines .view-line')) {
+    const nodes = [];
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
+    const at = nodes.map((n) => n.data).join('').replace(/\\u00a0/g, ' ').indexOf(tok);
+    if (at < 0) continue;
+    const locate = (i) => {
+      for (const n of nodes) { if (i < n.data.length) return [n, i]; i -= n.data.length; }
+      const last = nodes[nodes.length - 1];
+      return [last, last.data.length];
+    };
+    const range = document.createRange();
+    range.setStart(...locate(at));
+    range.setEnd(...locate(at + tok.length));
+    const r = range.getBoundingClientRect();
+    if (r.width > 0 && r.left >= 0 && r.right <= window.innerWidth) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }
+  return null;
+}`;
+
+/** Points the mouse at `token` in a visible editor and returns the text of the hover that contains `hoverText`. */
+export async function hoverToken(page: Page, token: string, hoverText: string): Promise<string> {
+  const point = await waitFor(
+    `${token} on screen`,
+    async () => (await page.evaluate<{ x: number; y: number } | null>(`(${TOKEN_CENTRE})(${JSON.stringify(token)})`)) ?? undefined,
+    30_000,
+  );
+  await page.mouse.move(point.x, point.y);
+  const hover = page.locator('.monaco-hover-content:visible', { hasText: hoverText }).first();
+  await hover.waitFor({ timeout: 30_000 });
+  return hover.innerText();
+}
+/** hoverToken, moving away and back up to four times (a server that just started may answer the first hover empty). */
+export async function hoverTokenAgain(page: Page, token: string, hoverText: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(5, 500);
+    await page.waitForTimeout(500);
+    try {
+      return await hoverToken(page, token, hoverText);
+    } catch (e) {
+      if (attempt >= 4) throw e;
+    }
+  }
+}
+export async function pickQuickItem(page: Page, text: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
