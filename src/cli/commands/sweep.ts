@@ -3,12 +3,11 @@
  * launch, restart, wait, Quick Health Probe, record — then the original launch restored byte for
  * byte (also on Ctrl-C). Reports go next to the launch file as JSON and Markdown.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { errorMessage } from '../../core/errors';
 import { launchServerUrl, ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../../core/fix/supervisor';
-import { MAX_COMBINATIONS, combinations, runSweep, sweepMarkdown, type SweepAxis, type SweepRow } from '../../core/fix/sweep';
+import { MAX_COMBINATIONS, combinations, runSweep, writeSweepReports, type SweepAxis, type SweepReport, type SweepRow } from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
@@ -89,10 +88,6 @@ function parse(argv: string[]): Parsed {
   return { readyTimeoutMs: 600_000, ...out } as Parsed;
 }
 
-function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
-}
-
 function rowLine(r: SweepRow): string {
   const flags = Object.entries(r.flags)
     .map(([k, v]) => `${k} ${v}`)
@@ -135,11 +130,14 @@ export const sweepCommand: Command = {
       return undefined;
     });
     if (!result) return EXIT.error;
-    const base = join(dirname(p.launch), `${basename(p.launch)}.sweep-${stamp()}`);
-    const json = { launch: p.launch, restart: p.supervise ? { supervise: p.supervise } : { systemd: p.systemd }, server: server.baseUrl, ...result };
+    const json: SweepReport = {
+      launch: p.launch,
+      restart: p.supervise ? { supervise: p.supervise } : { systemd: p.systemd ?? '' },
+      server: server.baseUrl,
+      ...result,
+    };
     try {
-      writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
-      writeFileSync(`${base}.md`, sweepMarkdown(p.launch, p.axes, result));
+      writeSweepReports(json, p.axes);
     } catch (e) {
       await write(io.stderr, `Could not write the report next to ${p.launch}: ${errorMessage(e)}\n`);
     }

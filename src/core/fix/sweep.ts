@@ -5,6 +5,8 @@
  *
  *   const { rows } = await runSweep(target, [{ flag: '--fp4-gemm-backend', values: ['flashinfer_cutlass', 'flashinfer_cudnn'] }], { server });
  */
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../errors';
 import { codeSpan } from '../text/foreign';
 import type { FlagChange } from '../launch/edit';
@@ -157,4 +159,29 @@ export function sweepMarkdown(title: string, axes: SweepAxis[], result: SweepRes
   );
   if (!result.complete) lines.push('', 'The sweep stopped before every combination ran.');
   return `${lines.join('\n')}\n`;
+}
+
+/** How the swept server was restarted, as the report names it. */
+export type SweepRestart = { supervise: string } | { systemd: string };
+
+/** The saved report (the CLI's --json output): the result with what was swept and where. */
+export interface SweepReport extends SweepResult {
+  launch: string;
+  restart: SweepRestart;
+  server: string;
+}
+
+/** `<folder>/<file>.sweep-<UTC time>`: the reports are this plus `.json` and `.md`. */
+export function sweepReportBase(launchPath: string, now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  return join(dirname(launchPath), `${basename(launchPath)}.sweep-${stamp}`);
+}
+
+/** Writes the JSON and Markdown reports next to the launch file; returns their paths. */
+export function writeSweepReports(report: SweepReport, axes: SweepAxis[], now: Date = new Date()): { json: string; md: string } {
+  const base = sweepReportBase(report.launch, now);
+  const paths = { json: `${base}.json`, md: `${base}.md` };
+  writeFileSync(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(paths.md, sweepMarkdown(report.launch, axes, report));
+  return paths;
 }
