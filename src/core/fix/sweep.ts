@@ -54,6 +54,16 @@ export interface SweepResult {
   restoreError?: string;
 }
 
+/** The sweep failed half way; `partial` says what ran and whether the launch was restored all the same. */
+export class SweepError extends Error {
+  constructor(
+    message: string,
+    readonly partial: SweepResult,
+  ) {
+    super(message);
+  }
+}
+
 /** At most this many combinations: a sweep restarts the server for each. */
 export const MAX_COMBINATIONS = 64;
 
@@ -94,8 +104,14 @@ export async function runSweep(target: RestartTarget, axes: SweepAxis[], opts: S
   } catch (e) {
     restoreError = errorMessage(e);
   }
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(errorMessage(failure));
-  return { rows, complete: rows.length === combos.length, restored: restoreError === undefined, ...(restoreError ? { restoreError } : {}) };
+  const result: SweepResult = {
+    rows,
+    complete: rows.length === combos.length,
+    restored: restoreError === undefined,
+    ...(restoreError ? { restoreError } : {}),
+  };
+  if (failure !== undefined) throw new SweepError(errorMessage(failure), { ...result, complete: false });
+  return result;
 }
 
 async function runOne(
