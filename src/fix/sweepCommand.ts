@@ -106,14 +106,16 @@ export class Sweeps {
     });
     this.running = running;
     this.ctx.log.info(`backend sweep of ${file.uri.fsPath} via ${target.label}: ${total} combinations`);
+    let end: SweepEnd;
     try {
-      const end = await session.run();
-      this.ctx.log.info(`backend sweep ended: complete ${end.complete}, restored ${end.restored}${end.error ? `, error ${end.error}` : ''}`);
-      void this.ctx.servers.health.refresh(serverId);
-      await this.sayEnd(file, session, end);
+      end = await session.run();
     } finally {
+      // Before the notification: it stays until dismissed, and a new sweep may start meanwhile.
       this.running = undefined;
     }
+    this.ctx.log.info(`backend sweep ended: complete ${end.complete}, restored ${end.restored}${end.error ? `, error ${end.error}` : ''}`);
+    void this.ctx.servers.health.refresh(serverId);
+    await this.sayEnd(file, session, end);
   }
 
   private onMessage(session: SweepSession, file: LaunchFile, m: Exclude<SweepWebviewToHost, { type: 'ready' }>): void {
