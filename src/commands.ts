@@ -9,6 +9,7 @@ import type { ServersNode } from './servers/serversView';
 import type { FlagsNode } from './flags/flagsView';
 import type { LoadRuntimeArgs } from './flags/loadRuntime';
 import type { HostsNode } from './remote/hostsView';
+import type { Uri } from 'vscode';
 
 export const SERVERS_COMMANDS = {
   addServer: 'inferenceDoctor.addServer',
@@ -57,8 +58,12 @@ export const REMOTE_COMMANDS = {
 
 export { FIX_COMMANDS };
 
+export const SWEEP_COMMANDS = {
+  sweep: 'inferenceDoctor.sweep',
+} as const;
+
 /** All of them; the values are exactly package.json's `contributes.commands`. */
-export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS, ...FIX_COMMANDS } as const;
+export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS, ...FIX_COMMANDS, ...SWEEP_COMMANDS } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
@@ -111,6 +116,8 @@ export interface CommandArgs {
   [REMOTE_COMMANDS.followServerLog]: [HostArg?];
   [REMOTE_COMMANDS.loadFlagsFromInterpreter]: [HostArg?];
   [FIX_COMMANDS.applyAndVerify]: [ApplyAndVerifyArgs?];
+  /** The launch file (editor context menu and title pass the resource). */
+  [SWEEP_COMMANDS.sweep]: [Uri?];
 }
 
 /** A compile error names the command when the table and CommandArgs disagree (either way). */

@@ -27,6 +27,7 @@ export interface Settings {
   'remote.logMaxLines': number;
   'fix.superviseStateDir': string;
   'fix.readyTimeoutSeconds': number;
+  'fix.remoteCli': string;
 }
 
 export type SettingKey = keyof Settings;
@@ -61,6 +62,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'remote.logMaxLines': { default: 5000, scope: 'window' },
   'fix.superviseStateDir': { default: '', scope: 'machine' },
   'fix.readyTimeoutSeconds': { default: 900, scope: 'window' },
+  'fix.remoteCli': { default: 'inference-doctor', scope: 'machine' },
 };
 
 /** The part of `vscode.workspace` the reader needs (injected, so this module has no vscode value import). */

@@ -1,13 +1,20 @@
 /**
- * The fix feature: "Apply to Server and Re-probe" from a known issue's quick fix. It writes the
- * change where the server is launched (a supervised launch script, or a systemd unit through a
- * drop-in), restarts, waits, runs the Quick Health Probe before and after, and offers the roll
- * back. It asks before changing anything. The loop itself is core/fix/loop.ts; this is its glue.
+ * The fix feature: "Apply to Server and Re-probe" from a known issue's quick fix, and the backend
+ * sweep. Apply writes the change where the server is launched (a supervised launch script, or a
+ * systemd unit through a drop-in), restarts, waits, runs the Quick Health Probe before and after,
+ * and offers the roll back; the sweep does that for every combination of the chosen flags, then
+ * restores the launch. Both ask before changing anything. The loops are core/fix/; this is glue,
+ * and the heavy modules load on first use.
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
 import type { ApplyAndVerifyArgs } from '../shared/lspProtocol';
+import { Lazy } from '../ui/lazy';
+import { isLaunchDocument } from './launchFile';
+
+/** True while the active editor holds an SGLang launch command: the editor menus offer the sweep. */
+const LAUNCH_EDITOR_CONTEXT = 'inferenceDoctor.editorHoldsLaunchCommand';
 
 export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.applyAndVerify, async (args) => {
@@ -19,6 +26,23 @@ export function register(ctx: Ctx): void {
     const { applyAndVerifyCommand } = await import('./applyAndVerify');
     await applyAndVerifyCommand(ctx, args);
   });
+  // One Sweeps per window: it knows whether a sweep is running.
+  const sweeps = new Lazy(async () => new (await import('./sweepCommand')).Sweeps(ctx));
+  ctx.registerCommand(COMMANDS.sweep, async (uri) => (await sweeps.get()).start(uri));
+  trackLaunchEditor(ctx);
+}
+
+function trackLaunchEditor(ctx: Ctx): void {
+  const update = (editor: vscode.TextEditor | undefined): void => {
+    void vscode.commands.executeCommand('setContext', LAUNCH_EDITOR_CONTEXT, !!editor && isLaunchDocument(editor.document));
+  };
+  update(vscode.window.activeTextEditor);
+  ctx.pushCleanup(
+    vscode.window.onDidChangeActiveTextEditor(update),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (doc === vscode.window.activeTextEditor?.document) update(vscode.window.activeTextEditor);
+    }),
+  );
 }
 
 function isArgs(a: unknown): a is ApplyAndVerifyArgs {

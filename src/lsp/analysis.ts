@@ -9,7 +9,7 @@ import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchComma
 import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
 import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
-import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from '../shared/lspProtocol';
+import { DIAGNOSTIC_SOURCE, type DiagnosticCode, type DiagnosticFixData } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
 import { showControls } from '../core/text/foreign';
 
@@ -21,7 +21,8 @@ export interface Fix {
   changes?: FlagChange[];
   summary?: string;
 }
-export interface FixData {
+/** What the client reads is typed in lspProtocol; this says the server's fixes are that shape. */
+export interface FixData extends DiagnosticFixData {
   fixes: Fix[];
 }
 

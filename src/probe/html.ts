@@ -1,24 +1,13 @@
-/** VS Code side of the probe webview HTML: URIs, nonce and resource roots. */
-import { randomBytes } from 'node:crypto';
-import * as vscode from 'vscode';
-import { probeHtml } from './htmlTemplate';
-
-/** The only folder the webview may load from. */
-export function webviewRoot(extensionUri: vscode.Uri): vscode.Uri {
-  return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-}
+/** VS Code side of the probe webview HTML: the shared webview page (src/ui/webviewHtml.ts) with the probe bundle. */
+import type * as vscode from 'vscode';
+import { renderWebviewHtml, webviewOptions } from '../ui/webviewHtml';
+import { PROBE_TITLE } from './htmlTemplate';
 
 export function probeWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
-  return { enableScripts: true, enableCommandUris: false, localResourceRoots: [webviewRoot(extensionUri)] };
+  return webviewOptions(extensionUri);
 }
 
 /** Renders the panel HTML with a fresh nonce. */
 export function renderProbeHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const root = webviewRoot(extensionUri);
-  return probeHtml({
-    cspSource: webview.cspSource,
-    nonce: randomBytes(18).toString('base64'),
-    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'probe.js')).toString(),
-    codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'codicons', 'codicon.css')).toString(),
-  });
+  return renderWebviewHtml(webview, extensionUri, 'probe', PROBE_TITLE);
 }

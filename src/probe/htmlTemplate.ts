@@ -1,62 +1,15 @@
 /**
- * The probe webview's HTML, as a pure function (no VS Code API) so the headless Chromium test
- * renders exactly what the panel ships. The page is an empty shell: the script builds the UI
- * with DOM APIs, and every value put into this template is escaped.
+ * The probe webview's HTML: the extension's webview shell (src/ui/webviewTemplate.ts) with the
+ * probe page's title. Pure (no VS Code API), so the headless Chromium test renders what ships.
  */
-export interface ProbeHtmlInput {
-  /** `webview.cspSource`: the origin the webview may load its own resources from. */
-  cspSource: string;
-  /** Fresh per render; only scripts carrying it run. */
-  nonce: string;
-  /** URI of dist/webview/probe.js as the webview sees it. */
-  scriptUri: string;
-  /** URI of dist/webview/codicons/codicon.css as the webview sees it. */
-  codiconsUri: string;
-}
+import { webviewHtml, type WebviewHtmlInput } from '../ui/webviewTemplate';
 
-function escapeAttr(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;');
-}
+export { contentSecurityPolicy } from '../ui/webviewTemplate';
 
-/**
- * A source list may hold host sources and the quoted 'self' keyword (code-server's cspSource is
- * `'self' https://*.vscode-cdn.net`), but nothing that ends the directive or adds a keyword
- * like 'unsafe-inline'.
- */
-function assertCspToken(name: string, value: string): void {
-  const tokens = value.trim().split(/[ \t]+/);
-  const safe = value.trim() !== '' && tokens.every((t) => t === "'self'" || /^[^\s;,'"<>]+$/.test(t));
-  if (!safe) throw new Error(`Unsafe ${name} for the webview CSP: ${value}`);
-}
+export const PROBE_TITLE = 'Inference Doctor: Probe';
 
-export function contentSecurityPolicy({ cspSource, nonce }: Pick<ProbeHtmlInput, 'cspSource' | 'nonce'>): string {
-  return [
-    `default-src 'none'`,
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-    `img-src ${cspSource} data:`,
-  ].join('; ');
-}
+export type ProbeHtmlInput = Omit<WebviewHtmlInput, 'title'>;
 
 export function probeHtml(input: ProbeHtmlInput): string {
-  assertCspToken('cspSource', input.cspSource);
-  if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(input.nonce)) throw new Error('The webview nonce must be 16+ base64 characters');
-  const csp = escapeAttr(contentSecurityPolicy(input));
-  const nonce = escapeAttr(input.nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" id="vscode-codicon-stylesheet" href="${escapeAttr(input.codiconsUri)}" nonce="${nonce}">
-<title>Inference Doctor: Probe</title>
-</head>
-<body>
-<div id="app" data-testid="app"></div>
-<script nonce="${nonce}" src="${escapeAttr(input.scriptUri)}"></script>
-</body>
-</html>
-`;
+  return webviewHtml({ ...input, title: PROBE_TITLE });
 }

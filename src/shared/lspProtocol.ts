@@ -122,6 +122,21 @@ export interface ApplyAndVerifyArgs {
   summary: string;
 }
 
+/**
+ * The `data` of a diagnostic that has quick fixes. A known issue's fixes carry their flag changes
+ * too: "Apply to Server" and the backend sweep read them (the sweep suggests those flags first).
+ */
+export interface DiagnosticFixData {
+  fixes: DiagnosticFix[];
+}
+export interface DiagnosticFix {
+  title: string;
+  edits: { range: LspRange; newText: string }[];
+  preferred?: boolean;
+  changes?: FlagChange[];
+  summary?: string;
+}
+
 /** The single argument of every lens command. */
 export interface FlagLensArgs {
   flag: string;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ComposeTarget, serviceLaunchCommand } from '../../src/core/fix/compose';
+import { ComposeTarget, composeServices, serviceLaunchCommand } from '../../src/core/fix/compose';
 import { LocalHost } from '../../src/core/hosts/local';
 
 const COMPOSE = `# two servers on one box
@@ -84,6 +84,13 @@ describe('compose restart target (stand-in docker CLI)', () => {
     const target = new ComposeTarget(new LocalHost(), file, 'small', [docker]);
     await target.apply([{ flag: '--attention-backend', value: 'triton' }]);
     assert.equal(readFileSync(file, 'utf8'), COMPOSE.replace('--attention-backend flashinfer', '--attention-backend triton'));
+  });
+
+  it('lists the services that launch SGLang (the pick offers those), none for a file that is no compose file', () => {
+    assert.deepEqual(composeServices(COMPOSE), ['small', 'big']);
+    assert.deepEqual(composeServices(`${COMPOSE}  web:\n    image: nginx\n`), ['small', 'big']);
+    assert.deepEqual(composeServices('#!/bin/sh\npython3 -m sglang.launch_server --port 1\n'), []);
+    assert.deepEqual(composeServices('services: [\n'), []);
   });
 
   it('says what is wrong: no such service, no launch command, bad YAML, a name that could be an option', () => {

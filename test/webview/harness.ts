@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { probeHtml } from '../../src/probe/htmlTemplate';
+import { webviewHtml } from '../../src/ui/webviewTemplate';
 
 export const ROOT = join(__dirname, '..', '..');
 export const DIST_WEBVIEW = join(ROOT, 'dist', 'webview');
@@ -67,21 +68,26 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Serves `/` (the shipped page) and `/nocsp` (same page without the CSP meta, to test the DOM code alone). */
+/** Serves `/` (the shipped probe page), `/nocsp` (same page without the CSP meta, to test the DOM code alone) and `/sweep` (the sweep panel's page). */
 export async function startHarness(): Promise<Harness> {
   let nonce = '';
   let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
-      if (url.pathname === '/' || url.pathname === '/nocsp') {
+      if (url.pathname === '/' || url.pathname === '/nocsp' || url.pathname === '/sweep') {
         nonce = randomBytes(18).toString('base64');
-        let html = probeHtml({
+        const page = {
           cspSource: origin,
           nonce,
           scriptUri: `${origin}/webview/probe.js`,
           codiconsUri: `${origin}/webview/codicons/codicon.css`,
-        });
+        };
+        // The sweep panel ships the same shell with its own bundle.
+        let html =
+          url.pathname === '/sweep'
+            ? webviewHtml({ ...page, scriptUri: `${origin}/webview/sweep.js`, title: 'Inference Doctor: Backend Sweep' })
+            : probeHtml(page);
         const stub = `<link rel="stylesheet" href="${origin}/theme.css">\n<script nonce="${nonce}">${STUB}</script>\n`;
         html = html.replace('<title>', `${stub}<title>`);
         if (url.pathname === '/nocsp') html = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '');

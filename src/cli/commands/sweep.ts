@@ -3,13 +3,20 @@
  * launch, restart, wait, Quick Health Probe, record — then the original launch restored byte for
  * byte (also on Ctrl-C). Reports go next to the launch file as JSON and Markdown.
  */
-import { writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../../core/errors';
 import { ComposeTarget } from '../../core/fix/compose';
 import { hostSupervised, launchServerUrl, localSupervised, ScriptTarget, SystemdTarget, type RestartTarget } from '../../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../../core/fix/supervisor';
-import { MAX_COMBINATIONS, combinations, runSweep, sweepMarkdown, type SweepAxis, type SweepRow } from '../../core/fix/sweep';
+import {
+  MAX_COMBINATIONS,
+  combinations,
+  runSweep,
+  writeSweepReports,
+  type SweepAxis,
+  type SweepReport,
+  type SweepRestart,
+  type SweepRow,
+} from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
 import type { Host } from '../../core/hosts/types';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
@@ -109,10 +116,6 @@ function parse(argv: string[]): Parsed {
   return { readyTimeoutMs: 600_000, remoteCli: ['inference-doctor'], ...out } as Parsed;
 }
 
-function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
-}
-
 function rowLine(r: SweepRow): string {
   const flags = Object.entries(r.flags)
     .map(([k, v]) => `${k} ${v}`)
@@ -189,15 +192,13 @@ async function sweepOn(host: Host, p: Parsed, io: CliIo): Promise<number> {
     })
     .finally(() => close?.());
   if (!result) return EXIT.error;
-  // A remote launch file's report is written here: the host is only changed where the sweep must.
-  const base = join(p.host ? '.' : dirname(p.launch), `${basename(p.launch)}.sweep-${stamp()}`);
-  const restart = p.supervise ? { supervise: p.supervise } : p.compose ? { compose: p.compose } : { systemd: p.systemd };
-  const json = { launch: p.launch, ...(p.host ? { host: p.host } : {}), restart, server: url, ...result };
+  const restart: SweepRestart = p.supervise ? { supervise: p.supervise } : p.compose ? { compose: p.compose } : { systemd: p.systemd ?? '' };
+  const json: SweepReport = { launch: p.launch, ...(p.host ? { host: p.host } : {}), restart, server: url, ...result };
   try {
-    writeFileSync(`${base}.json`, `${JSON.stringify(json, null, 2)}\n`);
-    writeFileSync(`${base}.md`, sweepMarkdown(p.launch, p.axes, result));
+    // A remote launch file's report is written here: the host is only changed where the sweep must.
+    writeSweepReports(json, p.axes, p.host ? { dir: '.' } : {});
   } catch (e) {
-    await write(io.stderr, `Could not write the report ${base}.json: ${errorMessage(e)}\n`);
+    await write(io.stderr, `Could not write the sweep report: ${errorMessage(e)}\n`);
   }
   if (p.json) await write(io.stdout, `${JSON.stringify(json)}\n`);
   if (!result.restored) {

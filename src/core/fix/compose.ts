@@ -37,6 +37,22 @@ export function serviceLaunchCommand(text: string, service: string): LaunchComma
   throw new FixError(`Service "${service}" has no SGLang launch command in its command: or entrypoint:`);
 }
 
+/** Services of a compose file whose command is an SGLang launch (none when it is no compose file). */
+export function composeServices(text: string): string[] {
+  const doc = parseDocument(text);
+  const services = doc.errors.length ? undefined : doc.get('services', true);
+  if (!isMap(services)) return [];
+  const names = services.items.map((i) => String((i.key as { value?: unknown } | null)?.value ?? i.key));
+  return names.filter((n) => {
+    try {
+      serviceLaunchCommand(text, n);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 export class ComposeTarget implements RestartTarget {
   private original: string | undefined;
   readonly label: string;

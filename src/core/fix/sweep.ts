@@ -5,6 +5,8 @@
  *
  *   const { rows } = await runSweep(target, [{ flag: '--fp4-gemm-backend', values: ['flashinfer_cutlass', 'flashinfer_cudnn'] }], { server });
  */
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { errorMessage } from '../errors';
 import { codeSpan } from '../text/foreign';
 import type { FlagChange } from '../launch/edit';
@@ -50,6 +52,16 @@ export interface SweepResult {
   complete: boolean;
   restored: boolean;
   restoreError?: string;
+}
+
+/** The sweep failed half way; `partial` says what ran and whether the launch was restored all the same. */
+export class SweepError extends Error {
+  constructor(
+    message: string,
+    readonly partial: SweepResult,
+  ) {
+    super(message);
+  }
 }
 
 /** At most this many combinations: a sweep restarts the server for each. */
@@ -100,8 +112,14 @@ export async function runSweep(target: RestartTarget, axes: SweepAxis[], opts: S
   } catch (e) {
     restoreError = errorMessage(e);
   }
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(errorMessage(failure));
-  return { rows, complete: rows.length === combos.length, restored: restoreError === undefined, ...(restoreError ? { restoreError } : {}) };
+  const result: SweepResult = {
+    rows,
+    complete: rows.length === combos.length,
+    restored: restoreError === undefined,
+    ...(restoreError ? { restoreError } : {}),
+  };
+  if (failure !== undefined) throw new SweepError(errorMessage(failure), { ...result, complete: false });
+  return result;
 }
 
 async function runOne(
@@ -177,4 +195,31 @@ export function sweepMarkdown(title: string, axes: SweepAxis[], result: SweepRes
   );
   if (!result.complete) lines.push('', 'The sweep stopped before every combination ran.');
   return `${lines.join('\n')}\n`;
+}
+
+/** How the swept server was restarted, as the report names it. */
+export type SweepRestart = { supervise: string } | { systemd: string } | { compose: string };
+
+/** The saved report (the CLI's --json output): the result with what was swept and where. */
+export interface SweepReport extends SweepResult {
+  launch: string;
+  /** The SSH host the launch file is on (absent: this machine). */
+  host?: string;
+  restart: SweepRestart;
+  server: string;
+}
+
+/** `<folder>/<file>.sweep-<UTC time>`: the reports are this plus `.json` and `.md`; the folder is the launch file's unless given. */
+export function sweepReportBase(launchPath: string, now: Date = new Date(), dir: string = dirname(launchPath)): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  return join(dir, `${basename(launchPath)}.sweep-${stamp}`);
+}
+
+/** Writes the JSON and Markdown reports next to the launch file (or in `dir`); returns their paths. */
+export function writeSweepReports(report: SweepReport, axes: SweepAxis[], opts: { now?: Date; dir?: string } = {}): { json: string; md: string } {
+  const base = sweepReportBase(report.launch, opts.now, opts.dir);
+  const paths = { json: `${base}.json`, md: `${base}.md` };
+  writeFileSync(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(paths.md, sweepMarkdown(report.launch, axes, report));
+  return paths;
 }
