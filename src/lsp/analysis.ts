@@ -8,7 +8,7 @@ import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
 import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
-import { matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
+import { competingFixAdvice, matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode, type DiagnosticFixData } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
 import { showControls } from '../core/text/foreign';
@@ -291,7 +291,7 @@ function firstSentence(s: string): string {
 }
 
 /** Human text of a rule match, shared by the diagnostic and the hover. */
-export function ruleMessage(m: RuleMatchResult): string {
+export function ruleMessage(m: RuleMatchResult, advice?: string): string {
   const r = m.rule;
   const parts = [`Known issue: ${r.title}. Symptom: ${r.symptom}`];
   const unknown = m.unknown.map((u) => u.message);
@@ -300,11 +300,13 @@ export function ruleMessage(m: RuleMatchResult): string {
   const gpu = m.held.find((h) => h.kind === 'gpu');
   if (gpu) parts.push(`Matches the selected host: ${gpu.message}.`);
   parts.push(`Fix: ${r.fix.summary}`);
+  if (advice) parts.push(advice);
   return parts.join(' ').replace(/\.\./g, '.');
 }
 
 function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number, out: Diagnostic[]): void {
-  for (const m of ac.matches) {
+  const advice = competingFixAdvice(ac.matches);
+  for (const [rank, m] of ac.matches.entries()) {
     let range = ac.cmd.entryRange;
     for (const h of m.held) {
       if (h.kind !== 'field') continue;
@@ -318,9 +320,11 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
     const fixes: Fix[] = [];
     for (const [i, fix] of [m.rule.fix, ...(m.rule.alternatives ?? [])].entries()) {
       const { edits, changes } = fixEdits(ac, fix, index, text, offsetOf);
-      if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred: i === 0, changes, summary: fix.summary });
+      // Of rules that disagree, only the one to try first offers the preferred fix.
+      const preferred = i === 0 && (!advice.has(m) || rank === ac.matches.findIndex((x) => advice.has(x)));
+      if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred, changes, summary: fix.summary });
     }
-    const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m), fixes);
+    const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m, advice.get(m)), fixes);
     const href = sourceUrl(m.rule.sources[0]);
     if (href) d.codeDescription = { href };
     out.push(d);

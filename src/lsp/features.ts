@@ -18,6 +18,7 @@ import {
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { competingFixAdvice } from '../core/rules';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
 import { codeSpan, escapeMarkdown, safeLink, showControls } from '../core/text/foreign';
@@ -120,6 +121,7 @@ function valueMeaning(e: FlagEntry, value: string): string {
 function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
   if (!ms.length) return undefined;
+  const advice = competingFixAdvice(ac.matches);
   // Title, symptom and fix come from rule files (the workspace's too): escaped text; the source is
   // a link only when it parses as https, and it shows its real host.
   return [
@@ -127,7 +129,7 @@ function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
     ...ms.map((m) => {
       const url = sourceUrl(m.rule.sources[0]);
       const link = url ? safeLink(url, 'source') : null;
-      return `- ${escapeMarkdown(ruleMessage(m))}${link ? ` (${link})` : ''}`;
+      return `- ${escapeMarkdown(ruleMessage(m, advice.get(m)))}${link ? ` (${link})` : ''}`;
     }),
   ].join('\n');
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   builtinRules,
+  competingFixAdvice,
   compareVersions,
   globToRegExp,
   matchRules,
@@ -264,5 +265,37 @@ describe('rules: versions and globs', () => {
     assert.ok(globToRegExp('*qwen3.5*-a*b*').test('nvidia/Qwen3.5-397B-A17B-NVFP4'));
     assert.ok(!globToRegExp('*qwen3.5*').test('Qwen3x5'));
     assert.ok(globToRegExp('*(x)+[y]*').test('a(x)+[y]b'));
+  });
+});
+
+describe('which fix to try first when known issues disagree', () => {
+  it('the seed: cuDNN (confirmed, the model named) before Marlin (likely), said on both rules', () => {
+    const ctx: MatchContext = {
+      engine: 'sglang',
+      fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass' },
+      computeCapability: 12.0,
+      modelName: 'nvidia/Qwen3.5-397B-A17B-NVFP4',
+    };
+    const matches = matchRules(builtin.rules, ctx);
+    const advice = competingFixAdvice(matches);
+    const ids = matches.filter((m) => advice.get(m)?.includes('--fp4-gemm-backend')).map((m) => m.rule.id);
+    assert.deepEqual(ids, ['sm120-nvfp4-moe-fp4-cutlass-nan', 'sm120-nvfp4-dense-gemm-zeros']);
+    const text = advice.get(matches[0])!;
+    assert.equal(advice.get(matches[1]), text, 'both rules say the same order');
+    assert.match(
+      text,
+      /^Known issues disagree on --fp4-gemm-backend: try flashinfer_cudnn first \(confirmed; all \d+ conditions hold, this model is named\), then marlin \(likely;/,
+    );
+  });
+
+  it('no advice where the rules agree or only one holds (another NVFP4 model: only Marlin)', () => {
+    const other = matchRules(builtin.rules, {
+      engine: 'sglang',
+      fields: { fp4_gemm_runner_backend: 'flashinfer_cutlass', attention_backend: 'triton' },
+      computeCapability: 12.0,
+      modelName: 'nvidia/DeepSeek-R1-0528-FP4',
+    });
+    assert.ok(other.some((m) => m.rule.id === 'sm120-nvfp4-dense-gemm-zeros'));
+    assert.equal(competingFixAdvice(other).size, 0);
   });
 });

@@ -249,3 +249,33 @@ export function matchRules(rules: KnownBadRule[], context: MatchContext, options
   const rank = { confirmed: 0, likely: 1, unconfirmed: 2 };
   return out.sort((a, b) => (a.status === b.status ? 0 : a.status === 'match' ? -1 : 1) || rank[a.rule.confidence] - rank[b.rule.confidence] || b.held.length - a.held.length);
 }
+
+/**
+ * When matched rules set one flag to different values (cuDNN vs Marlin for the FP4 GEMM), which to
+ * try first and why: a sentence per match that takes part, keyed by the match. `matches` are in
+ * matchRules' order (full matches, then confidence, then how many conditions held), and that order
+ * is the advice: the first rule holds on more of what is known about this launch, or is better
+ * established.
+ */
+export function competingFixAdvice(matches: RuleMatchResult[]): Map<RuleMatchResult, string> {
+  const byField = new Map<string, { m: RuleMatchResult; flag: string; value: string }[]>();
+  for (const m of matches) {
+    for (const s of m.rule.fix.set ?? []) {
+      const list = byField.get(s.field) ?? [];
+      if (!list.some((x) => x.m === m)) list.push({ m, flag: s.flag, value: String(s.value) });
+      byField.set(s.field, list);
+    }
+  }
+  const out = new Map<RuleMatchResult, string>();
+  for (const list of byField.values()) {
+    if (new Set(list.map((x) => x.value)).size < 2) continue;
+    const [first, ...rest] = list;
+    const why = (x: (typeof list)[number]): string =>
+      `${x.m.rule.confidence}; ${x.m.status === 'match' ? `all ${x.m.held.length} conditions hold` : `${x.m.held.length} of ${x.m.held.length + x.m.unknown.length} conditions hold, the rest unknown`}${x.m.held.some((h) => h.kind === 'model') ? ', this model is named' : ''}`;
+    const order =
+      `Known issues disagree on ${first.flag}: try ${first.value} first (${why(first)}), ` +
+      `then ${rest.map((x) => `${x.value} (${why(x)})`).join(', then ')}.`;
+    for (const x of list) out.set(x.m, out.has(x.m) ? `${out.get(x.m)} ${order}` : order);
+  }
+  return out;
+}
