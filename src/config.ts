@@ -28,6 +28,7 @@ export interface Settings {
   'fix.superviseStateDir': string;
   'fix.readyTimeoutSeconds': number;
   'fix.remoteCli': string;
+  'gpu.nvidiaSmiPath': string;
 }
 
 export type SettingKey = keyof Settings;
@@ -63,6 +64,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'fix.superviseStateDir': { default: '', scope: 'machine' },
   'fix.readyTimeoutSeconds': { default: 900, scope: 'window' },
   'fix.remoteCli': { default: 'inference-doctor', scope: 'machine' },
+  'gpu.nvidiaSmiPath': { default: '', scope: 'machine' },
 };
 
 /** The part of `vscode.workspace` the reader needs (injected, so this module has no vscode value import). */

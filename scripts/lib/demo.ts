@@ -40,14 +40,18 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
-/** The seed's launch, as a script the supervisor runs. */
-function incidentScript(python: string, port: number, o: DemoOptions): string {
+/**
+ * The seed's launch, as a script the supervisor runs: a plain SGLang command. The simulated machine
+ * (GPU, load time, pace) lives in the python3 wrapper, as a real box's GPU lives in the box.
+ */
+function incidentScript(python: string, port: number): string {
   return [
     '#!/bin/sh',
     '# The incident: an NVFP4 MoE model on an RTX PRO 6000 (SM 12.0). It answers "!!!!" and NaN.',
+    // The interpreter by its path, as units and scripts name a venv's python (the supervisor may
+    // restart it from VS Code, whose PATH comes from the login shell).
     `exec ${python} -m sglang.launch_server \\`,
-    '  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 --tp 2 \\',
-    `  --sim-gpu rtx-pro-6000 --sim-start-seconds ${o.startSeconds ?? 4} --sim-tokens-per-second ${o.tokensPerSecond ?? 40} --port ${port} \\`,
+    `  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --quantization modelopt_fp4 --tp 2 --port ${port} \\`,
     '  --moe-runner-backend flashinfer_cutlass --fp4-gemm-backend flashinfer_cutlass',
     '',
   ].join('\n');
@@ -64,14 +68,15 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   // The GPU host: a stub nvidia-smi (SM 12.0) and a `python3` that runs the simulator for -m sglang.launch_server.
   copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(bin, 'nvidia-smi'));
   chmodSync(join(bin, 'nvidia-smi'), 0o755);
-  execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin]);
+  const machine = ['--sim-gpu', 'rtx-pro-6000', '--sim-start-seconds', String(o.startSeconds ?? 4), '--sim-tokens-per-second', String(o.tokensPerSecond ?? 40)];
+  execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin, ...machine]);
   process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
   // A server_args.py of the era the launch uses, so every flag hovers.
   copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));
   copyFileSync(join(repoRoot, 'test/fixtures/launch/sglang.service'), join(workspace, 'deploy/sglang.service'));
   const serverPort = await freePort();
   const script = join(workspace, 'deploy', 'run.sh');
-  const scriptText = incidentScript(join(bin, 'python3'), serverPort, o);
+  const scriptText = incidentScript(join(bin, 'python3'), serverPort);
   writeFileSync(script, scriptText, { mode: 0o755 });
   const stateDir = join(temp, 'supervise');
   const supervisor = new Supervisor(stateDir);
@@ -102,7 +107,11 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
     const codeServer = await startCodeServer({
       workspace,
       ...(o.port ? { port: o.port } : {}),
-      settings: { 'inferenceDoctor.fix.superviseStateDir': stateDir },
+      settings: {
+        'inferenceDoctor.fix.superviseStateDir': stateDir,
+        // VS Code's server takes PATH from the login shell, so the stub is named where it is.
+        'inferenceDoctor.gpu.nvidiaSmiPath': join(bin, 'nvidia-smi'),
+      },
     });
     cleanups.push(() => codeServer.close());
     const incidentReady = (await waitUntilReady({ baseUrl: incidentUrl }, 60_000, 250)) !== undefined;

@@ -24,6 +24,7 @@ import {
   type CatalogEntriesParams,
   type CatalogEntriesResult,
   type CatalogStatus,
+  type SetHostGpuParams,
   type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 import { notificationText } from '../core/text/foreign';
@@ -53,6 +54,7 @@ export class FlagsClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
   private lastRuntime: SetRuntimeCatalogParams | undefined;
+  private lastHostGpu: SetHostGpuParams | undefined;
   private currentState: FlagsClientState = 'stopped';
   private failedAt = 0;
   private readonly budget = new RestartBudget();
@@ -128,6 +130,13 @@ export class FlagsClient implements vscode.Disposable {
    * Hands the server a catalog read from an installed SGLang (catalogToJson) and the GPU of that
    * host. Kept and re-sent whenever the server (re)starts; `catalog: null` clears it.
    */
+  /** This machine's GPU for the known-issue checks; kept and sent again to a restarted server. */
+  async sendHostGpu(params: SetHostGpuParams): Promise<void> {
+    this.lastHostGpu = params;
+    const c = this.client ?? (this.starting ? await this.starting : undefined);
+    if (c) await sendCustomNotification(c, 'inferenceDoctor/setHostGpu', params);
+  }
+
   async sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
     this.lastRuntime = params;
     const c = this.client ?? (this.starting ? await this.starting : undefined);
@@ -173,12 +182,14 @@ export class FlagsClient implements vscode.Disposable {
           this.setState('running');
           // A server restarted after a crash gets the runtime catalog again.
           if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
+          if (this.lastHostGpu) void sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu).catch(() => undefined);
         }
       }),
     );
     await c.start();
     this.clientSubscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => this.statusEmitter.fire(s)) as vscode.Disposable);
     if (this.lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime);
+    if (this.lastHostGpu) await sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu);
     this.client = c;
     this.setState('running');
     return c;

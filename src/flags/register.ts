@@ -51,6 +51,13 @@ function isLensArgs(arg: unknown): arg is FlagLensArgs {
 
 export function register(ctx: Ctx): void {
   ctx.pushCleanup(ctx.flags.watchDocuments());
+  // Once the language server runs (a launch file was opened), tell it this machine's GPU.
+  const firstRun = ctx.flags.onDidChangeState((state) => {
+    if (state !== 'running') return;
+    firstRun.dispose();
+    void import('./localGpu').then(({ sendLocalGpu }) => sendLocalGpu(ctx)).catch((e: unknown) => ctx.log.warn(`GPU query on this machine: ${String(e)}`));
+  });
+  ctx.pushCleanup(firstRun);
   const flags = new BackendFlags(ctx);
   ctx.registerCommand(FLAGS_COMMANDS.refresh, () => flags.refresh());
   ctx.registerCommand(FLAGS_COMMANDS.filter, () => flags.filter());

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog, type PythonParserOptions } from '../core/flags';
 import { errorMessage } from '../core/errors';
-import type { CatalogSourceInfo, SetRuntimeCatalogParams } from '../shared/lspProtocol';
+import type { CatalogSourceInfo, SetHostGpuParams, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
 export interface LoadedCatalog {
@@ -93,6 +93,8 @@ export class CatalogStore {
   settings?: LoadedCatalog;
   computeCapability?: number;
   packageVersions?: Record<string, string>;
+  /** This machine's GPU (setHostGpu); used when the runtime catalog's host gave none. */
+  hostGpu?: { label: string; computeCapability: number };
   /** Bumped on every change; part of the analysis cache key. */
   generation = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -158,6 +160,17 @@ export class CatalogStore {
     this.workspace = { index: new CatalogIndex(next, w.index.meta), errors: errorsOf(next), path: w.path };
     this.generation++;
     return true;
+  }
+
+  setHostGpu(p: SetHostGpuParams): void {
+    const cc = p.computeCapability;
+    this.hostGpu = typeof cc === 'number' && Number.isFinite(cc) && cc > 0 && cc < 100 ? { label: String(p.hostLabel).slice(0, 200), computeCapability: cc } : undefined;
+    this.generation++;
+  }
+
+  /** The compute capability known-issue checks use: the chosen host's, else this machine's. */
+  ruleComputeCapability(): number | undefined {
+    return this.computeCapability ?? this.hostGpu?.computeCapability;
   }
 
   setRuntime(p: SetRuntimeCatalogParams): string[] {

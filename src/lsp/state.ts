@@ -82,7 +82,7 @@ export class ServerState {
     if (d.cache?.key === key) return d.cache.analysis;
     const analysis = analyzeText(d.doc.getText(), d.hint, this.store.active(), {
       rules: this.rules.rules,
-      computeCapability: this.store.computeCapability,
+      computeCapability: this.store.ruleComputeCapability(),
       versions: this.store.packageVersions,
       diagnostics,
     });
@@ -108,7 +108,7 @@ export class ServerState {
       active: sources[0] ?? null,
       sources,
       rules: { count: this.rules.rules.length, errors: this.rules.errors, files: this.rules.files },
-      ...(this.store.computeCapability !== undefined ? { computeCapability: this.store.computeCapability } : {}),
+      ...(this.store.ruleComputeCapability() !== undefined ? { computeCapability: this.store.ruleComputeCapability() } : {}),
     };
   }
 

@@ -31,6 +31,19 @@ export interface SetRuntimeCatalogParams {
   packageVersions?: Record<string, string>;
 }
 
+/**
+ * The GPU of the machine local launch files run on, found by the same query discovery runs
+ * (nvidia-smi). A host chosen through a runtime catalog takes precedence.
+ */
+export interface SetHostGpuParams {
+  /** "This machine" */
+  hostLabel: string;
+  /** 12.0; omitted: no NVIDIA GPU there (or nvidia-smi could not say). */
+  computeCapability?: number;
+  /** "NVIDIA RTX PRO 6000 Blackwell Server Edition" */
+  gpuName?: string;
+}
+
 export interface CatalogSourceInfo {
   kind: CatalogSourceKind;
   /** File path (workspace/settings) or host label (runtime). */
@@ -155,6 +168,8 @@ export interface FlagLensArgs {
 export interface CustomNotifications {
   /** Client → server: a catalog from the installed server (and the GPU of its host). */
   'inferenceDoctor/setRuntimeCatalog': SetRuntimeCatalogParams;
+  /** Client → server: the GPU of this machine, for known-issue checks when no runtime host was chosen. */
+  'inferenceDoctor/setHostGpu': SetHostGpuParams;
   /** Server → client: the active catalog changed (same payload as catalogStatus). */
   'inferenceDoctor/catalogChanged': CatalogStatus;
 }

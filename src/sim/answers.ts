@@ -208,7 +208,7 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       return fromTexts(Array<string>(maxTokens).fill('!'), null);
     case 'nan-marker': {
       // NaN appears after a few tokens; SGLang then stops with the marker.
-      const n = Math.min(maxTokens, 24 + Math.floor(rand() * 16));
+      const n = Math.min(maxTokens, behaviour.nanAfterTokens ?? 24 + Math.floor(rand() * 16));
       const plan = fromTexts(Array<string>(n).fill('!'), { reason: 'stop', matched: 'NaN happened' });
       plan.finishReason = 'stop';
       plan.matchedStop = 'NaN happened';

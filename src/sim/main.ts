@@ -12,13 +12,14 @@ import { writePythonWrapper } from './launch/title';
 
 const USAGE = `Usage: sim --scenario FILE [--port N] [--host 127.0.0.1] [--api-key KEY]
        sim serve --model-path MODEL [SGLang flags...] [--sim-gpu NAME] [--sim-* ...]   (sim serve --help)
-       sim wrapper DIR
+       sim wrapper DIR [--sim-gpu NAME] [--sim-* ...]
 
 Scenario mode serves an SGLang look-alike (OpenAI routes, /generate, /health, /server_info, ...)
 whose answers per model come from the scenario file. Port 0 picks a free port.
 Launch mode starts like python -m sglang.launch_server on a simulated GPU; its behaviour follows
 rules over the GPU, the resolved flags, the model and the environment.
-wrapper writes DIR/python3: with DIR first in PATH, python3 -m sglang.launch_server runs launch mode.`;
+wrapper writes DIR/python3: with DIR first in PATH, python3 -m sglang.launch_server runs launch mode;
+--sim-* options given to wrapper describe the simulated machine for every launch through it.`;
 
 async function main(): Promise<void> {
   const command = process.argv[2];
@@ -30,7 +31,12 @@ async function main(): Promise<void> {
       process.stderr.write(`wrapper needs a folder\n\n${USAGE}\n`);
       process.exit(64);
     }
-    process.stdout.write(`${writePythonWrapper(dir)}\n`);
+    const machine = process.argv.slice(4);
+    if (machine.some((a, i) => i % 2 === 0 && !a.startsWith('--sim-')) || machine.length % 2 !== 0) {
+      process.stderr.write(`wrapper takes --sim-* options with their values (got ${machine.join(' ')})\n\n${USAGE}\n`);
+      process.exit(64);
+    }
+    process.stdout.write(`${writePythonWrapper(dir, machine)}\n`);
     return;
   }
   let values: { port?: string; scenario?: string; 'api-key'?: string; host?: string; help?: boolean };

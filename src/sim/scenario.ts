@@ -77,6 +77,8 @@ export interface ModelBehaviour {
   logprobs?: 'normal' | 'nan' | '-inf';
   /** Reasoning text streamed before the answer (reasoning_content with a reasoning parser). */
   reasoning?: string;
+  /** 'nan-marker': how many `!` tokens come before the marker (default 24–39, seeded). */
+  nanAfterTokens?: number;
   /** 'cut': how many tokens stream before the connection drops. */
   cutAfterTokens?: number;
   /** 'huge': answer length in characters and chunk size. */

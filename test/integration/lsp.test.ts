@@ -407,6 +407,29 @@ describe('language server over stdio', function () {
       const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: posOf(text, '--moe-runner-backend', 3) });
       assert.match(hoverText(h2), /installed server on gpu-box · SGLang 0\.5\.0/);
     });
+    it("this machine's GPU (setHostGpu) decides the rules until a runtime catalog names a host's GPU", async () => {
+      const ws = makeWorkspace();
+      dirs.push(ws);
+      const c = client();
+      await c.initialize(ws);
+      const text = read(join(LAUNCH, 'sglang.service'));
+      const uri = uriOf(join(ws, 'x.service'));
+      const p = await openAndDiagnose(c, uri, 'plaintext', text);
+      assert.match(byCode(p.diagnostics, 'known-bad')[0].message, /the GPU is unknown/);
+      const local = c.diagnostics(uri, (d) => d.diagnostics.some((x) => /Matches the selected host: GPU compute capability 12\.0/.test(x.message)));
+      await c.conn.sendNotification('inferenceDoctor/setHostGpu', { hostLabel: 'This machine', computeCapability: 12.0, gpuName: 'NVIDIA RTX PRO 6000' });
+      await local;
+      assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).computeCapability, 12);
+      // An H100 host chosen through its installed SGLang: the SM 12 rules no longer hold.
+      const hopper = c.diagnostics(uri, (d) => !d.diagnostics.some((x) => x.code === 'known-bad'));
+      await c.conn.sendNotification('inferenceDoctor/setRuntimeCatalog', { catalog: null, hostLabel: 'h100-box', computeCapability: 9.0 });
+      await hopper;
+      // Garbage is ignored, not believed.
+      await c.conn.sendNotification('inferenceDoctor/setRuntimeCatalog', { catalog: null });
+      const again = c.diagnostics(uri, (d) => d.diagnostics.some((x) => /the GPU is unknown/.test(x.message)));
+      await c.conn.sendNotification('inferenceDoctor/setHostGpu', { hostLabel: 'x', computeCapability: 'twelve' });
+      await again;
+    });
   });
 
   describe('fuzz', () => {

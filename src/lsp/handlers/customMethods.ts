@@ -89,6 +89,15 @@ export function registerCustomMethods(state: ServerState): void {
     state.guard([] as DocumentCommand[], (p: FlagsForDocumentParams) => flagsForDocument(state, p)),
   );
 
+  onCustomNotification(connection, 'inferenceDoctor/setHostGpu', (p) => {
+    void state.ready
+      .then(() => {
+        store.setHostGpu(p ?? { hostLabel: '' });
+        state.catalogsChanged();
+      })
+      .catch((e: unknown) => state.log(`host GPU: ${errorMessage(e)}`));
+  });
+
   onCustomNotification(connection, 'inferenceDoctor/setRuntimeCatalog', (p) => {
     void state.ready
       .then(() => {

@@ -168,7 +168,8 @@ export function answerBehaviour(rule: LaunchRule): ModelBehaviour | undefined {
   const standard: Partial<Record<LaunchBehaviour, ModelBehaviour>> = {
     healthy: { behaviour: 'healthy' },
     'slow-start': { behaviour: 'healthy' },
-    'token0-nan': { behaviour: 'nan-marker', logprobs: 'nan' },
+    // A long run before the marker, as the incident's were: the verdict arrives while it streams.
+    'token0-nan': { behaviour: 'nan-marker', logprobs: 'nan', nanAfterTokens: 120 },
     salad: { behaviour: 'token-salad' },
     loop: { behaviour: 'short-loop' },
     'fluent-wrong': { behaviour: 'fluent-wrong' },

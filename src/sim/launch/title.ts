@@ -52,16 +52,19 @@ export function takeTitle(title: string, serveArgs: readonly string[]): boolean 
 
 /**
  * Writes DIR/python3: `python3 -m sglang.launch_server …` runs this simulator (showing the
- * wrapper's path as its interpreter); any other use runs the next python3 on PATH.
+ * wrapper's path as its interpreter); any other use runs the next python3 on PATH. `machine`: the
+ * simulated machine's `--sim-*` options (GPU, start time, pace), given before the launch's own flags
+ * so that a launch line stays a real SGLang command and can still override them.
  */
-export function writePythonWrapper(dir: string, simScript = process.argv[1], node = process.execPath): string {
+export function writePythonWrapper(dir: string, machine: readonly string[] = [], simScript = process.argv[1], node = process.execPath): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'python3');
   const text = `#!/bin/sh
 # Written by the Inference Doctor SGLang simulator. Put this folder first in PATH:
 # \`python3 -m sglang.launch_server ...\` then starts the simulator; anything else runs the next python3.
 if [ "$1" = "-m" ] && [ "$2" = "sglang.launch_server" ]; then
-  exec ${shellWord(node)} ${shellWord(simScript)} serve "$@" --sim-argv0 "$0"
+  shift 2
+  exec ${shellWord(node)} ${shellWord(simScript)} serve -m sglang.launch_server ${machine.map(shellWord).join(' ')} "$@" --sim-argv0 "$0"
 fi
 self=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 IFS=:

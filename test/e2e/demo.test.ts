@@ -1,0 +1,215 @@
+/**
+ * The demo's story (`npm run demo`, scripts/lib/demo.ts) as a newcomer walks it in the browser:
+ * probe the incident's server and see the NaN verdict while the answer still streams; open the
+ * launch script and read the known issue on the FP4 GEMM flag with the GPU known; Apply and Verify
+ * to a healthy answer; a backend sweep that finds the healthy combination and restores the script;
+ * a cancelled sweep that restores it too. The screenshots it takes are the README tutorial's.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
+import { chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+
+const INCIDENT = 'SM120 NVFP4 box';
+
+/** The extension's log files under code-server's log folder. */
+function findLogs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /Inference Doctor.*\.log$/.test(f))
+      .map((f) => join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+/** The sweep panel's page: the webview that holds the matrix (the probe panel may be open too). */
+function sweepFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
+}
+
+/** Closes what a step left open: quick inputs, notifications, editors. */
+async function tidy(page: Page): Promise<void> {
+  for (let i = 0; i < 4 && (await page.locator('.quick-input-widget input.input').isVisible()); i++) await page.keyboard.press('Escape');
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(page, 'View: Close All Editors');
+}
+
+/** Sets every rendered row of a multi-select pick: checked exactly when `want` says so (by the row's label). */
+async function setChecks(page: Page, want: (label: string) => boolean): Promise<void> {
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ timeout: 30_000 });
+  const count = await rows.count();
+  for (let i = 0; i < count; i++) {
+    const row = rows.nth(i);
+    // "warning  --moe-runner-backend, now flashinfer_cutlass · …": the label is before the first comma.
+    const label = ((await row.getAttribute('aria-label')) ?? '')
+      .split(',')[0]
+      .replace(/^\w+ {2}/, '')
+      .trim();
+    const checked = (await row.getAttribute('aria-checked')) === 'true';
+    if (want(label) !== checked) await row.locator('.monaco-checkbox').first().click();
+  }
+}
+
+/** Answers the sweep's picks: only the flags named, then for each flag the values named. */
+async function pickSweep(page: Page, values: Record<string, string[]>): Promise<void> {
+  const restart = page.locator('.quick-input-list .monaco-list-row', { hasText: 'runs this file' }).first();
+  const flags = page.locator('.quick-input-widget', { hasText: 'which flags to vary' });
+  // How the server restarts is asked once per file (remembered after Apply and Verify).
+  await Promise.race([restart.waitFor({ timeout: 60_000 }), flags.waitFor({ timeout: 60_000 })]);
+  if (await restart.isVisible()) await restart.click();
+  await flags.waitFor({ timeout: 60_000 });
+  await setChecks(page, (label) => label in values);
+  await page.keyboard.press('Enter');
+  for (const [flag, wanted] of Object.entries(values)) {
+    await page.locator('.quick-input-widget', { hasText: `values of ${flag}` }).waitFor({ timeout: 30_000 });
+    await setChecks(page, (label) => wanted.includes(label));
+    await page.keyboard.press('Enter');
+  }
+}
+
+describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy answer', function () {
+  this.timeout(600_000);
+  let demo: RunningDemo;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    demo = await startDemo({ startSeconds: 1, tokensPerSecond: 40 });
+    assert.ok(demo.incidentReady, 'the incident server came up');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await page.goto(demo.codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
+      await page.screenshot({ path: join(resultsDir, `e2e-demo-failed-${name}.png`) }).catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    // The extension's own log, for the CI artefacts.
+    const logs = demo ? findLogs(join(demo.codeServer.userDataDir, 'logs')) : [];
+    for (const [i, f] of logs.entries()) copyFileSync(f, join(resultsDir, `demo-extension-${i}.log`));
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  it('1. probe: the answer streams "!!!!" and the panel says NaN while it still streams', async () => {
+    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    const panel = probeFrame(page);
+    // A click before the extension has activated only selects the row: click until the panel opens.
+    for (let i = 0; i < 4 && !(await panel.locator('[data-testid="prompt"]').isVisible()); i++) {
+      await serversPane(page).locator('.monaco-list-row', { hasText: INCIDENT }).click({ timeout: 60_000 });
+      await panel
+        .locator('[data-testid="prompt"]')
+        .waitFor({ timeout: 15_000 })
+        .catch(() => undefined);
+    }
+    // Let the answer run on after the verdict, as a person watching it would see.
+    const earlyStop = panel.locator('[data-testid="early-stop"]');
+    if (await earlyStop.evaluate((e) => (e as HTMLInputElement).checked)) await earlyStop.click();
+    await panel.locator('[data-testid="run"]').click();
+    const main = panel.locator('[data-testid="pane-main"]');
+    await panel.locator('[data-testid="pane-main"][data-status="running"] [data-testid="verdict-badge"][data-verdict="nan"]').waitFor({ timeout: 60_000 });
+    assert.match(await main.locator('[data-testid="answer"]').innerText(), /^!{8,}/);
+    await page.screenshot({ path: join(resultsDir, 'demo-1-nan-while-streaming.png') });
+    await panel.locator('[data-testid="pane-main"]:not([data-status="running"])').waitFor({ timeout: 60_000 });
+    assert.match(await main.locator('[data-testid="reasons"]').innerText(), /NaN/i);
+  });
+
+  it('2. the launch script: the known issue on the FP4 GEMM flag knows the GPU, and says which fix to try first', async () => {
+    await tidy(page);
+    await openFile(page, 'run.sh');
+    await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
+    // This machine's GPU reaches the rules shortly after the language server starts.
+    let issue = await hoverToken(page, '--fp4-gemm-backend', 'Known issue');
+    for (let i = 0; i < 10 && /the GPU is unknown/.test(issue); i++) {
+      await page.mouse.move(5, 500);
+      await page.waitForTimeout(2_000);
+      issue = await hoverTokenAgain(page, '--fp4-gemm-backend', 'Known issue');
+    }
+    assert.match(issue, /NVFP4 MoE on SM 12\.x with the CUTLASS FP4 GEMM produces NaN/);
+    assert.doesNotMatch(issue, /the GPU is unknown/, 'the demo host reports its GPU');
+    assert.match(issue, /Matches the selected host: GPU compute capability 12\.0/);
+    assert.match(issue, /try flashinfer_cudnn first[\s\S]*then marlin/);
+    await page.screenshot({ path: join(resultsDir, 'demo-2-known-issue.png') });
+    await page.mouse.move(5, 500);
+  });
+
+  it('3. Apply to Server and Re-probe: NaN → OK; Roll Back puts the script back', async () => {
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget input.input');
+    // The known issue sits on the FP4 GEMM flag: put the cursor on it.
+    const lines = demo.scriptText.split('\n');
+    const line = lines.findIndex((l) => l.includes('--fp4-gemm-backend'));
+    await input.fill(`:${line + 1}:${lines[line].indexOf('--fp4-gemm-backend') + 4}`);
+    await input.press('Enter');
+    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
+    for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
+      await page.keyboard.press('Control+.');
+      await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
+    }
+    const focused = page.locator('.action-widget .monaco-list-row.focused');
+    for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await pickQuickItem(page, 'runs this file');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn/);
+    await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
+    const done = page.locator('.notification-toast', { hasText: 'is healthy now' }).first();
+    await done.waitFor({ timeout: 180_000 });
+    assert.match(await done.innerText(), /NaN → OK/);
+    await page.screenshot({ path: join(resultsDir, 'demo-3-apply-and-verify.png') });
+    await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
+    await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 120_000 });
+    assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'the script is back byte for byte');
+  });
+
+  it('4. Backend Sweep: the matrix fills in live, finds the healthy row, and restores the script', async () => {
+    await tidy(page);
+    await openFile(page, 'run.sh');
+    await runCommand(page, 'Inference Doctor: Backend Sweep');
+    await pickSweep(page, { '--fp4-gemm-backend': ['flashinfer_cutlass', 'flashinfer_cudnn'] });
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /restarts 2 times/);
+    await dialog.locator('.monaco-button', { hasText: 'Start Sweep' }).click();
+    const sweep = sweepFrame(page);
+    await sweep.locator('[data-testid="row"]').first().waitFor({ timeout: 120_000 });
+    await sweep.locator('[data-testid="final"]').waitFor({ timeout: 240_000 });
+    const verdicts = await sweep
+      .locator('[data-testid="row"]')
+      .evaluateAll((rows) =>
+        rows.map((r) => `${r.querySelector('[data-testid="flag-value"]')?.textContent ?? ''} ${(r as HTMLElement).dataset.verdict ?? ''}`),
+      );
+    assert.deepEqual(verdicts.sort(), ['flashinfer_cudnn ok', 'flashinfer_cutlass nan']);
+    await sweep.locator('[data-testid="restored"]').waitFor({ timeout: 30_000 });
+    assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'the script is back byte for byte');
+    await page.screenshot({ path: join(resultsDir, 'demo-4-sweep.png') });
+  });
+
+  it('5. a sweep cancelled half way still restores the original launch', async () => {
+    await tidy(page);
+    await openFile(page, 'run.sh');
+    await runCommand(page, 'Inference Doctor: Backend Sweep');
+    await pickSweep(page, { '--fp4-gemm-backend': ['flashinfer_cutlass', 'flashinfer_cudnn', 'marlin'] });
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Start Sweep' }).click({ timeout: 30_000 });
+    const sweep = sweepFrame(page);
+    await sweep.locator('[data-testid="row"]').first().waitFor({ timeout: 120_000 });
+    await sweep.locator('[data-testid="cancel"]').click();
+    await sweep.locator('[data-testid="final"][data-restored="true"]').waitFor({ timeout: 240_000 });
+    assert.ok((await sweep.locator('[data-testid="row"]').count()) < 3, 'it stopped before every combination ran');
+    assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'the script is back byte for byte');
+    await page.screenshot({ path: join(resultsDir, 'demo-5-sweep-cancelled.png') });
+  });
+});
