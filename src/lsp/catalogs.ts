@@ -164,7 +164,8 @@ export class CatalogStore {
 
   setHostGpu(p: SetHostGpuParams): void {
     const cc = p.computeCapability;
-    this.hostGpu = typeof cc === 'number' && Number.isFinite(cc) && cc > 0 && cc < 100 ? { label: String(p.hostLabel).slice(0, 200), computeCapability: cc } : undefined;
+    this.hostGpu =
+      typeof cc === 'number' && Number.isFinite(cc) && cc > 0 && cc < 100 ? { label: String(p.hostLabel).slice(0, 200), computeCapability: cc } : undefined;
     this.generation++;
   }
 
