@@ -67,13 +67,15 @@ export class SweepError extends Error {
 /** At most this many combinations: a sweep restarts the server for each. */
 export const MAX_COMBINATIONS = 64;
 
-const TELLING = /nan|error|exception|traceback|cuda|illegal|unsupported|no kernel|failed|abort/i;
+/** Log lines that say why a start failed: errors and NaN, not the start-up banner (server_args= names device='cuda'). */
+const TELLING = /\bnan\b|error|exception|traceback|illegal|unsupported|no kernel|failed|abort|out of memory/i;
+const BANNER = /server_args=|Capture cuda graph|Load weight|KV Cache is allocated/;
 
 /** The last log lines that say what went wrong. */
-function tellingLines(log: string): string[] {
+export function tellingLines(log: string): string[] {
   return log
     .split('\n')
-    .filter((l) => TELLING.test(l))
+    .filter((l) => TELLING.test(l) && !BANNER.test(l))
     .slice(-8);
 }
 
@@ -132,7 +134,8 @@ async function runOne(
   const changes: FlagChange[] = axes.map((a) => ({ flag: a.flag, ...(a.aliases ? { aliases: a.aliases } : {}), value: flags[a.flag] }));
   const restart = await restartAndWait(target, changes, opts);
   if (!restart.ready) {
-    const logLines = tellingLines(restart.logTail);
+    // A cancelled start says nothing about the backend: no log lines for it.
+    const logLines = opts.signal?.aborted ? [] : tellingLines(restart.logTail);
     return {
       flags,
       started: false,
