@@ -33,6 +33,7 @@ export const FLAGS_COMMANDS = {
   selectServer: 'inferenceDoctor.selectFlagsServer',
   loadRuntime: 'inferenceDoctor.loadRuntimeFlags',
   copyValue: 'inferenceDoctor.copyFlagValue',
+  applyChoice: 'inferenceDoctor.applyFlagChoiceToServer',
   openDefinition: 'inferenceDoctor.openFlagDefinition',
   searchUsages: 'inferenceDoctor.searchFlagUsages',
   restartLanguageServer: 'inferenceDoctor.restartFlagsLanguageServer',
@@ -95,6 +96,7 @@ export interface CommandArgs {
   [FLAGS_COMMANDS.selectServer]: [];
   [FLAGS_COMMANDS.loadRuntime]: [LoadRuntimeArgs?];
   [FLAGS_COMMANDS.copyValue]: [FlagArg?];
+  [FLAGS_COMMANDS.applyChoice]: [FlagArg?];
   [FLAGS_COMMANDS.openDefinition]: [FlagArg?];
   [FLAGS_COMMANDS.searchUsages]: [FlagArg?];
   [FLAGS_COMMANDS.copyFlag]: [FlagArg?];

@@ -14,6 +14,7 @@ import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { Ctx } from '../context';
 import type { FlagLensArgs } from '../shared/lspProtocol';
 import { COMMANDS, FLAGS_COMMANDS } from '../commands';
+import { holdsLaunchCommand } from './languageClient';
 import { FlagsView, valueText, type FlagNode, type FlagsNode } from './flagsView';
 import { takesNoValue } from '../core/flags/types';
 import { notificationText } from '../core/text/foreign';
@@ -65,6 +66,7 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(FLAGS_COMMANDS.selectServer, () => flags.selectServer());
   ctx.registerCommand(FLAGS_COMMANDS.loadRuntime, (arg) => flags.loadRuntime(arg));
   ctx.registerCommand(FLAGS_COMMANDS.copyValue, (arg) => flags.copyValue(arg));
+  ctx.registerCommand(FLAGS_COMMANDS.applyChoice, (arg) => flags.applyChoice(arg));
   ctx.registerCommand(FLAGS_COMMANDS.openDefinition, (arg) => flags.openDefinition(arg));
   ctx.registerCommand(FLAGS_COMMANDS.searchUsages, (arg) => flags.findUsages(arg));
   ctx.registerCommand(FLAGS_COMMANDS.copyFlag, (arg) => flags.copyFlag(arg));
@@ -265,6 +267,32 @@ class BackendFlags {
       text = flagWithValue(e, value);
     }
     await copied(text);
+  }
+
+  /**
+   * A choice row's "Apply to Server and Re-probe": that value for its flag in the launch file open
+   * beside the view, through the fix loop (which asks how the server restarts and confirms).
+   */
+  async applyChoice(arg: unknown): Promise<void> {
+    if (!isNode(arg) || arg.kind !== 'choice' || arg.value === null) {
+      void vscode.window.showInformationMessage('Right-click a value under a flag in the Backend Flags view to apply it to the server.');
+      return;
+    }
+    const editors = [vscode.window.activeTextEditor, ...vscode.window.visibleTextEditors].filter((e): e is vscode.TextEditor => !!e);
+    const doc = editors.map((e) => e.document).find((d) => holdsLaunchCommand(d));
+    if (!doc) {
+      void vscode.window.showInformationMessage(
+        'Open the launch file (the script, unit or compose file that starts SGLang) beside this view, then apply the value again.',
+      );
+      return;
+    }
+    const { entry } = arg.parent;
+    const value = String(arg.value);
+    await this.ctx.executeCommand(COMMANDS.applyAndVerify, {
+      uri: doc.uri.toString(),
+      changes: [{ flag: entry.flag, ...(entry.aliases.length ? { aliases: entry.aliases } : {}), value }],
+      summary: `Set ${entry.flag} to ${value}`,
+    });
   }
 
   async copyFlag(arg: unknown): Promise<void> {
