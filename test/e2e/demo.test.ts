@@ -10,7 +10,7 @@ import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
-import { chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+import { chooseQuickFix, chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
 
@@ -144,23 +144,10 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
   });
 
   it('3. Apply to Server and Re-probe: NaN → OK; Roll Back puts the script back', async () => {
-    await page.keyboard.press('Control+G');
-    const input = page.locator('.quick-input-widget input.input');
-    // The known issue sits on the FP4 GEMM flag: put the cursor on it.
+    // The known issue sits on the FP4 GEMM flag: its quick fixes are there.
     const lines = demo.scriptText.split('\n');
     const line = lines.findIndex((l) => l.includes('--fp4-gemm-backend'));
-    await input.fill(`:${line + 1}:${lines[line].indexOf('--fp4-gemm-backend') + 4}`);
-    await input.press('Enter');
-    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
-    for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
-      await page.keyboard.press('Control+.');
-      await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
-    }
-    const focused = page.locator('.action-widget .monaco-list-row.focused');
-    for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
-      await page.keyboard.press('ArrowDown');
-    }
-    await page.keyboard.press('Enter');
+    await chooseQuickFix(page, line + 1, lines[line].indexOf('--fp4-gemm-backend') + 4, 'Apply to Server and Re-probe: Run the MoE layers');
     await pickQuickItem(page, 'runs this file');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });

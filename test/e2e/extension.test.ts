@@ -23,6 +23,7 @@ import { waitUntilReady } from '../../src/core/fix/loop';
 import {
   answerQuickInput,
   chooseModel,
+  chooseQuickFix,
   chooseServer,
   chromiumArgs,
   hoverToken,
@@ -359,24 +360,8 @@ describe('e2e: Inference Doctor in code-server', function () {
       await answerQuickInput(page, 'Add Server (3/3)', '');
       await openFile(page, 'incident.sh');
       await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
-      // The known issue sits on the FP4 GEMM flag (line 5): open its quick fixes there.
-      await page.keyboard.press('Control+G');
-      const input = page.locator('.quick-input-widget input.input');
-      await input.waitFor({ state: 'visible', timeout: 30_000 });
-      await input.fill(':5:50');
-      await input.press('Enter');
-      const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply to Server and Re-probe: Run the MoE layers' }).first();
-      for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
-        await page.keyboard.press('Control+.');
-        await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
-      }
-      // The menu's pointer block swallows clicks: choose the row with the keyboard.
-      const focused = page.locator('.action-widget .monaco-list-row.focused');
-      for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes('Apply to Server and Re-probe: Run the MoE layers'); i++) {
-        await page.keyboard.press('ArrowDown');
-      }
-      assert.match(await focused.innerText(), /Apply to Server and Re-probe: Run the MoE layers/);
-      await page.keyboard.press('Enter');
+      // The known issue sits on the FP4 GEMM flag (line 5): its quick fixes are there.
+      await chooseQuickFix(page, 5, 50, 'Apply to Server and Re-probe: Run the MoE layers');
       // Asked once for this file: how it is restarted (the supervised name that runs it comes first).
       await pickQuickItem(page, 'runs this file');
       const dialog = page.locator('.monaco-dialog-box');

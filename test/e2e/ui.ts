@@ -158,3 +158,24 @@ export async function pickQuickItem(page: Page, text: string): Promise<void> {
   await row.waitFor({ timeout: 30_000 });
   await row.click();
 }
+
+/**
+ * Opens the quick fixes at line:column and chooses the one whose title holds `title`. The menu's
+ * pointer block swallows clicks, so the row is chosen with the keyboard.
+ */
+export async function chooseQuickFix(page: Page, line: number, column: number, title: string): Promise<void> {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(`:${line}:${column}`);
+  await input.press('Enter');
+  const action = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+  for (let attempt = 0; attempt < 3 && !(await action.isVisible()); attempt++) {
+    await page.keyboard.press('Control+.');
+    await action.waitFor({ timeout: 15_000 }).catch(() => undefined);
+  }
+  const focused = page.locator('.action-widget .monaco-list-row.focused');
+  for (let i = 0; i < 10 && !(await focused.innerText().catch(() => '')).includes(title); i++) await page.keyboard.press('ArrowDown');
+  if (!(await focused.innerText()).includes(title)) throw new Error(`no quick fix "${title}" at ${line}:${column}`);
+  await page.keyboard.press('Enter');
+}

@@ -147,12 +147,19 @@ class Launch {
     log.info('The server is fired up and ready to roll!');
   }
 
-  private crash(): void {
+  private crash(): never {
+    return this.die(
+      ['  File "sglang/srt/managers/scheduler.py", in run_scheduler_process', '  File "sglang/srt/model_executor/model_runner.py", in initialize'],
+      'RuntimeError: the simulated server failed to start',
+    );
+  }
+
+  /** A scheduler traceback ending in the rule's error (or `fallback`), then the exit SGLang makes. */
+  private die(frames: string[], fallback: string): never {
     const { log, p } = this;
     log.rank('Scheduler hit an exception: Traceback (most recent call last):');
-    log.raw('  File "sglang/srt/managers/scheduler.py", in run_scheduler_process');
-    log.raw('  File "sglang/srt/model_executor/model_runner.py", in initialize');
-    log.raw(fill(p.rule.error ?? 'RuntimeError: the simulated server failed to start', p.gpu));
+    for (const f of frames) log.raw(f);
+    log.raw(fill(p.rule.error ?? fallback, p.gpu));
     log.info('Received sigquit from a child process. It usually means the child failed.');
     log.close();
     process.exit(p.rule.exitCode ?? 1);
@@ -221,13 +228,7 @@ class Launch {
   }
 
   private dieServing(): never {
-    const { log, p } = this;
-    log.rank('Scheduler hit an exception: Traceback (most recent call last):');
-    log.raw('  File "sglang/srt/managers/scheduler.py", in event_loop_overlap');
-    log.raw(fill(p.rule.error ?? 'RuntimeError: CUDA error: an illegal memory access was encountered', p.gpu));
-    log.info('Received sigquit from a child process. It usually means the child failed.');
-    log.close();
-    process.exit(p.rule.exitCode ?? 1);
+    return this.die(['  File "sglang/srt/managers/scheduler.py", in event_loop_overlap'], 'RuntimeError: CUDA error: an illegal memory access was encountered');
   }
 
   async stop(): Promise<void> {
