@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # last one (vsce takes ~7 s); DEMO_REPACKAGE=1 packages anyway.
 vsix=dist/inference-doctor.vsix
 if [ -n "${DEMO_REPACKAGE:-}" ] || [ ! -f "$vsix" ] || [ ! -f dist/sim.js ] || [ -n "$(find src webview rules syntaxes media python scripts/build.mjs package.json README.md -newer "$vsix" -print -quit)" ]; then
-  npm run --silent package
+  # Build here; demo.ts packages the .vsix while the incident's server loads its "weights".
+  node scripts/build.mjs --production
+  export DEMO_PACKAGE=1
 else
   echo "$vsix is up to date with its sources"
 fi

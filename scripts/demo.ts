@@ -7,7 +7,7 @@ import { repoRoot } from './lib/codeServer';
 import { startDemo } from './lib/demo';
 
 async function main(): Promise<void> {
-  const demo = await startDemo({ port: Number(process.env.DEMO_PORT ?? 8080) });
+  const demo = await startDemo({ port: Number(process.env.DEMO_PORT ?? 8080), packageVsix: !!process.env.DEMO_PACKAGE });
   // In a checkout the CLI is dist/cli.js; `inference-doctor` once it is installed.
   const cli = `node ${relative(process.cwd(), `${repoRoot}/dist/cli.js`) || 'dist/cli.js'}`;
   console.log(

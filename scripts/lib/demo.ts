@@ -6,7 +6,7 @@
  * code-server with the packaged extension. Loopback only; `stop()` ends it all and removes its temp
  * folders.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,20 @@ export interface DemoOptions {
   startSeconds?: number;
   /** Streaming pace of the incident's server (default 40 tokens/s, as a real one). */
   tokensPerSecond?: number;
+  /** Package dist/inference-doctor.vsix (vsce) while the incident's server starts; else use the one there. */
+  packageVsix?: boolean;
+}
+
+/** `vsce package`, as `npm run package` runs it after the build. */
+function packageVsix(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', 'dist/inference-doctor.vsix'],
+      { cwd: repoRoot, timeout: 180_000 },
+      (error, _stdout, stderr) => (error ? reject(new Error(`vsce package failed: ${stderr || error.message}`)) : resolve()),
+    );
+  });
 }
 
 export interface RunningDemo {
@@ -88,6 +102,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   try {
     await supervisor.start('sglang', ['sh', script], { cwd: join(workspace, 'deploy') });
     cleanups.push(() => supervisor.stop('sglang', { timeoutMs: 3000 }));
+    const packaged = o.packageVsix ? packageVsix() : Promise.resolve();
+    // Awaited below; a failure before then must not count as unhandled.
+    packaged.catch(() => undefined);
     const all = await startSimulator({ port: 0, scenario: join(repoRoot, 'test/fixtures/scenarios/all.json') });
     cleanups.push(() => all.close());
     const incidentUrl = `http://127.0.0.1:${serverPort}`;
@@ -104,6 +121,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
         2,
       ),
     );
+    await packaged;
     const codeServer = await startCodeServer({
       workspace,
       ...(o.port ? { port: o.port } : {}),
