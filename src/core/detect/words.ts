@@ -1,0 +1,369 @@
+/**
+ * A second, light word scanner for the signals that judge words one by one (stutter.ts,
+ * salad.ts, template.ts, detok.ts). LexicalScanner keeps its own words for its window rules; this
+ * one exposes each finished word and the gap before it to the signals, which work once per word
+ * (or line) and keep only counters and fixed rings.
+ *
+ * A word is a run of letters (any script) and digits holding at least one letter; digit-only runs
+ * belong to the gap. Per character the scanner does one class lookup and, inside a word, a hash
+ * step; scripts are looked up for non-ASCII letters only.
+ */
+import { FNV_BASIS, FNV_PRIME, lowerUnit } from './wordHash';
+import * as scripts from './script';
+import { STOPWORDS } from './stopwords';
+import { Stutter } from './stutter';
+import { Salad } from './salad';
+import { TemplateTurns } from './template';
+import { DetokSpacing } from './detok';
+import type { ReasonCode, ReasonKind } from './types';
+
+export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
+
+const scriptOf = scripts.scriptOf;
+const incompatibleScripts = scripts.incompatibleScripts;
+const SCRIPT_NONE = scripts.SCRIPT_NONE;
+const SCRIPT_LATIN = scripts.SCRIPT_LATIN;
+const SCRIPT_CJK = scripts.SCRIPT_CJK;
+const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
+const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
+
+/** Character classes. */
+export const K_CODE = 0; // symbols that mark code, markup or data
+export const K_LETTER = 1;
+export const K_DIGIT = 2;
+export const K_SPACE = 3;
+export const K_NEWLINE = 4;
+export const K_PUNCT = 5; // prose punctuation, and every non-ASCII non-letter
+
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if (c === 32 || c === 9) CLASS[c] = K_SPACE;
+  else if (c === 10 || c === 13 || c === 11 || c === 12) CLASS[c] = K_NEWLINE;
+  else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) CLASS[c] = K_LETTER;
+  else if (c >= 48 && c <= 57) CLASS[c] = K_DIGIT;
+  else if (',.;:!?\'"()-'.includes(String.fromCharCode(c))) CLASS[c] = K_PUNCT;
+  else CLASS[c] = K_CODE;
+}
+
+/** Letters of a word kept for the signals that look inside it (lower-cased). */
+export const WORD_BUF = 64;
+
+function isSpaceUnit(c: number): boolean {
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+export class WordScanner {
+  /** Code units seen. */
+  pos = 0;
+  /** Finished words. */
+  words = 0;
+  /** Letters by script over the whole text: Latin, CJK (Han, kana, Hangul), others. */
+  latinLetters = 0;
+  cjkLetters = 0;
+  otherLetters = 0;
+
+  // The word just finished (valid inside the signals' word()).
+  start = 0;
+  len = 0;
+  hash = 0;
+  letters = 0;
+  digits = 0;
+  /** Bit per script among its letters. */
+  scriptMask = 0;
+  /** Letters of scripts that never share a word ("своoplast"). */
+  clash = false;
+  /** Latin <-> CJK turns inside it ("people这些"), and its longest CJK run. */
+  glued = 0;
+  cjkRun = 0;
+  /** Lower -> upper turns after two lower-case letters ("watDiamond"), letter <-> digit turns ("i3la90"). */
+  caseTurns = 0;
+  upper = 0;
+  digitTurns = 0;
+  /** Only digits, a-f and x ("0x00c8", "deadbeef"). */
+  hex = true;
+  /** It follows a backslash: a roff or C escape glued to a word ("\\fIНАЗИВ"), not a word of its own scripts. */
+  escaped = false;
+  /** All its letters are lower case (scripts without case count as lower). */
+  lowerOnly = true;
+  stop = false;
+  readonly buf = new Uint16Array(WORD_BUF);
+
+  // The gap before it (everything since the previous word, digit-only runs included).
+  gapLen = 0;
+  gapSpaces = 0;
+  gapNewlines = 0;
+  gapCode = 0;
+  gapDigits = 0;
+  gapFirst = 0;
+  gapSecond = 0;
+  gapLast = 0;
+  /** The previous word's hash (0 before the first word). */
+  prevHash = 0;
+
+  // Line.
+  lineStart = 0;
+  lineWords = 0;
+  lineVisible = 0;
+  lineLetters = 0;
+
+  // In-progress state.
+  private inWord = false;
+  private wSc = 0;
+  private wLowerRun = 0;
+  private wKind = 0; // 1 letter, 2 digit: the last unit's kind
+  private curCjk = 0;
+  private tokStart = 0;
+  private tokLen = 0;
+  private tokLetters = 0;
+  private tokDigits = 0;
+  private tokHash = FNV_BASIS;
+  // Gap being built.
+  private gLen = 0;
+  private gSpaces = 0;
+  private gNewlines = 0;
+  private gCode = 0;
+  private gDigits = 0;
+  private gFirst = 0;
+  private gSecond = 0;
+  private gLast = 0;
+  private prevUnitLetter = false;
+  private afterBackslash = false;
+  // Punctuation runs (",,,").
+  private runChar = 0;
+  private runLen = 0;
+  private runStart = 0;
+  private runAfterLetter = false;
+
+  readonly stutter: Stutter;
+  readonly salad: Salad;
+  readonly template: TemplateTurns;
+  readonly detok: DetokSpacing;
+
+  constructor(sink: WordSink) {
+    this.stutter = new Stutter(sink);
+    this.salad = new Salad(sink);
+    this.template = new TemplateTurns(sink);
+    this.detok = new DetokSpacing(sink);
+  }
+
+  feed(u: Uint16Array, n: number): void {
+    let pos = this.pos;
+    for (let i = 0; i < n; i++, pos++) {
+      const c = u[i];
+      let k: number;
+      let sc = 0;
+      if (c < 128) {
+        k = CLASS[c];
+        if (k === K_LETTER) {
+          // The hot path: an ASCII letter.
+          if (!this.inWord) this.startToken(pos);
+          if (this.wSc !== SCRIPT_LATIN) this.scriptTurn(SCRIPT_LATIN);
+          if (this.wKind === 2) this.digitTurns++;
+          this.wKind = 1;
+          if (c < 97) {
+            if (this.wLowerRun >= 2) this.caseTurns++;
+            this.wLowerRun = 0;
+            this.upper++;
+            this.lowerOnly = false;
+          } else this.wLowerRun++;
+          const lc = c | 32;
+          if (lc > 102 && lc !== 120) this.hex = false;
+          this.tokHash = Math.imul(this.tokHash ^ lc, FNV_PRIME);
+          if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = lc;
+          this.tokLen++;
+          this.tokLetters++;
+          this.latinLetters++;
+          this.curCjk = 0;
+          continue;
+        }
+      } else {
+        sc = scriptOf(c);
+        k = sc !== SCRIPT_NONE ? K_LETTER : isSpaceUnit(c) ? K_SPACE : K_PUNCT;
+      }
+      if (k === K_LETTER) {
+        this.wideLetter(c, sc, pos);
+        continue;
+      }
+      if (k === K_DIGIT) {
+        if (!this.inWord) this.startToken(pos);
+        if (this.wKind === 1) this.digitTurns++;
+        this.wKind = 2;
+        this.tokHash = Math.imul(this.tokHash ^ c, FNV_PRIME);
+        if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = c;
+        this.tokLen++;
+        this.tokDigits++;
+        this.curCjk = 0;
+        continue;
+      }
+      if (this.inWord) this.endToken();
+      this.gapUnit(c, k, pos);
+    }
+    this.pos = pos;
+  }
+
+  private wideLetter(c: number, sc: number, pos: number): void {
+    if (!this.inWord) this.startToken(pos);
+    if (sc !== SCRIPT_INHERIT) {
+      const s = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
+      if (s !== this.wSc) this.scriptTurn(s);
+      if (s === SCRIPT_LATIN) this.latinLetters++;
+      else if (s === SCRIPT_CJK) this.cjkLetters++;
+      else this.otherLetters++;
+      if (s === SCRIPT_CJK) {
+        if (++this.curCjk > this.cjkRun) this.cjkRun = this.curCjk;
+      } else this.curCjk = 0;
+    }
+    if (this.wKind === 2) this.digitTurns++;
+    this.wKind = 1;
+    const lc = lowerUnit(c);
+    if (lc !== c) {
+      if (this.wLowerRun >= 2) this.caseTurns++;
+      this.wLowerRun = 0;
+      this.upper++;
+      this.lowerOnly = false;
+    } else this.wLowerRun++;
+    this.hex = false;
+    this.tokHash = Math.imul(this.tokHash ^ lc, FNV_PRIME);
+    if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = lc;
+    this.tokLen++;
+    this.tokLetters++;
+  }
+
+  private scriptTurn(s: number): void {
+    const was = this.wSc;
+    if (was !== 0) {
+      if (incompatibleScripts(was, s)) this.clash = true;
+      else if ((was === SCRIPT_LATIN && s === SCRIPT_CJK) || (was === SCRIPT_CJK && s === SCRIPT_LATIN)) this.glued++;
+    }
+    this.scriptMask |= 1 << (s & 31);
+    this.wSc = s;
+  }
+
+  private startToken(pos: number): void {
+    this.inWord = true;
+    this.tokStart = pos;
+    this.tokLen = 0;
+    this.tokLetters = 0;
+    this.tokDigits = 0;
+    this.tokHash = FNV_BASIS;
+    this.wSc = 0;
+    this.wKind = 0;
+    this.wLowerRun = 0;
+    this.curCjk = 0;
+    this.scriptMask = 0;
+    this.clash = false;
+    this.glued = 0;
+    this.cjkRun = 0;
+    this.caseTurns = 0;
+    this.upper = 0;
+    this.digitTurns = 0;
+    this.hex = true;
+    this.lowerOnly = true;
+    this.escaped = this.afterBackslash;
+    if (this.runLen > 0) this.endRun(false);
+  }
+
+  private endToken(): void {
+    this.inWord = false;
+    if (this.tokLetters === 0) {
+      // Digits only: part of the gap.
+      this.gLen += this.tokLen;
+      this.gDigits += this.tokLen;
+      if (this.gFirst === 0) this.gFirst = 48;
+      else if (this.gSecond === 0) this.gSecond = 48;
+      this.gLast = 48;
+      this.prevUnitLetter = false;
+      return;
+    }
+    this.start = this.tokStart;
+    this.len = this.tokLen;
+    this.hash = this.tokHash | 0;
+    this.letters = this.tokLetters;
+    this.digits = this.tokDigits;
+    this.stop = this.tokDigits === 0 && STOPWORDS.has(this.hash);
+    this.gapLen = this.gLen;
+    this.gapSpaces = this.gSpaces;
+    this.gapNewlines = this.gNewlines;
+    this.gapCode = this.gCode;
+    this.gapDigits = this.gDigits;
+    this.gapFirst = this.gFirst;
+    this.gapSecond = this.gSecond;
+    this.gapLast = this.gLast;
+    this.lineWords++;
+    this.lineVisible += this.tokLen;
+    this.lineLetters += this.tokLetters;
+    this.detok.word(this);
+    this.stutter.word(this);
+    this.salad.word(this);
+    this.template.word(this);
+    this.words++;
+    this.prevHash = this.hash;
+    this.gLen = 0;
+    this.gSpaces = 0;
+    this.gNewlines = 0;
+    this.gCode = 0;
+    this.gDigits = 0;
+    this.gFirst = 0;
+    this.gSecond = 0;
+    this.gLast = 0;
+    this.prevUnitLetter = true;
+    this.afterBackslash = false;
+  }
+
+  private gapUnit(c: number, k: number, pos: number): void {
+    this.afterBackslash = c === 92;
+    const len = this.gLen++;
+    if (len === 0) this.gFirst = c;
+    else if (len === 1) this.gSecond = c;
+    this.gLast = c;
+    if (k === K_SPACE) this.gSpaces++;
+    else if (k === K_NEWLINE) {
+      this.gNewlines++;
+      if (c === 10) this.endLine(pos);
+    } else {
+      this.lineVisible++;
+      if (k === K_CODE) this.gCode++;
+    }
+    // Punctuation runs: "," or ";" repeated right after a word.
+    if (c === this.runChar && this.runLen > 0) this.runLen++;
+    else {
+      if (this.runLen > 0) this.endRun(k === K_SPACE);
+      if (c === 44 || c === 59) {
+        this.runChar = c;
+        this.runLen = 1;
+        this.runStart = pos;
+        this.runAfterLetter = this.prevUnitLetter;
+      }
+    }
+    this.prevUnitLetter = false;
+  }
+
+  /** A run of one punctuation mark ended; spaced: what follows it is a space or the end. */
+  private endRun(spaced: boolean): void {
+    if (this.runLen >= 3 && this.runAfterLetter && spaced) this.stutter.punctuationRun(this.runChar, this.runLen, this.runStart);
+    this.runLen = 0;
+    this.runChar = 0;
+  }
+
+  private endLine(pos: number): void {
+    this.template.line(this);
+    this.salad.line(this);
+    this.lineStart = pos + 1;
+    this.lineWords = 0;
+    this.lineVisible = 0;
+    this.lineLetters = 0;
+  }
+
+  finish(): void {
+    if (this.inWord) this.endToken();
+    if (this.runLen > 0) this.endRun(true);
+    if (this.lineWords > 0 || this.lineVisible > 0) {
+      this.template.line(this);
+      this.salad.line(this);
+    }
+    this.detok.finish(this);
+    this.stutter.finish(this);
+    this.salad.finish(this);
+    this.template.finish(this);
+  }
+}
