@@ -154,7 +154,10 @@ class StreamingDetector implements Detector {
     const kind = level ?? REASON_KIND[code];
     const message = `${capitalise(detail)}; ${ADVICE[code]}.`;
     const had = this.reasons.get(code);
-    if (had && (kind === 'suspect' || had.kind !== 'suspect')) return;
+    // Two scanners can report one code: of two reasons of the same strength the earlier offset
+    // wins, so that the reason does not depend on which scanner saw its piece first.
+    if (had && had.kind !== 'suspect' && kind === 'suspect') return;
+    if (had && (had.kind === 'suspect') === (kind === 'suspect') && (offset > had.offset || (offset === had.offset && message >= had.message))) return;
     this.reasons.set(code, { code, kind, message, offset });
     let onset = Infinity;
     let worst: VerdictKind = 'ok';

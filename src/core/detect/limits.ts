@@ -222,6 +222,8 @@ export const SALAD = Object.freeze({
   /** A handful of words: at most this share of distinct words, from fewMinWords words. */
   fewMinWords: 48,
   fewDistinct: 0.35,
+  /** ... in random order: at least this share of the word pairs differ (templated lines and loops repeat their pairs). */
+  fewPairs: 0.6,
   /** One content word: this share of the words and this many copies, from topMinWords words. */
   topMinWords: 10,
   topShare: 0.4,

@@ -44,6 +44,10 @@ export class Salad {
   private readonly counts = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
   private stamp = 1;
+  /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
+  private pairs = 0;
+  private readonly pairKeys = new Int32Array(TABLE);
+  private readonly pairStamps = new Int32Array(TABLE);
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
@@ -108,6 +112,16 @@ export class Salad {
         this.topWord = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));
       }
     }
+    if (this.n > 1) {
+      const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
+      let ps = (Math.imul(p, 0x9e3779b1) >>> 24) & TMASK;
+      while (this.pairStamps[ps] === this.stamp && this.pairKeys[ps] !== p) ps = (ps + 1) & TMASK;
+      if (this.pairStamps[ps] !== this.stamp) {
+        this.pairStamps[ps] = this.stamp;
+        this.pairKeys[ps] = p;
+        this.pairs++;
+      }
+    }
     if (this.n === BLOCK) {
       this.judge(w, false);
       this.reset();
@@ -150,6 +164,7 @@ export class Salad {
     this.odd = 0;
     this.clash = 0;
     this.distinct = 0;
+    this.pairs = 0;
     this.top = 0;
     this.topHash = 0;
     this.stamp++;
@@ -169,8 +184,13 @@ export class Salad {
     if (n >= SALAD.minWords && spaced && this.latin >= SALAD.latinShare * n && this.stops <= SALAD.noStopShare * n) {
       this.flag('vocabulary', 'word-salad', at, `${n} words one space apart with only ${this.stops} function words among them ${where}: random vocabulary`);
     }
-    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n) {
-      this.flag('few', 'word-salad', at, `only ${this.distinct} different words among ${n} ${where}: a handful of words in random order`);
+    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
+      this.flag(
+        'few',
+        'word-salad',
+        at,
+        `only ${this.distinct} different words among ${n} ${where}, in ${this.pairs} different pairs: a handful of words in random order`,
+      );
     }
     if (n >= SALAD.topMinWords && laidOut && this.single >= SALAD.topSpaced * n && this.top >= SALAD.topCount && this.top >= SALAD.topShare * n) {
       this.flag(
