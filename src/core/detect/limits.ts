@@ -219,6 +219,12 @@ export const SALAD = Object.freeze({
   /** Random vocabulary: this share of Latin-only words and at most this share of function words. */
   latinShare: 0.9,
   noStopShare: 0.04,
+  /** Words strung together: this many words, almost all one space apart, no punctuation, no line break, few code gaps. */
+  bareMinWords: 20,
+  bareSpaced: 0.85,
+  bareCodeGaps: 0.05,
+  /** ... and at most this share of function words (prose has about half; the lists cover 42 languages, so salad hits some). */
+  bareStops: 0.3,
   /** A handful of words: at most this share of distinct words, from fewMinWords words. */
   fewMinWords: 48,
   fewDistinct: 0.35,

@@ -33,6 +33,7 @@ export class Salad {
   private single = 0;
   private codeGaps = 0;
   private lineGaps = 0;
+  private marks = 0;
   private odd = 0;
   private clash = 0;
   private firstClash = -1;
@@ -79,6 +80,7 @@ export class Salad {
     if (w.gapLen === 1 && w.gapSpaces === 1) this.single++;
     if (w.gapCode > 0) this.codeGaps++;
     if (w.gapNewlines > 0) this.lineGaps++;
+    if (w.gapMarks > 0) this.marks++;
     if (!w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex))) this.odd++;
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
@@ -161,6 +163,7 @@ export class Salad {
     this.single = 0;
     this.codeGaps = 0;
     this.lineGaps = 0;
+    this.marks = 0;
     this.odd = 0;
     this.clash = 0;
     this.distinct = 0;
@@ -183,6 +186,9 @@ export class Salad {
     const spaced = laidOut && this.single >= SALAD.spaced * n;
     if (n >= SALAD.minWords && spaced && this.latin >= SALAD.latinShare * n && this.stops <= SALAD.noStopShare * n) {
       this.flag('vocabulary', 'word-salad', at, `${n} words one space apart with only ${this.stops} function words among them ${where}: random vocabulary`);
+    }
+    if (n >= SALAD.bareMinWords && this.marks === 0 && this.lineGaps === 0 && this.codeGaps <= SALAD.bareCodeGaps * n && this.single >= SALAD.bareSpaced * n && this.stops <= SALAD.bareStops * n) {
+      this.flag('bare', 'word-salad', at, `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${where}: words strung together at random`);
     }
     if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
       this.flag(

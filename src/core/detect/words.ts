@@ -52,6 +52,11 @@ function isSpaceUnit(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
 
+/** Sentence punctuation: . , ; : ! ? and the CJK and full-width forms, the ellipsis. */
+function isMark(c: number): boolean {
+  return c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 0x3001 || c === 0x3002 || (c >= 0xff01 && c <= 0xff1f && (c === 0xff01 || c === 0xff0c || c === 0xff1a || c === 0xff1b || c === 0xff1f || c === 0xff0e)) || c === 0x2026;
+}
+
 export class WordScanner {
   /** Code units seen. */
   pos = 0;
@@ -94,6 +99,8 @@ export class WordScanner {
   gapNewlines = 0;
   gapCode = 0;
   gapDigits = 0;
+  /** Sentence punctuation in the gap: . , ; : ! ? and their CJK forms. */
+  gapMarks = 0;
   gapFirst = 0;
   gapSecond = 0;
   gapLast = 0;
@@ -123,6 +130,7 @@ export class WordScanner {
   private gNewlines = 0;
   private gCode = 0;
   private gDigits = 0;
+  private gMarks = 0;
   private gFirst = 0;
   private gSecond = 0;
   private gLast = 0;
@@ -286,6 +294,7 @@ export class WordScanner {
     this.gapNewlines = this.gNewlines;
     this.gapCode = this.gCode;
     this.gapDigits = this.gDigits;
+    this.gapMarks = this.gMarks;
     this.gapFirst = this.gFirst;
     this.gapSecond = this.gSecond;
     this.gapLast = this.gLast;
@@ -303,6 +312,7 @@ export class WordScanner {
     this.gNewlines = 0;
     this.gCode = 0;
     this.gDigits = 0;
+    this.gMarks = 0;
     this.gFirst = 0;
     this.gSecond = 0;
     this.gLast = 0;
@@ -323,6 +333,7 @@ export class WordScanner {
     } else {
       this.lineVisible++;
       if (k === K_CODE) this.gCode++;
+      else if (isMark(c)) this.gMarks++;
     }
     // Punctuation runs: "," or ";" repeated right after a word.
     if (c === this.runChar && this.runLen > 0) this.runLen++;
