@@ -252,6 +252,9 @@ export const SALAD = Object.freeze({
   loopedWordMin: 16,
   loopedWordLetters: 5,
   loopedWordRepeats: 6,
+  /** Lines of stray symbols only (not closers or rules): this share of the answer's lines, from strayMinLines lines. */
+  strayMinLines: 8,
+  strayShare: 0.6,
   /** Looped words that count in a long answer (one is enough in a short one). */
   loopedWords: 2,
 });

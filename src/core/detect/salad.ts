@@ -174,8 +174,17 @@ export class Salad {
     this.blocks++;
   }
 
+  /** Lines, and lines of stray symbols only ('":', "[!\":"): a model that samples punctuation line after line. */
+  private lines = 0;
+  private strayLines = 0;
+  private firstStray = -1;
+
   line(w: WordScanner): void {
-    void w;
+    if (w.lineVisible === 0) return;
+    this.lines++;
+    if (w.lineLetters === 0 && w.lineDigits === 0 && w.lineStray) {
+      if (this.strayLines++ === 0) this.firstStray = w.lineStart;
+    }
   }
 
   private judge(w: WordScanner, atFinish: boolean): void {
@@ -187,8 +196,20 @@ export class Salad {
     if (n >= SALAD.minWords && spaced && this.latin >= SALAD.latinShare * n && this.stops <= SALAD.noStopShare * n) {
       this.flag('vocabulary', 'word-salad', at, `${n} words one space apart with only ${this.stops} function words among them ${where}: random vocabulary`);
     }
-    if (n >= SALAD.bareMinWords && this.marks === 0 && this.lineGaps === 0 && this.codeGaps <= SALAD.bareCodeGaps * n && this.single >= SALAD.bareSpaced * n && this.stops <= SALAD.bareStops * n) {
-      this.flag('bare', 'word-salad', at, `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${where}: words strung together at random`);
+    if (
+      n >= SALAD.bareMinWords &&
+      this.marks === 0 &&
+      this.lineGaps === 0 &&
+      this.codeGaps <= SALAD.bareCodeGaps * n &&
+      this.single >= SALAD.bareSpaced * n &&
+      this.stops <= SALAD.bareStops * n
+    ) {
+      this.flag(
+        'bare',
+        'word-salad',
+        at,
+        `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${where}: words strung together at random`,
+      );
     }
     if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
       this.flag(
@@ -240,6 +261,14 @@ export class Salad {
   }
 
   finish(w: WordScanner): void {
+    if (this.lines >= SALAD.strayMinLines && this.strayLines >= SALAD.strayShare * this.lines) {
+      this.sink(
+        'answer-flood',
+        this.firstStray,
+        `${this.strayLines} of the answer's ${this.lines} lines hold only punctuation and symbols, from offset ${this.firstStray}`,
+        'degenerate',
+      );
+    }
     if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
     else this.judgeGlued(w);
     if (this.loopedWords > 0) {

@@ -32,7 +32,8 @@ export class Stutter {
 
   word(w: WordScanner): void {
     const n = w.words;
-    if (n > 0 && w.hash === w.prevHash && w.gapLen > 0 && w.gapSpaces === w.gapLen && !(w.hex && w.len >= 4)) {
+    // A doubled function word can be grammar ("that that", "had had"); a doubled content word is not.
+    if (n > 0 && w.hash === w.prevHash && w.gapLen > 0 && w.gapSpaces === w.gapLen && !w.stop && !(w.hex && w.len >= 4)) {
       if (this.dups++ === 0) {
         this.firstDup = w.start;
         this.dupWord = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));

@@ -45,6 +45,10 @@ for (let c = 0; c < 128; c++) {
   else CLASS[c] = K_CODE;
 }
 
+/** Closers and rule characters: lines of nothing else close code blocks or draw rules and tables. */
+const STRUCTURAL = new Uint8Array(128);
+for (const ch of '{}[]()<>,;-=_*#~|`+/\\.') STRUCTURAL[ch.charCodeAt(0)] = 1;
+
 /** Letters of a word kept for the signals that look inside it (lower-cased). */
 export const WORD_BUF = 64;
 
@@ -54,7 +58,18 @@ function isSpaceUnit(c: number): boolean {
 
 /** Sentence punctuation: . , ; : ! ? and the CJK and full-width forms, the ellipsis. */
 function isMark(c: number): boolean {
-  return c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 0x3001 || c === 0x3002 || (c >= 0xff01 && c <= 0xff1f && (c === 0xff01 || c === 0xff0c || c === 0xff1a || c === 0xff1b || c === 0xff1f || c === 0xff0e)) || c === 0x2026;
+  return (
+    c === 46 ||
+    c === 44 ||
+    c === 59 ||
+    c === 58 ||
+    c === 33 ||
+    c === 63 ||
+    c === 0x3001 ||
+    c === 0x3002 ||
+    (c >= 0xff01 && c <= 0xff1f && (c === 0xff01 || c === 0xff0c || c === 0xff1a || c === 0xff1b || c === 0xff1f || c === 0xff0e)) ||
+    c === 0x2026
+  );
 }
 
 export class WordScanner {
@@ -112,6 +127,9 @@ export class WordScanner {
   lineWords = 0;
   lineVisible = 0;
   lineLetters = 0;
+  lineDigits = 0;
+  /** The line holds a symbol other than closers ("}", "]", ")", ",", ";") and rule characters ("-", "=", "|", "*", ...). */
+  lineStray = false;
 
   // In-progress state.
   private inWord = false;
@@ -277,6 +295,8 @@ export class WordScanner {
       // Digits only: part of the gap.
       this.gLen += this.tokLen;
       this.gDigits += this.tokLen;
+      this.lineVisible += this.tokLen;
+      this.lineDigits += this.tokLen;
       if (this.gFirst === 0) this.gFirst = 48;
       else if (this.gSecond === 0) this.gSecond = 48;
       this.gLast = 48;
@@ -334,6 +354,7 @@ export class WordScanner {
       this.lineVisible++;
       if (k === K_CODE) this.gCode++;
       else if (isMark(c)) this.gMarks++;
+      if (c >= 128 || STRUCTURAL[c] === 0) this.lineStray = true;
     }
     // Punctuation runs: "," or ";" repeated right after a word.
     if (c === this.runChar && this.runLen > 0) this.runLen++;
@@ -363,6 +384,8 @@ export class WordScanner {
     this.lineWords = 0;
     this.lineVisible = 0;
     this.lineLetters = 0;
+    this.lineDigits = 0;
+    this.lineStray = false;
   }
 
   finish(): void {
