@@ -4,9 +4,12 @@
  *
  * Bounded: counters and one pending candidate; work once per word.
  */
-import { DETOK } from './limits';
+import * as limits from './limits';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const DETOK = limits.DETOK;
 
 /** Contraction tails: after "' " any of them, after " '" all but "t" (" 't" is a quote opening). */
 const TAILS = new Map(['s', 't', 'll', 're', 've', 'd', 'm'].map((w) => [wordHash(w), w]));
@@ -28,6 +31,7 @@ export class DetokSpacing {
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(w.gapFirst);
+    if (w.gapLen !== 2 || w.len > 2) return;
     const tail = TAILS.get(w.hash);
     if (tail === undefined || w.digits > 0) return;
     const g0 = w.gapFirst;

@@ -14,14 +14,17 @@
  * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
  * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
  */
-import { SALAD } from './limits';
-import { SCRIPT_LATIN } from './script';
+import * as limits from './limits';
+import * as scripts from './script';
 import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const SALAD = limits.SALAD;
 
 const BLOCK = 64;
 const TABLE = 256;
 const TMASK = TABLE - 1;
-const LATIN_ONLY = 1 << SCRIPT_LATIN;
+const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
 
 export class Salad {
   private readonly flagged = new Set<string>();
@@ -40,7 +43,9 @@ export class Salad {
   private distinct = 0;
   private top = 0;
   private topHash = 0;
-  private topWord = '';
+  /** The most frequent content word's letters (a copy: the scanner's buffer moves on). */
+  private readonly topBuf = new Uint16Array(32);
+  private topLen = 0;
   private readonly keys = new Int32Array(TABLE);
   private readonly counts = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
@@ -111,7 +116,8 @@ export class Salad {
       this.top = count;
       if (this.topHash !== h) {
         this.topHash = h;
-        this.topWord = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));
+        this.topLen = Math.min(w.len, this.topBuf.length);
+        this.topBuf.set(w.buf.subarray(0, this.topLen));
       }
     }
     if (this.n > 1) {
@@ -224,7 +230,7 @@ export class Salad {
         'top',
         'list-cycle',
         at,
-        `the word ${JSON.stringify(this.topWord)} makes ${this.top} of ${n} words ${where}: the model cycles through one item`,
+        `the word ${JSON.stringify(String.fromCharCode(...this.topBuf.subarray(0, this.topLen)))} makes ${this.top} of ${n} words ${where}: the model cycles through one item`,
       );
     }
     if (n >= SALAD.minWords && laidOut && this.single >= SALAD.oddSpaced * n && this.odd >= SALAD.oddShare * n) {

@@ -6,12 +6,15 @@
  * Bounded: counters and a ring of the last RING word hashes; per word at most MAX_PHRASE hash
  * comparisons, and almost always one.
  */
-import { STUTTER } from './limits';
+import * as limits from './limits';
 import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const STUTTER = limits.STUTTER;
 
 const RING = 32;
 const RMASK = RING - 1;
-const MAX_PHRASE = 12;
+const MAX_PHRASE = 8;
 
 export class Stutter {
   private dups = 0;

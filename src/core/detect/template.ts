@@ -6,9 +6,12 @@
  *
  * Bounded: one pending candidate; work once per line.
  */
-import { TEMPLATE } from './limits';
+import * as limits from './limits';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const TEMPLATE = limits.TEMPLATE;
 
 const ROLES = new Map(['assistant', 'model'].map((w) => [wordHash(w), w]));
 

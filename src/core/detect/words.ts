@@ -8,9 +8,9 @@
  * belong to the gap. Per character the scanner does one class lookup and, inside a word, a hash
  * step; scripts are looked up for non-ASCII letters only.
  */
-import { FNV_BASIS, FNV_PRIME, lowerUnit } from './wordHash';
+import * as wordHashes from './wordHash';
 import * as scripts from './script';
-import { STOPWORDS } from './stopwords';
+import * as stopwords from './stopwords';
 import { Stutter } from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
@@ -19,6 +19,12 @@ import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
 
+// Module-level copies: imported bindings compile to getter calls under some loaders (tsx, the
+// bench and the tests), which costs more than the scan itself on the per-character path.
+const FNV_BASIS = wordHashes.FNV_BASIS;
+const lowerUnit = wordHashes.lowerUnit;
+const STOPWORDS = stopwords.STOPWORDS;
+if (wordHashes.FNV_PRIME !== 0x01000193) throw new Error('WordScanner spells FNV_PRIME out of step');
 const scriptOf = scripts.scriptOf;
 const incompatibleScripts = scripts.incompatibleScripts;
 const SCRIPT_NONE = scripts.SCRIPT_NONE;
@@ -139,19 +145,12 @@ export class WordScanner {
   private curCjk = 0;
   private tokStart = 0;
   private tokLen = 0;
-  private tokLetters = 0;
+  /** Non-ASCII letters of the token, and those of them that are Latin ("é"). */
+  private tokWide = 0;
+  private wideLatin = 0;
   private tokDigits = 0;
   private tokHash = FNV_BASIS;
   // Gap being built.
-  private gLen = 0;
-  private gSpaces = 0;
-  private gNewlines = 0;
-  private gCode = 0;
-  private gDigits = 0;
-  private gMarks = 0;
-  private gFirst = 0;
-  private gSecond = 0;
-  private gLast = 0;
   private prevUnitLetter = false;
   private afterBackslash = false;
   // Punctuation runs (",,,").
@@ -174,57 +173,107 @@ export class WordScanner {
 
   feed(u: Uint16Array, n: number): void {
     let pos = this.pos;
+    // The hot path (an ASCII letter inside or starting a word, a space between words) keeps the
+    // word's state in locals, written back before anything else runs.
+    let inWord = this.inWord ? 1 : 0;
+    let hash = this.tokHash;
+    let len = this.tokLen;
+    let lowerRun = this.wLowerRun;
+    let hex = this.hex ? 1 : 0;
+    let latin = this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
+    const buf = this.buf;
     for (let i = 0; i < n; i++, pos++) {
       const c = u[i];
-      let k: number;
-      let sc = 0;
       if (c < 128) {
-        k = CLASS[c];
-        if (k === K_LETTER) {
-          // The hot path: an ASCII letter.
-          if (!this.inWord) this.startToken(pos);
-          if (this.wSc !== SCRIPT_LATIN) this.scriptTurn(SCRIPT_LATIN);
-          if (this.wKind === 2) this.digitTurns++;
-          this.wKind = 1;
+        const k = CLASS[c];
+        if (k === 1 && latin !== 0) {
+          // K_LETTER continuing a Latin word.
           if (c < 97) {
-            if (this.wLowerRun >= 2) this.caseTurns++;
-            this.wLowerRun = 0;
+            if (lowerRun >= 2) this.caseTurns++;
+            lowerRun = 0;
             this.upper++;
-            this.lowerOnly = false;
-          } else this.wLowerRun++;
+          } else lowerRun++;
           const lc = c | 32;
-          if (lc > 102 && lc !== 120) this.hex = false;
-          this.tokHash = Math.imul(this.tokHash ^ lc, FNV_PRIME);
-          if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = lc;
-          this.tokLen++;
-          this.tokLetters++;
-          this.latinLetters++;
-          this.curCjk = 0;
+          if (lc > 102 && lc !== 120) hex = 0;
+          hash = Math.imul(hash ^ lc, 0x01000193);
+          if (len < 64) buf[len] = lc; // WORD_BUF
+          len++;
           continue;
         }
-      } else {
-        sc = scriptOf(c);
-        k = sc !== SCRIPT_NONE ? K_LETTER : isSpaceUnit(c) ? K_SPACE : K_PUNCT;
+        if (k === 3 && inWord === 0 && this.runLen === 0 && this.gapLen > 0) {
+          // K_SPACE between words, not the gap's first unit.
+          if (this.gapLen++ === 1) this.gapSecond = c;
+          this.gapLast = c;
+          this.gapSpaces++;
+          this.prevUnitLetter = false;
+          this.afterBackslash = false;
+          continue;
+        }
       }
-      if (k === K_LETTER) {
-        this.wideLetter(c, sc, pos);
-        continue;
-      }
-      if (k === K_DIGIT) {
-        if (!this.inWord) this.startToken(pos);
-        if (this.wKind === 1) this.digitTurns++;
-        this.wKind = 2;
-        this.tokHash = Math.imul(this.tokHash ^ c, FNV_PRIME);
-        if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = c;
-        this.tokLen++;
-        this.tokDigits++;
-        this.curCjk = 0;
-        continue;
-      }
-      if (this.inWord) this.endToken();
-      this.gapUnit(c, k, pos);
+      this.tokHash = hash;
+      this.tokLen = len;
+      this.wLowerRun = lowerRun;
+      this.hex = hex !== 0;
+      this.unit(c, pos);
+      inWord = this.inWord ? 1 : 0;
+      hash = this.tokHash;
+      len = this.tokLen;
+      lowerRun = this.wLowerRun;
+      hex = this.hex ? 1 : 0;
+      latin = inWord !== 0 && this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
     }
+    this.tokHash = hash;
+    this.tokLen = len;
+    this.wLowerRun = lowerRun;
+    this.hex = hex !== 0;
     this.pos = pos;
+  }
+
+  /** Every unit the hot path does not take. */
+  private unit(c: number, pos: number): void {
+    let k: number;
+    let sc = 0;
+    if (c < 128) {
+      k = CLASS[c];
+      if (k === K_LETTER) {
+        if (!this.inWord) this.startToken(pos);
+        if (this.wSc !== SCRIPT_LATIN) this.scriptTurn(SCRIPT_LATIN);
+        if (this.wKind === 2) this.digitTurns++;
+        this.wKind = 1;
+        if (c < 97) {
+          if (this.wLowerRun >= 2) this.caseTurns++;
+          this.wLowerRun = 0;
+          this.upper++;
+        } else this.wLowerRun++;
+        const lc = c | 32;
+        if (lc > 102 && lc !== 120) this.hex = false;
+        this.tokHash = Math.imul(this.tokHash ^ lc, 0x01000193);
+        if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = lc;
+        this.tokLen++;
+        this.curCjk = 0;
+        return;
+      }
+    } else {
+      sc = scriptOf(c);
+      k = sc !== SCRIPT_NONE ? K_LETTER : isSpaceUnit(c) ? K_SPACE : K_PUNCT;
+    }
+    if (k === K_LETTER) {
+      this.wideLetter(c, sc, pos);
+      return;
+    }
+    if (k === K_DIGIT) {
+      if (!this.inWord) this.startToken(pos);
+      if (this.wKind === 1) this.digitTurns++;
+      this.wKind = 2;
+      this.tokHash = Math.imul(this.tokHash ^ c, 0x01000193);
+      if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = c;
+      this.tokLen++;
+      this.tokDigits++;
+      this.curCjk = 0;
+      return;
+    }
+    if (this.inWord) this.endToken();
+    this.gapUnit(c, k, pos);
   }
 
   private wideLetter(c: number, sc: number, pos: number): void {
@@ -232,7 +281,7 @@ export class WordScanner {
     if (sc !== SCRIPT_INHERIT) {
       const s = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
       if (s !== this.wSc) this.scriptTurn(s);
-      if (s === SCRIPT_LATIN) this.latinLetters++;
+      if (s === SCRIPT_LATIN) this.wideLatin++;
       else if (s === SCRIPT_CJK) this.cjkLetters++;
       else this.otherLetters++;
       if (s === SCRIPT_CJK) {
@@ -246,13 +295,12 @@ export class WordScanner {
       if (this.wLowerRun >= 2) this.caseTurns++;
       this.wLowerRun = 0;
       this.upper++;
-      this.lowerOnly = false;
     } else this.wLowerRun++;
     this.hex = false;
-    this.tokHash = Math.imul(this.tokHash ^ lc, FNV_PRIME);
+    this.tokHash = Math.imul(this.tokHash ^ lc, 0x01000193);
     if (this.tokLen < WORD_BUF) this.buf[this.tokLen] = lc;
     this.tokLen++;
-    this.tokLetters++;
+    this.tokWide++;
   }
 
   private scriptTurn(s: number): void {
@@ -269,7 +317,8 @@ export class WordScanner {
     this.inWord = true;
     this.tokStart = pos;
     this.tokLen = 0;
-    this.tokLetters = 0;
+    this.tokWide = 0;
+    this.wideLatin = 0;
     this.tokDigits = 0;
     this.tokHash = FNV_BASIS;
     this.wSc = 0;
@@ -291,69 +340,63 @@ export class WordScanner {
 
   private endToken(): void {
     this.inWord = false;
-    if (this.tokLetters === 0) {
+    const tokLetters = this.tokLen - this.tokDigits;
+    if (tokLetters === 0) {
       // Digits only: part of the gap.
-      this.gLen += this.tokLen;
-      this.gDigits += this.tokLen;
+      this.gapLen += this.tokLen;
+      this.gapDigits += this.tokLen;
       this.lineVisible += this.tokLen;
       this.lineDigits += this.tokLen;
-      if (this.gFirst === 0) this.gFirst = 48;
-      else if (this.gSecond === 0) this.gSecond = 48;
-      this.gLast = 48;
+      if (this.gapFirst === 0) this.gapFirst = 48;
+      else if (this.gapSecond === 0) this.gapSecond = 48;
+      this.gapLast = 48;
       this.prevUnitLetter = false;
       return;
     }
     this.start = this.tokStart;
     this.len = this.tokLen;
     this.hash = this.tokHash | 0;
-    this.letters = this.tokLetters;
+    this.letters = tokLetters;
+    this.latinLetters += tokLetters - this.tokWide + this.wideLatin;
+    this.lowerOnly = this.upper === 0;
     this.digits = this.tokDigits;
     this.stop = this.tokDigits === 0 && STOPWORDS.has(this.hash);
-    this.gapLen = this.gLen;
-    this.gapSpaces = this.gSpaces;
-    this.gapNewlines = this.gNewlines;
-    this.gapCode = this.gCode;
-    this.gapDigits = this.gDigits;
-    this.gapMarks = this.gMarks;
-    this.gapFirst = this.gFirst;
-    this.gapSecond = this.gSecond;
-    this.gapLast = this.gLast;
     this.lineWords++;
     this.lineVisible += this.tokLen;
-    this.lineLetters += this.tokLetters;
+    this.lineLetters += tokLetters;
     this.detok.word(this);
     this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
     this.words++;
     this.prevHash = this.hash;
-    this.gLen = 0;
-    this.gSpaces = 0;
-    this.gNewlines = 0;
-    this.gCode = 0;
-    this.gDigits = 0;
-    this.gMarks = 0;
-    this.gFirst = 0;
-    this.gSecond = 0;
-    this.gLast = 0;
+    this.gapLen = 0;
+    this.gapSpaces = 0;
+    this.gapNewlines = 0;
+    this.gapCode = 0;
+    this.gapDigits = 0;
+    this.gapMarks = 0;
+    this.gapFirst = 0;
+    this.gapSecond = 0;
+    this.gapLast = 0;
     this.prevUnitLetter = true;
     this.afterBackslash = false;
   }
 
   private gapUnit(c: number, k: number, pos: number): void {
     this.afterBackslash = c === 92;
-    const len = this.gLen++;
-    if (len === 0) this.gFirst = c;
-    else if (len === 1) this.gSecond = c;
-    this.gLast = c;
-    if (k === K_SPACE) this.gSpaces++;
+    const len = this.gapLen++;
+    if (len === 0) this.gapFirst = c;
+    else if (len === 1) this.gapSecond = c;
+    this.gapLast = c;
+    if (k === K_SPACE) this.gapSpaces++;
     else if (k === K_NEWLINE) {
-      this.gNewlines++;
+      this.gapNewlines++;
       if (c === 10) this.endLine(pos);
     } else {
       this.lineVisible++;
-      if (k === K_CODE) this.gCode++;
-      else if (isMark(c)) this.gMarks++;
+      if (k === K_CODE) this.gapCode++;
+      else if (isMark(c)) this.gapMarks++;
       if (c >= 128 || STRUCTURAL[c] === 0) this.lineStray = true;
     }
     // Punctuation runs: "," or ";" repeated right after a word.
