@@ -180,7 +180,7 @@ export class WordScanner {
     let len = this.tokLen;
     let lowerRun = this.wLowerRun;
     let hex = this.hex ? 1 : 0;
-    let latin = this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
+    let latin = inWord !== 0 && this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
     const buf = this.buf;
     for (let i = 0; i < n; i++, pos++) {
       const c = u[i];
