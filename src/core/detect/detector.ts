@@ -282,8 +282,10 @@ class StreamingDetector implements Detector {
           `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`,
         );
       } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') || this.content.has('token0-run')) {
-        const first = [...this.reasons.values()].find((r) => r.code !== 'nan-marker');
-        this.add('length-repetition', first ? first.offset : end, 'finish_reason is "length" after the output started repeating');
+        // The earliest reason, not the first recorded: which scanner records first depends on the pieces.
+        let first = end;
+        for (const r of this.reasons.values()) if (r.code !== 'nan-marker' && r.kind !== 'suspect' && r.offset < first) first = r.offset;
+        this.add('length-repetition', first, 'finish_reason is "length" after the output started repeating');
       }
     }
     return this.cached;

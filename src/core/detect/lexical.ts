@@ -506,10 +506,20 @@ export class LexicalScanner {
   /** Scan the first n code units of u (a piece of the text, decoded once for Channel and this scanner). */
   feed(u: Uint16Array, n: number): void {
     if (n === 0) return;
-    if (this.pos < FLOOD_SPAN) this.countChars(u, n);
     // Its own pass, so that a probe with a prompt keeps the fast path below.
     if (this.echo !== null) for (let i = 0; i < n; i++) this.echoStep(u[i], this.pos + i);
-    this.scan(u, 0, n);
+    let i = 0;
+    // The first FLOOD_SPAN characters go in steps of 16 that end at fixed offsets: there the
+    // streaming answer-flood check sees the counts of exactly the characters before it, however
+    // the text was split.
+    while (i < n && this.pos < FLOOD_SPAN) {
+      const to = Math.min(n, i + 16 - (this.pos & 15));
+      this.countChars(u, i, to);
+      this.scan(u, i, to);
+      i = to;
+      if ((this.pos & 15) === 0 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood();
+    }
+    if (i < n) this.scan(u, i, n);
   }
 
   private scan(s: Uint16Array, from: number, to: number): void {
@@ -560,9 +570,6 @@ export class LexicalScanner {
       if (wHex === 0) this.tokHex = false;
       this.wHex = wHex !== 0;
       this.step(c, pos);
-      // At fixed offsets, so that the verdict does not depend on how the text was split; once
-      // the counts stop (FLOOD_SPAN) one more check says all they can.
-      if ((pos & 15) === 15 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood(pos);
       wLen = this.wLen;
       wHash = this.wHash;
       wLowerRun = this.wLowerRun;
@@ -581,13 +588,13 @@ export class LexicalScanner {
   }
 
   /** The streaming answer-flood check; it stops once flagged or once the counts no longer change. */
-  private streamFlood(pos: number): void {
+  private streamFlood(): void {
     if (this.flagged.has('answer-flood')) {
       this.floodLive = false;
       return;
     }
     this.checkFlood(false);
-    if (pos >= FLOOD_SPAN) this.floodLive = false;
+    if (this.pos >= FLOOD_SPAN) this.floodLive = false;
   }
 
   /** The first letter of an ASCII word, on the fast path: what step() does for it, less the checks. */
@@ -609,12 +616,11 @@ export class LexicalScanner {
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
-  private countChars(u: Uint16Array, len: number): void {
-    const n = Math.min(len, FLOOD_SPAN - this.pos);
+  private countChars(u: Uint16Array, from: number, to: number): void {
     const counts = this.counts;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const c = u[i];
-      const pos = this.pos + i;
+      const pos = this.pos + i - from;
       if (c < 128) {
         const cls = ASCII_CLASS[c];
         const k = ++counts[c];
