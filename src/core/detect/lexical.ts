@@ -432,7 +432,9 @@ export class LexicalScanner {
   private trailingNewlines = 0;
 
   // Markers.
-  private marker: string | null = null;
+  /** Code units of the open marker, from its "<" or "["; 0 when none is open (a string per unit cost more than the scan). */
+  private markerLen = 0;
+  private readonly markerUnits = new Uint16Array(MARKER_MAX + 1);
   private markerStart = 0;
   private fillerRun = 0;
   private fillerRunStart = 0;
@@ -612,7 +614,7 @@ export class LexicalScanner {
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
   private fastAllowed(): boolean {
-    return this.marker === null && !this.misreadArmed && !this.afterBackslash;
+    return this.markerLen === 0 && !this.misreadArmed && !this.afterBackslash;
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
@@ -695,9 +697,10 @@ export class LexicalScanner {
     if (c === 10) this.trailingNewlines++;
     else if (cls !== C_SPACE && cls !== C_NEWLINE) this.trailingNewlines = 0;
 
-    if (this.marker !== null) this.markerChar(c, pos);
+    if (this.markerLen !== 0) this.markerChar(c, pos);
     else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
-      this.marker = String.fromCharCode(c);
+      this.markerUnits[0] = c;
+      this.markerLen = 1;
       this.markerStart = pos;
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
@@ -1093,25 +1096,28 @@ export class LexicalScanner {
   }
 
   private markerChar(c: number, pos: number): void {
-    const m = this.marker!;
+    const len = this.markerLen;
     if (c === 62 || c === 93) {
-      this.marker = null;
-      this.closeMarker(m + String.fromCharCode(c));
+      this.markerLen = 0;
+      this.markerUnits[len] = c;
+      this.closeMarker(String.fromCharCode(...this.markerUnits.subarray(0, len + 1)));
       return;
     }
     if (c === 60 || c === 91) {
       // A new opener: start again here.
       this.textSinceMarker = true;
-      this.marker = String.fromCharCode(c);
+      this.markerUnits[0] = c;
+      this.markerLen = 1;
       this.markerStart = pos;
       return;
     }
-    if (c <= 32 || m.length >= MARKER_MAX) {
-      this.marker = null;
+    if (c <= 32 || len >= MARKER_MAX) {
+      this.markerLen = 0;
       this.textSinceMarker = true;
       return;
     }
-    this.marker = m + String.fromCharCode(c);
+    this.markerUnits[len] = c;
+    this.markerLen = len + 1;
   }
 
   private closeMarker(text: string): void {
@@ -1203,7 +1209,7 @@ export class LexicalScanner {
 
   /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
   finish(unitRun: { start: number; length: number; period: number } | null): void {
-    this.marker = null;
+    this.markerLen = 0;
     if (this.wLen !== 0) this.endWord();
     // A short answer mostly of token 0's text is the NaN signature, before any run reaches Channel's 24.
     const top = this.top === this.token0 ? this.dominant() : null;
