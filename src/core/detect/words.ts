@@ -32,6 +32,8 @@ const SCRIPT_LATIN = scripts.SCRIPT_LATIN;
 const SCRIPT_CJK = scripts.SCRIPT_CJK;
 const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
 const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
+const LATIN_BIT = 1 << (SCRIPT_LATIN & 31);
+if (FNV_BASIS !== -0x7ee3623b) throw new Error('WordScanner spells FNV_BASIS out of step');
 
 /** Character classes. */
 export const K_CODE = 0; // symbols that mark code, markup or data
@@ -200,6 +202,59 @@ export class WordScanner {
           len++;
           continue;
         }
+        if (k === 1 && inWord === 0 && this.runLen === 0) {
+          // K_LETTER starting a word: startToken and the letter's step, in line.
+          this.inWord = true;
+          this.tokStart = pos;
+          this.tokWide = 0;
+          this.wideLatin = 0;
+          this.tokDigits = 0;
+          this.wSc = SCRIPT_LATIN;
+          this.wKind = 1;
+          this.curCjk = 0;
+          this.scriptMask = LATIN_BIT;
+          this.clash = false;
+          this.glued = 0;
+          this.cjkRun = 0;
+          this.caseTurns = 0;
+          this.digitTurns = 0;
+          this.lowerOnly = true;
+          this.escaped = this.afterBackslash;
+          const lc = c | 32;
+          if (c < 97) {
+            lowerRun = 0;
+            this.upper = 1;
+          } else {
+            lowerRun = 1;
+            this.upper = 0;
+          }
+          hex = lc > 102 && lc !== 120 ? 0 : 1;
+          hash = Math.imul(-0x7ee3623b ^ lc, 0x01000193); // FNV_BASIS
+          buf[0] = lc;
+          len = 1;
+          inWord = 1;
+          latin = 1;
+          continue;
+        }
+        if (k === 3 && inWord !== 0) {
+          // K_SPACE ending a word: endToken, then what gapUnit does for a space (no run is open
+          // inside a word: startToken ended it).
+          this.tokHash = hash;
+          this.tokLen = len;
+          this.wLowerRun = lowerRun;
+          this.hex = hex !== 0;
+          this.endToken();
+          this.afterBackslash = false;
+          const gl = this.gapLen++;
+          if (gl === 0) this.gapFirst = c;
+          else if (gl === 1) this.gapSecond = c;
+          this.gapLast = c;
+          this.gapSpaces++;
+          this.prevUnitLetter = false;
+          inWord = 0;
+          latin = 0;
+          continue;
+        }
         if (k === 3 && inWord === 0 && this.runLen === 0 && this.gapLen > 0) {
           // K_SPACE between words, not the gap's first unit.
           if (this.gapLen++ === 1) this.gapSecond = c;
@@ -207,6 +262,20 @@ export class WordScanner {
           this.gapSpaces++;
           this.prevUnitLetter = false;
           this.afterBackslash = false;
+          continue;
+        }
+        if (k !== 1 && k !== 2) {
+          // Any other ASCII unit of a gap: what unit() does for it, without the dispatch.
+          if (inWord !== 0) {
+            this.tokHash = hash;
+            this.tokLen = len;
+            this.wLowerRun = lowerRun;
+            this.hex = hex !== 0;
+            this.endToken();
+            inWord = 0;
+            latin = 0;
+          }
+          this.gapUnit(c, k, pos);
           continue;
         }
       }
