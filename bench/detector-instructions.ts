@@ -7,7 +7,8 @@
  *   npx tsx bench/detector-instructions.ts [chars=300000] [channel lex words det regex]
  *
  * Needs valgrind. Bundles this file with esbuild (the same transform tsx applies) and runs the
- * bundle under `node --single-threaded`, so that compilation happens at the same points each run.
+ * bundle under `node --single-threaded` with fixed hash and random seeds, so that compilation and
+ * hashing happen the same way each run (without the seeds counts moved by 10% from run to run).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,19 @@ function instructions(bundle: string, part: Part, file: string, passes: number, 
   const out = join(dir, `cg.${part}.${passes}.out`);
   const r = spawnSync(
     'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', bundle, '--worker', part, file, String(passes)],
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      '--hash-seed=1',
+      '--random-seed=1',
+      bundle,
+      '--worker',
+      part,
+      file,
+      String(passes),
+    ],
     { encoding: 'utf8' },
   );
   const m = /Collected : ([\d,]+)/.exec(r.stderr);
