@@ -605,6 +605,9 @@ export class LexicalScanner {
         this.lineLead = false;
         continue;
       }
+      // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves
+      // the word's other state alone, so only wLen and fast need reading back.
+      const gap = cls !== 0 && cls !== 5;
       this.wLen = wLen;
       this.wHash = wHash;
       this.wLowerRun = wLowerRun;
@@ -612,12 +615,15 @@ export class LexicalScanner {
       if (wHex === 0) this.tokHex = false;
       this.wHex = wHex !== 0;
       this.step(c, pos);
-      wLen = this.wLen;
-      wHash = this.wHash;
-      wLowerRun = this.wLowerRun;
-      wOdd = this.wOdd ? 1 : 0;
-      wHex = this.wHex ? 1 : 0;
-      latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+      if (gap) wLen = 0;
+      else {
+        wLen = this.wLen;
+        wHash = this.wHash;
+        wLowerRun = this.wLowerRun;
+        wOdd = this.wOdd ? 1 : 0;
+        wHex = this.wHex ? 1 : 0;
+        latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+      }
       fast = this.fastAllowed() ? 1 : 0;
     }
     this.wLen = wLen;
