@@ -275,6 +275,120 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('word-by-word signals (words.ts)', () => {
+    const ok = (text: string): void => {
+      const v = detect(text, { finishReason: 'stop' });
+      assert.equal(v.kind, 'ok', `${text.slice(0, 60)}: ${v.reasons.map((r) => `${r.code}/${r.kind}`).join(', ')}`);
+    };
+
+    describe('stutter', () => {
+      it('flags a word said twice in an answer too short for the word windows ("Septy Septy", "need need")', () => {
+        const r = reason(judge(real('r6485ea55ed')), 'word-repetition');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(real('r6485ea55ed').text.slice(r.offset, r.offset + 5), 'Septy');
+        assert.match(reason(judge(real('r32c037f7e3')), 'word-repetition').message, /"need"/);
+      });
+      it('flags punctuation doubled after a word ("Paris,,,")', () => {
+        const r = reason(judge(real('rce9896e207')), 'word-repetition');
+        assert.equal(r.offset, 5);
+        assert.match(r.message, /",,,"/);
+      });
+      it('leaves doubled function words, CSV empty fields and hex words alone', () => {
+        ok('I knew that that was wrong.');
+        ok('name,,,\nalpha,,,beta\n');
+        ok('The mask is ffff ffff here.');
+      });
+      it('keeps a short phrase said twice a suspect', () => {
+        const v = judge(real('r977dae1562'));
+        assert.equal(v.kind, 'ok');
+        assert.equal(reason(v, 'word-repetition').kind, 'suspect');
+      });
+    });
+
+    describe('salad', () => {
+      it('flags random vocabulary strung together without punctuation (BPE salad, random-word salad)', () => {
+        for (const id of ['rbc515e26bd', 'r279487eb56']) {
+          assert.match(reason(judge(real(id)), 'word-salad').message, /no punctuation/, id);
+        }
+      });
+      it('leaves a base-model sentence without punctuation alone: it has its function words', () => {
+        ok(real('r9da48c48cf').text);
+      });
+      it('flags a handful of words in random order (function-word salad)', () => {
+        assert.match(reason(judge(real('r4dc0392c32')), 'word-salad').message, /different pairs/);
+      });
+      it('leaves templated lines with few words alone: their word pairs repeat', () => {
+        ok(Array.from({ length: 12 }, (_, i) => `${i + 1}. Copy file ${i + 1} to the backup disk and check it.`).join('\n'));
+      });
+      it('flags words glued from pieces, laid out like prose or not', () => {
+        assert.match(reason(judge(real('rddf16abece')), 'word-salad').message, /glued from pieces/);
+      });
+      it('flags one item cycling ("first item: dog, second item:., ...")', () => {
+        assert.match(reason(judge(real('rcf1823541f')), 'list-cycle').message, /"item"/);
+      });
+      it('flags CJK glued to Latin words in English text, once long or twice short', () => {
+        const spliced = reason(judge(real('r032b44a4bf')), 'spliced-token');
+        assert.equal(spliced.kind, 'degenerate');
+        assert.equal(real('r032b44a4bf').text.slice(spliced.offset, spliced.offset + 6), 'people');
+        reason(judge(real('r7aab2146fc')), 'token-salad');
+      });
+      it('leaves Chinese with Latin terms, and English quoting Chinese with spaces, alone', () => {
+        ok('我们使用Python编写这个工具，然后用Docker部署到服务器上。这样可以很方便地管理依赖。');
+        ok(`${PROSE}The city is called 北京 (Beijing) in Chinese, and the river is 长江.`);
+      });
+      it('leaves roff escapes glued to Cyrillic words alone (translated man pages)', () => {
+        ok('.TP\n\\fB\\-m\\fP\\fI НАЗИВ \\fP, \\fB\\-\\-mount \\fP\\fIНАЗИВ\\fP\n\\fIНАЗИВ\\fP наводи датотеку \\fIзмінна\\fP=\\fIзначення\\fP на систему.\n');
+      });
+      it('flags a long word of one piece glued to itself ("zuimersuggyimers")', () => {
+        assert.match(reason(judge(real('r6e360f6927')), 'token-salad').message, /glued to itself/);
+        ok('The mask 0xbf50000000000000 is a float64 and Donaudampfschifffahrtsgesellschaft is one German word.');
+      });
+      it('flags lines of stray symbols, and leaves closing braces and rules alone', () => {
+        assert.match(reason(judge(real('r21a3856e76')), 'answer-flood').message, /lines hold only punctuation/);
+        ok('{\n  "a": {\n    "b": [\n      1\n    ]\n  }\n}\n---\n===\n}\n);\n];\n');
+      });
+    });
+
+    describe('template turns', () => {
+      it('flags a bare "assistant" line with answer text on both sides (markers stripped)', () => {
+        const c = real('rd30ea1c95a');
+        const r = reason(judge(c), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 10), 'assistant\n');
+      });
+      it('leaves a role name in a sentence, a capitalised heading, or a trailing role line alone', () => {
+        ok('The assistant replied quickly.\nAssistant\nThe next part explains the setup.');
+        ok(`${PROSE}\nassistant`);
+      });
+    });
+
+    describe('detokenizer spacing', () => {
+      it(`flags a space inside a contraction ("' s journey")`, () => {
+        const r = reason(judge(real('r778a7b1646')), 'detok-spacing');
+        assert.equal(r.offset, 0);
+      });
+      it('leaves quoted letters and glued contractions alone', () => {
+        ok(`${PROSE}The letter 's' is the plural mark, and it's what Python's x = 's' holds.`);
+        ok("It's the model's answer, and we don't change it.");
+      });
+      it('keeps one damaged contraction in a long answer a suspect', () => {
+        const v = detect(`${PROSE}${PROSE}The model' s answer came back.`, { finishReason: 'stop' });
+        assert.equal(v.kind, 'ok');
+        assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
+      });
+    });
+
+    it('reaches the same reasons streamed one character at a time', () => {
+      for (const id of ['r032b44a4bf', 'r4dc0392c32', 'rd30ea1c95a', 'r21a3856e76', 'rce9896e207', 'r778a7b1646']) {
+        const c = real(id);
+        const d = createDetector();
+        for (const ch of c.text) d.push({ text: ch });
+        const key = (v: Verdict): string => v.reasons.map((r) => `${r.code}/${r.kind}@${r.offset}`).join(',');
+        assert.equal(key(d.finish({})), key(judge(c)), id);
+      }
+    });
+  });
+
   describe('levels', () => {
     it('lets a suspect become degenerate when stronger evidence for the same code arrives', () => {
       const d = createDetector();

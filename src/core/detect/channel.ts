@@ -66,6 +66,8 @@ const EMPTY = -0x40000000;
 const UNIT_MAX_PERIOD = 8;
 const UNIT_MIN = 16;
 /** Run length from which the per-character run check leaves the fast path. */
+/** Characters feedSlow takes after the hot loop stops at a rare one. */
+const SLOW_BATCH = 32;
 const RUN_SLOW = Math.min(UNIT_MIN, L_token0TextRun, L_floodPrintable, L_floodSpace, L_floodOtherWhitespace);
 
 /** The values Channel.feed spells out; a change to LIMITS that they miss fails at load. */
@@ -187,16 +189,144 @@ export class Channel {
 
   /**
    * Scan the first len code units of s (a piece of the text, decoded once for this and
-   * LexicalScanner). The hot loop keeps its state in locals and syncs before slow paths, and
-   * spells its constants out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from the
-   * context, with a type check, at every use.
+   * LexicalScanner).
+   *
+   * The hot loop below has no calls, so V8 keeps its state in registers: it works out what a
+   * character does into temporaries and commits them only when nothing rare happens (a run of
+   * RUN_SLOW, a unit to note, a loop or seq-rep alarm). Otherwise it stops before committing and
+   * feedSlow, the reference per-character step, takes that character and a few after it, from
+   * the state as it was. Writing the ring slot early is harmless: feedSlow writes the same value
+   * there. Constants are spelled out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from
+   * the context, with a type check, at every use.
    */
   feed(s: Uint16Array, len: number): void {
     if (len === 0) return;
+    if (this.t0Multi) for (let i = 0, p = this.pos; i < len; i++, p++) this.stepToken0(s[i], p);
+    if (!this.nonWhitespace) this.scanNonWhitespace(s, len);
+    let i = 0;
+    // The first n-gram is incomplete before position 7: feedSlow skips the table there.
+    if (this.pos < 8) {
+      i = Math.min(len, 8 - this.pos);
+      this.feedSlow(s, 0, i);
+    }
+    // Past 2^30 characters feedSlow takes everything: the hot loop counts positions in int32.
+    while (i < len && this.pos < 0x40000000) {
+      i = this.fastSpan(s, i, len);
+      if (i >= len) break;
+      // A rare step: feedSlow takes it from the committed state, with a few characters after it.
+      const to = Math.min(len, i + SLOW_BATCH);
+      this.feedSlow(s, i, to);
+      i = to;
+    }
+    if (i < len) this.feedSlow(s, i, len);
+  }
+
+  /**
+   * The hot loop, from s[from]: no calls, so that V8 keeps its state in registers. Returns where
+   * it stopped: len, or the first character it left to feedSlow (nothing of it committed).
+   */
+  private fastSpan(s: Uint16Array, from: number, len: number): number {
     const ring = this.ring;
     const table = this.table;
     const rep = this.repBits;
-    const t0Multi = this.t0Multi ? 1 : 0;
+    // `| 0`: V8 then keeps these as int32 in registers, not as tagged values it checks at every use.
+    let pos = this.pos | 0;
+    let h = this.hash | 0;
+    let runChar = this.runChar | 0;
+    let runLen = this.runLen | 0;
+    let lag = this.lag | 0;
+    let matchRun = this.matchRun | 0;
+    let loopAlarm = this.loopAlarm | 0;
+    let repCount = this.repCount | 0;
+    const repAlarm = this.repAlarm | 0;
+    const unitLength = Math.min(this.unitLength, 0x7fffffff) | 0;
+    const end = len | 0;
+    let i = from | 0;
+    for (; i < end; i++, pos++) {
+      const c = s[i];
+      ring[pos & 8191] = c; // RMASK
+      let rl = 1;
+      if (c === runChar) {
+        rl = runLen + 1;
+        if (rl >= 16) break; // RUN_SLOW: a long run (flood, token 0)
+      } else if (runLen >= 16) break; // a long run ends: maybe a unit
+      const hh = (Math.imul(h, 0x01000193) + c - Math.imul(ring[(pos - 8) & 8191], 0x5d615f21)) | 0; // HB, HBN, N
+      const idx = Math.imul(hh, 0x9e3779b1) >>> 17; // 32 - TABLE_BITS
+      const j = table[idx] - 1;
+      const seen = (((pos - j - 1) >>> 0) - 1024) >>> 31; // REP_W
+      const slot = pos & 1023;
+      const rc = repCount + seen - rep[slot];
+      if (rc >= repAlarm) break;
+      if (lag !== 0) {
+        if (ring[(pos - lag) & 8191] === c) {
+          if (matchRun + 1 >= loopAlarm) break;
+          table[idx] = pos + 1;
+          rep[slot] = seen;
+          repCount = rc;
+          h = hh;
+          runLen = rl;
+          runChar = c;
+          matchRun++;
+          continue;
+        }
+        // UNIT_MAX_PERIOD (8), UNIT_MIN (16): a unit run ends
+        if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > unitLength) break;
+      }
+      let lg = 0;
+      let mr = 0;
+      let la = loopAlarm;
+      const p = pos - j;
+      if (p <= 4000 && ring[(pos - p) & 8191] === c) {
+        // PMAX; j is far in the past when the slot is empty. extendBack, inlined.
+        let limit = pos - p + 1; // absolute positions available before pos - p
+        if (limit > 8191 - p) limit = 8191 - p; // RING - 1 - p
+        let k = 1;
+        while (k < limit && ring[(pos - k) & 8191] === ring[(pos - k - p) & 8191]) k++;
+        if (k >= 4) {
+          // firstLoopAlarm(p), spelled out
+          la = p < 2 ? 0x7fffffff : p < 24 ? (4 * p > 48 ? 4 * p : 48) - p : 2 * p;
+          if (k >= la) break;
+          lg = p;
+          mr = k;
+        }
+      }
+      table[idx] = pos + 1;
+      rep[slot] = seen;
+      repCount = rc;
+      h = hh;
+      runLen = rl;
+      runChar = c;
+      lag = lg;
+      matchRun = mr;
+      if (lg !== 0) loopAlarm = la;
+    }
+    this.pos = pos;
+    this.hash = h;
+    this.runChar = runChar;
+    this.runLen = runLen;
+    this.lag = lag;
+    this.matchRun = matchRun;
+    this.loopAlarm = loopAlarm;
+    this.repCount = repCount;
+    return i;
+  }
+
+  private scanNonWhitespace(s: Uint16Array, len: number): void {
+    for (let i = 0; i < len; i++) {
+      const c = s[i];
+      if (c > 32 && c !== 0x7f && !isWhitespace(c)) {
+        this.nonWhitespace = true;
+        return;
+      }
+    }
+  }
+
+  /** The reference step for characters from..to of s: every rule, from the state in the fields. */
+  private feedSlow(s: Uint16Array, from: number, to: number): void {
+    const len = to;
+    const ring = this.ring;
+    const table = this.table;
+    const rep = this.repBits;
     let pos = this.pos;
     let h = this.hash;
     let runChar = this.runChar;
@@ -206,13 +336,10 @@ export class Channel {
     let loopAlarm = this.loopAlarm;
     let repCount = this.repCount;
     let repAlarm = this.repAlarm;
-    let nonWs = this.nonWhitespace ? 1 : 0;
 
-    for (let i = 0; i < len; i++, pos++) {
+    for (let i = from; i < len; i++, pos++) {
       const c = s[i];
       ring[pos & 8191] = c; // RMASK
-      // Whether the text has anything but whitespace (the "empty" rule); words and token salad are LexicalScanner's.
-      if (nonWs === 0 && c > 32 && c !== 0x7f && !isWhitespace(c)) nonWs = 1;
 
       // 1. Same-character runs (floods, single-character token 0): branch-free until a run is
       // RUN_SLOW (16) long; one shorter than UNIT_MIN (16) is no unit either.
@@ -220,7 +347,6 @@ export class Channel {
       runLen = runLen * (((c ^ runChar) - 1) >>> 31) + 1;
       runChar = c;
       if (runLen >= 16) this.longRun(c, runLen, pos);
-      if (t0Multi !== 0) this.stepToken0(c, pos);
 
       // 2. Rolling hash of the N-gram (8) ending here, multiplier HB, HB^N to drop the oldest
       // unit; the ring reads 0 before the text starts. Match finder for loops, and seq-rep.
@@ -267,7 +393,6 @@ export class Channel {
     this.loopAlarm = loopAlarm;
     this.repCount = repCount;
     this.repAlarm = repAlarm;
-    this.nonWhitespace = nonWs !== 0;
   }
 
   /** seq-rep reached REP_NEED: flags it once the window is full; returns the next alarm. */

@@ -4,6 +4,7 @@
  */
 import { Channel } from './channel';
 import { LexicalScanner } from './lexical';
+import { WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { OK_VERDICT } from './types';
@@ -38,6 +39,7 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
   'prompt-echo': 'degenerate',
   'list-cycle': 'degenerate',
   'spliced-token': 'degenerate',
+  'detok-spacing': 'degenerate',
 });
 
 const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
@@ -68,6 +70,8 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   'prompt-echo': 'the model repeats its input: check the chat template (a base model or a missing template gives this) and the attention backend',
   'list-cycle': 'the model is looping through the same items: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
   'spliced-token': 'a single foreign token in fluent text can be a sampling or kernel fault; probe again to see whether it recurs',
+  'detok-spacing':
+    'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
 });
 
 /** Code units decoded per pass of Channel and LexicalScanner. */
@@ -92,8 +96,10 @@ function decode(s: string, from: number, n: number, units: Uint16Array, bytes: B
 class StreamingDetector implements Detector {
   private readonly content: Channel;
   private readonly contentLex: LexicalScanner;
+  private readonly contentWords: WordScanner;
   private reasoningCh: Channel | null = null;
   private reasoningLex: LexicalScanner | null = null;
+  private reasoningWords: WordScanner | null = null;
   /** One reason per code. */
   private readonly reasons = new Map<ReasonCode, Reason>();
   private cached: Verdict = OK_VERDICT;
@@ -118,6 +124,7 @@ class StreamingDetector implements Detector {
       typeof opts.prompt === 'string' ? opts.prompt : undefined,
       this.token0Text,
     );
+    this.contentWords = new WordScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind));
   }
 
   get verdict(): Verdict {
@@ -128,14 +135,15 @@ class StreamingDetector implements Detector {
     return this.content.pos + (this.reasoningCh ? this.reasoningCh.pos : 0);
   }
 
-  private reasoning(): { ch: Channel; lex: LexicalScanner } {
-    if (!this.reasoningCh || !this.reasoningLex) {
+  private reasoning(): { ch: Channel; lex: LexicalScanner; words: WordScanner } {
+    if (!this.reasoningCh || !this.reasoningLex || !this.reasoningWords) {
       const inReasoning = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind): void =>
         this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`, kind);
       this.reasoningCh = new Channel(inReasoning, this.token0Text);
       this.reasoningLex = new LexicalScanner(inReasoning, undefined, this.token0Text);
+      this.reasoningWords = new WordScanner(inReasoning);
     }
-    return { ch: this.reasoningCh, lex: this.reasoningLex };
+    return { ch: this.reasoningCh, lex: this.reasoningLex, words: this.reasoningWords };
   }
 
   /**
@@ -146,7 +154,10 @@ class StreamingDetector implements Detector {
     const kind = level ?? REASON_KIND[code];
     const message = `${capitalise(detail)}; ${ADVICE[code]}.`;
     const had = this.reasons.get(code);
-    if (had && (kind === 'suspect' || had.kind !== 'suspect')) return;
+    // Two scanners can report one code: of two reasons of the same strength the earlier offset
+    // wins, so that the reason does not depend on which scanner saw its piece first.
+    if (had && had.kind !== 'suspect' && kind === 'suspect') return;
+    if (had && (had.kind === 'suspect') === (kind === 'suspect') && (offset > had.offset || (offset === had.offset && message >= had.message))) return;
     this.reasons.set(code, { code, kind, message, offset });
     let onset = Infinity;
     let worst: VerdictKind = 'ok';
@@ -165,24 +176,25 @@ class StreamingDetector implements Detector {
     if (!delta || typeof delta !== 'object') return this.cached;
     const start = this.content.pos;
     const text = delta.text;
-    if (typeof text === 'string' && text.length) this.feed(text, this.content, this.contentLex);
+    if (typeof text === 'string' && text.length) this.feed(text, this.content, this.contentLex, this.contentWords);
     const reasoning = delta.reasoning;
     if (typeof reasoning === 'string' && reasoning.length) {
       const r = this.reasoning();
-      this.feed(reasoning, r.ch, r.lex);
+      this.feed(reasoning, r.ch, r.lex, r.words);
     }
     const tokens = delta.tokens;
     if (Array.isArray(tokens) && tokens.length) this.tokens(tokens, start, this.content.pos - start);
     return this.cached;
   }
 
-  private feed(s: string, ch: Channel, lex: LexicalScanner): void {
+  private feed(s: string, ch: Channel, lex: LexicalScanner, words: WordScanner): void {
     const units = this.units;
     for (let from = 0; from < s.length; from += CHUNK) {
       const n = Math.min(CHUNK, s.length - from);
       decode(s, from, n, units, this.unitBytes);
       ch.feed(units, n);
       lex.feed(units, n);
+      words.feed(units, n);
     }
   }
 
@@ -258,6 +270,8 @@ class StreamingDetector implements Detector {
     }
     this.contentLex.finish(this.content.longestUnit());
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
+    this.contentWords.finish();
+    if (this.reasoningWords) this.reasoningWords.finish();
     if (reason !== 'length') this.content.checkEndLoop();
     if (reason === 'length') {
       const loop = this.content.tailLoop();
@@ -268,8 +282,10 @@ class StreamingDetector implements Detector {
           `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`,
         );
       } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') || this.content.has('token0-run')) {
-        const first = [...this.reasons.values()].find((r) => r.code !== 'nan-marker');
-        this.add('length-repetition', first ? first.offset : end, 'finish_reason is "length" after the output started repeating');
+        // The earliest reason, not the first recorded: which scanner records first depends on the pieces.
+        let first = end;
+        for (const r of this.reasons.values()) if (r.code !== 'nan-marker' && r.kind !== 'suspect' && r.offset < first) first = r.offset;
+        this.add('length-repetition', first, 'finish_reason is "length" after the output started repeating');
       }
     }
     return this.cached;

@@ -432,7 +432,9 @@ export class LexicalScanner {
   private trailingNewlines = 0;
 
   // Markers.
-  private marker: string | null = null;
+  /** Code units of the open marker, from its "<" or "["; 0 when none is open (a string per unit cost more than the scan). */
+  private markerLen = 0;
+  private readonly markerUnits = new Uint16Array(MARKER_MAX + 1);
   private markerStart = 0;
   private fillerRun = 0;
   private fillerRunStart = 0;
@@ -506,10 +508,20 @@ export class LexicalScanner {
   /** Scan the first n code units of u (a piece of the text, decoded once for Channel and this scanner). */
   feed(u: Uint16Array, n: number): void {
     if (n === 0) return;
-    if (this.pos < FLOOD_SPAN) this.countChars(u, n);
     // Its own pass, so that a probe with a prompt keeps the fast path below.
     if (this.echo !== null) for (let i = 0; i < n; i++) this.echoStep(u[i], this.pos + i);
-    this.scan(u, 0, n);
+    let i = 0;
+    // The first FLOOD_SPAN characters go in steps of 16 that end at fixed offsets: there the
+    // streaming answer-flood check sees the counts of exactly the characters before it, however
+    // the text was split.
+    while (i < n && this.pos < FLOOD_SPAN) {
+      const to = Math.min(n, i + 16 - (this.pos & 15));
+      this.countChars(u, i, to);
+      this.scan(u, i, to);
+      i = to;
+      if ((this.pos & 15) === 0 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood();
+    }
+    if (i < n) this.scan(u, i, n);
   }
 
   private scan(s: Uint16Array, from: number, to: number): void {
@@ -547,12 +559,55 @@ export class LexicalScanner {
         wLen++;
         continue;
       }
-      if (c === 32 && fast !== 0 && wLen === 0) {
+      if (c === 32 && fast !== 0) {
+        if (wLen !== 0) {
+          // A space that ends a word: what step() does for it, without the dispatch.
+          this.wLen = wLen;
+          this.wHash = wHash;
+          this.wLowerRun = wLowerRun;
+          this.wOdd = wOdd !== 0;
+          if (wHex === 0) this.tokHex = false;
+          this.wHex = wHex !== 0;
+          this.endWord();
+          if (this.tokKind !== 0) this.endToken();
+          if (this.enumState < 3) this.enumStep(32, 1); // C_SPACE
+          wLen = 0;
+        }
         // A space between words: only the gap changes.
         this.gapLast = 32;
         if (this.gapLen++ === 0) this.gapFirst = 32;
         continue;
       }
+      if ((cls === 3 || cls === 4) && fast !== 0 && c !== 60 && c !== 91 && c !== 92 && c !== 96 && (c < 48 || c > 57)) {
+        // Punctuation or a code symbol that opens no marker, escape or code span: what step()
+        // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
+        this.trailingNewlines = 0;
+        this.textSinceMarker = true;
+        if (wLen !== 0) {
+          this.wLen = wLen;
+          this.wHash = wHash;
+          this.wLowerRun = wLowerRun;
+          this.wOdd = wOdd !== 0;
+          if (wHex === 0) this.tokHex = false;
+          this.wHex = wHex !== 0;
+          this.endWord();
+          wLen = 0;
+        } else if (wHex === 0) this.tokHex = false;
+        if (this.tokKind !== 0) this.endToken();
+        if (this.enumState < 3) this.enumStep(c, cls);
+        this.gapLast = c;
+        if (this.gapLen++ === 0) {
+          this.gapFirst = c;
+          if (c === 58 && this.lastRole !== 0) this.inlineRole();
+        }
+        this.gapSpacesOnly = false;
+        if (cls === 4) this.gapCode = true;
+        this.lineLead = false;
+        continue;
+      }
+      // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves
+      // the word's other state alone, so only wLen and fast need reading back.
+      const gap = cls !== 0 && cls !== 5;
       this.wLen = wLen;
       this.wHash = wHash;
       this.wLowerRun = wLowerRun;
@@ -560,15 +615,15 @@ export class LexicalScanner {
       if (wHex === 0) this.tokHex = false;
       this.wHex = wHex !== 0;
       this.step(c, pos);
-      // At fixed offsets, so that the verdict does not depend on how the text was split; once
-      // the counts stop (FLOOD_SPAN) one more check says all they can.
-      if ((pos & 15) === 15 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood(pos);
-      wLen = this.wLen;
-      wHash = this.wHash;
-      wLowerRun = this.wLowerRun;
-      wOdd = this.wOdd ? 1 : 0;
-      wHex = this.wHex ? 1 : 0;
-      latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+      if (gap) wLen = 0;
+      else {
+        wLen = this.wLen;
+        wHash = this.wHash;
+        wLowerRun = this.wLowerRun;
+        wOdd = this.wOdd ? 1 : 0;
+        wHex = this.wHex ? 1 : 0;
+        latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+      }
       fast = this.fastAllowed() ? 1 : 0;
     }
     this.wLen = wLen;
@@ -581,13 +636,13 @@ export class LexicalScanner {
   }
 
   /** The streaming answer-flood check; it stops once flagged or once the counts no longer change. */
-  private streamFlood(pos: number): void {
+  private streamFlood(): void {
     if (this.flagged.has('answer-flood')) {
       this.floodLive = false;
       return;
     }
     this.checkFlood(false);
-    if (pos >= FLOOD_SPAN) this.floodLive = false;
+    if (this.pos >= FLOOD_SPAN) this.floodLive = false;
   }
 
   /** The first letter of an ASCII word, on the fast path: what step() does for it, less the checks. */
@@ -605,16 +660,15 @@ export class LexicalScanner {
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
   private fastAllowed(): boolean {
-    return this.marker === null && !this.misreadArmed && !this.afterBackslash;
+    return this.markerLen === 0 && !this.misreadArmed && !this.afterBackslash;
   }
 
   /** Character statistics of the first FLOOD_SPAN characters, for the answer-flood rules. */
-  private countChars(u: Uint16Array, len: number): void {
-    const n = Math.min(len, FLOOD_SPAN - this.pos);
+  private countChars(u: Uint16Array, from: number, to: number): void {
     const counts = this.counts;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const c = u[i];
-      const pos = this.pos + i;
+      const pos = this.pos + i - from;
       if (c < 128) {
         const cls = ASCII_CLASS[c];
         const k = ++counts[c];
@@ -689,9 +743,10 @@ export class LexicalScanner {
     if (c === 10) this.trailingNewlines++;
     else if (cls !== C_SPACE && cls !== C_NEWLINE) this.trailingNewlines = 0;
 
-    if (this.marker !== null) this.markerChar(c, pos);
+    if (this.markerLen !== 0) this.markerChar(c, pos);
     else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
-      this.marker = String.fromCharCode(c);
+      this.markerUnits[0] = c;
+      this.markerLen = 1;
       this.markerStart = pos;
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
@@ -1087,25 +1142,28 @@ export class LexicalScanner {
   }
 
   private markerChar(c: number, pos: number): void {
-    const m = this.marker!;
+    const len = this.markerLen;
     if (c === 62 || c === 93) {
-      this.marker = null;
-      this.closeMarker(m + String.fromCharCode(c));
+      this.markerLen = 0;
+      this.markerUnits[len] = c;
+      this.closeMarker(String.fromCharCode(...this.markerUnits.subarray(0, len + 1)));
       return;
     }
     if (c === 60 || c === 91) {
       // A new opener: start again here.
       this.textSinceMarker = true;
-      this.marker = String.fromCharCode(c);
+      this.markerUnits[0] = c;
+      this.markerLen = 1;
       this.markerStart = pos;
       return;
     }
-    if (c <= 32 || m.length >= MARKER_MAX) {
-      this.marker = null;
+    if (c <= 32 || len >= MARKER_MAX) {
+      this.markerLen = 0;
       this.textSinceMarker = true;
       return;
     }
-    this.marker = m + String.fromCharCode(c);
+    this.markerUnits[len] = c;
+    this.markerLen = len + 1;
   }
 
   private closeMarker(text: string): void {
@@ -1197,7 +1255,7 @@ export class LexicalScanner {
 
   /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
   finish(unitRun: { start: number; length: number; period: number } | null): void {
-    this.marker = null;
+    this.markerLen = 0;
     if (this.wLen !== 0) this.endWord();
     // A short answer mostly of token 0's text is the NaN signature, before any run reaches Channel's 24.
     const top = this.top === this.token0 ? this.dominant() : null;

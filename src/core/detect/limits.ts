@@ -179,3 +179,93 @@ export const LEX = Object.freeze({
   echoChars: 64,
   echoMinChars: 16,
 });
+
+/**
+ * Thresholds of the word-by-word signals (words.ts and the signals it feeds), chosen on the tune
+ * split of test/corpus/real with the generated corpus's healthy files as a check.
+ */
+/** stutter.ts: words said twice, punctuation doubled, a phrase said twice, in short answers. */
+export const STUTTER = Object.freeze({
+  /** Below this many words one doubled word is stutter (LexicalScanner's windows start at 8 words). */
+  shortWords: 8,
+  /** ... and up to shortMaxWords, this many doubled words. */
+  dupsInShort: 2,
+  shortMaxWords: 32,
+  /** Punctuation runs (",,,", ";;;" after a word, then a space or the end) that count at any length. */
+  punctuationRuns: 2,
+  /**
+   * A phrase of two or more words said twice back to back covering this share of a short answer:
+   * suspect only (as degenerate it raised a false alarm on a healthy real output).
+   */
+  phraseShare: 0.6,
+  phraseMinWords: 5,
+  /** Words in the phrase. */
+  phraseMinLength: 2,
+  phraseMaxWords: 32,
+});
+
+/** salad.ts: shares are of the words in one block (64 words, or a short answer at finish). */
+export const SALAD = Object.freeze({
+  /** Words a block (or a short answer) needs for the vocabulary and glued-pieces rules. */
+  minWords: 12,
+  /** A short answer is judged at finish from this many words; a last partial block from tailMinWords. */
+  shortMinWords: 8,
+  tailMinWords: 32,
+  /** Layout: at most this share of gaps with code symbols, and of gaps with a line break. */
+  maxCodeGaps: 0.15,
+  maxLineGaps: 0.15,
+  /** Share of gaps that are one space, for the vocabulary and few-words rules. */
+  spaced: 0.7,
+  /** Random vocabulary: this share of Latin-only words and at most this share of function words. */
+  latinShare: 0.9,
+  noStopShare: 0.04,
+  /** Words strung together: this many words, almost all one space apart, no punctuation, no line break, few code gaps. */
+  bareMinWords: 20,
+  bareSpaced: 0.85,
+  bareCodeGaps: 0.05,
+  /** ... and at most this share of function words (prose has about half; the lists cover 42 languages, so salad hits some). */
+  bareStops: 0.3,
+  /** A handful of words: at most this share of distinct words, from fewMinWords words. */
+  fewMinWords: 48,
+  fewDistinct: 0.35,
+  /** ... in random order: at least this share of the word pairs differ (templated lines and loops repeat their pairs). */
+  fewPairs: 0.6,
+  /** One content word: this share of the words and this many copies, from topMinWords words. */
+  topMinWords: 10,
+  topShare: 0.4,
+  topCount: 5,
+  topSpaced: 0.4,
+  /** Glued words (case turns, letter/digit turns, clashing scripts inside): share, with this share of single spaces. */
+  oddShare: 0.2,
+  oddSpaced: 0.5,
+  /** Letter/digit turns that make one word glued ("i3la90oller"); one is "H200" or "GPT4". */
+  digitTurns: 3,
+  /** Words with clashing scripts inside in one block. */
+  clashWords: 3,
+  /** CJK glued to Latin letters: Latin text (this many Latin letters, this many times the CJK ones) ... */
+  gluedMinLatin: 40,
+  gluedLatinRatio: 5,
+  /** ... with this many glued words, or one glued run of this many CJK characters. */
+  gluedWords: 2,
+  gluedRun: 3,
+  /** A long word of one piece repeated: length, distinct letters, four-letter pieces that repeat. */
+  loopedWordMin: 16,
+  loopedWordLetters: 5,
+  loopedWordRepeats: 6,
+  /** Lines of stray symbols only (not closers or rules): this share of the answer's lines, from strayMinLines lines. */
+  strayMinLines: 8,
+  strayShare: 0.6,
+  /** Looped words that count in a long answer (one is enough in a short one). */
+  loopedWords: 2,
+});
+
+/** template.ts: a bare lower-case role line after this many words of answer. */
+export const TEMPLATE = Object.freeze({
+  roleLineMinWords: 3,
+});
+
+/** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */
+export const DETOK = Object.freeze({
+  events: 2,
+  shortWords: 16,
+});

@@ -24,7 +24,8 @@ export type ReasonCode =
   | 'mojibake' // UTF-8 read as CP1252/CP1251, or U+FFFD where bytes were lost
   | 'prompt-echo' // the prompt repeated in the answer
   | 'list-cycle' // lines or list items repeating in a cycle (numbers aside)
-  | 'spliced-token'; // one word of another script or vocabulary spliced into fluent text (suspect only)
+  | 'spliced-token' // one word of another script or vocabulary spliced into fluent text
+  | 'detok-spacing'; // a space inside contractions ("' s", "don' t"): the detokenizer mishandles the apostrophe
 
 /**
  * How strong a reason is. `suspect` is weak evidence (one spliced token, a short salad): it is

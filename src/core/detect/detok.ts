@@ -1,0 +1,65 @@
+/**
+ * Detokenizer damage: a space inside a contraction ("' s journey", "don' t", "it 's"), what a
+ * detokenizer that mishandles the apostrophe piece gives. Healthy text writes "'s" glued.
+ *
+ * Bounded: counters and one pending candidate; work once per word.
+ */
+import * as limits from './limits';
+import { wordHash } from './wordHash';
+import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const DETOK = limits.DETOK;
+
+/** Contraction tails: after "' " any of them, after " '" all but "t" (" 't" is a quote opening). */
+const TAILS = new Map(['s', 't', 'll', 're', 've', 'd', 'm'].map((w) => [wordHash(w), w]));
+const T_HASH = wordHash('t');
+
+function isApostrophe(c: number): boolean {
+  return c === 39 || c === 0x2019;
+}
+
+export class DetokSpacing {
+  private events = 0;
+  private firstAt = -1;
+  private sample = '';
+  /** A candidate waits for the character after it: a closing quote makes it a quoted letter ('s'). */
+  private pending = -1;
+  private pendingText = '';
+
+  constructor(private readonly sink: WordSink) {}
+
+  word(w: WordScanner): void {
+    if (this.pending >= 0) this.settle(w.gapFirst);
+    if (w.gapLen !== 2 || w.len > 2) return;
+    const tail = TAILS.get(w.hash);
+    if (tail === undefined || w.digits > 0) return;
+    const g0 = w.gapFirst;
+    const g1 = w.gapSecond;
+    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && (w.words > 0 || w.start === 2)) {
+      this.pending = w.start - 2;
+      this.pendingText = `${String.fromCharCode(g0)} ${tail}`;
+    } else if (w.gapLen === 2 && g0 === 32 && isApostrophe(g1) && w.words > 0 && w.hash !== T_HASH) {
+      this.pending = w.start - 2;
+      this.pendingText = ` ${String.fromCharCode(g1)}${tail}`;
+    }
+  }
+
+  private settle(next: number): void {
+    if (!isApostrophe(next) && next !== 34 && next !== 0x201d) {
+      if (this.events++ === 0) {
+        this.firstAt = this.pending;
+        this.sample = this.pendingText;
+      }
+    }
+    this.pending = -1;
+  }
+
+  finish(w: WordScanner): void {
+    if (this.pending >= 0) this.settle(0);
+    if (this.events === 0) return;
+    const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
+    const strong = this.events >= DETOK.events || w.words < DETOK.shortWords;
+    this.sink('detok-spacing', this.firstAt, detail, strong ? 'degenerate' : 'suspect');
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * Word salad that LexicalScanner's prose windows miss: salad is rarely laid out like prose (its
+ * gaps hold stray symbols, it has no sentences), so these rules ask only that words stand one
+ * space apart, and judge blocks of BLOCK words (all of a short answer at finish):
+ *
+ * - random vocabulary: Latin-script words with (almost) no function words among them;
+ * - a handful of words in random order: few distinct words, with no loop to explain them;
+ * - one content word making a large share of the words ("first item: dog, second item:., ...");
+ * - words glued from pieces (case turns, letter/digit turns) or with clashing scripts inside.
+ *
+ * Over the whole answer: CJK characters glued to Latin words in Latin-script text ("people这些年来",
+ * "descend比如说", "Theorico时而sjing"), and long words made of one piece repeated ("zuimersuggyimers").
+ *
+ * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
+ * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
+ */
+import * as limits from './limits';
+import * as scripts from './script';
+import type { WordScanner, WordSink } from './words';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const SALAD = limits.SALAD;
+
+const BLOCK = 64;
+const TABLE = 256;
+const TMASK = TABLE - 1;
+const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
+
+export class Salad {
+  private readonly flagged = new Set<string>();
+  // Block counters.
+  private n = 0;
+  private blockStart = 0;
+  private stops = 0;
+  private latin = 0;
+  private single = 0;
+  private codeGaps = 0;
+  private lineGaps = 0;
+  private marks = 0;
+  private odd = 0;
+  private clash = 0;
+  private firstClash = -1;
+  private distinct = 0;
+  private top = 0;
+  private topHash = 0;
+  /** The most frequent content word's letters (a copy: the scanner's buffer moves on). */
+  private readonly topBuf = new Uint16Array(32);
+  private topLen = 0;
+  private readonly keys = new Int32Array(TABLE);
+  private readonly counts = new Uint16Array(TABLE);
+  private readonly stamps = new Int32Array(TABLE);
+  private stamp = 1;
+  /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
+  private pairs = 0;
+  private readonly pairKeys = new Int32Array(TABLE);
+  private readonly pairStamps = new Int32Array(TABLE);
+  // Whole answer.
+  private glued = 0;
+  private gluedRun = 0;
+  private firstGlued = -1;
+  private loopedWords = 0;
+  private firstLooped = -1;
+  private loopedText = '';
+  private blocks = 0;
+
+  constructor(private readonly sink: WordSink) {}
+
+  private flag(
+    rule: string,
+    code: 'word-salad' | 'token-salad' | 'list-cycle' | 'spliced-token',
+    at: number,
+    detail: string,
+    kind: 'degenerate' | 'suspect' = 'degenerate',
+  ): void {
+    if (this.flagged.has(rule)) return;
+    if (kind !== 'suspect') this.flagged.add(rule);
+    this.sink(code, Math.max(0, at), detail, kind);
+  }
+
+  word(w: WordScanner): void {
+    if (this.n === 0) this.blockStart = w.start;
+    this.n++;
+    if (w.stop) this.stops++;
+    if (w.scriptMask === LATIN_ONLY) this.latin++;
+    if (w.gapLen === 1 && w.gapSpaces === 1) this.single++;
+    if (w.gapCode > 0) this.codeGaps++;
+    if (w.gapNewlines > 0) this.lineGaps++;
+    if (w.gapMarks > 0) this.marks++;
+    if (!w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex))) this.odd++;
+    if (w.clash && !w.escaped) {
+      if (this.clash++ === 0) this.firstClash = w.start;
+      this.odd++;
+    }
+    if (w.glued > 0 && !w.escaped) {
+      if (this.glued++ === 0) this.firstGlued = w.start;
+      if (w.cjkRun > this.gluedRun) this.gluedRun = w.cjkRun;
+    }
+    if (w.len >= SALAD.loopedWordMin && !w.hex && this.looped(w)) {
+      if (this.loopedWords++ === 0) {
+        this.firstLooped = w.start;
+        this.loopedText = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));
+      }
+    }
+    // Distinct words and the most frequent content word of the block.
+    const h = w.hash;
+    let slot = (Math.imul(h, 0x9e3779b1) >>> 24) & TMASK;
+    while (this.stamps[slot] === this.stamp && this.keys[slot] !== h) slot = (slot + 1) & TMASK;
+    let count: number;
+    if (this.stamps[slot] !== this.stamp) {
+      this.stamps[slot] = this.stamp;
+      this.keys[slot] = h;
+      count = this.counts[slot] = 1;
+      this.distinct++;
+    } else count = ++this.counts[slot];
+    if (!w.stop && w.digits === 0 && count > this.top) {
+      this.top = count;
+      if (this.topHash !== h) {
+        this.topHash = h;
+        this.topLen = Math.min(w.len, this.topBuf.length);
+        this.topBuf.set(w.buf.subarray(0, this.topLen));
+      }
+    }
+    if (this.n > 1) {
+      const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
+      let ps = (Math.imul(p, 0x9e3779b1) >>> 24) & TMASK;
+      while (this.pairStamps[ps] === this.stamp && this.pairKeys[ps] !== p) ps = (ps + 1) & TMASK;
+      if (this.pairStamps[ps] !== this.stamp) {
+        this.pairStamps[ps] = this.stamp;
+        this.pairKeys[ps] = p;
+        this.pairs++;
+      }
+    }
+    if (this.n === BLOCK) {
+      this.judge(w, false);
+      this.reset();
+    }
+  }
+
+  /** Four-letter pieces of the word that repeat an earlier one: "imersimerszuimers" is one piece looping. */
+  private looped(w: WordScanner): boolean {
+    const b = w.buf;
+    const len = Math.min(w.len, b.length);
+    let repeats = 0;
+    let letters = 0;
+    let seen = 0;
+    for (let i = 0; i < len; i++) {
+      const bit = 1 << (b[i] & 31);
+      if (!(seen & bit)) {
+        seen |= bit;
+        letters++;
+      }
+    }
+    if (letters < SALAD.loopedWordLetters) return false;
+    for (let i = 4; i + 4 <= len; i++) {
+      for (let j = 0; j < i; j++) {
+        if (b[i] === b[j] && b[i + 1] === b[j + 1] && b[i + 2] === b[j + 2] && b[i + 3] === b[j + 3]) {
+          repeats++;
+          break;
+        }
+      }
+    }
+    return repeats >= SALAD.loopedWordRepeats;
+  }
+
+  private reset(): void {
+    this.n = 0;
+    this.stops = 0;
+    this.latin = 0;
+    this.single = 0;
+    this.codeGaps = 0;
+    this.lineGaps = 0;
+    this.marks = 0;
+    this.odd = 0;
+    this.clash = 0;
+    this.distinct = 0;
+    this.pairs = 0;
+    this.top = 0;
+    this.topHash = 0;
+    this.stamp++;
+    this.blocks++;
+  }
+
+  /** Lines, and lines of stray symbols only ('":', "[!\":"): a model that samples punctuation line after line. */
+  private lines = 0;
+  private strayLines = 0;
+  private firstStray = -1;
+
+  line(w: WordScanner): void {
+    if (w.lineVisible === 0) return;
+    this.lines++;
+    if (w.lineLetters === 0 && w.lineDigits === 0 && w.lineStray) {
+      if (this.strayLines++ === 0) this.firstStray = w.lineStart;
+    }
+  }
+
+  private judge(w: WordScanner, atFinish: boolean): void {
+    const n = this.n;
+    const at = this.blockStart;
+    const where = atFinish && this.blocks === 0 ? `in the answer's ${n} words` : `in ${n} words from offset ${at}`;
+    const laidOut = this.codeGaps <= SALAD.maxCodeGaps * n && this.lineGaps <= SALAD.maxLineGaps * n;
+    const spaced = laidOut && this.single >= SALAD.spaced * n;
+    if (n >= SALAD.minWords && spaced && this.latin >= SALAD.latinShare * n && this.stops <= SALAD.noStopShare * n) {
+      this.flag('vocabulary', 'word-salad', at, `${n} words one space apart with only ${this.stops} function words among them ${where}: random vocabulary`);
+    }
+    if (
+      n >= SALAD.bareMinWords &&
+      this.marks === 0 &&
+      this.lineGaps === 0 &&
+      this.codeGaps <= SALAD.bareCodeGaps * n &&
+      this.single >= SALAD.bareSpaced * n &&
+      this.stops <= SALAD.bareStops * n
+    ) {
+      this.flag(
+        'bare',
+        'word-salad',
+        at,
+        `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${where}: words strung together at random`,
+      );
+    }
+    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
+      this.flag(
+        'few',
+        'word-salad',
+        at,
+        `only ${this.distinct} different words among ${n} ${where}, in ${this.pairs} different pairs: a handful of words in random order`,
+      );
+    }
+    if (n >= SALAD.topMinWords && laidOut && this.single >= SALAD.topSpaced * n && this.top >= SALAD.topCount && this.top >= SALAD.topShare * n) {
+      this.flag(
+        'top',
+        'list-cycle',
+        at,
+        `the word ${JSON.stringify(String.fromCharCode(...this.topBuf.subarray(0, this.topLen)))} makes ${this.top} of ${n} words ${where}: the model cycles through one item`,
+      );
+    }
+    if (n >= SALAD.minWords && laidOut && this.single >= SALAD.oddSpaced * n && this.odd >= SALAD.oddShare * n) {
+      this.flag('odd', 'word-salad', at, `${this.odd} of ${n} words are glued from pieces (case or letter/digit turns, clashing scripts inside) ${where}`);
+    }
+    if (this.clash >= SALAD.clashWords) {
+      this.flag(
+        'clash',
+        'token-salad',
+        this.firstClash,
+        `${this.clash} words mix writing systems that never share a word ${where}, the first at offset ${this.firstClash}`,
+      );
+    }
+    this.judgeGlued(w);
+  }
+
+  private judgeGlued(w: WordScanner): void {
+    if (this.glued === 0 || w.latinLetters < SALAD.gluedMinLatin || w.latinLetters < SALAD.gluedLatinRatio * w.cjkLetters) return;
+    if (this.glued >= SALAD.gluedWords) {
+      this.flag(
+        'glued',
+        'token-salad',
+        this.firstGlued,
+        `${this.glued} words glue CJK characters to Latin letters in Latin-script text, the first at offset ${this.firstGlued}`,
+      );
+    } else if (this.gluedRun >= SALAD.gluedRun) {
+      this.flag(
+        'glued',
+        'spliced-token',
+        this.firstGlued,
+        `${this.gluedRun} CJK characters glued to a Latin word at offset ${this.firstGlued} in Latin-script text`,
+      );
+    }
+  }
+
+  finish(w: WordScanner): void {
+    if (this.lines >= SALAD.strayMinLines && this.strayLines >= SALAD.strayShare * this.lines) {
+      this.sink(
+        'answer-flood',
+        this.firstStray,
+        `${this.strayLines} of the answer's ${this.lines} lines hold only punctuation and symbols, from offset ${this.firstStray}`,
+        'degenerate',
+      );
+    }
+    if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
+    else this.judgeGlued(w);
+    if (this.loopedWords > 0) {
+      const detail = `the word ${JSON.stringify(this.loopedText)} at offset ${this.firstLooped} is one piece glued to itself over and over`;
+      const strong = this.loopedWords >= SALAD.loopedWords || w.words < SALAD.shortMinWords;
+      this.flag('looped', 'token-salad', this.firstLooped, detail, strong ? 'degenerate' : 'suspect');
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Function words (stopwords) of the Latin- and Cyrillic-script languages the `stopword` package
+ * has lists for, as a set of the word hashes the scanners compute (wordHash.ts): one typed-array
+ * probe per word, no strings.
+ */
+import {
+  afr,
+  bul,
+  cat,
+  ces,
+  dan,
+  deu,
+  eng,
+  epo,
+  est,
+  eus,
+  fin,
+  fra,
+  gle,
+  glg,
+  hau,
+  hrv,
+  hun,
+  ind,
+  ita,
+  lat,
+  lav,
+  lit,
+  msa,
+  nld,
+  nob,
+  pol,
+  por,
+  porBr,
+  ron,
+  rus,
+  slk,
+  slv,
+  som,
+  sot,
+  spa,
+  swa,
+  swe,
+  tgl,
+  tur,
+  ukr,
+  vie,
+  zul,
+} from 'stopword';
+import { wordHash } from './wordHash';
+
+const LISTS: readonly (readonly string[])[] = [
+  afr,
+  bul,
+  cat,
+  ces,
+  dan,
+  deu,
+  eng,
+  epo,
+  est,
+  eus,
+  fin,
+  fra,
+  gle,
+  glg,
+  hau,
+  hrv,
+  hun,
+  ind,
+  ita,
+  lat,
+  lav,
+  lit,
+  msa,
+  nld,
+  nob,
+  pol,
+  por,
+  porBr,
+  ron,
+  rus,
+  slk,
+  slv,
+  som,
+  sot,
+  spa,
+  swa,
+  swe,
+  tgl,
+  tur,
+  ukr,
+  vie,
+  zul,
+];
+
+/** An open-addressing set of 32-bit hashes; 0 marks an empty slot (a 0 hash is kept aside). */
+export class HashSet {
+  private readonly keys: Int32Array;
+  private readonly mask: number;
+  private hasZero = false;
+
+  constructor(hashes: Iterable<number>) {
+    const all = [...new Set(hashes)];
+    let size = 1;
+    while (size < all.length * 4) size <<= 1;
+    this.keys = new Int32Array(size);
+    this.mask = size - 1;
+    for (const h of all) {
+      if (h === 0) {
+        this.hasZero = true;
+        continue;
+      }
+      let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & this.mask;
+      while (this.keys[slot] !== 0 && this.keys[slot] !== h) slot = (slot + 1) & this.mask;
+      this.keys[slot] = h;
+    }
+  }
+
+  has(h: number): boolean {
+    if (h === 0) return this.hasZero;
+    let slot = (Math.imul(h, 0x9e3779b1) >>> 0) & this.mask;
+    for (;;) {
+      const k = this.keys[slot];
+      if (k === 0) return false;
+      if (k === h) return true;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+}
+
+/** Stopwords split the way the scanners split words: letters only ("l'" -> "l", "don't" -> "don", "t"). */
+export const STOPWORDS = new HashSet(
+  (function* () {
+    for (const list of LISTS) for (const w of list) for (const part of w.split(/[^\p{L}]+/u)) if (part) yield wordHash(part);
+  })(),
+);
