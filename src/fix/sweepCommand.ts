@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { errorMessage } from '../core/errors';
+import { QUICK_PROMPTS, runQuickProbe, type QuickPrompt } from '../core/probe/quick';
 import { combinations, MAX_COMBINATIONS, type SweepAxis } from '../core/fix/sweep';
 import { launchSyntaxOf } from '../core/launch/syntax';
 import type { LanguageHint } from '../core/launch/types';
@@ -67,13 +68,23 @@ export class Sweeps {
       void vscode.window.showErrorMessage(`${total} combinations: a sweep runs at most ${MAX_COMBINATIONS} (each restarts the server). Pick fewer values.`);
       return;
     }
+    const prompts = await pickProbePrompts();
+    if (!prompts) return;
     if (!(await confirm(file, choice, server.label, axes, total))) return;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.uri.toString());
     if (doc?.isDirty && !(await doc.save())) return;
-    await this.run(file, choice, server.id, server.label, axes, total);
+    await this.run(file, choice, server.id, server.label, axes, total, prompts);
   }
 
-  private async run(file: LaunchFile, choice: TargetChoice, serverId: string, serverLabel: string, axes: SweepAxis[], total: number): Promise<void> {
+  private async run(
+    file: LaunchFile,
+    choice: TargetChoice,
+    serverId: string,
+    serverLabel: string,
+    axes: SweepAxis[],
+    total: number,
+    prompts: readonly QuickPrompt[],
+  ): Promise<void> {
     const target = restartTarget(this.ctx, file.uri, choice);
     let panel: SweepPanel | undefined;
     const session = new SweepSession({
@@ -90,6 +101,7 @@ export class Sweeps {
       launchPath: file.uri.fsPath,
       restart: targetRecord(choice),
       readyTimeoutMs: this.ctx.config.get('fix.readyTimeoutSeconds') * 1000,
+      probe: (s) => runQuickProbe(s, { prompts }),
       post: (m) => panel?.post(m),
     });
     const running = { session, panel: undefined as SweepPanel | undefined };
@@ -313,4 +325,21 @@ async function launchDiagnostics(uri: vscode.Uri): Promise<vscode.Diagnostic[]> 
     });
   });
   return ours();
+}
+
+/** What each combination is probed with: the Quick Health Probe's prompts, or one of the user's. */
+async function pickProbePrompts(): Promise<readonly QuickPrompt[] | undefined> {
+  const quick = { label: 'Quick Health Probe', description: QUICK_PROMPTS.map((p) => p.label.toLowerCase()).join(', '), prompts: QUICK_PROMPTS };
+  const own = { label: 'A prompt of my own…', description: 'one prompt, greedy, streamed', prompts: undefined };
+  const picked = await vscode.window.showQuickPick([quick, own], { title: 'Backend Sweep: probe each combination with', ignoreFocusOut: true });
+  if (!picked) return undefined;
+  if (picked.prompts) return picked.prompts;
+  const prompt = await vscode.window.showInputBox({
+    title: 'Backend Sweep: the prompt',
+    prompt: 'Sent to the server after each restart (temperature 0); the verdict is read as it streams',
+    placeHolder: 'Explain what a mixture-of-experts layer does.',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'Type a prompt'),
+  });
+  return prompt?.trim() ? [{ id: 'own', label: 'Your prompt', prompt: prompt.trim() }] : undefined;
 }

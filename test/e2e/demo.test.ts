@@ -69,6 +69,8 @@ async function pickSweep(page: Page, values: Record<string, string[]>): Promise<
     await setChecks(page, (label) => wanted.includes(label));
     await page.keyboard.press('Enter');
   }
+  await page.locator('.quick-input-widget', { hasText: 'probe each combination with' }).waitFor({ timeout: 30_000 });
+  await pickQuickItem(page, 'Quick Health Probe');
 }
 
 describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy answer', function () {

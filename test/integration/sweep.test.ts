@@ -125,6 +125,38 @@ describe('inference-doctor sweep (simulator launch mode under supervise)', funct
     assert.equal(readFileSync(script, 'utf8'), original);
   });
 
+  it('--prompt probes each combination with the given prompts instead of the three quick ones', () => {
+    const log = (): string => node(['supervise', 'log', 'sglang', '--lines', '100000']).stdout;
+    const chats = (): number => (log().match(/"POST \/v1\/chat\/completions/g) ?? []).length;
+    const before = chats();
+    const r = node([
+      'sweep',
+      '--launch',
+      script,
+      '--supervise',
+      'sglang',
+      '--json',
+      '--ready-timeout',
+      '20',
+      '--prompt',
+      'Name one colour.',
+      '--vary',
+      'moe-runner-backend=flashinfer_cutlass',
+      '--vary',
+      'fp4-gemm-backend=flashinfer_cudnn',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { rows: Row[] }).rows[0].verdict, 'ok');
+    assert.equal(readFileSync(script, 'utf8'), original);
+    // The supervisor's log runs on across restarts: one chat request for the one combination (the quick probe sends three).
+    assert.equal(chats() - before, 1);
+    assert.equal(
+      node(['sweep', '--launch', script, '--supervise', 'sglang', '--prompt', ' ', '--vary', 'tp=1']).status,
+      64,
+      'an empty prompt is a usage error',
+    );
+  });
+
   it('Ctrl-C stops after the current combination and still restores the launch (exit 130)', async () => {
     const child = spawn(
       process.execPath,

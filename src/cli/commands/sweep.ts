@@ -19,12 +19,14 @@ import {
 } from '../../core/fix/sweep';
 import { LocalHost } from '../../core/hosts/local';
 import type { Host } from '../../core/hosts/types';
+import { runQuickProbe } from '../../core/probe/quick';
+import type { ServerTarget } from '../../core/probe/types';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 import { extractHostArgs, HOST_OPTIONS_HELP, openHostFromArgs } from '../hostArgs';
 
 const USAGE = `Usage: inference-doctor sweep --launch FILE (--systemd UNIT | --supervise NAME | --compose SERVICE)
                              --vary NAME=V1,V2[,...] [--vary ...] [--url URL] [--json]
-                             [--ready-timeout SECONDS] [--dir STATE_DIR]
+                             [--ready-timeout SECONDS] [--dir STATE_DIR] [--prompt TEXT ...]
                              [--host HOST [--remote-cli CMD] [host options]]
 
 Runs every combination of the --vary values on the server FILE launches: change the flags (through
@@ -37,6 +39,7 @@ byte for byte. NAME is a flag with or without its dashes, or its field (fp4_gemm
   (docker compose up -d --force-recreate --no-deps SERVICE).
 --host HOST: FILE, the unit, the compose file and the supervisor are on HOST (over SSH); --remote-cli
   is how HOST runs this CLI for --supervise (default: inference-doctor; words split on spaces).
+--prompt: probe each combination with these prompts (repeatable) instead of the Quick Health Probe's three.
 --url: default http://127.0.0.1:PORT with the --port of the launch command (else 30000); with --host,
   that port on HOST through an SSH tunnel.
 Reports: FILE's folder, <file>.sweep-<time>.json and .md (with --host: the current folder).
@@ -52,6 +55,7 @@ interface Parsed {
   compose?: string;
   host?: string;
   remoteCli: string[];
+  prompts: string[];
   axes: SweepAxis[];
   url?: string;
   json: boolean;
@@ -79,7 +83,11 @@ function parse(argv: string[]): Parsed {
     else if (a === '--systemd') out.systemd = value();
     else if (a === '--supervise') out.supervise = value();
     else if (a === '--compose') out.compose = value();
-    else if (a === '--host') out.host = value();
+    else if (a === '--prompt') {
+      const prompt = value();
+      if (!prompt.trim()) throw new UsageError('--prompt needs some text');
+      (out.prompts ??= []).push(prompt);
+    } else if (a === '--host') out.host = value();
     else if (a === '--remote-cli') out.remoteCli = value().split(/\s+/).filter(Boolean);
     else if (a === '--url') out.url = value();
     else if (a === '--dir') out.dir = value();
@@ -113,7 +121,7 @@ function parse(argv: string[]): Parsed {
   if (out.remoteCli?.length === 0) throw new UsageError('--remote-cli needs a command');
   if (out.axes.length === 0) throw new UsageError('Nothing to vary: add --vary NAME=V1,V2');
   if (combinations(out.axes).length > MAX_COMBINATIONS) throw new UsageError(`At most ${MAX_COMBINATIONS} combinations (each restarts the server)`);
-  return { readyTimeoutMs: 600_000, remoteCli: ['inference-doctor'], ...out } as Parsed;
+  return { readyTimeoutMs: 600_000, remoteCli: ['inference-doctor'], prompts: [], ...out } as Parsed;
 }
 
 function rowLine(r: SweepRow): string {
@@ -177,8 +185,10 @@ async function sweepOn(host: Host, p: Parsed, io: CliIo): Promise<number> {
     return EXIT.error;
   }
   const { url, close } = await serverUrl(host, p, text);
+  const prompts = p.prompts.map((prompt, i) => ({ id: `prompt-${i + 1}`, label: `Prompt ${i + 1}`, prompt }));
   const result = await runSweep(target, p.axes, {
     server: { baseUrl: url },
+    ...(prompts.length ? { probe: (s: ServerTarget) => runQuickProbe(s, { prompts }, io.signal ? { signal: io.signal } : {}) } : {}),
     readyTimeoutMs: p.readyTimeoutMs,
     signal: io.signal,
     onRow: (row) => {

@@ -25,6 +25,8 @@ export interface QuickProbeParams {
   stream?: boolean;
   timeoutMs?: number;
   earlyStop?: boolean;
+  /** The prompts (default QUICK_PROMPTS): a sweep may probe each combination with the user's own. */
+  prompts?: readonly QuickPrompt[];
 }
 
 export interface QuickProbeItem extends QuickPrompt {
@@ -57,8 +59,9 @@ export async function runQuickProbe(
   params: QuickProbeParams = {},
   opts: Omit<RunProbeOptions, 'onEvent'> = {},
 ): Promise<QuickProbeResult> {
+  const prompts = params.prompts?.length ? params.prompts : QUICK_PROMPTS;
   const results = await Promise.all(
-    QUICK_PROMPTS.map((p) =>
+    prompts.map((p) =>
       runProbe(
         target,
         {
@@ -75,7 +78,7 @@ export async function runQuickProbe(
       ),
     ),
   );
-  const items = QUICK_PROMPTS.map((p, i) => ({ ...p, result: results[i] }));
+  const items = prompts.map((p, i) => ({ ...p, result: results[i] }));
   const verdict = worstVerdict(items.map((i) => i.result.verdict.kind));
   const failed = items.filter((i) => i.result.status === 'error');
   const bad = items.filter((i) => i.result.verdict.kind !== 'ok').map((i) => i.label.toLowerCase());
@@ -85,6 +88,6 @@ export async function runQuickProbe(
   else if (failed.length === items.length) message = `All probes failed: ${failed[0].result.error?.message ?? 'error'}`;
   else if (failed.length)
     message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0].result.error?.message ?? 'error'}`;
-  else message = 'All three probes look healthy.';
+  else message = items.length === 3 ? 'All three probes look healthy.' : `All ${items.length} probes look healthy.`;
   return { items, summary: { verdict, errors: failed.length, message } };
 }
