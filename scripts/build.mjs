@@ -19,7 +19,7 @@ const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vs
  * dist/vendor/, and the extension bundle require()s it at run time instead of inlining it, so
  * activation never parses the language client, ssh2 or tree-sitter.
  */
-const vendor = { 'vscode-languageclient/node': 'languageclient', ssh2: 'ssh2', 'web-tree-sitter': 'web-tree-sitter' };
+const vendor = { 'vscode-languageclient/node': 'languageclient', ssh2: 'ssh2', 'web-tree-sitter': 'web-tree-sitter', yaml: 'yaml' };
 const requireFromRoot = createRequire(join(root, 'package.json'));
 const lazyVendor = {
   name: 'lazy-vendor',
