@@ -15,50 +15,7 @@
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
  * CJK splitting nor anything beyond "letters between non-letters".
  */
-import {
-  afr,
-  bul,
-  cat,
-  ces,
-  dan,
-  deu,
-  eng,
-  epo,
-  est,
-  eus,
-  fin,
-  fra,
-  gle,
-  glg,
-  hau,
-  hrv,
-  hun,
-  ind,
-  ita,
-  lat,
-  lav,
-  lit,
-  msa,
-  nld,
-  nob,
-  pol,
-  por,
-  porBr,
-  ron,
-  rus,
-  slk,
-  slv,
-  som,
-  sot,
-  spa,
-  swa,
-  swe,
-  tgl,
-  tur,
-  ukr,
-  vie,
-  zul,
-} from 'stopword';
+import { stopwordHashes } from './stopwords';
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
 import type { ReasonCode, ReasonKind } from './types';
@@ -177,66 +134,6 @@ class WordTable {
       slot = (slot + 1) & this.mask;
     }
   }
-}
-
-/**
- * Function words of the Latin- and Cyrillic-script languages stopword has lists for. The salad
- * rules only judge words of those scripts, so a language without a list reads as "no function
- * words"; covering every list the package has keeps that to the languages it lacks.
- */
-function stopwordHashes(): Set<number> {
-  const set = new Set<number>();
-  const lists = [
-    afr,
-    bul,
-    cat,
-    ces,
-    dan,
-    deu,
-    eng,
-    epo,
-    est,
-    eus,
-    fin,
-    fra,
-    gle,
-    glg,
-    hau,
-    hrv,
-    hun,
-    ind,
-    ita,
-    lat,
-    lav,
-    lit,
-    msa,
-    nld,
-    nob,
-    pol,
-    por,
-    porBr,
-    ron,
-    rus,
-    slk,
-    slv,
-    som,
-    sot,
-    spa,
-    swa,
-    swe,
-    tgl,
-    tur,
-    ukr,
-    vie,
-    zul,
-  ];
-  for (const list of lists) {
-    for (const w of list) {
-      // Split "l'" or "don't" the way the scanner does: letters only.
-      for (const part of w.split(/[^\p{L}]+/u)) if (part) set.add(wordHash(part));
-    }
-  }
-  return set;
 }
 
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */

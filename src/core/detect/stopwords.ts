@@ -129,9 +129,15 @@ export class HashSet {
   }
 }
 
-/** Stopwords split the way the scanners split words: letters only ("l'" -> "l", "don't" -> "don", "t"). */
-export const STOPWORDS = new HashSet(
-  (function* () {
-    for (const list of LISTS) for (const w of list) for (const part of w.split(/[^\p{L}]+/u)) if (part) yield wordHash(part);
-  })(),
-);
+/**
+ * The hashes of every list's words, split the way the scanners split words: letters only ("l'" ->
+ * "l", "don't" -> "don", "t"). The salad rules only judge words of these scripts, so a language
+ * without a list reads as "no function words"; covering every list keeps that to the ones it lacks.
+ */
+export function stopwordHashes(): Set<number> {
+  const set = new Set<number>();
+  for (const list of LISTS) for (const w of list) for (const part of w.split(/[^\p{L}]+/u)) if (part) set.add(wordHash(part));
+  return set;
+}
+
+export const STOPWORDS = new HashSet(stopwordHashes());
