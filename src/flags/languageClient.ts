@@ -18,6 +18,7 @@ import type { CtxBase } from '../context';
 import type { LanguageClient, LanguageClientOptions, ServerOptions, ErrorHandler } from 'vscode-languageclient/node';
 import {
   CONFIG_SECTION,
+  FIX_COMMANDS,
   onCustomNotification,
   sendCustomNotification,
   sendCustomRequest,
@@ -166,6 +167,8 @@ export class FlagsClient implements vscode.Disposable {
       documentSelector: DOCUMENT_SELECTOR,
       synchronize: { configurationSection: CONFIG_SECTION, fileEvents: watchers },
       outputChannelName: 'Inference Doctor Flags',
+      // Hovers may hold one command link, the built-in rules' "Apply to Server and Re-probe"; every other command link stays inert.
+      markdown: { isTrusted: { enabledCommands: [FIX_COMMANDS.applyAndVerify] } },
       errorHandler: await this.errorHandler(),
       // A failed initialize is not retried in a loop: the user gets the message and the restart command.
       initializationFailedHandler: (error) => {

@@ -49,6 +49,8 @@ export interface AnalyzedCommand {
   fields: Record<string, unknown>;
   env: Record<string, string>;
   matches: RuleMatchResult[];
+  /** Each fully matched built-in rule's fix as flag changes (the first fix that has any), for the hover's Apply link. */
+  applicable?: Map<RuleMatchResult, { changes: FlagChange[]; summary: string }>;
 }
 
 export interface Analysis {
@@ -324,6 +326,11 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
       const preferred = i === 0 && (!advice.has(m) || rank === ac.matches.findIndex((x) => advice.has(x)));
       if (edits.length) fixes.push({ title: `Apply fix: ${fix.summary}`, edits, preferred, changes, summary: fix.summary });
     }
+    // Only a full match of a built-in rule gets the hover's one-click link: a workspace's rule text
+    // may be anyone's, and a rule that only might apply is for reading first.
+    const withChanges = fixes.find((f) => f.changes?.length);
+    if (withChanges?.changes && m.rule.origin === 'builtin' && m.status === 'match')
+      (ac.applicable ??= new Map()).set(m, { changes: withChanges.changes, summary: withChanges.summary ?? '' });
     const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m, advice.get(m)), fixes);
     const href = sourceUrl(m.rule.sources[0]);
     if (href) d.codeDescription = { href };

@@ -19,6 +19,7 @@ import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
 import { competingFixAdvice } from '../core/rules';
+import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
 import { codeSpan, escapeMarkdown, safeLink, showControls } from '../core/text/foreign';
@@ -118,7 +119,20 @@ function valueMeaning(e: FlagEntry, value: string): string {
   return `${v}${isDefault ? ': the default.' : ': overrides the default.'}`;
 }
 
-function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
+/**
+ * "Apply to Server and Re-probe" for a built-in rule's fix: a command link the client trusts for
+ * this one command only (its arguments are ours; the command confirms every change before it runs).
+ */
+function applyLink(ac: AnalyzedCommand, m: AnalyzedCommand['matches'][number], uri: string | undefined): string {
+  const fix = uri ? ac.applicable?.get(m) : undefined;
+  if (!fix || !uri) return '';
+  const args: ApplyAndVerifyArgs = { uri, changes: fix.changes, summary: fix.summary };
+  // Parentheses too: one in a path or a summary would end the Markdown link.
+  const query = encodeURIComponent(JSON.stringify([args])).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return ` · [Apply to Server and Re-probe](command:${FIX_COMMANDS.applyAndVerify}?${query})`;
+}
+
+function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
   if (!ms.length) return undefined;
   const advice = competingFixAdvice(ac.matches);
@@ -129,12 +143,12 @@ function rulesSection(ac: AnalyzedCommand, field?: string): string | undefined {
     ...ms.map((m) => {
       const url = sourceUrl(m.rule.sources[0]);
       const link = url ? safeLink(url, 'source') : null;
-      return `- ${escapeMarkdown(ruleMessage(m, advice.get(m)))}${link ? ` (${link})` : ''}`;
+      return `- ${escapeMarkdown(ruleMessage(m, advice.get(m)))}${link ? ` (${link})` : ''}${applyLink(ac, m, uri)}`;
     }),
   ].join('\n');
 }
 
-export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined): Hover | null {
+export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined, uri?: string): Hover | null {
   const hit = hitAt(analysis, pos);
   if (!hit) return null;
   const parts: string[] = [];
@@ -147,7 +161,7 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
     parts.push(
       `**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch\\_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}`,
     );
-  const rules = rulesSection(hit.ac, f?.field);
+  const rules = rulesSection(hit.ac, f?.field, uri);
   if (rules) parts.push(rules);
   const range = hit.value?.range ?? (f ? (f.arg.nameRange ?? f.arg.range) : hit.ac.cmd.entryRange);
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n---\n\n') }, range };

@@ -10,7 +10,7 @@ import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
-import { chooseQuickFix, chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+import { answerQuickInput, chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
 
@@ -145,11 +145,14 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await page.mouse.move(5, 500);
   });
 
-  it('3. Apply to Server and Re-probe: NaN → OK; Roll Back puts the script back', async () => {
-    // The known issue sits on the FP4 GEMM flag: its quick fixes are there.
-    const lines = demo.scriptText.split('\n');
-    const line = lines.findIndex((l) => l.includes('--fp4-gemm-backend'));
-    await chooseQuickFix(page, line + 1, lines[line].indexOf('--fp4-gemm-backend') + 4, 'Apply to Server and Re-probe: Run the MoE layers');
+  it("3. Apply to Server and Re-probe from the hover's link: NaN → OK; Roll Back puts the script back", async () => {
+    // The hover of the flag holds the fix to try first as a link (the quick fix at the same place does the same).
+    await hoverTokenAgain(page, '--fp4-gemm-backend', 'Known issue');
+    const hover = page.locator('.monaco-hover-content:visible', { hasText: 'Known issue' }).first();
+    const link = hover.locator('a[data-href^="command:inferenceDoctor.applyAndVerify"], a[href^="command:inferenceDoctor.applyAndVerify"]').first();
+    await link.waitFor({ timeout: 30_000 });
+    assert.match(await link.innerText(), /Apply to Server and Re-probe/);
+    await link.click();
     await pickQuickItem(page, 'runs this file');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
@@ -159,6 +162,36 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await done.waitFor({ timeout: 180_000 });
     assert.match(await done.innerText(), /NaN → OK/);
     await page.screenshot({ path: join(resultsDir, 'demo-3-apply-and-verify.png') });
+    await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
+    await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 120_000 });
+    assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'the script is back byte for byte');
+  });
+
+  it('3b. the same from a value in the Backend Flags view, the running value marked', async () => {
+    await tidy(page);
+    await openFile(page, 'run.sh');
+    await runCommand(page, 'Inference Doctor: Select Server for Flags');
+    await pickQuickItem(page, INCIDENT);
+    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
+    await answerQuickInput(page, 'Filter Backend Flags', 'fp4-gemm');
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
+    const flag = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();
+    // The value the server runs, from its /server_info.
+    await flag.filter({ hasText: '● flashinfer_cutlass' }).waitFor({ timeout: 60_000 });
+    if ((await flag.getAttribute('aria-expanded')) !== 'true') await flag.locator('.monaco-tl-twistie').click();
+    const value = pane.locator('.monaco-list-row[aria-level="3"], .monaco-list-row', { hasText: /^\s*flashinfer_cudnn/ }).first();
+    await value.waitFor({ timeout: 30_000 });
+    await value.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Apply to Server and Re-probe' }).first().click({ timeout: 30_000 });
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn/);
+    await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
+    const done = page.locator('.notification-toast', { hasText: /is (healthy now|no better|better|worse)/ }).first();
+    await done.waitFor({ timeout: 180_000 });
+    // Only the FP4 GEMM changed: the MoE runner of the seed stays, and this simulated GPU answers well with cuDNN alone.
+    assert.match(await done.innerText(), /NaN → OK|healthy now/);
+    await page.screenshot({ path: join(resultsDir, 'demo-3b-flags-view-apply.png') });
     await done.locator('.monaco-button', { hasText: 'Roll Back' }).click();
     await page.locator('.notification-toast', { hasText: 'Rolled back' }).first().waitFor({ timeout: 120_000 });
     assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'the script is back byte for byte');

@@ -420,6 +420,20 @@ describe('language server over stdio', function () {
       await c.conn.sendNotification('inferenceDoctor/setHostGpu', { hostLabel: 'This machine', computeCapability: 12.0, gpuName: 'NVIDIA RTX PRO 6000' });
       await local;
       assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).computeCapability, 12);
+      // The hover of a built-in rule's flag offers the fix as one trusted command link, its arguments ours.
+      const seed = 'python -m sglang.launch_server --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 --fp4-gemm-backend flashinfer_cutlass\n';
+      const seedUri = uriOf(join(ws, 'seed (copy).sh'));
+      await openAndDiagnose(c, seedUri, 'shellscript', seed);
+      const h = hoverText(await c.request<Hover>('textDocument/hover', { textDocument: { uri: seedUri }, position: posOf(seed, '--fp4-gemm-backend', 3) }));
+      const links = [...h.matchAll(/\[Apply to Server and Re-probe\]\(command:inferenceDoctor\.applyAndVerify\?([^)\s]+)\)/g)];
+      assert.ok(links.length >= 1, h);
+      const [args] = JSON.parse(decodeURIComponent(links[0][1])) as [{ uri: string; changes: { flag: string; value: string }[]; summary: string }];
+      assert.equal(args.uri, seedUri, 'a path with parentheses survives the link');
+      assert.ok(
+        args.changes.some((x) => x.flag === '--fp4-gemm-backend' && x.value === 'flashinfer_cudnn'),
+        JSON.stringify(args),
+      );
+      assert.match(args.summary, /cuDNN/);
       // An H100 host chosen through its installed SGLang: the SM 12 rules no longer hold.
       const hopper = c.diagnostics(uri, (d) => !d.diagnostics.some((x) => x.code === 'known-bad'));
       await c.conn.sendNotification('inferenceDoctor/setRuntimeCatalog', { catalog: null, hostLabel: 'h100-box', computeCapability: 9.0 });

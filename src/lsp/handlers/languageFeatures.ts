@@ -51,7 +51,7 @@ export function registerLanguageFeatures(state: ServerState): void {
   connection.onHover(
     state.guard(null, (p) => {
       const d = docs.get(p.textDocument.uri);
-      return d ? hover(state.analysisOf(d), p.position, store.active()) : null;
+      return d ? hover(state.analysisOf(d), p.position, store.active(), p.textDocument.uri) : null;
     }),
   );
 
