@@ -181,9 +181,20 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     if ((await flag.getAttribute('aria-expanded')) !== 'true') await flag.locator('.monaco-tl-twistie').click();
     const value = pane.locator('.monaco-list-row[aria-level="3"], .monaco-list-row', { hasText: /^\s*flashinfer_cudnn/ }).first();
     await value.waitFor({ timeout: 30_000 });
-    await value.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Apply to Server and Re-probe' }).first().click({ timeout: 30_000 });
+    // The context menu takes a click only once it has settled: try again, then with the keyboard.
     const dialog = page.locator('.monaco-dialog-box');
+    const item = page.locator('.context-view .action-item', { hasText: 'Apply to Server and Re-probe' }).first();
+    for (let attempt = 0; attempt < 4 && !(await dialog.isVisible()); attempt++) {
+      if (!(await item.isVisible())) await value.click({ button: 'right' });
+      await item.waitFor({ timeout: 15_000 });
+      await page.waitForTimeout(300);
+      if (attempt % 2 === 0) await item.click();
+      else {
+        await item.hover();
+        await page.keyboard.press('Enter');
+      }
+      await dialog.waitFor({ timeout: 5_000 }).catch(() => undefined);
+    }
     await dialog.waitFor({ timeout: 30_000 });
     assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn/);
     await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();
