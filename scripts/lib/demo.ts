@@ -26,14 +26,11 @@ export interface DemoOptions {
   packageVsix?: boolean;
 }
 
-/** `vsce package`, as `npm run package` runs it after the build. */
+/** The packaging half of `npm run package` (its one definition is package.json's `package:vsix`). */
 function packageVsix(): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [join(repoRoot, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', 'dist/inference-doctor.vsix'],
-      { cwd: repoRoot, timeout: 180_000 },
-      (error, _stdout, stderr) => (error ? reject(new Error(`vsce package failed: ${stderr || error.message}`)) : resolve()),
+    execFile('npm', ['run', '-s', 'package:vsix'], { cwd: repoRoot, timeout: 180_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`vsce package failed: ${stderr || error.message}`)) : resolve(),
     );
   });
 }

@@ -49,6 +49,8 @@ export interface AnalyzedCommand {
   fields: Record<string, unknown>;
   env: Record<string, string>;
   matches: RuleMatchResult[];
+  /** Which fix to try first where matched rules disagree (competingFixAdvice), once per analysis. */
+  advice?: Map<RuleMatchResult, string>;
   /** Each fully matched built-in rule's fix as flag changes (the first fix that has any), for the hover's Apply link. */
   applicable?: Map<RuleMatchResult, { changes: FlagChange[]; summary: string }>;
 }
@@ -165,6 +167,7 @@ export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefin
       ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
       ...(env.versions ? { versions: env.versions } : {}),
     }).filter((m) => m.unknown.every((u) => u.kind === 'gpu' || u.kind === 'version'));
+    ac.advice = competingFixAdvice(ac.matches);
   }
   return ac;
 }
@@ -307,7 +310,7 @@ export function ruleMessage(m: RuleMatchResult, advice?: string): string {
 }
 
 function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number, out: Diagnostic[]): void {
-  const advice = competingFixAdvice(ac.matches);
+  const advice = ac.advice ?? new Map<RuleMatchResult, string>();
   for (const [rank, m] of ac.matches.entries()) {
     let range = ac.cmd.entryRange;
     for (const h of m.held) {

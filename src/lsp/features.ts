@@ -18,7 +18,6 @@ import {
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
-import { competingFixAdvice } from '../core/rules';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
@@ -135,7 +134,6 @@ function applyLink(ac: AnalyzedCommand, m: AnalyzedCommand['matches'][number], u
 function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
   if (!ms.length) return undefined;
-  const advice = competingFixAdvice(ac.matches);
   // Title, symptom and fix come from rule files (the workspace's too): escaped text; the source is
   // a link only when it parses as https, and it shows its real host.
   return [
@@ -143,7 +141,7 @@ function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string
     ...ms.map((m) => {
       const url = sourceUrl(m.rule.sources[0]);
       const link = url ? safeLink(url, 'source') : null;
-      return `- ${escapeMarkdown(ruleMessage(m, advice.get(m)))}${link ? ` (${link})` : ''}${applyLink(ac, m, uri)}`;
+      return `- ${escapeMarkdown(ruleMessage(m, ac.advice?.get(m)))}${link ? ` (${link})` : ''}${applyLink(ac, m, uri)}`;
     }),
   ].join('\n');
 }
