@@ -10,7 +10,7 @@ import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
-import { answerQuickInput, chromiumArgs, hoverToken, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+import { answerQuickInput, chromiumArgs, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
 
@@ -131,7 +131,8 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await openFile(page, 'run.sh');
     await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 90_000 });
     // This machine's GPU reaches the rules shortly after the language server starts.
-    let issue = await hoverToken(page, '--fp4-gemm-backend', 'Known issue');
+    // A hover asked while the language server is still starting can come back empty: ask again.
+    let issue = await hoverTokenAgain(page, '--fp4-gemm-backend', 'Known issue');
     for (let i = 0; i < 10 && /the GPU is unknown/.test(issue); i++) {
       await page.mouse.move(5, 500);
       await page.waitForTimeout(2_000);
