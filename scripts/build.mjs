@@ -67,6 +67,9 @@ function copyAssets() {
   mkdirSync(out, { recursive: true });
   cpSync(join(codicons, 'codicon.css'), join(out, 'codicon.css'));
   cpSync(join(codicons, 'codicon.ttf'), join(out, 'codicon.ttf'));
+  // The bundled catalog of SGLang releases, read by the language server and the CLI on first use.
+  mkdirSync(join(root, 'dist/data'), { recursive: true });
+  cpSync(join(root, 'data/sglang-catalog.json'), join(root, 'dist/data/sglang-catalog.json'));
 }
 
 const selected = Object.entries(bundles).filter(([name]) => !only || only.has(name));

@@ -26,6 +26,7 @@ import {
   type CatalogEntriesResult,
   type CatalogStatus,
   type SetHostGpuParams,
+  type SetServerReleaseParams,
   type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 import { notificationText } from '../core/text/foreign';
@@ -56,6 +57,7 @@ export class FlagsClient implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private lastRuntime: SetRuntimeCatalogParams | undefined;
   private lastHostGpu: SetHostGpuParams | undefined;
+  private lastServerRelease: SetServerReleaseParams | undefined;
   private currentState: FlagsClientState = 'stopped';
   private failedAt = 0;
   private readonly budget = new RestartBudget();
@@ -138,6 +140,13 @@ export class FlagsClient implements vscode.Disposable {
     if (c) await sendCustomNotification(c, 'inferenceDoctor/setHostGpu', params);
   }
 
+  /** The selected server's SGLang version, so launch files are judged against the release it runs. */
+  async sendServerRelease(params: SetServerReleaseParams): Promise<void> {
+    this.lastServerRelease = params;
+    const c = this.client ?? (this.starting ? await this.starting : undefined);
+    if (c) await sendCustomNotification(c, 'inferenceDoctor/setServerRelease', params);
+  }
+
   async sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
     this.lastRuntime = params;
     const c = this.client ?? (this.starting ? await this.starting : undefined);
@@ -186,6 +195,7 @@ export class FlagsClient implements vscode.Disposable {
           // A server restarted after a crash gets the runtime catalog again.
           if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
           if (this.lastHostGpu) void sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu).catch(() => undefined);
+          if (this.lastServerRelease) void sendCustomNotification(c, 'inferenceDoctor/setServerRelease', this.lastServerRelease).catch(() => undefined);
         }
       }),
     );
@@ -193,6 +203,7 @@ export class FlagsClient implements vscode.Disposable {
     this.clientSubscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => this.statusEmitter.fire(s)) as vscode.Disposable);
     if (this.lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime);
     if (this.lastHostGpu) await sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu);
+    if (this.lastServerRelease) await sendCustomNotification(c, 'inferenceDoctor/setServerRelease', this.lastServerRelease);
     this.client = c;
     this.setState('running');
     return c;

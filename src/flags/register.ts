@@ -140,6 +140,9 @@ class BackendFlags {
       const { fetchServerInfo } = await import('../core/probe/server-api');
       const info = await fetchServerInfo(await store.target(server.id), { timeoutMs: 10_000 });
       this.view.setServerValues(server.label, info);
+      // Launch files are then judged against the release this server runs.
+      const version = typeof info.version === 'string' ? info.version : undefined;
+      void this.ctx.flags.sendServerRelease({ label: server.label, ...(version ? { version } : {}) }).catch(() => undefined);
     } catch (e) {
       // Fall back to the few backend fields the health monitor keeps.
       const backends = health.status(server.id).backends;

@@ -5,6 +5,7 @@
  */
 import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
+import { choiceHistoryText, flagHistoryText, type BundledCatalog } from '../core/flags/bundled/query';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
 import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
@@ -32,6 +33,22 @@ export interface RuleEnv {
   versions?: Record<string, string>;
   /** Off: no known-bad diagnostics (hover still lists them). */
   diagnostics?: boolean;
+  /** The SGLang release the document is judged against, when known. */
+  release?: ReleaseContext;
+}
+
+/** Which SGLang release a document runs, and what the bundled catalog knows of other releases. */
+export interface ReleaseContext {
+  /** The release judged against ("0.5.6"). */
+  version: string;
+  /** Where that came from, in words ("image tag lmsysorg/sglang:v0.5.6-cu129 in compose.yaml line 4"). */
+  detail: string;
+  /** Every release's facts, for "added in", "renamed in" and "needs ≥" notes. */
+  bundled?: BundledCatalog;
+  /** `version`'s index in bundled.releases (the nearest older one when it is not bundled). */
+  releaseIndex?: number;
+  /** A sentence when the catalog in use and the release the file pins differ. */
+  mismatch?: string;
 }
 
 export interface ResolvedFlag {
@@ -58,6 +75,10 @@ export interface AnalyzedCommand {
 export interface Analysis {
   commands: AnalyzedCommand[];
   diagnostics: Diagnostic[];
+  /** The release the document was judged against (for the hover's catalog line). */
+  release?: ReleaseContext;
+  /** The GPU the checks assumed, for the hover's GPU notes. */
+  computeCapability?: number;
 }
 
 /** Flag → field map taken from the rules themselves, for checks without a catalog. */
@@ -172,7 +193,7 @@ export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefin
   return ac;
 }
 
-function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnostic[]): void {
+function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnostic[], release?: ReleaseContext): void {
   const { cmd } = ac;
   const seen = new Map<FlagEntry | string, ResolvedFlag[]>();
   for (const f of ac.flags) {
@@ -183,6 +204,7 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
     seen.get(key)!.push(f);
     if (!f.entry) {
       if (/^-\d/.test(name) || name === '--') continue;
+      if (historyDiagnostic(f, release, out)) continue;
       const renamed = index.byField.get(fieldFromFlag(name));
       if (renamed && renamed.flag !== name && !renamed.deprecated) {
         out.push(
@@ -246,12 +268,16 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
       const ranked = closestChoices(v.value, e.choices);
       const severity = e.dynamicChoices ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error;
       const tail = e.dynamicChoices ? ' (this list can grow at run time; check the installed server)' : '';
+      const note = release?.bundled && release.releaseIndex !== undefined ? release.bundled.explainChoice(e.field, v.value, release.releaseIndex) : undefined;
+      const head = note
+        ? `${choiceHistoryText(e.flag, v.value, release!.version, note)} Choose from`
+        : `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from`;
       out.push(
         diag(
           v.range,
           severity,
           'invalid-choice',
-          `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from ${ranked.map(choiceText).join(', ')}${tail}.`,
+          `${head} ${ranked.map(choiceText).join(', ')}${tail}.`,
           ranked.map((c, i) => ({
             title: `Replace with ${choiceText(c)}`,
             edits: [{ range: v.range, newText: formatValue(choiceText(c), v, cmd.form) }],
@@ -262,6 +288,25 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
     }
   }
   for (const list of seen.values()) duplicates(ac, list, out);
+}
+
+/** An unknown flag that another SGLang release has: say which, and offer the rename when there is one. */
+function historyDiagnostic(f: ResolvedFlag, release: ReleaseContext | undefined, out: Diagnostic[]): boolean {
+  if (!release?.bundled || release.releaseIndex === undefined) return false;
+  const name = f.arg.name!;
+  const note = release.bundled.explainMissing(name, release.releaseIndex);
+  if (!note) return false;
+  const to = note.kind === 'renamed' ? note.to : note.kind === 'not-yet-renamed' ? note.from : undefined;
+  const code: DiagnosticCode = to ? 'renamed-flag' : 'unknown-flag';
+  const fixes = to ? [{ title: `Rename to ${to}`, edits: [renameEdit(f, to)], preferred: true }] : [];
+  out.push(diag(f.arg.nameRange ?? f.arg.range, DiagnosticSeverity.Error, code, `${flagHistoryText(name, release.version, note)} (${release.detail})`, fixes));
+  return true;
+}
+
+/** Once per command: the catalog in use is of another release than the one the file pins. */
+function mismatchDiagnostic(ac: AnalyzedCommand, release: ReleaseContext | undefined, out: Diagnostic[]): void {
+  if (!release?.mismatch) return;
+  out.push(diag(ac.cmd.entryRange, DiagnosticSeverity.Information, 'release-mismatch', release.mismatch));
 }
 
 function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]): void {
@@ -344,13 +389,19 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
 /** Launch commands of `text` with diagnostics. Never throws (returns what it has). */
 export function analyzeText(text: string, hint: LanguageHint, index: CatalogIndex | undefined, env: RuleEnv): Analysis {
   const commands = findLaunchCommands(text, hint, index ? { flagArity: (n) => index.arity(n) } : {});
-  const out: Analysis = { commands: [], diagnostics: [] };
+  const out: Analysis = {
+    commands: [],
+    diagnostics: [],
+    ...(env.release ? { release: env.release } : {}),
+    ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
+  };
   let offsetOf: ((p: Range['start']) => number) | undefined;
   for (const cmd of commands) {
     try {
       const ac = analyzeCommand(cmd, index, env);
       out.commands.push(ac);
-      if (index) flagDiagnostics(ac, index, out.diagnostics);
+      if (index) flagDiagnostics(ac, index, out.diagnostics, env.release);
+      mismatchDiagnostic(ac, env.release, out.diagnostics);
       if (env.diagnostics !== false && ac.matches.length) {
         if (!offsetOf) {
           const lines = new LineIndex(text);

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog, type PythonParserOptions } from '../core/flags';
 import { errorMessage } from '../core/errors';
+import type { BundledCatalog, ReleaseMatch } from '../core/flags/bundled/query';
+import { loadBundledCatalog } from '../core/flags/bundled/load';
 import type { CatalogSourceInfo, SetHostGpuParams, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
@@ -87,8 +89,18 @@ function errorsOf(catalog: FlagCatalog): string[] {
     .map((d) => `line ${d.line}: ${d.message}`);
 }
 
+/** The bundled catalog of one release, with the match that chose it. */
+export interface BundledChoice {
+  loaded: LoadedCatalog;
+  match: ReleaseMatch;
+}
+
 export class CatalogStore {
   workspace?: LoadedCatalog;
+  /** SGLang's releases as facts (data/sglang-catalog.json), the last resort after the three above. */
+  bundled?: BundledCatalog;
+  bundledError?: string;
+  private readonly bundledIndexes = new Map<number, LoadedCatalog>();
   runtime?: LoadedCatalog;
   settings?: LoadedCatalog;
   computeCapability?: number;
@@ -99,7 +111,36 @@ export class CatalogStore {
   generation = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly parserOpts: PythonParserOptions) {}
+  constructor(
+    readonly parserOpts: PythonParserOptions,
+    private readonly baseDir?: string,
+  ) {}
+
+  /** Reads the bundled catalog once; a missing or damaged file is an error in the status, not a crash. */
+  async loadBundled(): Promise<void> {
+    if (this.bundled || this.bundledError) return;
+    try {
+      this.bundled = await loadBundledCatalog(this.baseDir);
+    } catch (e) {
+      this.bundledError = errorMessage(e);
+    }
+    this.generation++;
+  }
+
+  /** The bundled catalog of a release (a version, else the newest), built once per release. */
+  bundledFor(version?: string): BundledChoice | undefined {
+    const b = this.bundled;
+    if (!b) return undefined;
+    const match = (version ? b.match(version) : undefined) ?? b.newest();
+    let loaded = this.bundledIndexes.get(match.index);
+    if (!loaded) {
+      const v = match.release.version;
+      const meta: CatalogMeta = { kind: 'bundled', label: `bundled catalog of SGLang ${v}`, version: v };
+      loaded = { index: new CatalogIndex(b.catalogFor(match.index), meta), errors: [] };
+      this.bundledIndexes.set(match.index, loaded);
+    }
+    return { loaded, match };
+  }
 
   active(): CatalogIndex | undefined {
     return this.activeLoaded()?.index;

@@ -17,7 +17,8 @@ import {
 } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
-import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ResolvedFlag } from './analysis';
+import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
+import { bundledHelpMarkdown } from '../core/flags/bundledHelp';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
@@ -65,6 +66,15 @@ function defaultMarkdown(e: FlagEntry): string | undefined {
   return e.default !== undefined && e.default !== '==SUPPRESS==' ? escapeMarkdown(d) : codeSpan(d);
 }
 
+/** Where a bundled entry's facts hold: the release, why that release, and what other releases say of the flag. */
+function bundledLine(index: CatalogIndex, e: FlagEntry, release?: ReleaseContext): string {
+  const v = index.meta.version ?? '?';
+  const why = release && release.version === v ? ` — ${escapeMarkdown(release.detail)}` : '';
+  const seen = release?.bundled?.releasesOf(e.flag) ?? [];
+  const since = seen.length && seen[0] !== release?.bundled?.releases[0]?.version ? ` · since ${escapeMarkdown(seen[0])}` : '';
+  return `_Catalog: bundled facts of SGLang ${escapeMarkdown(v)}${why}${since}. No server\_args.py here: open one or load an installed SGLang for SGLang's own help._`;
+}
+
 function sourceLine(index: CatalogIndex, e: FlagEntry): string {
   const m = index.meta;
   const where = m.kind === 'runtime' ? `installed server on ${escapeMarkdown(m.label)}` : `${escapeMarkdown(m.label)}:${e.line}`;
@@ -76,7 +86,13 @@ function sourceLine(index: CatalogIndex, e: FlagEntry): string {
  * workspace or from an installed SGLang, so it goes in as escaped text or a code span
  * (core/text/foreign): help text cannot make links, images or commands.
  */
-export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string, value?: string): string {
+export function flagMarkdown(
+  e: FlagEntry,
+  index: CatalogIndex,
+  written?: string,
+  value?: string,
+  context: { release?: ReleaseContext; computeCapability?: number } = {},
+): string {
   const lines: string[] = [];
   const names = [e.flag, ...e.aliases].map((s) => codeSpan(s)).join(', ');
   lines.push(`**${names}**${e.group ? ` — ${escapeMarkdown(e.group)}` : ''}`);
@@ -84,6 +100,11 @@ export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string
     lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
   if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use ${codeSpan(e.replacement)}` : ''}.`);
   if (e.help) lines.push(escapeMarkdown(e.help));
+  else if (index.meta.kind === 'bundled') {
+    // Our own words (SGLang's help is shown whenever a real catalog is there).
+    const ours = [e.flag, ...e.aliases].map((o) => bundledHelpMarkdown(o, context.computeCapability)).find((x) => x);
+    if (ours) lines.push(ours);
+  }
   const facts: string[] = [];
   const d = defaultMarkdown(e);
   if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server\\_info)' : ''}`);
@@ -103,7 +124,7 @@ export function flagMarkdown(e: FlagEntry, index: CatalogIndex, written?: string
     lines.push(`Choices: ${items.join(', ')}${e.dynamicChoices ? ' _(can grow at run time)_' : ''}`);
   }
   if (value !== undefined) lines.push(valueMeaning(e, value));
-  lines.push(sourceLine(index, e));
+  lines.push(index.meta.kind === 'bundled' ? bundledLine(index, e, context.release) : sourceLine(index, e));
   return lines.join('\n\n');
 }
 
@@ -152,7 +173,13 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   const parts: string[] = [];
   const f = hit.flag;
   if (!index) parts.push(`_${NO_CATALOG}_`);
-  if (f?.entry && index) parts.push(flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value));
+  if (f?.entry && index)
+    parts.push(
+      flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value, {
+        ...(analysis.release ? { release: analysis.release } : {}),
+        ...(analysis.computeCapability !== undefined ? { computeCapability: analysis.computeCapability } : {}),
+      }),
+    );
   else if (f && index) parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).`);
   else if (f) parts.push(`${codeSpan(f.arg.name ?? '')} (field ${codeSpan(f.field ?? '')})`);
   else

@@ -12,7 +12,11 @@ import { CatalogStore, infoOf, parserOptions } from './catalogs';
 import { DiagnosticsScheduler } from './diagnosticsScheduler';
 import { DocumentCatalogs } from './documentCatalogs';
 import type { Doc } from './documents';
+import { ReleaseFinder } from './releases';
 import { RulesLoader } from './rulesLoader';
+import type { CatalogIndex } from './catalogIndex';
+import { uriToPath } from './documents';
+import { dirname } from 'node:path';
 
 const EMPTY: Analysis = { commands: [], diagnostics: [] };
 /** Requests wait for the initial load, but never longer than this. */
@@ -32,6 +36,7 @@ export class ServerState {
   readonly docCatalogs: DocumentCatalogs;
   readonly rules: RulesLoader;
   readonly diagnostics: DiagnosticsScheduler;
+  readonly releases: ReleaseFinder;
   /** Resolves when the initial load is done (markReady), or after READY_TIMEOUT_MS. */
   readonly ready: Promise<void>;
   readonly markReady: () => void;
@@ -44,7 +49,7 @@ export class ServerState {
     readonly connection: Connection,
     baseDir: string,
   ) {
-    this.store = new CatalogStore(parserOptions(baseDir));
+    this.store = new CatalogStore(parserOptions(baseDir), baseDir);
     let resolve!: () => void;
     this.ready = new Promise<void>((r) => {
       resolve = r;
@@ -54,6 +59,19 @@ export class ServerState {
     this.rules = new RulesLoader((m) => this.log(m));
     this.docCatalogs = new DocumentCatalogs(this.store, (d) => this.docs.get(d.doc.uri) === d);
     this.diagnostics = new DiagnosticsScheduler(this.ready, (uri) => this.publishDiagnostics(uri));
+    this.releases = new ReleaseFinder(
+      this.store,
+      () => this.folders,
+      (dir) => this.diagnostics.scheduleAll([...this.docs.keys()].filter((uri) => dirname(uriToPath(uri) ?? '') === dir)),
+    );
+  }
+
+  /** The catalog a document is checked against: the workspace/runtime/settings one, else the bundled catalog of its release. */
+  indexFor(d: Doc | undefined): CatalogIndex | undefined {
+    const real = this.store.active();
+    if (real || !d) return real ?? this.store.bundledFor(this.settings.sglangVersion?.trim() || undefined)?.loaded.index;
+    const choice = this.releases.choose(d, this.settings.sglangVersion);
+    return this.store.bundledFor(choice?.chosen.release ?? choice?.chosen.version)?.loaded.index;
   }
 
   /** Log lines quote workspace paths and file contents: controls shown, as in every other log. */
@@ -78,13 +96,20 @@ export class ServerState {
   analysisOf(d: Doc): Analysis {
     if (!d.hint || d.isServerArgs) return EMPTY;
     const diagnostics = this.settings.ruleDiagnostics !== false;
-    const key = `${d.doc.version}|${this.store.generation}|${this.rules.generation}|${diagnostics}`;
+    const key = `${d.doc.version}|${this.store.generation}|${this.rules.generation}|${this.releases.generation}|${this.settings.sglangVersion ?? ''}|${diagnostics}`;
     if (d.cache?.key === key) return d.cache.analysis;
-    const analysis = analyzeText(d.doc.getText(), d.hint, this.store.active(), {
+    const choice = this.releases.choose(d, this.settings.sglangVersion);
+    const release = this.releases.context(choice);
+    const index = this.store.active() ?? this.store.bundledFor(choice?.chosen.release ?? choice?.chosen.version)?.loaded.index;
+    // Version-ranged rules read the release the file runs when the host did not say.
+    const pinned = choice && choice.chosen.source !== 'default' ? (choice.chosen.release ?? choice.chosen.version) : undefined;
+    const versions = pinned && !this.store.packageVersions?.sglang ? { ...this.store.packageVersions, sglang: pinned } : this.store.packageVersions;
+    const analysis = analyzeText(d.doc.getText(), d.hint, index, {
       rules: this.rules.rules,
       computeCapability: this.store.ruleComputeCapability(),
-      versions: this.store.packageVersions,
+      versions,
       diagnostics,
+      ...(release ? { release } : {}),
     });
     d.cache = { key, analysis };
     return analysis;
@@ -104,6 +129,9 @@ export class ServerState {
 
   status(): CatalogStatus {
     const sources = this.store.loaded().map(infoOf);
+    const bundled = this.store.bundledFor(this.settings.sglangVersion?.trim() || undefined);
+    if (bundled) sources.push(infoOf(bundled.loaded));
+    else if (this.store.bundledError) sources.push({ kind: 'bundled', label: 'bundled catalog', era: 'unknown', flags: 0, errors: [this.store.bundledError] });
     return {
       active: sources[0] ?? null,
       sources,
@@ -114,7 +142,7 @@ export class ServerState {
 
   /** After any catalog or rules change: tell the client, and diagnose every open document again. */
   catalogsChanged(): void {
-    if (!this.store.active() && !this.toldNoCatalog) {
+    if (!this.store.active() && !this.store.bundled && !this.toldNoCatalog) {
       this.toldNoCatalog = true;
       this.log('no catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath (rule checks still run)');
     }

@@ -13,10 +13,12 @@ export interface FlagsSettings {
   serverArgsPath?: string;
   /** Turn known-bad rule diagnostics off. Default true. */
   ruleDiagnostics?: boolean;
+  /** The SGLang release launch files are judged against when nothing else says ("0.5.6"); empty: detect, else the newest bundled. */
+  sglangVersion?: string;
 }
 
 /** Where the active catalog came from, in priority order. */
-export type CatalogSourceKind = 'workspace' | 'runtime' | 'settings';
+export type CatalogSourceKind = 'workspace' | 'runtime' | 'settings' | 'bundled';
 
 export interface SetRuntimeCatalogParams {
   /** `catalogToJson` of a catalog read from a remote/local SGLang install; null clears the runtime catalog. */
@@ -42,6 +44,12 @@ export interface SetHostGpuParams {
   computeCapability?: number;
   /** "NVIDIA RTX PRO 6000 Blackwell Server Edition" */
   gpuName?: string;
+}
+
+/** The server chosen in the Backend Flags view and the `version` of its /server_info (absent: unknown). */
+export interface SetServerReleaseParams {
+  label: string;
+  version?: string;
 }
 
 export interface CatalogSourceInfo {
@@ -170,6 +178,8 @@ export interface CustomNotifications {
   'inferenceDoctor/setRuntimeCatalog': SetRuntimeCatalogParams;
   /** Client → server: the GPU of this machine, for known-issue checks when no runtime host was chosen. */
   'inferenceDoctor/setHostGpu': SetHostGpuParams;
+  /** Client → server: the SGLang version the selected server reports in /server_info. */
+  'inferenceDoctor/setServerRelease': SetServerReleaseParams;
   /** Server → client: the active catalog changed (same payload as catalogStatus). */
   'inferenceDoctor/catalogChanged': CatalogStatus;
 }
@@ -223,4 +233,5 @@ export function onCustomRequest<M extends keyof CustomRequests>(
 
 /** Diagnostic `code`s the server emits (diagnostic.source is `inference-doctor`). */
 export const DIAGNOSTIC_SOURCE = 'inference-doctor';
-export type DiagnosticCode = 'unknown-flag' | 'renamed-flag' | 'deprecated-flag' | 'invalid-choice' | 'deprecated-choice' | 'duplicate-flag' | 'known-bad';
+export type DiagnosticCode =
+  'unknown-flag' | 'renamed-flag' | 'deprecated-flag' | 'invalid-choice' | 'deprecated-choice' | 'duplicate-flag' | 'known-bad' | 'release-mismatch';

@@ -378,23 +378,24 @@ describe('language server over stdio', function () {
       assert.match(d.message, /choose from (?=.*flashinfer)(?=.*triton)(?=.*torch_native)/);
     });
 
-    it('without a catalog says so in hovers, still checks rules, and takes a runtime catalog with the GPU', async () => {
+    it("without a catalog of the user's uses the bundled one, still checks rules, and takes a runtime catalog with the GPU", async () => {
       const ws = makeWorkspace();
       dirs.push(ws);
       const c = client();
       await c.initialize(ws);
       const s0 = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);
-      assert.equal(s0.active, null);
+      assert.equal(s0.active?.kind, 'bundled');
       const text = read(join(LAUNCH, 'sglang.service'));
       const uri = uriOf(join(ws, 'x.service'));
       const p = await openAndDiagnose(c, uri, 'plaintext', text);
       assert.deepEqual(
         p.diagnostics.map((d) => d.code),
-        ['known-bad'],
+        ['renamed-flag', 'known-bad'],
       );
-      assert.match(p.diagnostics[0].message, /the GPU is unknown/);
+      assert.match(byCode(p.diagnostics, 'renamed-flag')[0].message, /--fp4-gemm-runner-backend was renamed to --fp4-gemm-backend/);
+      assert.match(byCode(p.diagnostics, 'known-bad')[0].message, /the GPU is unknown/);
       const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: posOf(text, '--tp', 2) });
-      assert.match(hoverText(h), /No flag catalog: open a server_args\.py or set inferenceDoctor\.flags\.serverArgsPath/);
+      assert.match(hoverText(h), /Catalog: bundled facts of SGLang \d+\.\d+\.\d+/);
 
       const catalog = catalogToJson(await buildCatalog(read(join(ARGS, 'choices_lists_2025.py')), { keepTree: false }));
       const next = c.diagnostics(uri, (d) => d.diagnostics.some((x) => x.code === 'known-bad' && !/GPU is unknown/.test(x.message)));

@@ -582,7 +582,7 @@ class Extractor {
       entry.negations = [entry.flag, ...entry.aliases].filter((s) => s.startsWith('--')).map((s) => `--no-${s.slice(2)}`);
     }
     if (entry.action && /deprecat/i.test(entry.action)) entry.deprecated = true;
-    if (entry.help && /\bdeprecated\b/i.test(entry.help)) {
+    if (entry.help && helpSaysDeprecated(entry.help)) {
       entry.deprecated = true;
       if (!entry.replacement) {
         const m = /(?:use|replaced by|renamed to|alias (?:for|of))\s+[`'"]?(--[A-Za-z0-9][\w-]*)/i.exec(entry.help);
@@ -1242,3 +1242,19 @@ export function reextractLocal(
 }
 
 export { stringNodeText };
+
+/**
+ * True when a help text says its own flag is deprecated ("Deprecated. Use …", "(Deprecated: …)"),
+ * not when it mentions something else that is ("replaces the deprecated environment variable X",
+ * "Replaces the deprecated --old-flag").
+ */
+export function helpSaysDeprecated(help: string): boolean {
+  for (const m of help.matchAll(/\bdeprecated\b/gi)) {
+    const before = help.slice(Math.max(0, m.index - 24), m.index);
+    const after = help.slice(m.index + m[0].length, m.index + m[0].length + 40);
+    if (/\b(?:replaces?|replacing|instead of|supersedes?)\s+(?:the\s+)?$/i.test(before)) continue;
+    if (/^\s+(?:environment|env\b|variables?|values?|choices?|aliases\b)/i.test(after)) continue;
+    return true;
+  }
+  return false;
+}

@@ -12,10 +12,12 @@ import { infoOf, type CatalogStore } from '../catalogs';
 import type { ServerState } from '../state';
 
 /** The active catalog's entries, or `unchanged` when the client already has this generation. */
-export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined): CatalogEntriesResult {
+export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined, bundledVersion?: string): CatalogEntriesResult {
   const generation = store.generation;
   if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
-  const active = store.activeLoaded(p?.staticOnly);
+  // With no catalog of the user's, the bundled catalog of the configured (else newest) release;
+  // never for staticOnly, which asks for a source file to compare an installed SGLang with.
+  const active = store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(bundledVersion)?.loaded);
   if (!active) return { generation, source: null, entries: [], choiceLists: [] };
   const { catalog, meta } = active.index;
   const result: CatalogEntriesResult = {
@@ -78,7 +80,7 @@ export function registerCustomMethods(state: ServerState): void {
       async (p: CatalogEntriesParams) => {
         // Pending catalog work (edits, loads) first, so the answer matches the latest text.
         await store.serial(() => undefined);
-        return catalogEntries(store, p);
+        return catalogEntries(store, p, state.settings.sglangVersion?.trim() || undefined);
       },
     ),
   );
@@ -96,6 +98,15 @@ export function registerCustomMethods(state: ServerState): void {
         state.catalogsChanged();
       })
       .catch((e: unknown) => state.log(`host GPU: ${errorMessage(e)}`));
+  });
+
+  onCustomNotification(connection, 'inferenceDoctor/setServerRelease', (p) => {
+    void state.ready
+      .then(() => {
+        state.releases.setServer(p ?? { label: '' });
+        state.diagnostics.scheduleAll(state.docs.keys());
+      })
+      .catch((e: unknown) => state.log(`server release: ${errorMessage(e)}`));
   });
 
   onCustomNotification(connection, 'inferenceDoctor/setRuntimeCatalog', (p) => {

@@ -51,7 +51,7 @@ export function registerLanguageFeatures(state: ServerState): void {
   connection.onHover(
     state.guard(null, (p) => {
       const d = docs.get(p.textDocument.uri);
-      return d ? hover(state.analysisOf(d), p.position, store.active(), p.textDocument.uri) : null;
+      return d ? hover(state.analysisOf(d), p.position, state.indexFor(d), p.textDocument.uri) : null;
     }),
   );
 
@@ -59,7 +59,7 @@ export function registerLanguageFeatures(state: ServerState): void {
     state.guard(null, (p) => {
       const d = docs.get(p.textDocument.uri);
       if (!d) return null;
-      return complete(state.analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, store.active(), {
+      return complete(state.analysisOf(d), d.doc.getText(), d.doc.offsetAt(p.position), p.position, state.indexFor(d), {
         editRangeDefault: state.client.editRangeDefault,
       });
     }),
@@ -69,7 +69,7 @@ export function registerLanguageFeatures(state: ServerState): void {
   connection.onCompletionResolve(async (item) => {
     await state.ready;
     try {
-      return resolveCompletion(item, store.active());
+      return resolveCompletion(item, state.indexFor(undefined));
     } catch (e) {
       state.log(`error: ${errorDetail(e)}`);
       return item;
@@ -79,7 +79,7 @@ export function registerLanguageFeatures(state: ServerState): void {
   connection.onDefinition(
     state.guard(null, (p) => {
       const d = docs.get(p.textDocument.uri);
-      return d ? definition(state.analysisOf(d), p.position, store.active()) : null;
+      return d ? definition(state.analysisOf(d), p.position, state.indexFor(d)) : null;
     }),
   );
 

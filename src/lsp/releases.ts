@@ -1,0 +1,147 @@
+/**
+ * Which SGLang release each launch document runs: the selected server's /server_info, the host's
+ * installed SGLang (runtime catalog), an image tag in the document, a pin in a file near it
+ * (requirements, pyproject, lock files, Dockerfiles, compose files), the setting, else the newest
+ * bundled release. Files near a document are read in the background, cached per directory; when
+ * they arrive the documents of that directory are diagnosed again.
+ */
+import { promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  chooseRelease,
+  describeConflict,
+  detectWorkspaceReleases,
+  fromHostPackages,
+  fromImageTags,
+  fromServerInfo,
+  fromSetting,
+  type ReleaseCandidate,
+  type ReleaseChoice,
+} from '../core/release/detect';
+import type { SetServerReleaseParams } from '../shared/lspProtocol';
+import type { ReleaseContext } from './analysis';
+import type { CatalogStore } from './catalogs';
+import { uriToPath, type Doc } from './documents';
+
+/** Files near a document are looked at again after this long. */
+const NEARBY_TTL_MS = 15_000;
+
+interface Nearby {
+  at: number;
+  candidates: ReleaseCandidate[];
+  pending?: Promise<void>;
+}
+
+export class ReleaseFinder {
+  private readonly nearby = new Map<string, Nearby>();
+  private server?: ReleaseCandidate;
+  /** Bumped when what is known changes (part of the analysis cache key). */
+  generation = 0;
+
+  constructor(
+    private readonly store: CatalogStore,
+    private readonly roots: () => string[],
+    /** Called with a directory whose nearby files were read. */
+    private readonly onNearby: (dir: string) => void,
+  ) {}
+
+  setServer(p: SetServerReleaseParams): void {
+    this.server = p.version ? fromServerInfo({ version: p.version }, `the server ${p.label}`) : undefined;
+    this.generation++;
+  }
+
+  /** The release choice for a document (sync: nearby files it has not read yet count once they arrive). */
+  choose(d: Doc, setting: string | undefined): ReleaseChoice | undefined {
+    const bundled = this.store.bundled;
+    if (!bundled) return undefined;
+    const path = uriToPath(d.doc.uri);
+    const name = path ?? d.doc.uri.split(/[\\/]/).pop() ?? 'this file';
+    const runtime = this.store.runtime?.index.meta;
+    const candidates: (ReleaseCandidate | undefined)[] = [
+      this.server,
+      runtime?.version ? fromHostPackages({ sglang: runtime.version }, runtime.label) : undefined,
+      ...safe(() => fromImageTags(d.doc.getText(), name)),
+      ...(path ? this.nearbyOf(dirname(path)) : []),
+      setting?.trim() ? fromSetting(setting.trim(), 'the setting inferenceDoctor.flags.sglangVersion') : undefined,
+    ];
+    const known = bundled.releases.map((r) => r.version).filter((v) => v !== 'main');
+    return chooseRelease(candidates, known, bundled.newest().release.version);
+  }
+
+  /** The analysis context of a choice: the release judged against, the history, and a mismatch sentence. */
+  context(choice: ReleaseChoice | undefined): ReleaseContext | undefined {
+    const bundled = this.store.bundled;
+    if (!bundled || !choice) return undefined;
+    const real = this.store.activeLoaded()?.index.meta;
+    const version = real ? real.version : (choice.chosen.release ?? choice.chosen.version);
+    const match = version ? bundled.match(version) : undefined;
+    const detail = real ? `the catalog in use: ${real.label}` : releaseDetail(choice);
+    const ctx: ReleaseContext = {
+      version: version ?? 'unknown',
+      detail,
+      bundled,
+      ...(match ? { releaseIndex: match.index } : {}),
+    };
+    const pinned = choice.chosen.source !== 'default' && choice.chosen.source !== 'setting' ? (choice.chosen.release ?? choice.chosen.version) : undefined;
+    if (real && pinned && real.version !== pinned) {
+      ctx.mismatch = `This file runs SGLang ${pinned} (${choice.chosen.detail}), but its flags are checked against ${real.version ? `SGLang ${real.version}` : 'a catalog of unknown release'} (${real.label}).`;
+    } else if (!real && choice.conflicts.length) {
+      ctx.mismatch = describeConflict(choice.chosen, choice.conflicts[0]);
+    }
+    return ctx;
+  }
+
+  private nearbyOf(dir: string): ReleaseCandidate[] {
+    const hit = this.nearby.get(dir);
+    if (!hit || (Date.now() - hit.at > NEARBY_TTL_MS && !hit.pending)) this.readNearby(dir, hit);
+    return hit?.candidates ?? [];
+  }
+
+  private readNearby(dir: string, prev: Nearby | undefined): void {
+    const entry: Nearby = prev ?? { at: Date.now(), candidates: [] };
+    const root = this.roots().find((r) => dir === r || dir.startsWith(`${r}/`) || dir.startsWith(`${r}\\`));
+    entry.pending = detectWorkspaceReleases(
+      {
+        listDir: async (p) => fsp.readdir(p),
+        readFile: async (p) => {
+          const st = await fsp.stat(p);
+          return st.isFile() && st.size <= 2 * 1024 * 1024 ? fsp.readFile(p, 'utf8') : undefined;
+        },
+      },
+      dir,
+      { ...(root ? { root } : { maxLevels: 3 }), maxFiles: 16 },
+    ).then(
+      (found) => {
+        const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
+        entry.candidates = found;
+        entry.at = Date.now();
+        entry.pending = undefined;
+        if (changed) {
+          this.generation++;
+          this.onNearby(dir);
+        }
+      },
+      () => {
+        entry.at = Date.now();
+        entry.pending = undefined;
+      },
+    );
+    this.nearby.set(dir, entry);
+  }
+}
+
+function safe<T>(f: () => T[]): T[] {
+  try {
+    return f();
+  } catch {
+    return [];
+  }
+}
+
+/** "SGLang 0.5.6 (image tag … line 4)", or the newest release when nothing said. */
+export function releaseDetail(choice: ReleaseChoice): string {
+  const c = choice.chosen;
+  if (c.source === 'default') return `no release found for this file: the newest bundled release`;
+  const approx = c.approximate && c.release && c.release !== c.version ? `; the nearest bundled release is ${c.release}` : '';
+  return `${c.detail}${approx}`;
+}
