@@ -54,6 +54,12 @@ function addToSpans(spans: Span[], r: number): void {
   else spans.push([r, r]);
 }
 
+/** A variant names its field only where it is not the flag's newest one. */
+function withoutNewestField(f: BundledFlag): BundledFlag {
+  for (const v of f.variants) if (v.facts.field === f.field) delete v.facts.field;
+  return f;
+}
+
 /** Releases must be in ascending order. Help text is dropped: it is SGLang's prose. */
 export function mergeReleaseCatalogs(list: ReleaseCatalog[]): BundledCatalogData {
   const sets = new ChoiceSets();
@@ -69,7 +75,7 @@ export function mergeReleaseCatalogs(list: ReleaseCatalog[]): BundledCatalogData
         slot = { flag: { flag: e.flag, field: e.field, variants: [] }, keys: new Map() };
         byFlag.set(e.flag, slot);
       }
-      const facts = factsOf(e, sets);
+      const facts = { field: e.field, ...factsOf(e, sets) };
       const key = JSON.stringify(facts);
       let v = slot.keys.get(key);
       if (v === undefined) {
@@ -87,6 +93,6 @@ export function mergeReleaseCatalogs(list: ReleaseCatalog[]): BundledCatalogData
     engine: 'sglang',
     releases,
     choiceSets: sets.sets,
-    flags: [...byFlag.values()].map((s) => s.flag),
+    flags: [...byFlag.values()].map((s) => withoutNewestField(s.flag)),
   };
 }

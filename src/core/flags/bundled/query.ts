@@ -96,7 +96,7 @@ export class BundledCatalog {
       flag: f.flag,
       aliases: facts.aliases ?? [],
       negations: facts.negations ?? [],
-      field: f.field,
+      field: facts.field ?? f.field,
       source: 'add_argument',
       line: 0,
       range: ZERO_RANGE,

@@ -26,6 +26,8 @@ export type Span = [number, number];
 
 /** The static part of a flag in one range of releases: what a FlagEntry says apart from location and help. */
 export interface BundledFacts {
+  /** The field in these releases, when it is not the flag's (newest) field. */
+  field?: string;
   aliases?: string[];
   negations?: string[];
   type?: string;
