@@ -55,7 +55,7 @@ export interface PackageCatalogInfo {
   layout: 'split' | 'single';
 }
 
-/** Modules whose absolute import is followed: the arg_groups tree (relative imports always are). */
+/** Modules whose constants (choice lists, POSITIONAL_FIELD_ORDER) are followed, relative imports resolved first: the arg_groups tree. Classes are followed anywhere in the package. */
 const FOLLOWED = /^[A-Za-z_]\w*\.srt\.arg_groups(\.|$)/;
 /** Base classes that hold no flags. */
 const NO_FLAG_BASES = new Set(['object', 'msgspec.Struct', 'Struct', 'Generic', 'typing.Generic', 'Protocol', 'typing.Protocol', 'ABC', 'abc.ABC']);
