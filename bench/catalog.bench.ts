@@ -1,13 +1,25 @@
 /**
  * Flag catalog: build (tree-sitter parse + extraction) of an 11,000-line main-era server_args.py
  * beside CPython's ast.parse of the same file, incremental update after a one-line edit, and
- * re-open from the JSON cache.
+ * re-open from the JSON cache. Plus the split layout (flags in srt/arg_groups/fields/*.py): the
+ * whole package's catalog beside ast.parse of the same files, from a local copy of SGLang main at
+ * /tmp/sglang-main (or SGLANG_MAIN_DIR) when there is one, else the test fixture package.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCatalogWith, catalogFromJson, catalogToJson, disposeCatalog, loadPythonParser, updateCatalog, type FlagCatalog } from '../src/core/flags';
+import {
+  buildCatalogWith,
+  buildPackageCatalog,
+  catalogFromJson,
+  catalogToJson,
+  disposeCatalog,
+  loadPythonParser,
+  resolveLocalPackage,
+  updateCatalog,
+  type FlagCatalog,
+} from '../src/core/flags';
 
 const FIXTURES = join(__dirname, '..', 'test', 'fixtures', 'server_args');
 const TARGET_LINES = 11_000;
@@ -32,6 +44,56 @@ export function generateMainEra(): string {
   }
   parts.push(tail);
   return parts.join('');
+}
+
+const SPLIT_COPY = process.env.SGLANG_MAIN_DIR ?? '/tmp/sglang-main/python/sglang';
+
+/**
+ * The split layout: buildPackageCatalog over texts held in memory (no disk time on either side)
+ * beside CPython's ast.parse of the same files (the files the catalog read), median of 7 each.
+ */
+async function splitLayout(): Promise<Record<string, unknown>> {
+  const fromCopy = existsSync(join(SPLIT_COPY, 'srt', 'server_args.py'));
+  const dir = fromCopy ? SPLIT_COPY : join(FIXTURES, 'split_layout', 'sglang');
+  const pkg = await resolveLocalPackage(dir);
+  if (!pkg) return { skipped: `no package at ${dir}` };
+  const first = await buildPackageCatalog(pkg.serverArgs, pkg.readFile);
+  const texts = new Map<string, string>();
+  for (const f of first.package.files) texts.set(f, (await pkg.readFile(f)) ?? '');
+  const readFile = (rel: string): Promise<string | undefined> => Promise.resolve(texts.get(rel));
+  for (let i = 0; i < 3; i++) await buildPackageCatalog(pkg.serverArgs, readFile);
+  const builds: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    await buildPackageCatalog(pkg.serverArgs, readFile);
+    builds.push(performance.now() - t0);
+  }
+  const script = [
+    'import ast, json, sys, time',
+    'texts = [open(p, encoding="utf-8").read() for p in sys.argv[1:]]',
+    'runs = []',
+    'for _ in range(7):',
+    '    t = time.perf_counter()',
+    '    for s in texts: ast.parse(s)',
+    '    runs.append((time.perf_counter() - t) * 1000)',
+    'runs.sort()',
+    'print(json.dumps({"median": runs[3], "best": runs[0]}))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, ...first.package.files.map((f) => join(pkg.root, f))], { encoding: 'utf8' });
+  const ast = r.status === 0 ? (JSON.parse(r.stdout) as { median: number; best: number }) : undefined;
+  const buildMs = median(builds);
+  return {
+    source: fromCopy ? SPLIT_COPY : 'test/fixtures/server_args/split_layout (no copy of SGLang main found)',
+    files: first.package.files.length,
+    chars: [...texts.values()].reduce((n, t) => n + t.length, 0),
+    flags: first.entries.length,
+    withChoices: first.entries.filter((e) => e.choices || e.choicesExpr).length,
+    buildMs: Number(buildMs.toFixed(2)),
+    cpythonAstParseMs: ast ? Number(ast.median.toFixed(2)) : null,
+    buildVsAstParse: ast ? Number((buildMs / ast.median).toFixed(3)) : null,
+    bestBuildMs: Number(Math.min(...builds).toFixed(2)),
+    bestCpythonAstParseMs: ast ? Number(ast.best.toFixed(2)) : null,
+  };
 }
 
 function median(xs: number[]): number {
@@ -122,5 +184,6 @@ export async function run(): Promise<Record<string, unknown>> {
     goalBuildVsAstParse: 0.5,
     incrementalUpdateMs: { median: Number(median(updates).toFixed(2)), max: Number(Math.max(...updates).toFixed(2)), goal: 5 },
     cache: { bytes: cacheText.length, saveMs: Number(median(saves).toFixed(2)), openMs: Number(median(opens).toFixed(2)) },
+    splitLayout: await splitLayout(),
   };
 }

@@ -103,7 +103,15 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     return this.serverLabel;
   }
 
-  /** 1-based line of a flag's definition in definitionUri (runtime entries are looked up by field). */
+  /** The file a flag is defined in: its own `file` in a split package, else definitionUri. */
+  definitionUriOf(e: FlagEntry): string | undefined {
+    const base = this.result?.definitionBaseUri;
+    const file = e.file ?? this.result?.definitionFiles?.[e.field];
+    if (base && file) return `${base.replace(/\/+$/, '')}/${file.split('/').map(encodeURIComponent).join('/')}`;
+    return this.result?.definitionUri;
+  }
+
+  /** 1-based line of a flag's definition in definitionUriOf(e) (runtime entries are looked up by field). */
   definitionLine(e: FlagEntry): number | undefined {
     return this.result?.definitionLines?.[e.field] ?? (e.line > 0 ? e.line : undefined);
   }

@@ -247,7 +247,7 @@ class BackendFlags {
   async openDefinition(arg: unknown): Promise<void> {
     const node = await this.nodeOrPick(arg, 'Open the definition of which flag?');
     if (!node) return;
-    const r = this.view.definitionUri;
+    const r = this.view.definitionUriOf(node.entry);
     const line = this.view.definitionLine(node.entry);
     if (!r || !line) {
       void vscode.window.showInformationMessage(

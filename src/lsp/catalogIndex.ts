@@ -11,6 +11,8 @@ export interface CatalogMeta {
   label: string;
   /** file:// URI of the server_args.py, when the catalog comes from a file. */
   uri?: string;
+  /** file:// URI of the directory entries' `file` paths are relative to (a split package's import root). */
+  baseUri?: string;
   version?: string;
 }
 

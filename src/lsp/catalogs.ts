@@ -4,9 +4,19 @@
  * path from settings. Plus the workspace search for server_args.py, bounded.
  */
 import { existsSync, promises as fsp } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildCatalog, catalogFromJson, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog, type PythonParserOptions } from '../core/flags';
+import {
+  buildCatalog,
+  buildPackageCatalog,
+  catalogFromJson,
+  disposeCatalog,
+  resolveLocalPackage,
+  updateCatalog,
+  type CatalogEdit,
+  type FlagCatalog,
+  type PythonParserOptions,
+} from '../core/flags';
 import { errorMessage } from '../core/errors';
 import type { BundledCatalog, ReleaseMatch } from '../core/flags/bundled/query';
 import { loadBundledCatalog } from '../core/flags/bundled/load';
@@ -18,7 +28,15 @@ export interface LoadedCatalog {
   errors: string[];
   /** Absolute path of the file, for workspace/settings catalogs. */
   path?: string;
+  /**
+   * Set when the catalog was read from a split package (flags in srt/arg_groups/fields/): the
+   * directory entries' `file` paths are relative to. Such a catalog keeps no tree: edits rebuild it.
+   */
+  packageRoot?: string;
 }
+
+/** A server_args.py that may take its flags from arg_groups (cheap test before reading the package). */
+const SPLIT_HINT = /^\s*from\s+(?:sglang\.srt)?\.?\.?arg_groups\.fields\b/m;
 
 /** Where web-tree-sitter's WASM files are: dist/wasm next to the bundle, else node_modules. */
 export function parserOptions(baseDir: string): PythonParserOptions {
@@ -163,7 +181,11 @@ export class CatalogStore {
     return next;
   }
 
-  async fromFile(kind: 'workspace' | 'settings', path: string, text?: string): Promise<LoadedCatalog> {
+  /**
+   * The catalog of a server_args.py: of its whole package when the flags live in
+   * srt/arg_groups/fields/ (`overlay`: editor texts by absolute path), else of the file alone.
+   */
+  async fromFile(kind: 'workspace' | 'settings', path: string, text?: string, overlay?: ReadonlyMap<string, string>): Promise<LoadedCatalog> {
     let source = text;
     const errors: string[] = [];
     if (source === undefined) {
@@ -174,11 +196,27 @@ export class CatalogStore {
         source = '';
       }
     }
-    const catalog = await buildCatalog(source, { ...this.parserOpts, keepTree: kind === 'workspace' });
-    errors.push(...errorsOf(catalog));
     const meta: CatalogMeta = { kind, label: path, uri: pathToFileURL(path).toString() };
     const version = await versionNear(path);
     if (version) meta.version = version;
+    if (SPLIT_HINT.test(source)) {
+      const pkg = await resolveLocalPackage(path).catch(() => undefined);
+      if (pkg && pkg.serverArgs.includes('/')) {
+        const texts = new Map<string, string>([[pkg.serverArgs, source]]);
+        for (const [abs, t] of overlay ?? []) {
+          const rel = relative(pkg.root, abs).split(sep).join('/');
+          if (!rel.startsWith('..')) texts.set(rel, t);
+        }
+        const split = await buildPackageCatalog(pkg.serverArgs, pkg.readFile, { ...this.parserOpts, overlay: texts });
+        if (split.package.layout === 'split') {
+          errors.push(...errorsOf(split));
+          meta.baseUri = pathToFileURL(pkg.root).toString();
+          return { index: new CatalogIndex(split, meta), errors, path, packageRoot: pkg.root };
+        }
+      }
+    }
+    const catalog = await buildCatalog(source, { ...this.parserOpts, keepTree: kind === 'workspace' });
+    errors.push(...errorsOf(catalog));
     return { index: new CatalogIndex(catalog, meta), errors, path };
   }
 

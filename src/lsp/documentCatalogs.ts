@@ -5,6 +5,7 @@
  */
 import { buildCatalog, disposeCatalog, updateCatalog, type CatalogEdit, type FlagCatalog } from '../core/flags';
 import type { CatalogStore } from './catalogs';
+import { relative, sep } from 'node:path';
 import { uriToPath, type Doc } from './documents';
 
 interface DocCatalog {
@@ -31,6 +32,29 @@ export class DocumentCatalogs {
     if (c) disposeCatalog(c.catalog);
   }
 
+  /**
+   * A field file of the split package the workspace catalog is read from: the workspace entries
+   * defined in it (their choices resolved across the package), one object per workspace catalog.
+   */
+  private workspacePart(d: Doc): FlagCatalog | undefined {
+    const w = this.store.workspace;
+    const path = uriToPath(d.doc.uri);
+    if (!d.isFieldFile || !w?.packageRoot || !path) return undefined;
+    const rel = relative(w.packageRoot, path).split(sep).join('/');
+    if (rel.startsWith('..')) return undefined;
+    const whole = w.index.catalog;
+    const cached = this.parts.get(whole)?.get(rel);
+    if (cached) return cached;
+    const entries = whole.entries.filter((e) => e.file === rel);
+    if (!entries.length) return undefined;
+    const part: FlagCatalog = { entries, choiceLists: whole.choiceLists.filter((l) => l.file === rel), era: whole.era, diagnostics: [] };
+    if (!this.parts.has(whole)) this.parts.set(whole, new Map());
+    this.parts.get(whole)!.set(rel, part);
+    return part;
+  }
+
+  private readonly parts = new WeakMap<FlagCatalog, Map<string, FlagCatalog>>();
+
   /** True when the workspace catalog is built from this document. */
   private backsWorkspace(d: Doc): boolean {
     const path = uriToPath(d.doc.uri);
@@ -43,6 +67,11 @@ export class DocumentCatalogs {
    * rebuilt only when a change raced a build).
    */
   async catalogOf(d: Doc): Promise<FlagCatalog | undefined> {
+    const part = this.workspacePart(d);
+    if (part) {
+      this.drop(d.doc.uri);
+      return part;
+    }
     if (this.backsWorkspace(d)) {
       this.drop(d.doc.uri);
       return this.store.workspace?.index.catalog;

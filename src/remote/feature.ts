@@ -345,6 +345,7 @@ export class RemoteFeature implements vscode.Disposable {
           caseSensitive: q.caseSensitive,
           wordRegexp: q.wordRegexp,
           paths,
+          ...(q.within ? { within: q.within } : {}),
           maxResults: max,
           signal: ac.signal,
           onProgress: (groups) => {
@@ -586,6 +587,8 @@ interface Query {
   fixedStrings: boolean;
   caseSensitive: boolean;
   wordRegexp: boolean;
+  /** A preset's paths under each SGLang directory. */
+  within?: readonly string[];
 }
 
 /** QuickPick with the backend presets, free text, and regex / case / whole-word toggles. */
@@ -630,7 +633,13 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
       const item = qp.selectedItems[0];
       const typed = qp.value.trim();
       if (item?.preset)
-        resolve({ pattern: item.preset.pattern, fixedStrings: item.preset.fixedStrings, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
+        resolve({
+          pattern: item.preset.pattern,
+          fixedStrings: item.preset.fixedStrings,
+          caseSensitive: opts.caseSensitive,
+          wordRegexp: opts.word,
+          ...(item.preset.within ? { within: item.preset.within } : {}),
+        });
       else if (typed) resolve({ pattern: typed, fixedStrings: !opts.regex, caseSensitive: opts.caseSensitive, wordRegexp: opts.word });
       else return;
       done = true;

@@ -122,6 +122,13 @@ export interface CatalogEntriesResult {
   definitionUri?: string;
   /** For a runtime catalog: field → 1-based line in definitionUri (runtime entries carry no lines). */
   definitionLines?: Record<string, number>;
+  /**
+   * A split package (flags in srt/arg_groups/fields/): the file:// URI of the directory that
+   * entries' `file` paths are relative to; an entry with `file` is defined there, not in definitionUri.
+   */
+  definitionBaseUri?: string;
+  /** For a runtime catalog over a split package: field → `file` (relative to definitionBaseUri). */
+  definitionFiles?: Record<string, string>;
 }
 
 /** Commands the code lenses on server_args.py invoke; the extension registers them. */

@@ -172,6 +172,26 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.ok(lines[3].error);
   });
 
+  it('flags: a split package read from server_args.py, the sglang package or the srt directory, each flag with its file', async () => {
+    const pkg = join(ROOT, 'test', 'fixtures', 'server_args', 'split_layout', 'sglang');
+    const outs: { counts: { flags: number }; entries: { flag: string; file?: string; line: number }[] }[] = [];
+    for (const p of [join(pkg, 'srt', 'server_args.py'), pkg, join(pkg, 'srt')]) {
+      const r = await cli(['flags', p, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      outs.push(JSON.parse(r.stdout) as (typeof outs)[number]);
+    }
+    assert.equal(outs[0].counts.flags, 14);
+    for (const o of outs.slice(1)) assert.deepEqual(o.entries, outs[0].entries);
+    const fp4 = outs[0].entries.find((e) => e.flag === '--fp4-gemm-backend')!;
+    assert.equal(fp4.file, 'sglang/srt/arg_groups/fields/kernel.py');
+    const text = await cli(['flags', pkg, '--family', 'gemm']);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /--fp4-gemm-backend {2}\[arg_groups\/fields\/kernel\.py:\d+\]/);
+    assert.match(text.stdout, /flags \(era dataclass, \d+ files\)/);
+    const none = await cli(['flags', join(ROOT, 'test', 'fixtures')]);
+    assert.equal(none.code, 66, 'a directory without server_args.py');
+  });
+
   it('detect - reads standard input', async () => {
     const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
     assert.equal(r.code, 0);

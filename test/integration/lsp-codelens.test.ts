@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { CodeLens } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
-import type { CatalogStatus, FlagLensArgs } from '../../src/shared/lspProtocol';
+import type { CatalogEntriesResult, CatalogStatus, FlagLensArgs } from '../../src/shared/lspProtocol';
 import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
@@ -139,6 +139,40 @@ describe('code lenses on server_args.py over stdio', function () {
       checkEra(await lensesOf(c, uri), era, uri);
     });
   }
+
+  it('a field file of a split package (srt/arg_groups/fields/*.py) gets lenses for its fields, from the package catalog', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'id-lens-split-'));
+    dirs.push(ws);
+    cpSync(join(ARGS, 'split_layout'), ws, { recursive: true });
+    const c = client();
+    await c.initialize(ws);
+    await waitFor('workspace catalog of the package', async () => {
+      const s = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);
+      return s.active?.kind === 'workspace' && s.active.flags === 14 ? s : undefined;
+    });
+    const kernel = join(ws, 'sglang', 'srt', 'arg_groups', 'fields', 'kernel.py');
+    const text = readFileSync(kernel, 'utf8');
+    const fp4Line = text.split('\n').findIndex((l) => l.trimStart().startsWith('fp4_gemm_runner_backend:'));
+    const uri = pathToFileURL(kernel).toString();
+    await c.open(uri, 'python', text);
+    const lenses = await lensesOf(c, uri);
+    assert.equal(lenses.length, 3 * 4, 'four lenses for each of the three CLI fields of kernel.py');
+    assert.equal(titleAt(lenses, fp4Line), '--fp4-gemm-backend · 4 choices · default auto');
+    const args = lenses.find((l) => l.range.start.line === fp4Line && l.command?.title === 'Copy Flag')!.command!.arguments![0] as FlagLensArgs;
+    assert.deepEqual([args.flag, args.field, args.uri], ['--fp4-gemm-backend', 'fp4_gemm_runner_backend', uri]);
+    // Open Flag Definition: the entry's file under definitionBaseUri
+    const entries = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', {});
+    const fp4 = entries.entries.find((e) => e.flag === '--fp4-gemm-backend')!;
+    assert.equal(`${entries.definitionBaseUri}/${fp4.file}`, uri);
+    assert.equal(fp4.line, fp4Line + 1);
+    // an edit to the field file rebuilds the package catalog
+    const edited = text.replace('    ] = "auto"\n    grammar_backend', '    ] = "marlin"\n    grammar_backend');
+    assert.notEqual(edited, text);
+    await c.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: edited }] });
+    await waitFor('lens after the edit', async () =>
+      titleAt(await lensesOf(c, uri), fp4Line) === '--fp4-gemm-backend · 4 choices · default marlin' ? true : undefined,
+    );
+  });
 
   it('other documents get no lenses', async () => {
     const c = client();

@@ -39,7 +39,7 @@ import {
 const MAX_DIAGNOSTICS = 50;
 const MUTATORS = new Set(['extend', 'append', 'add', 'update', 'insert', '__iadd__']);
 
-interface ConstInfo {
+export interface ConstInfo {
   name: string;
   value: Evaluated;
   valueNode: Node | undefined;
@@ -48,19 +48,23 @@ interface ConstInfo {
   unknownAdditions: boolean;
   conditionalValues: PyVal[];
   deprecatedValues: { value: ChoiceValue; replacement?: string }[];
+  /** `X = Y` where Y is a module constant: the two names are one object (hooks on either grow both). */
+  aliasOf?: string;
 }
 
-interface FieldInfo {
+export interface FieldInfo {
   name: string;
   stmt: Node;
   typeNode: Node | undefined;
   right: Node | undefined;
 }
-interface ClassInfo {
+export interface ClassInfo {
   name: string;
   node: Node;
   fields: FieldInfo[];
   byName: Map<string, FieldInfo>;
+  /** Base class expressions as written (`Model`, `msgspec.Struct`), in order. */
+  bases: string[];
 }
 
 /** Source span of the definition an entry came from (string offsets into the source). */
@@ -76,7 +80,14 @@ export interface ExtractOptions {
   memo?: Map<string, unknown>;
 }
 
-class Extractor {
+/**
+ * Entries of a class the file refers to but does not define with fields (`add_cli_args_from_dataclass(
+ * parser, ServerArgs)` where ServerArgs is assembled from classes in other files); packageLayout.ts
+ * answers it. Undefined: no answer, the file's own classes are used.
+ */
+export type ExternalClassEntries = (className: string, only: Set<string> | undefined) => FlagEntry[] | undefined;
+
+export class Extractor {
   readonly consts = new Map<string, ConstInfo>();
   readonly imported = new Set<string>();
   readonly hooks = new Map<string, Set<string>>();
@@ -116,6 +127,9 @@ class Extractor {
     return true;
   }
 
+  /** `Owner.attr` the file cannot answer itself (a class assembled from other files). */
+  attributeFallback?: (owner: string, attr: string) => Evaluated;
+
   attribute(dotted: string): Evaluated {
     if (dotted === 'argparse.SUPPRESS' || dotted === 'SUPPRESS') return '==SUPPRESS==';
     const dot = dotted.lastIndexOf('.');
@@ -128,6 +142,7 @@ class Extractor {
       const d = this.fieldDefault(field.right);
       if ('value' in d) return d.value as PyVal;
     }
+    if (!field && this.attributeFallback) return this.attributeFallback(owner.split('.').pop() ?? owner, attr);
     return UNRESOLVED;
   }
 
@@ -139,6 +154,20 @@ class Extractor {
     this.scanBlock(this.root, false, 0);
     for (const c of this.consts.values()) {
       if (c.valueNode && /^(typing\.)?Annotated$/.test(c.valueNode.text)) this.annotatedNames.add(c.name);
+    }
+    this.linkAliases();
+  }
+
+  /** `NSA_CHOICES = DSA_CHOICES`: one list under two names, so a hook on either grows both. */
+  linkAliases(): void {
+    for (const c of this.consts.values()) {
+      if (!c.aliasOf) continue;
+      const a = this.hooks.get(c.name);
+      const b = this.hooks.get(c.aliasOf);
+      if (!a && !b) continue;
+      const both = new Set([...(a ?? []), ...(b ?? [])]);
+      this.hooks.set(c.name, both);
+      this.hooks.set(c.aliasOf, both);
     }
   }
 
@@ -230,6 +259,17 @@ class Extractor {
         deprecatedValues: [],
       };
       if (right.type === 'list' || right.type === 'set' || right.type === 'tuple') info.deprecatedValues = this.deprecatedItems(right);
+      if (right.type === 'identifier' && this.consts.has(right.text)) info.aliasOf = right.text;
+      // `add_x_choices = X_CHOICES.extend`: the hook is the bound method itself (SGLang's choices.py)
+      const bound = right.type === 'parenthesized_expression' ? right.namedChildren.find((x) => x && x.type !== 'comment') : right;
+      if (bound?.type === 'attribute') {
+        const obj = bound.childForFieldName('object');
+        const method = bound.childForFieldName('attribute')?.text ?? '';
+        if (obj?.type === 'identifier' && MUTATORS.has(method) && /^[A-Z][A-Z0-9_]*$/.test(obj.text)) {
+          if (!this.hooks.has(obj.text)) this.hooks.set(obj.text, new Set());
+          this.hooks.get(obj.text)!.add(name);
+        }
+      }
       this.consts.set(name, info);
       return;
     }
@@ -321,7 +361,13 @@ class Extractor {
     const name = node.childForFieldName('name')?.text;
     const body = node.childForFieldName('body');
     if (!name || !body) return;
-    const info: ClassInfo = { name, node, fields: [], byName: new Map() };
+    const bases: string[] = [];
+    for (const b of node.childForFieldName('superclasses')?.namedChildren ?? []) {
+      if (!b || b.type === 'keyword_argument' || b.type === 'comment') continue;
+      const d = dottedName(b);
+      if (d) bases.push(d);
+    }
+    const info: ClassInfo = { name, node, fields: [], byName: new Map(), bases };
     for (const stmt of body.namedChildren) {
       const f = stmt ? fieldInfoOf(stmt) : undefined;
       if (!f) continue;
@@ -679,7 +725,7 @@ class Extractor {
   // Driver
   // -------------------------------------------------------------------------------------------
 
-  collect(memo: Map<string, unknown> | undefined): FlagEntry[] {
+  collect(memo: Map<string, unknown> | undefined, external?: ExternalClassEntries): FlagEntry[] {
     const query = getQuery(this.language);
     const entries: FlagEntry[] = [];
     const groupVars: { name: string; title: string; at: number }[] = [];
@@ -741,7 +787,9 @@ class Extractor {
         const fieldsNode = keywordArgs(c).get('fields');
         const fv = fieldsNode ? evaluate(fieldsNode, this.ctx) : UNRESOLVED;
         const only = Array.isArray(fv) ? new Set(fv.filter((x): x is string => typeof x === 'string')) : undefined;
-        if (cls) expand(cls, only);
+        const ext = external && clsName ? external(clsName, only) : undefined;
+        if (ext) entries.push(...ext);
+        else if (cls) expand(cls, only);
         else for (const k of this.classes.values()) expand(k, only);
         continue;
       }
@@ -1055,7 +1103,7 @@ function detectEra(entries: FlagEntry[], lists: ChoiceList[]): CatalogEra {
 const filledReplacement = new WeakSet<FlagEntry>();
 
 /** Catalog-wide post-processing: implied replacements, options defined twice, choice lists, era. */
-function finishEntries(ex: Extractor, entries: FlagEntry[], diagnostics: CatalogDiagnostic[]): FlagCatalog {
+export function finishEntries(ex: Extractor, entries: FlagEntry[], diagnostics: CatalogDiagnostic[]): FlagCatalog {
   // Deprecated alias actions that name no replacement: the flag whose field they write to.
   const byField = new Map<string, FlagEntry>();
   for (const e of entries) if (!e.deprecated && !byField.has(e.field)) byField.set(e.field, e);

@@ -68,6 +68,12 @@ export interface FlagEntry {
   line: number;
   /** 0-based range of the whole definition (field assignment or add_argument call). */
   range: CatalogRange;
+  /**
+   * The file `line`/`range` are in, when the catalog was read from a package (buildPackageCatalog):
+   * a POSIX path relative to the directory that holds the `sglang` package, e.g.
+   * "sglang/srt/arg_groups/fields/exec_.py". Absent for a catalog of one file's text.
+   */
+  file?: string;
 }
 
 export interface ChoiceList {
@@ -84,6 +90,8 @@ export interface ChoiceList {
   /** Values added only under a module-level condition (`if ...: X.add("y")`). */
   conditionalValues?: ChoiceValue[];
   deprecatedValues?: { value: ChoiceValue; replacement?: string }[];
+  /** The file `line` is in (package catalogs only; same form as FlagEntry.file). */
+  file?: string;
 }
 
 export type CatalogEra = 'inline' | 'choices-lists' | 'dataclass' | 'mixed' | 'unknown';
@@ -92,6 +100,8 @@ export interface CatalogDiagnostic {
   message: string;
   line: number;
   severity: 'error' | 'warning';
+  /** The file `line` is in (package catalogs only; same form as FlagEntry.file). */
+  file?: string;
 }
 
 export interface FlagCatalog {

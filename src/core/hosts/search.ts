@@ -41,12 +41,29 @@ export interface SearchSummary {
   code: number | null;
 }
 
-/** Presets for finding where SGLang declares backend options. */
-export const BACKEND_OPTION_PRESETS: readonly { id: string; label: string; pattern: string; fixedStrings: boolean }[] = [
+/**
+ * Where SGLang declares its flags inside a package directory: server_args.py, and since the split
+ * layout the `srt/arg_groups/` tree (fields/*.py, choices.py, arg_utils.py). Relative to the
+ * package directory (`…/site-packages/sglang`).
+ */
+export const FLAG_DECLARATION_PATHS: readonly string[] = ['srt/server_args.py', 'srt/arg_groups'];
+
+/**
+ * Presets for finding where SGLang declares backend options. `within`: search only these paths
+ * under each SGLang directory (absent: the whole package).
+ */
+export const BACKEND_OPTION_PRESETS: readonly { id: string; label: string; pattern: string; fixedStrings: boolean; within?: readonly string[] }[] = [
   { id: 'backend', label: 'Options ending in _backend', pattern: '_backend', fixedStrings: true },
   { id: 'choices-const', label: '*_CHOICES constant lists', pattern: '_CHOICES', fixedStrings: true },
   { id: 'add-choices', label: 'add_*_choices helpers', pattern: 'add_.*_choices', fixedStrings: false },
   { id: 'cli-name', label: 'cli_name= declarations', pattern: 'cli_name=', fixedStrings: true },
+  {
+    id: 'flag-declarations',
+    label: 'Flag declarations (server_args.py and arg_groups/)',
+    pattern: '(A\\[|Arg\\(|add_argument\\(|cli_name=|aliases=)',
+    fixedStrings: false,
+    within: FLAG_DECLARATION_PATHS,
+  },
 ];
 
 const rgCache = new WeakMap<Host, Promise<boolean>>();

@@ -25,6 +25,8 @@ export interface SearchRequest {
   wordRegexp?: boolean;
   /** Directories to search; default: every SGLang package directory discovery found. */
   paths?: string[];
+  /** Search only these paths under each directory (a preset's `within`); results stay grouped by directory. */
+  within?: readonly string[];
   maxResults?: number;
   signal?: AbortSignal;
   /** Called (throttled by the caller if it likes) after each batch of output with the groups that changed. */
@@ -161,7 +163,7 @@ export class HostSession {
     try {
       run.summary = await searchHost(this.host, {
         pattern: req.pattern,
-        paths,
+        paths: req.within?.length ? paths.flatMap((p) => req.within!.map((w) => `${p.replace(/\/+$/, '')}/${w}`)) : paths,
         ...(req.fixedStrings !== undefined ? { fixedStrings: req.fixedStrings } : {}),
         ...(req.caseSensitive !== undefined ? { caseSensitive: req.caseSensitive } : {}),
         ...(req.wordRegexp !== undefined ? { wordRegexp: req.wordRegexp } : {}),

@@ -28,6 +28,7 @@ export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | un
   };
   if (meta.kind !== 'runtime') {
     if (meta.uri) result.definitionUri = meta.uri;
+    if (meta.baseUri) result.definitionBaseUri = meta.baseUri;
     return result;
   }
   // Runtime entries have no lines of their own: point them at the file catalog holding the same fields.
@@ -35,11 +36,17 @@ export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | un
   if (file?.index.meta.uri) {
     result.definitionUri = file.index.meta.uri;
     const lines: Record<string, number> = {};
+    const files: Record<string, string> = {};
     for (const e of catalog.entries) {
       const s = file.index.byOption.get(e.flag) ?? file.index.byField.get(e.field);
       if (s && s.line > 0) lines[e.field] = s.line;
+      if (s?.file) files[e.field] = s.file;
     }
     result.definitionLines = lines;
+    if (file.index.meta.baseUri) {
+      result.definitionBaseUri = file.index.meta.baseUri;
+      result.definitionFiles = files;
+    }
   }
   return result;
 }

@@ -20,6 +20,8 @@ function opened(state: ServerState, p: DidOpenTextDocumentParams): void {
     state.diagnostics.schedule(uri);
     return;
   }
+  // A field file of a split package: lenses from its own catalog (first lens request).
+  if (d.isFieldFile) return;
   const path = uriToPath(uri);
   if (path && (!store.workspace || store.workspace.path === path)) {
     void store
@@ -58,6 +60,18 @@ function changed(state: ServerState, p: DidChangeTextDocumentParams): void {
     // A document's own catalog follows its edits incrementally; without one, the next lens request builds it.
     const uri = d.doc.uri;
     const version = d.doc.version;
+    const w = store.workspace;
+    // A field file of the split package the workspace catalog is read from: that catalog is rebuilt.
+    if (d.isFieldFile && path && w?.packageRoot && w.path && path.startsWith(w.packageRoot)) {
+      const wsPath = w.path;
+      const overlay = new Map([[path, d.doc.getText()]]);
+      void store
+        .serial(async () => store.setWorkspace(await store.fromFile('workspace', wsPath, openText(state, wsPath), overlay)))
+        .then(
+          () => state.catalogsChanged(),
+          (e: unknown) => state.log(`catalog update: ${errorMessage(e)}`),
+        );
+    }
     if (!state.docCatalogs.has(uri)) return;
     void store
       .serial(() => state.docCatalogs.followEdits(uri, before, version, full, edits))
@@ -67,13 +81,20 @@ function changed(state: ServerState, p: DidChangeTextDocumentParams): void {
   const text = d.doc.getText();
   void store
     .serial(async () => {
-      if (full) store.setWorkspace(await store.fromFile('workspace', path, text));
+      // A split package's catalog keeps no syntax tree: every edit rebuilds it.
+      if (full || store.workspace?.packageRoot) store.setWorkspace(await store.fromFile('workspace', path, text));
       else store.applyEdits(edits);
     })
     .then(
       () => state.catalogsChanged(),
       (e: unknown) => state.log(`catalog update: ${errorMessage(e)}`),
     );
+}
+
+/** The editor's text of a file when it is open, else undefined (read from disk). */
+function openText(state: ServerState, path: string): string | undefined {
+  for (const d of state.docs.values()) if (uriToPath(d.doc.uri) === path) return d.doc.getText();
+  return undefined;
 }
 
 function closed(state: ServerState, p: DidCloseTextDocumentParams): void {
