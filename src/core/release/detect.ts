@@ -792,11 +792,12 @@ export function fromImageTags(text: string, fileName: string): ReleaseCandidate[
     continued = /\\\s*$/.test(line) && (wasContinued || IMAGE_CONTEXT_RE.test(line));
     if (!line.includes('sglang')) continue;
     const where = `${name} line ${lineIndex + 1}`;
-    const helm = /^(\s*(?:-\s+)*)repository\s*:\s*(["']?)((?:[a-z0-9][a-z0-9._-]*(?::[0-9]{1,5})?\/)+sglang)\2\s*(?:,\s*tag\s*:\s*(["']?)([^"',}\s]+)\4)?/.exec(line);
+    const helm = /(?:^(\s*(?:-\s+)*)|[{,]\s*)repository\s*:\s*(["']?)((?:[a-z0-9][a-z0-9._-]*(?::[0-9]{1,5})?\/)+sglang)\2(?=\s*(?:$|#|,|\}))\s*(?:,\s*tag\s*:\s*(["']?)([^"',}\s]+)\4)?/.exec(line);
     if (helm) {
       all ??= text.split('\n').map((l) => (l.length > MAX_LINE ? '' : l.replace(/\r$/, '')));
       const same = helm[5] !== undefined ? { value: helm[5], line: lineIndex, column: line.lastIndexOf(helm[5]) } : undefined;
-      const t = same ?? helmTag(all, lineIndex, helm[1].length, helm[1].includes('-'));
+      // A flow mapping (`image: {repository: …, tag: …}`) holds its tag on the same line.
+      const t = same ?? (helm[1] !== undefined ? helmTag(all, lineIndex, helm[1].length, helm[1].includes('-')) : undefined);
       if (!t) continue; // no tag here: the chart's own default, which this file does not say
       const tagLineStart = idx().offset({ line: t.line, character: 0 });
       const image: ImageRef = {
