@@ -62,7 +62,21 @@ describe('release versions (PEP 440)', () => {
   });
 
   it('orders versions: dev < a < rc < final < local < post; 0.5.10 > 0.5.9', () => {
-    const order = ['0.0.0.dev0', '0.5.0.dev0', '0.5.0a1', '0.5.0rc0', '0.5.0rc2', '0.5.0', '0.5.0+cu130', '0.5.0.post1.dev0', '0.5.0.post1', '0.5.1', '0.5.9', '0.5.10', 'v0.5.12'];
+    const order = [
+      '0.0.0.dev0',
+      '0.5.0.dev0',
+      '0.5.0a1',
+      '0.5.0rc0',
+      '0.5.0rc2',
+      '0.5.0',
+      '0.5.0+cu130',
+      '0.5.0.post1.dev0',
+      '0.5.0.post1',
+      '0.5.1',
+      '0.5.9',
+      '0.5.10',
+      'v0.5.12',
+    ];
     for (let i = 0; i + 1 < order.length; i++) {
       assert.ok(compareVersions(order[i], order[i + 1]) < 0, `${order[i]} < ${order[i + 1]}`);
       assert.ok(compareVersions(order[i + 1], order[i]) > 0, `${order[i + 1]} > ${order[i]}`);
@@ -171,7 +185,8 @@ describe('release sources', () => {
     const c = fromServerInfo({ version: '0.5.6.post2', model_path: 'x', tp_size: 1 });
     assert.deepEqual(c && [c.version, c.exact, c.source], ['0.5.6.post2', true, 'server']);
     assert.match(fromServerInfo('{"version": "v0.5.12"}', 'http://gpu1:30000')!.detail, /0\.5\.12.*http:\/\/gpu1:30000/);
-    for (const bad of [undefined, null, 42, [], {}, { version: 5 }, { version: 'latest' }, '{not json', '"0.5.6"']) assert.equal(fromServerInfo(bad), undefined);
+    for (const bad of [undefined, null, 42, [], {}, { version: 5 }, { version: 'latest' }, '{not json', '"0.5.6"'])
+      assert.equal(fromServerInfo(bad), undefined);
   });
 
   it('fromHostPackages counts sglang only, not the kernel packages', () => {
@@ -217,7 +232,10 @@ describe('release sources', () => {
     const text = fixture('Dockerfile');
     const cs = fromImageTags(text, 'Dockerfile');
     assert.deepEqual(brief(cs), [['0.5.6', true]]);
-    assert.match(cs[0].detail, /lmsysorg\/sglang:v\$\{SGLANG_VERSION\}-\$\{CUDA\} = lmsysorg\/sglang:v0\.5\.6-cu130 in Dockerfile line 4 \(SGLANG_VERSION=0\.5\.6 on line 2/);
+    assert.match(
+      cs[0].detail,
+      /lmsysorg\/sglang:v\$\{SGLANG_VERSION\}-\$\{CUDA\} = lmsysorg\/sglang:v0\.5\.6-cu130 in Dockerfile line 4 \(SGLANG_VERSION=0\.5\.6 on line 2/,
+    );
     assert.equal(cs[0].range!.line, 1, 'points at the ARG value');
     assert.equal(at(text, cs[0].range), '0.5.6');
     assert.deepEqual(brief(fromImageTags('FROM lmsysorg/sglang:v0.5.12-cu130 AS base\n', 'Dockerfile')), [['0.5.12', true]]);
@@ -249,7 +267,9 @@ describe('release sources', () => {
     assert.deepEqual(brief(cs), [['0.4.6.post1', true]]);
     assert.equal(at(text, cs[0].range), 'v0.4.6.post1');
     assert.match(cs[0].detail, /lmsysorg\/sglang:\$TAG = lmsysorg\/sglang:v0\.4\.6\.post1-cu124 in run\.sh line 8 \(TAG=/);
-    assert.deepEqual(brief(fromImageTags('docker run --gpus all lmsysorg/sglang:v0.4.6.post1-cu124 python3 -m sglang.launch_server\n', 'x.sh')), [['0.4.6.post1', true]]);
+    assert.deepEqual(brief(fromImageTags('docker run --gpus all lmsysorg/sglang:v0.4.6.post1-cu124 python3 -m sglang.launch_server\n', 'x.sh')), [
+      ['0.4.6.post1', true],
+    ]);
     const continued = 'docker run --gpus all \\\n  -p 30000:30000 \\\n  lmsysorg/sglang \\\n  python3 -m sglang.launch_server\n';
     assert.deepEqual(brief(fromImageTags(continued, 'x.sh')), [['', false]]);
     assert.deepEqual(fromImageTags('cd src/sglang\ngit clone https://github.com/sgl-project/sglang\npip install sglang==0.5.6\n', 'x.sh'), []);
@@ -345,7 +365,9 @@ describe('release sources', () => {
     assert.deepEqual(brief(exact), [['0.5.2', true]]);
     const git = fromPyproject('[tool.poetry.dependencies]\nsglang = { git = "https://github.com/sgl-project/sglang.git", tag = "v0.5.6" }\n');
     assert.deepEqual(brief(git), [['0.5.6', true]]);
-    const multi = fromPyproject('[tool.poetry.dependencies]\nsglang = [\n  {version = "^0.5", python = ">=3.10"},\n  {version = "^0.4", python = "<3.10"},\n]\n');
+    const multi = fromPyproject(
+      '[tool.poetry.dependencies]\nsglang = [\n  {version = "^0.5", python = ">=3.10"},\n  {version = "^0.4", python = "<3.10"},\n]\n',
+    );
     assert.deepEqual(brief(multi), [
       ['>=0.5,<0.6.0', false],
       ['>=0.4,<0.5.0', false],
@@ -422,7 +444,7 @@ describe('chooseRelease', () => {
   it('follows the priority server > host > image > lock > requirements > pyproject > setting > default', () => {
     const all = [setting, pyproject, range, pinned, lock, image, host, server];
     const order: string[] = [];
-    for (let list = all; list.length; ) {
+    for (let list = all; list.length;) {
       const { chosen } = chooseRelease(list, KNOWN, '0.5.12');
       order.push(chosen.source);
       list = list.filter((c) => c.source !== chosen.source || c.detail !== chosen.detail);
@@ -516,7 +538,10 @@ describe('findWorkspaceReleaseFiles', () => {
       (await findWorkspaceReleaseFiles({ listDir }, '/ws/deploy/gpu', { maxLevels: 1 })).map((f) => f.path),
       ['/ws/deploy/gpu/Pipfile.lock'],
     );
-    assert.ok((await findWorkspaceReleaseFiles({ listDir }, '/ws/deploy/gpu')).some((f) => f.path === '/requirements.txt'), 'no root: up to maxLevels');
+    assert.ok(
+      (await findWorkspaceReleaseFiles({ listDir }, '/ws/deploy/gpu')).some((f) => f.path === '/requirements.txt'),
+      'no root: up to maxLevels',
+    );
     assert.deepEqual(await findWorkspaceReleaseFiles({ listDir }, '/ws/broken', { root: '/ws/broken' }), []);
     assert.deepEqual(
       (await findWorkspaceReleaseFiles({ listDir }, '/ws/deploy', { root: '/elsewhere' })).map((f) => f.level),
@@ -524,9 +549,9 @@ describe('findWorkspaceReleaseFiles', () => {
       'outside the root: only the start directory',
     );
     let calls = 0;
-    const deep = async (): Promise<string[]> => {
+    const deep = (): Promise<string[]> => {
       calls++;
-      return Array.from({ length: 100_000 }, (_, i) => `f${i}`);
+      return Promise.resolve(Array.from({ length: 100_000 }, (_, i) => `f${i}`));
     };
     await findWorkspaceReleaseFiles({ listDir: deep }, '/a/b/c/d/e/f/g/h/i/j/k', {});
     assert.equal(calls, 6, 'six levels by default');
@@ -609,7 +634,14 @@ describe('release detection on hostile input', () => {
   });
 
   it('binary junk, huge strings and odd values never throw', () => {
-    const blobs = [junk(1_000_000), junk(100_000, 3) + '\nsglang==0.5.6\n' + junk(1000, 5), '\u0000'.repeat(100_000), '\uFEFFsglang==0.5.6', '['.repeat(100_000) + 'sglang', '{"default":' + '['.repeat(50_000)];
+    const blobs = [
+      junk(1_000_000),
+      junk(100_000, 3) + '\nsglang==0.5.6\n' + junk(1000, 5),
+      '\u0000'.repeat(100_000),
+      '\uFEFFsglang==0.5.6',
+      '['.repeat(100_000) + 'sglang',
+      '{"default":' + '['.repeat(50_000),
+    ];
     for (const b of blobs) {
       for (const name of ['requirements.txt', 'pyproject.toml', 'uv.lock', 'poetry.lock', 'Pipfile.lock', 'Dockerfile', 'values.yaml', 'whatever']) {
         assert.doesNotThrow(() => fromFile(b, name), name);
@@ -623,8 +655,14 @@ describe('release detection on hostile input', () => {
     assert.equal(parseVersion('9'.repeat(1_000_000)), undefined);
     assert.equal(satisfies('0.5.6', '>=' + '0.'.repeat(100_000) + '1'), false);
     assert.equal(pickRelease('>=0.1', [null, 5, '0.5.6'] as unknown as string[]), '0.5.6');
-    assert.doesNotThrow(() => chooseRelease([{ version: 5, source: 'server' } as unknown as ReleaseCandidate, { version: '>=x', exact: false, source: 'lock', detail: '' }], KNOWN, '0.5.12'));
-    assert.equal(fromHostPackages({ ['__proto__']: '0.5.6', sglang: '0.5.9' } as never)?.version, '0.5.9');
+    assert.doesNotThrow(() =>
+      chooseRelease(
+        [{ version: 5, source: 'server' } as unknown as ReleaseCandidate, { version: '>=x', exact: false, source: 'lock', detail: '' }],
+        KNOWN,
+        '0.5.12',
+      ),
+    );
+    assert.equal(fromHostPackages({ ['__proto__']: '0.5.6', sglang: '0.5.9' })?.version, '0.5.9');
   });
 });
 
