@@ -283,9 +283,10 @@ export function parseToml(text: string): TomlTable {
         arr = { kind: 'array', items: [] };
         parent.entries.set(last, arr);
       }
-      if (arr.kind !== 'array') r.fail(`key ${last} is not an array of tables`);
-      current = table();
-      arr.items.push(current);
+      if (arr.kind !== 'array') return r.fail(`key ${last} is not an array of tables`);
+      const tbl = table();
+      arr.items.push(tbl);
+      current = tbl;
     } else if (r.text[r.pos] === '[') {
       r.pos++;
       const path = r.key();

@@ -118,7 +118,8 @@ function cmpLocal(a: string[] | undefined, b: string[] | undefined): number {
     const bn = /^[0-9]+$/.test(b[i]);
     let c: number;
     if (an && bn) c = cmpNum(Number(a[i]), Number(b[i]));
-    else if (an !== bn) c = an ? 1 : -1; // a number sorts after a word
+    else if (an !== bn)
+      c = an ? 1 : -1; // a number sorts after a word
     else c = a[i] < b[i] ? -1 : a[i] > b[i] ? 1 : 0;
     if (c) return c;
   }
@@ -135,8 +136,7 @@ export function compareParsed(a: Version, b: Version): number {
     if (c) return c;
   }
   // Pre-release: a dev release of the final (1.0.dev0) sorts before 1.0a0; a final after every pre.
-  const preKey = (v: Version): [number, number] =>
-    v.pre ? [PRE_ORDER[v.pre.label], v.pre.n] : v.post === undefined && v.dev !== undefined ? [-1, 0] : [3, 0];
+  const preKey = (v: Version): [number, number] => (v.pre ? [PRE_ORDER[v.pre.label], v.pre.n] : v.post === undefined && v.dev !== undefined ? [-1, 0] : [3, 0]);
   const [ap, an] = preKey(a);
   const [bp, bn] = preKey(b);
   c = cmpNum(ap, bp) || cmpNum(an, bn);
@@ -380,7 +380,8 @@ function poetryClause(text: string): { spec: string; exact: boolean } | undefine
   if ((op === '' || op === '==' || op === '=') && /^[^*]+\.\*$/.test(vtext)) {
     return parseVersion(vtext.slice(0, -2)) ? { spec: `==${normalizeVersion(vtext.slice(0, -2))}.*`, exact: false } : undefined;
   }
-  if (op === '!=' && /\.\*$/.test(vtext)) return parseVersion(vtext.slice(0, -2)) ? { spec: `!=${normalizeVersion(vtext.slice(0, -2))}.*`, exact: false } : undefined;
+  if (op === '!=' && /\.\*$/.test(vtext))
+    return parseVersion(vtext.slice(0, -2)) ? { spec: `!=${normalizeVersion(vtext.slice(0, -2))}.*`, exact: false } : undefined;
   const v = parseVersion(vtext);
   if (!v) return undefined;
   const norm = formatVersion(v);
