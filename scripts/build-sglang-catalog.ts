@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildCatalog, type FlagCatalog } from '../src/core/flags';
 import { mergeReleaseCatalogs, type ReleaseCatalog } from '../src/core/flags/bundled/merge';
+import { buildPackageCatalog, resolveLocalPackage } from '../src/core/flags/packageLayout';
 import { normalizeVersion } from '../src/core/release/version';
 
 /** One tag per minor line early on, every release of the 0.5 line (where the backends changed most). */
@@ -42,13 +43,9 @@ function git(repo: string, ...a: string[]): string {
 async function catalogOfTree(srtDir: string): Promise<{ catalog: FlagCatalog; split: boolean }> {
   const split = existsSync(join(srtDir, 'arg_groups', 'fields'));
   if (split) {
-    // The split-layout reader; imported by name so this script runs on checkouts without it.
-    const layoutModule = '../src/core/flags/packageLayout';
-    const layout = (await import(layoutModule)) as {
-      buildPackageCatalog?: (path: string) => Promise<FlagCatalog>;
-    };
-    if (!layout.buildPackageCatalog) throw new Error('this checkout has no reader for the split arg_groups layout');
-    return { catalog: await layout.buildPackageCatalog(srtDir), split };
+    const pkg = await resolveLocalPackage(srtDir);
+    if (!pkg) throw new Error(`no server_args.py in ${srtDir}`);
+    return { catalog: await buildPackageCatalog(pkg.serverArgs, pkg.readFile), split };
   }
   return { catalog: await buildCatalog(readFileSync(join(srtDir, 'server_args.py'), 'utf8'), { keepTree: false }), split };
 }

@@ -1,9 +1,9 @@
 /**
  * The smallest careful TOML reader that pyproject.toml, uv.lock, poetry.lock and pdm.lock need.
  *
- * Why not a library: package.json holds no TOML parser (no smol-toml, @iarna/toml or toml in
- * node_modules) and this module must not add a dependency on its own; if one is added later this
- * file can go. What it reads: comments, bare/quoted/dotted keys, [table] and [[array of tables]]
+ * Why not a library: diagnostics point at the pinned version inside pyproject.toml and lock files,
+ * so every string must keep its source position; the maintained TOML parsers for JS (smol-toml,
+ * @iarna/toml, toml) return plain values with no positions. What it reads: comments, bare/quoted/dotted keys, [table] and [[array of tables]]
  * headers, the four string kinds with their escapes (multi-line ones included, so a description
  * holding "[[package]]" cannot fool it), arrays and inline tables over several lines, and other
  * scalars (numbers, booleans, dates) kept as their text. Strings keep where they were found, so a
