@@ -192,6 +192,32 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.equal(none.code, 66, 'a directory without server_args.py');
   });
 
+  it('flags without PATH: the bundled catalog of a release, the nearest older one for a post release, and the list', async () => {
+    const newest = await cli(['flags', '--json']);
+    assert.equal(newest.code, 0, newest.stderr);
+    const n = JSON.parse(newest.stdout) as {
+      path: null;
+      release: { version: string; exact: boolean };
+      entries: { flag: string; choices?: string[] }[];
+      counts: { flags: number };
+    };
+    assert.equal(n.path, null);
+    assert.match(n.release.version, /^0\.5\.\d+$/);
+    assert.ok(n.counts.flags > 400);
+    assert.ok(n.entries.find((e) => e.flag === '--attention-backend')?.choices?.includes('flashinfer'));
+    const old = await cli(['flags', '--release', '0.4.6.post2', '--json']);
+    const o = JSON.parse(old.stdout) as { release: { version: string; exact: boolean; asked: string }; entries: { flag: string }[] };
+    assert.deepEqual(o.release, { version: '0.4.6', date: o.release['date' as keyof typeof o.release], exact: false, asked: '0.4.6.post2' });
+    assert.ok(!o.entries.some((e) => e.flag === '--moe-runner-backend'), '0.4.6 had no --moe-runner-backend');
+    assert.ok(o.entries.some((e) => e.flag === '--enable-ep-moe'));
+    const text = await cli(['flags', '--release', '0.5.2', '--family', 'moe']);
+    assert.match(text.stdout, /^bundled catalog of SGLang 0\.5\.2: \d+ flags/);
+    assert.match(text.stdout, /--moe-runner-backend {2}\[since 0\.5\.1\]/);
+    const list = JSON.parse((await cli(['flags', '--release', 'list', '--json'])).stdout) as { releases: { version: string }[] };
+    assert.ok(list.releases.length >= 10);
+    assert.equal(list.releases[0].version, '0.3.0');
+  });
+
   it('detect - reads standard input', async () => {
     const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
     assert.equal(r.code, 0);
@@ -205,7 +231,9 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
       ['probe', all.url, '--bogus'],
       ['detect'],
       ['detect', '--bogus', 'x.jsonl'],
-      ['flags'],
+      ['flags', '--release'],
+      ['flags', 'x.py', '--release', '0.5.6'],
+      ['flags', '--release', '0.1.0'],
       ['flags', '--bogus', 'x.py'],
       ['flags', 'x.py', '--family', 'nope'],
       ['search'],
