@@ -59,7 +59,9 @@ export class ReleaseFinder {
     const runtime = this.store.runtime?.index.meta;
     const candidates: (ReleaseCandidate | undefined)[] = [
       this.server,
-      runtime?.version ? fromHostPackages({ sglang: runtime.version }, runtime.label) : undefined,
+      runtime?.version
+        ? fromHostPackages({ sglang: runtime.version }, runtime.label)
+        : fromHostPackages(this.store.packageVersions, runtime?.label ?? 'the selected host'),
       ...safe(() => fromImageTags(d.doc.getText(), name)),
       ...(path ? this.nearbyOf(dirname(path)) : []),
       setting?.trim() ? fromSetting(setting.trim(), 'the setting inferenceDoctor.flags.sglangVersion') : undefined,
