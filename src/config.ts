@@ -18,6 +18,7 @@ export interface Settings {
   'history.maxEntries': number;
   servers: unknown[];
   'flags.serverArgsPath': string;
+  'flags.sglangVersion': string;
   'flags.ruleDiagnostics': boolean;
   'flags.python': string;
   'ssh.configFile': string;
@@ -54,6 +55,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'history.maxEntries': { default: 200, scope: 'machine' },
   servers: { default: [], scope: 'window' },
   'flags.serverArgsPath': { default: '', scope: 'resource' },
+  'flags.sglangVersion': { default: '', scope: 'resource' },
   'flags.ruleDiagnostics': { default: true, scope: 'resource' },
   'flags.python': { default: '', scope: 'machine-overridable' },
   'ssh.configFile': { default: '', scope: 'machine' },
