@@ -87,7 +87,7 @@ describe('e2e: only a launch file, no server_args.py — the bundled catalog of 
     await page.mouse.move(5, 500);
   });
 
-  it('marks the invalid choice and, in the second document, the renamed flag with its quick fix', async () => {
+  it('marks the invalid choice and, in the second document (Kubernetes), the renamed flag', async () => {
     const choice = await hoverTokenAgain(page, 'flashinferr', 'not a valid choice');
     assert.match(choice, /"flashinferr" is not a valid choice for --attention-backend: choose from flashinfer/);
     await page.mouse.move(5, 500);
