@@ -18,7 +18,7 @@ import {
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
-import { bundledHelpMarkdown } from '../core/flags/bundledHelp';
+import { bundledHelpFor, bundledHelpMarkdown } from '../core/flags/bundledHelp';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
@@ -99,12 +99,11 @@ export function flagMarkdown(
   if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written))
     lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
   if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use ${codeSpan(e.replacement)}` : ''}.`);
+  // A bundled entry has no help of SGLang's (shown whenever a real catalog is there): our own words,
+  // the summary here, when to change it and the GPU notes after the facts.
+  const ownHelp = !e.help && index.meta.kind === 'bundled' ? [e.flag, ...e.aliases].find((o) => bundledHelpFor(o)) : undefined;
   if (e.help) lines.push(escapeMarkdown(e.help));
-  else if (index.meta.kind === 'bundled') {
-    // Our own words (SGLang's help is shown whenever a real catalog is there).
-    const ours = [e.flag, ...e.aliases].map((o) => bundledHelpMarkdown(o, context.computeCapability)).find((x) => x);
-    if (ours) lines.push(ours);
-  }
+  else if (ownHelp) lines.push(bundledHelpMarkdown(ownHelp, undefined, { summary: true })!.split('\n\n')[0]);
   const facts: string[] = [];
   const d = defaultMarkdown(e);
   if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server\\_info)' : ''}`);
@@ -124,6 +123,8 @@ export function flagMarkdown(
     lines.push(`Choices: ${items.join(', ')}${e.dynamicChoices ? ' _(can grow at run time)_' : ''}`);
   }
   if (value !== undefined) lines.push(valueMeaning(e, value));
+  const details = ownHelp ? bundledHelpMarkdown(ownHelp, context.computeCapability, { summary: false, onlyThisGpu: true }) : undefined;
+  if (details) lines.push(details);
   lines.push(index.meta.kind === 'bundled' ? bundledLine(index, e, context.release) : sourceLine(index, e));
   return lines.join('\n\n');
 }

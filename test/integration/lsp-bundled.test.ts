@@ -88,6 +88,15 @@ describe('language server with only a launch file: the bundled catalog of SGLang
     assert.match(h, new RegExp(`bundled facts of SGLang ${newest.replace(/\./g, '\\.')}`));
     assert.match(h, /no release found for this file: the newest bundled release/);
     assert.doesNotMatch(h, /No flag catalog/);
+    assert.ok(h.indexOf('Choices:') < h.indexOf('When to change it'), 'the facts come before the longer advice');
+    assert.match(h, /Hopper \(SM 9\.0\)/, 'with the GPU unknown, every GPU note');
+    // With this machine's GPU known, its notes only (marked), not the other GPUs'.
+    const next = c.diagnostics(uriOf(file), () => true, 10_000);
+    await c.conn.sendNotification('inferenceDoctor/setHostGpu', { hostLabel: 'This machine', computeCapability: 12.0 });
+    await next;
+    const mine = await hoverAt(c, file, text, '--attention-backend');
+    assert.match(mine, /Blackwell RTX \(SM 12\.x: RTX PRO 6000, RTX 5090\) \(this GPU\)/);
+    assert.doesNotMatch(mine, /Hopper \(SM 9\.0\)/);
   });
 
   it('diagnoses an invalid choice and a renamed flag, and completes flags and choices', async () => {

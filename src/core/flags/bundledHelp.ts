@@ -553,13 +553,19 @@ function mdText(s: string): string {
     .join('');
 }
 
-/** Markdown for a hover: summary, when, GPU notes (the GPU matching computeCapability first when given). */
-export function bundledHelpMarkdown(flag: string, computeCapability?: number): string | undefined {
+/**
+ * Markdown for a hover: summary, when, GPU notes (the GPU matching computeCapability first when
+ * given; with `onlyThisGpu`, other GPUs' notes are left out when that GPU has any). `summary: false`
+ * leaves the summary out, for a hover that shows it elsewhere.
+ */
+export function bundledHelpMarkdown(flag: string, computeCapability?: number, options: { summary?: boolean; onlyThisGpu?: boolean } = {}): string | undefined {
   const help = bundledHelpFor(flag);
   if (!help) return undefined;
-  const out: string[] = [mdText(help.summary)];
+  const out: string[] = options.summary === false ? [] : [mdText(help.summary)];
   if (help.when) out.push(`**When to change it:** ${mdText(help.when)}`);
-  const notes = help.gpus ?? [];
+  const here = computeCapability === undefined ? undefined : bundledArchOf(computeCapability);
+  const all = help.gpus ?? [];
+  const notes = options.onlyThisGpu && here && all.some((n) => n.arch === here) ? all.filter((n) => n.arch === here || n.arch === 'any') : all;
   if (notes.length) {
     const mine = computeCapability === undefined ? undefined : bundledArchOf(computeCapability);
     const rank = (arch: BundledGpuArch): number => (mine !== undefined && arch === mine ? 0 : arch === 'any' ? 1 : 2);
