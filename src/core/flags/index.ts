@@ -11,7 +11,7 @@ import type { Parser, Tree } from 'web-tree-sitter';
 import { errorMessage } from '../errors';
 import { editLineStarts, lineStarts, offsetAt } from '../lines';
 import { extractWithState, reextractLocal, type ExtractState, type OffsetEdit } from './extract';
-import { loadPythonParser, type PythonParserOptions } from './parser';
+import { sharedPythonParser, type PythonParserOptions } from './parser';
 import type { CatalogEdit, FlagCatalog } from './types';
 
 export * from './types';
@@ -62,20 +62,6 @@ function freeTrees(trees: Tree[]): void {
 
 const registry = new FinalizationRegistry<Tree[]>(freeTrees);
 
-let sharedParser: Promise<Parser> | undefined;
-let sharedKey = '';
-
-function parserFor(opts: PythonParserOptions): Promise<Parser> {
-  const key = `${opts.wasmPath ?? ''}|${opts.treeSitterWasmPath ?? ''}`;
-  if (!sharedParser || key !== sharedKey) {
-    sharedKey = key;
-    sharedParser = loadPythonParser(opts).catch((error: unknown) => {
-      sharedParser = undefined;
-      throw error;
-    });
-  }
-  return sharedParser;
-}
 
 function emptyCatalog(message: string): FlagCatalog {
   return { entries: [], choiceLists: [], era: 'unknown', diagnostics: [{ message, line: 1, severity: 'error' }] };
@@ -120,7 +106,7 @@ function finish(parser: Parser, tree: Tree, source: string, memo: Map<string, un
 
 /** Parse `source` (a server_args.py of any era) and extract its flag catalog. Never throws on bad input. */
 export async function buildCatalog(source: string, opts: BuildOptions = {}): Promise<FlagCatalog> {
-  const parser = await parserFor(opts);
+  const parser = await sharedPythonParser(opts);
   return buildCatalogWith(parser, source, opts);
 }
 

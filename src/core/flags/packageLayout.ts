@@ -26,7 +26,7 @@ import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { errorMessage } from '../errors';
 import { dottedName, UNRESOLVED, type Evaluated } from './pyvalue';
 import { Extractor, finishEntries, type ClassInfo, type ConstInfo } from './extract';
-import { loadPythonParser, type PythonParserOptions } from './parser';
+import { sharedPythonParser, type PythonParserOptions } from './parser';
 import type { CatalogDiagnostic, FlagCatalog, FlagEntry } from './types';
 
 /** Reads a file of the package by its path relative to the import root (POSIX separators); undefined when absent. */
@@ -80,19 +80,6 @@ interface ModuleScan {
   injected: boolean;
 }
 
-let sharedParser: Promise<Parser> | undefined;
-let sharedKey = '';
-function parserFor(opts: PythonParserOptions): Promise<Parser> {
-  const key = `${opts.wasmPath ?? ''}|${opts.treeSitterWasmPath ?? ''}`;
-  if (!sharedParser || key !== sharedKey) {
-    sharedKey = key;
-    sharedParser = loadPythonParser(opts).catch((error: unknown) => {
-      sharedParser = undefined;
-      throw error;
-    });
-  }
-  return sharedParser;
-}
 
 function posix(p: string): string {
   return p.replace(/\\/g, '/').replace(/^\.\//, '');
@@ -334,7 +321,7 @@ export async function buildPackageCatalog(
   opts: PackageCatalogOptions = {},
 ): Promise<FlagCatalog & { package: PackageCatalogInfo }> {
   const rel = posix(serverArgsRel);
-  const parser = await parserFor(opts);
+  const parser = await sharedPythonParser(opts);
   const reader = new PackageReader(parser, readFile, opts, rel);
   const empty = (message: string): FlagCatalog & { package: PackageCatalogInfo } => ({
     entries: [],

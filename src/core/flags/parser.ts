@@ -67,3 +67,19 @@ export async function loadPythonParser(opts: PythonParserOptions = {}): Promise<
   parser.setLanguage(language);
   return parser;
 }
+
+let sharedParser: Promise<Parser> | undefined;
+let sharedKey = '';
+
+/** One parser per process for the same WASM files (a failed load is retried on the next call). */
+export function sharedPythonParser(opts: PythonParserOptions = {}): Promise<Parser> {
+  const key = `${opts.wasmPath ?? ''}|${opts.treeSitterWasmPath ?? ''}`;
+  if (!sharedParser || key !== sharedKey) {
+    sharedKey = key;
+    sharedParser = loadPythonParser(opts).catch((error: unknown) => {
+      sharedParser = undefined;
+      throw error;
+    });
+  }
+  return sharedParser;
+}
