@@ -4,7 +4,7 @@
  * packages of the interpreter that runs the server, and which sm_XX targets its CUDA libraries
  * carry (fatbin reader, with discovery's own verdict for this GPU), plus torch's arch list.
  */
-import type { EnvReport, InterpreterReport, LibrarySource } from '../discovery/report';
+import { PACKAGE_LABELS, type EnvReport, type InterpreterReport, type LibrarySource } from '../discovery/report';
 import { ccText } from '../gpu/gpus';
 import { emptyEvidence, fact, putEngine, putSlot, type Evidence, type KernelArchCoverage, type KernelLibrary, type VersionKey } from './evidence';
 import { gpuFamilyOf } from './gpuFamily';
@@ -25,15 +25,8 @@ const VERDICT_LIBRARY: Record<string, KernelLibrary> = {
   torch: 'torch',
 };
 
-const PACKAGES: [keyof NonNullable<InterpreterReport['probe']>['packages'], VersionKey][] = [
-  ['sglang', 'sglang'],
-  ['sgl_kernel', 'sgl-kernel'],
-  ['flashinfer', 'flashinfer'],
-  ['torch', 'torch'],
-  ['triton', 'triton'],
-  ['transformers', 'transformers'],
-  ['vllm', 'vllm'],
-];
+/** The report's package rows, under the names users know them by (those are evidence version keys). */
+const PACKAGES = PACKAGE_LABELS as readonly (readonly [keyof NonNullable<InterpreterReport['probe']>['packages'], VersionKey])[];
 
 function pickInterpreter(report: EnvReport, wanted?: string): InterpreterReport | undefined {
   const its = Array.isArray(report.interpreters) ? report.interpreters : [];
