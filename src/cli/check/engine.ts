@@ -84,7 +84,7 @@ export async function readCatalog(path: string): Promise<{ index: CatalogIndex; 
   const at = pkg.serverArgs.indexOf('/srt/');
   const versionText = at > 0 ? await pkg.readFile(`${pkg.serverArgs.slice(0, at)}/version.py`) : undefined;
   const version = versionText ? /__version__\s*=\s*["']([^"']+)["']/.exec(versionText)?.[1] : undefined;
-  const label = resolve(path);
+  const label = path;
   const index = new CatalogIndex(catalog, { kind: 'settings', label, ...(version ? { version } : {}) });
   const errors = catalog.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file ?? pkg.serverArgs}:${d.line}: ${d.message}`);
   return { index, ...(version ? { version } : {}), errors };
