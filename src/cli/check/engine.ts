@@ -124,6 +124,8 @@ export class Checker {
   private readonly rulesFileOf = new Map<string, Promise<string | undefined>>();
   private readonly rulesOf = new Map<string, Promise<KnownBadRule[]>>();
   private readonly versionCandidate?: ReleaseCandidate;
+  private readonly choices = new Map<string, ReleaseChoice>();
+  private readonly contexts = new WeakMap<ReleaseChoice, ReturnType<Checker['judgeOnce']>>();
 
   constructor(private readonly opts: CheckerOptions) {
     if (opts.version) this.versionCandidate = fromSetting(opts.version, 'the --version option');
@@ -173,18 +175,40 @@ export class Checker {
   private async choose(text: string, absolute: string): Promise<ReleaseChoice | undefined> {
     const bundled = this.opts.bundled;
     if (!bundled) return undefined;
-    if (this.versionCandidate) return chooseBundledRelease(bundled, [this.versionCandidate]);
-    let own: ReleaseCandidate[] = [];
-    try {
-      own = fromImageTags(text, absolute);
-    } catch {
-      own = [];
+    let candidates: ReleaseCandidate[];
+    if (this.versionCandidate) candidates = [this.versionCandidate];
+    else {
+      let own: ReleaseCandidate[] = [];
+      try {
+        own = fromImageTags(text, absolute);
+      } catch {
+        own = [];
+      }
+      candidates = [...own, ...(await this.nearbyOf(dirname(absolute)))];
     }
-    return chooseBundledRelease(bundled, [...own, ...(await this.nearbyOf(dirname(absolute)))]);
+    // Files of one directory mostly share their candidates (the pins near them): choose once for each set.
+    const key = JSON.stringify(candidates);
+    let choice = this.choices.get(key);
+    if (!choice) {
+      choice = chooseBundledRelease(bundled, candidates);
+      if (this.choices.size > 10_000) this.choices.clear();
+      this.choices.set(key, choice);
+    }
+    return choice;
   }
 
-  /** The catalog a choice judges against, the analysis context and the release as reported. */
+  /** The catalog a choice judges against, the analysis context and the release as reported (once per choice). */
   private judge(choice: ReleaseChoice | undefined): { index?: CatalogIndex; release?: ReleaseContext; shown?: FileRelease } {
+    if (!choice) return this.judgeOnce(choice);
+    let hit = this.contexts.get(choice);
+    if (!hit) {
+      hit = this.judgeOnce(choice);
+      this.contexts.set(choice, hit);
+    }
+    return hit;
+  }
+
+  private judgeOnce(choice: ReleaseChoice | undefined): { index?: CatalogIndex; release?: ReleaseContext; shown?: FileRelease } {
     const { bundled, catalog } = this.opts;
     const real: CatalogInUse | undefined = catalog ? { label: catalog.index.meta.label, ...(catalog.version ? { version: catalog.version } : {}) } : undefined;
     if (catalog) {
