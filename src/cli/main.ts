@@ -5,6 +5,7 @@
 import { errorDetail } from '../core/errors';
 import { HostError } from '../core/hosts/types';
 import { EXIT, UsageError, wantsHelp, type CliIo, type Command } from './command';
+import { checkCommand } from './commands/check';
 import { detectCommand } from './commands/detect';
 import { envCommand } from './commands/env';
 import { flagsCommand } from './commands/flags';
@@ -13,7 +14,16 @@ import { searchCommand } from './commands/search';
 import { superviseCommand } from './commands/supervise';
 import { sweepCommand } from './commands/sweep';
 
-export const COMMANDS: readonly Command[] = [probeCommand, detectCommand, flagsCommand, searchCommand, envCommand, superviseCommand, sweepCommand];
+export const COMMANDS: readonly Command[] = [
+  probeCommand,
+  detectCommand,
+  flagsCommand,
+  searchCommand,
+  envCommand,
+  superviseCommand,
+  sweepCommand,
+  checkCommand,
+];
 
 function mainUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -5,7 +5,7 @@
  */
 import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
-import { choiceHistoryText, flagHistoryText, type BundledCatalog } from '../core/flags/bundled/query';
+import { choiceHistoryText, flagHistoryText } from '../core/flags/bundled/query';
 import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
 import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
@@ -13,6 +13,7 @@ import { competingFixAdvice, matchRules, type KnownBadRule, type RuleFix, type R
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode, type DiagnosticFixData } from '../shared/lspProtocol';
 import { closestChoices, type CatalogIndex } from './catalogIndex';
 import { showControls } from '../core/text/foreign';
+import type { ReleaseContext } from '../core/release/context';
 
 export interface Fix {
   title: string;
@@ -37,19 +38,7 @@ export interface RuleEnv {
   release?: ReleaseContext;
 }
 
-/** Which SGLang release a document runs, and what the bundled catalog knows of other releases. */
-export interface ReleaseContext {
-  /** The release judged against ("0.5.6"). */
-  version: string;
-  /** Where that came from, in words ("image tag lmsysorg/sglang:v0.5.6-cu129 in compose.yaml line 4"). */
-  detail: string;
-  /** Every release's facts, for "added in", "renamed in" and "needs ≥" notes. */
-  bundled?: BundledCatalog;
-  /** `version`'s index in bundled.releases (the nearest older one when it is not bundled). */
-  releaseIndex?: number;
-  /** A sentence when the catalog in use and the release the file pins differ. */
-  mismatch?: string;
-}
+export type { ReleaseContext } from '../core/release/context';
 
 export interface ResolvedFlag {
   arg: LaunchArg;

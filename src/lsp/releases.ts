@@ -7,9 +7,8 @@
  */
 import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
+import { chooseBundledRelease, releaseContext } from '../core/release/context';
 import {
-  chooseRelease,
-  describeConflict,
   detectWorkspaceReleases,
   fromHostPackages,
   fromImageTags,
@@ -66,31 +65,14 @@ export class ReleaseFinder {
       ...(path ? this.nearbyOf(dirname(path)) : []),
       setting?.trim() ? fromSetting(setting.trim(), 'the setting inferenceDoctor.flags.sglangVersion') : undefined,
     ];
-    const known = bundled.releases.map((r) => r.version).filter((v) => v !== 'main');
-    return chooseRelease(candidates, known, bundled.newest().release.version);
+    return chooseBundledRelease(bundled, candidates);
   }
 
   /** The analysis context of a choice: the release judged against, the history, and a mismatch sentence. */
   context(choice: ReleaseChoice | undefined): ReleaseContext | undefined {
     const bundled = this.store.bundled;
     if (!bundled || !choice) return undefined;
-    const real = this.store.activeLoaded()?.index.meta;
-    const version = real ? real.version : (choice.chosen.release ?? choice.chosen.version);
-    const match = version ? bundled.match(version) : undefined;
-    const detail = real ? `the catalog in use: ${real.label}` : releaseDetail(choice);
-    const ctx: ReleaseContext = {
-      version: version ?? 'unknown',
-      detail,
-      bundled,
-      ...(match ? { releaseIndex: match.index } : {}),
-    };
-    const pinned = choice.chosen.source !== 'default' && choice.chosen.source !== 'setting' ? (choice.chosen.release ?? choice.chosen.version) : undefined;
-    if (real && pinned && real.version !== pinned) {
-      ctx.mismatch = `This file runs SGLang ${pinned} (${choice.chosen.detail}), but its flags are checked against ${real.version ? `SGLang ${real.version}` : 'a catalog of unknown release'} (${real.label}).`;
-    } else if (!real && choice.conflicts.length) {
-      ctx.mismatch = describeConflict(choice.chosen, choice.conflicts[0]);
-    }
-    return ctx;
+    return releaseContext(bundled, choice, this.store.activeLoaded()?.index.meta);
   }
 
   private nearbyOf(dir: string): ReleaseCandidate[] {
@@ -140,10 +122,4 @@ function safe<T>(f: () => T[]): T[] {
   }
 }
 
-/** "SGLang 0.5.6 (image tag … line 4)", or the newest release when nothing said. */
-export function releaseDetail(choice: ReleaseChoice): string {
-  const c = choice.chosen;
-  if (c.source === 'default') return `no release found for this file: the newest bundled release`;
-  const approx = c.approximate && c.release && c.release !== c.version ? `; the nearest bundled release is ${c.release}` : '';
-  return `${c.detail}${approx}`;
-}
+export { releaseDetail } from '../core/release/context';
