@@ -16,11 +16,19 @@ export const ruleSchema = schemaData as Schema;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Case-insensitive glob (`*`, `?`) to a RegExp; no other metacharacters, so user globs cannot blow up. */
+const globCache = new Map<string, RegExp>();
+
+/** Case-insensitive glob (`*`, `?`) to a RegExp; no other metacharacters, so user globs cannot blow up. Compiled once per glob. */
 export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (const ch of glob) re += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${re.replace(/(\.\*)+/g, '.*')}$`, 'is');
+  let hit = globCache.get(glob);
+  if (!hit) {
+    let re = '';
+    for (const ch of glob) re += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    hit = new RegExp(`^${re.replace(/(\.\*)+/g, '.*')}$`, 'is');
+    if (globCache.size > 4096) globCache.clear();
+    globCache.set(glob, hit);
+  }
+  return hit;
 }
 
 /** Checks beyond the schema: ranges parse, CC ranges are ordered. */
