@@ -117,7 +117,7 @@ function findEntry(ws: Word[]): Entry | null {
 }
 
 /** True when the simple command only names a launch (see NOT_LAUNCHING). */
-function notLaunching(cmd: Word[]): boolean {
+export function notLaunching(cmd: Word[]): boolean {
   let i = 0;
   while (i < cmd.length && !cmd[i].op && ASSIGN.test(cmd[i].value)) i++;
   for (let hops = 0; i < cmd.length && hops < 4; hops++) {

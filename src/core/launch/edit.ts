@@ -144,7 +144,11 @@ export function appendEdit(cmd: LaunchCommand, flag: string, value: string | und
     return { range: { start: end, end }, newText: ` ${flag}${value === undefined ? '' : ` ${shellWord(value)}`}` };
   }
   const sep = argvSeparator(cmd, text, offsetOf, at);
-  const q = quoteOf(cmd.args[at] ?? cmd.executable);
+  // the quote style of the nearest quoted item (a Python expression such as str(tp) has none)
+  let q = '';
+  for (let i = at; i >= 0 && !q; i--) if (!cmd.args[i].dynamic) q = quoteOf(cmd.args[i]) || (i === at ? '' : q);
+  if (!q && (at < 0 || cmd.args[at].dynamic)) q = quoteOf(cmd.executable);
+  if (!q && at >= 0 && !cmd.args[at].dynamic) q = quoteOf(cmd.args[at]);
   const item = (s: string): string => `${q}${s}${q}`;
   return { range: { start: end, end }, newText: `${sep}${item(flag)}${value === undefined ? '' : `${sep}${item(value)}`}` };
 }

@@ -37,7 +37,8 @@ export function parseExecForm(s: string, open: number, to: number): { items: Wor
       continue;
     }
     if (c === '\\' && (s[j + 1] === '\n' || s[j + 1] === '\r')) {
-      j += 2;
+      j += s[j + 1] === '\r' && s[j + 2] === '\n' ? 3 : 2;
+      lineStart = true;
       continue;
     }
     // a comment line inside the continuation (Docker drops it), or a comment after an item

@@ -4,7 +4,7 @@
  * (`os.system("python -m sglang.launch_server …")`, implicit concatenation, f-strings). Elements
  * that are not string literals become dynamic tokens holding their source text. Linear time.
  */
-import { type Ctx, analyzeWords, tokenizeNested } from './analyze';
+import { type Ctx, analyzeWords, notLaunching, tokenizeNested } from './analyze';
 import { type Run, type Word, WordBuilder, lineEnd } from './source';
 import type { LanguageHint } from './types';
 
@@ -201,6 +201,11 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     const isArgv = words.length >= 2 && words.some((w) => w.value === MODULE || w.value === 'serve' || w.value === `-m${MODULE}`);
     if (built.size < 1000 && grows(f, words, isArgv)) return;
     if (isArgv && analyzeWords(ctx, words, { host: hint, form: 'argv' }) > 0) {
+      for (const e of f.elements) for (const w of e.strings) consumed.add(w);
+      return;
+    }
+    // `["pkill", "-f", "python -m sglang.launch_server"]`: a pattern to match, not a launch
+    if (words.length && notLaunching(words)) {
       for (const e of f.elements) for (const w of e.strings) consumed.add(w);
       return;
     }

@@ -115,7 +115,8 @@ function effectivePairs(r: Reader, map: YAMLMap, depth = 0): Map<string, Pair> {
   const merged: Map<string, Pair>[] = [];
   for (const p of map.items) {
     const k = keyName(r, p.key);
-    if (k === '<<' || (r.y.isScalar(p.key) && (p.key as Scalar).value === '<<')) {
+    // with `merge: true` the library gives a merge key the value Symbol(<<); its source is `<<`
+    if (k === '<<' || (r.y.isScalar(p.key) && (p.key as Scalar & { source?: string }).source === '<<')) {
       if (depth > 4) continue;
       const v = resolve(r, p.value);
       const sources = r.y.isSeq(v) ? v.items.map((i) => resolve(r, i)) : [v];
@@ -266,6 +267,7 @@ type ScalarToken = CST.FlowScalar | CST.BlockScalar;
 function scalarWord(r: Reader, n: Scalar): Word | null {
   const s = r.ctx.text;
   const tok = n.srcToken as ScalarToken | undefined;
+  if (n.value === null && (!tok || !('source' in tok) || tok.source === '')) return null; // `key:` with no value
   if (!tok || !('source' in tok) || typeof tok.offset !== 'number') return fallbackWord(r, n);
   const a = r.base + tok.offset;
   let w: Word | null;
@@ -399,7 +401,8 @@ function blockWord(s: string, base: number, tok: CST.BlockScalar): Word | null {
     prevMore = more;
     empties = [];
   }
-  if (started && chomp !== 'strip' && prev && prev.nl >= 0) w.decoded('\n', prev.nl, prev.nl + 1);
+  // clip and keep end in a line break, also at the end of the text where the source has none
+  if (started && chomp !== 'strip' && prev) w.decoded('\n', prev.nl >= 0 ? prev.nl : prev.end, prev.nl >= 0 ? prev.nl + 1 : prev.end);
   if (chomp === 'keep') for (const e of empties) if (e.nl >= 0) w.decoded('\n', e.nl, e.nl + 1);
   return w.finish(prev ? prev.end : end);
 }
