@@ -355,7 +355,10 @@ describe('launch finder: YAML through the yaml library', () => {
 
   it('a Helm template that does not parse still yields its command, template values dynamic, at their true positions', () => {
     const text = fixture('helm-deployment.yaml');
-    assert.ok(parseAllDocuments(text).some((d) => d.errors.length > 0), 'the template is not valid YAML as it stands');
+    assert.ok(
+      parseAllDocuments(text).some((d) => d.errors.length > 0),
+      'the template is not valid YAML as it stands',
+    );
     const cmds = find(text, 'yaml');
     assert.equal(cmds.length, 1);
     const [c] = cmds;

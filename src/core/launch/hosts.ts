@@ -83,9 +83,7 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
         env = [];
       } else if (instr === 'RUN' || instr === 'CMD' || instr === 'ENTRYPOINT') {
         const exec = s[v] === '[';
-        const words = exec
-          ? parseExecForm(s, v, le).items
-          : tokenizeShell({ s, from: v, to: le }, { dropCommentLines: true });
+        const words = exec ? parseExecForm(s, v, le).items : tokenizeShell({ s, from: v, to: le }, { dropCommentLines: true });
         if (instr === 'RUN') analyzeWords(ctx, words, { host: hint, form: exec ? 'argv' : 'shell', env: [...env] });
         else if (instr === 'CMD') cmd = { words, exec };
         else entrypoint = { words, exec };

@@ -362,7 +362,7 @@ function blockWord(s: string, base: number, tok: CST.BlockScalar): Word | null {
     nl: number;
   }
   const lines: L[] = [];
-  for (let i = a; i < end; ) {
+  for (let i = a; i < end;) {
     let le = s.indexOf('\n', i);
     if (le < 0 || le >= end) le = -1;
     const stop = le < 0 ? end : le;
