@@ -21,17 +21,15 @@ const node = { platform: 'node', format: 'cjs', target: 'node20', external: ['vs
  */
 const vendor = { 'vscode-languageclient/node': 'languageclient', ssh2: 'ssh2', 'web-tree-sitter': 'web-tree-sitter', yaml: 'yaml' };
 const requireFromRoot = createRequire(join(root, 'package.json'));
-const lazyVendor = {
+/** A plugin that makes the named vendor packages (default: all) run-time requires of dist/vendor/NAME.js. */
+const lazyVendorOf = (packages = Object.keys(vendor)) => ({
   name: 'lazy-vendor',
   setup(build) {
-    const filter = new RegExp(
-      `^(${Object.keys(vendor)
-        .map((k) => k.replace(/[/.-]/g, '\\$&'))
-        .join('|')})$`,
-    );
+    const filter = new RegExp(`^(${packages.map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
     build.onResolve({ filter }, (args) => ({ path: `./vendor/${vendor[args.path]}.js`, external: true }));
   },
-};
+});
+const lazyVendor = lazyVendorOf();
 
 /** name -> esbuild options. Each bundle stands alone so heavy parts load only when used. */
 const bundles = {
@@ -44,7 +42,8 @@ const bundles = {
     outdir: 'dist/vendor',
   },
   cli: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  server: { ...node, entryPoints: ['src/lsp/main.ts'], outfile: 'dist/server.js' },
+  // the launch finder's YAML reader require()s yaml on first use: the server shares the vendor file
+  server: { ...node, entryPoints: ['src/lsp/main.ts'], outfile: 'dist/server.js', plugins: [lazyVendorOf(['yaml'])] },
   sim: { ...node, entryPoints: ['src/sim/main.ts'], outfile: 'dist/sim.js', banner: { js: '#!/usr/bin/env node' } },
   webview: {
     platform: 'browser',
@@ -72,6 +71,8 @@ function copyAssets() {
   cpSync(join(root, 'data/sglang-catalog.json'), join(root, 'dist/data/sglang-catalog.json'));
 }
 
+// bundles that require() vendor files at run time are built with them
+if (only && (only.has('extension') || only.has('server'))) only.add('vendor');
 const selected = Object.entries(bundles).filter(([name]) => !only || only.has(name));
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
 if (watch) {

@@ -23,6 +23,34 @@ export interface Site {
   env?: EnvAssignment[];
 }
 
+/**
+ * Commands that name a launch without running it: they match, signal, print or look up processes
+ * and text (`pkill -f 'sglang serve'`, `pgrep -f sglang.launch_server`, `ps aux | grep …`,
+ * `kill $(pgrep …)`). Neither they nor the strings they are given are launches.
+ */
+const NOT_LAUNCHING = new Set([
+  'echo',
+  'printf',
+  'pkill',
+  'pgrep',
+  'killall',
+  'kill',
+  'pidof',
+  'ps',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'which',
+  'type',
+  'whereis',
+  'man',
+]);
+/** Words that run the next word as the command (`sudo pkill …`, `exec kill …`). */
+const WRAPPERS = new Set(['sudo', 'exec', 'command', 'builtin', 'nohup', 'time', 'doas']);
+
 const PYTHON = /^python(?:\d+(?:\.\d+)*)?[mw]?(?:\.exe)?$/;
 const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const MODULE = 'sglang.launch_server';
@@ -88,6 +116,21 @@ function findEntry(ws: Word[]): Entry | null {
   return null;
 }
 
+/** True when the simple command only names a launch (see NOT_LAUNCHING). */
+export function notLaunching(cmd: Word[]): boolean {
+  let i = 0;
+  while (i < cmd.length && !cmd[i].op && ASSIGN.test(cmd[i].value)) i++;
+  for (let hops = 0; i < cmd.length && hops < 4; hops++) {
+    const b = basename(cmd[i].value);
+    if (NOT_LAUNCHING.has(b)) return true;
+    if (!WRAPPERS.has(b)) return false;
+    i++;
+    // options of the wrapper (`sudo -u svc`, `command -v`): a `-x` word and, for sudo, its argument
+    while (i < cmd.length && cmd[i].value.startsWith('-')) i += b === 'sudo' && /^-[ugCDhpRrT]$/.test(cmd[i].value) ? 2 : 1;
+  }
+  return false;
+}
+
 function isFlag(v: string): boolean {
   if (v.length < 2 || v[0] !== '-') return false;
   if (v === '--') return false;
@@ -117,6 +160,7 @@ function simpleCommands(ws: Word[]): Word[][] {
 export function analyzeWords(ctx: Ctx, ws: Word[], site: Site, depth = 0): number {
   let found = 0;
   const exported: EnvAssignment[] = [];
+  if (site.form === 'shell') ws = expandArrays(ws);
   for (const cmd of simpleCommands(ws)) {
     if (ctx.out.length >= ctx.max) break;
     const first = cmd[0]?.value;
@@ -124,15 +168,55 @@ export function analyzeWords(ctx: Ctx, ws: Word[], site: Site, depth = 0): numbe
       for (const w of cmd.slice(1)) if (!w.op && ASSIGN.test(w.value)) exported.push(envOf(ctx, w, 'export'));
       continue;
     }
+    if (notLaunching(cmd)) continue;
     const entry = findEntry(cmd);
     if (!entry) {
-      if (depth < 3 && first !== 'echo' && first !== 'printf') found += nested(ctx, cmd, site, depth);
+      if (depth < 3) found += nested(ctx, cmd, site, depth);
       continue;
     }
     ctx.out.push(build(ctx, cmd, entry, site, exported));
     found++;
   }
   return found;
+}
+
+const ARRAY_ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=$/;
+const ARRAY_USE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}$/;
+const MAX_ARRAY_WORDS = 10_000;
+
+/**
+ * Bash arrays of arguments: `args=(` … `)` and `args+=(` … `)` (also after `local`/`declare -a`)
+ * are taken out of the word stream, and a later `"${args[@]}"` (or `${args[*]}`) word is replaced
+ * by the array's words, which keep their own ranges on the array's lines (so hover and edits work
+ * there). An array assigned again starts over.
+ */
+function expandArrays(ws: Word[]): Word[] {
+  let arrays: Map<string, Word[]> | undefined;
+  const out: Word[] = [];
+  for (let i = 0; i < ws.length; i++) {
+    const w = ws[i];
+    const open = ws[i + 1];
+    const m = !w.op && !w.quoted ? ARRAY_ASSIGN.exec(w.value) : null;
+    if (m && open?.op === '(' && open.start === w.end) {
+      // the words up to the matching `)`; line breaks inside the parentheses are blanks
+      const items: Word[] = [];
+      let j = i + 2;
+      for (; j < ws.length && ws[j].op !== ')'; j++) if (!ws[j].op && items.length < MAX_ARRAY_WORDS) items.push(ws[j]);
+      arrays ??= new Map();
+      const name = m[1];
+      arrays.set(name, m[2] ? [...(arrays.get(name) ?? []), ...items] : items);
+      i = j; // past `)`
+      continue;
+    }
+    const use = arrays && !w.op ? ARRAY_USE.exec(w.value) : null;
+    const items = use ? arrays!.get(use[1]) : undefined;
+    if (items) {
+      for (const it of items) out.push({ ...it, expandedFrom: w });
+      continue;
+    }
+    out.push(w);
+  }
+  return out;
 }
 
 /** Re-scans a word holding a command line; words of a dynamic (f-string, `$…`) parent stay dynamic. */
@@ -184,7 +268,9 @@ function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAss
       continue;
     }
     const tok = tokenOf(ctx, w);
-    end = Math.max(end, w.end);
+    // the command spans every word it reads: array items and list items written before the entry too
+    end = Math.max(end, w.end, w.expandedFrom?.end ?? 0);
+    rangeStart = Math.min(rangeStart, w.start);
     if (isFlag(w.value) && !/^-\d/.test(w.value)) {
       const eq = w.value.startsWith('--') ? w.value.indexOf('=') : -1;
       const name = eq > 0 ? w.value.slice(0, eq) : w.value;

@@ -107,27 +107,48 @@ export function formatValue(value: string, like: LaunchToken | undefined, form: 
   return form === 'shell' ? shellWord(value) : value;
 }
 
-function lastArgEnd(cmd: LaunchCommand): Position {
-  return cmd.args.length ? cmd.args[cmd.args.length - 1].range.end : cmd.entryRange.end;
+const before = (a: Position, b: Position): boolean => a.line < b.line || (a.line === b.line && a.character < b.character);
+
+/**
+ * Index of the argument after which a new one is added: the last one, except that in an argv built
+ * by calls (Python `cmd.append("--x")`) an argument closing a call takes no list items after it, so
+ * the last one inside a list is used.
+ */
+function insertionArg(cmd: LaunchCommand, text: string, offsetOf: (p: Position) => number): number {
+  const last = cmd.args.length - 1;
+  if (cmd.form !== 'argv') return last;
+  for (let i = last; i >= 0; i--) {
+    const after = text.slice(offsetOf(cmd.args[i].range.end), offsetOf(cmd.args[i].range.end) + 200).trimStart();
+    if (!after.startsWith(')')) return i;
+  }
+  return last;
 }
 
-/** Separator between list items of an argv-form command (`, ` or a YAML `\n  - `), as the file writes it. */
-function argvSeparator(cmd: LaunchCommand, text: string, offsetOf: (p: Position) => number): string {
-  for (let i = cmd.args.length - 1; i > 0; i--) {
+/** A separator that only separates: blanks, a comma, a YAML block sequence's `- `. */
+const CLEAN_SEPARATOR = /^[ \t\r\n,]*(?:-[ \t]+)?$/;
+
+/** Separator between list items of an argv-form command (`, ` or a YAML `\n  - `), as the file writes it near `at`. */
+function argvSeparator(cmd: LaunchCommand, text: string, offsetOf: (p: Position) => number, at = cmd.args.length - 1): string {
+  for (let i = Math.min(at, cmd.args.length - 1); i > 0; i--) {
     const between = text.slice(offsetOf(cmd.args[i - 1].range.end), offsetOf(cmd.args[i].range.start));
-    if (!between.includes('#') && between.length < 200) return between;
+    if (between.length < 200 && CLEAN_SEPARATOR.test(between) && between.length > 0) return between;
   }
   return ', ';
 }
 
 /** `--flag [value]` appended at the end of the command. */
 export function appendEdit(cmd: LaunchCommand, flag: string, value: string | undefined, text: string, offsetOf: (p: Position) => number): TextEdit {
-  const end = lastArgEnd(cmd);
+  const at = insertionArg(cmd, text, offsetOf);
+  const end = at >= 0 ? cmd.args[at].range.end : cmd.entryRange.end;
   if (cmd.form === 'shell') {
     return { range: { start: end, end }, newText: ` ${flag}${value === undefined ? '' : ` ${shellWord(value)}`}` };
   }
-  const sep = argvSeparator(cmd, text, offsetOf);
-  const q = quoteOf(cmd.args[cmd.args.length - 1] ?? cmd.executable);
+  const sep = argvSeparator(cmd, text, offsetOf, at);
+  // the quote style of the nearest quoted item (a Python expression such as str(tp) has none)
+  let q = '';
+  for (let i = at; i >= 0 && !q; i--) if (!cmd.args[i].dynamic) q = quoteOf(cmd.args[i]) || (i === at ? '' : q);
+  if (!q && (at < 0 || cmd.args[at].dynamic)) q = quoteOf(cmd.executable);
+  if (!q && at >= 0 && !cmd.args[at].dynamic) q = quoteOf(cmd.args[at]);
   const item = (s: string): string => `${q}${s}${q}`;
   return { range: { start: end, end }, newText: `${sep}${item(flag)}${value === undefined ? '' : `${sep}${item(value)}`}` };
 }
@@ -135,8 +156,12 @@ export function appendEdit(cmd: LaunchCommand, flag: string, value: string | und
 /** Removes the flag at `index` and its values, with the separator before it. */
 export function removeEdit(cmd: LaunchCommand, index: number): TextEdit {
   // args hold values as their own entries, so the previous entry ends where the kept text ends.
-  const start = index > 0 ? cmd.args[index - 1].range.end : cmd.entryRange.end;
-  return { range: { start, end: flagSpan(cmd.args[index]).end }, newText: '' };
+  const arg = cmd.args[index];
+  let start = index > 0 ? cmd.args[index - 1].range.end : cmd.entryRange.end;
+  // an argument written before the one in front of it (the first item of a bash array defined above
+  // the command): only its own text goes
+  if (!before(start, arg.range.start) && !(start.line === arg.range.start.line && start.character === arg.range.start.character)) start = arg.range.start;
+  return { range: { start, end: flagSpan(arg).end }, newText: '' };
 }
 
 /** The flag's (first) value replaced, or a value added after a flag written without one. */
@@ -146,6 +171,6 @@ function valueEdit(cmd: LaunchCommand, arg: LaunchArg, value: string, text: stri
   const end = arg.range.end;
   return {
     range: { start: end, end },
-    newText: cmd.form === 'shell' ? ` ${shellWord(value)}` : `${argvSeparator(cmd, text, offsetOf)}${formatValue(value, arg, cmd.form)}`,
+    newText: cmd.form === 'shell' ? ` ${shellWord(value)}` : `${argvSeparator(cmd, text, offsetOf, cmd.args.indexOf(arg))}${formatValue(value, arg, cmd.form)}`,
   };
 }

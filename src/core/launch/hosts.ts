@@ -2,7 +2,7 @@
 import { type Ctx, analyzeWords, envOf, tokenOf } from './analyze';
 import { type Word, lineEnd } from './source';
 import { logicalLineEnd, tokenizeShell } from './shell';
-import { parseFlowSequence } from './yaml';
+import { parseExecForm } from './execForm';
 import type { EnvAssignment, LanguageHint } from './types';
 
 export type Finder = (ctx: Ctx, hint: LanguageHint, from: number, to: number, depth: number) => void;
@@ -70,7 +70,8 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
   };
   let i = from;
   while (i < to) {
-    const le = logicalLineEnd(s, i, to, false);
+    // Docker drops comment (and empty) lines inside a `\` continuation: they do not end the instruction
+    const le = logicalLineEnd(s, i, to, true);
     const head = s.slice(i, Math.min(le, i + 40));
     const m = /^[ \t]*([A-Za-z]+)([ \t]+|$)/.exec(head);
     if (m) {
@@ -82,9 +83,7 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
         env = [];
       } else if (instr === 'RUN' || instr === 'CMD' || instr === 'ENTRYPOINT') {
         const exec = s[v] === '[';
-        const words = exec
-          ? parseFlowSequence(s, v, to, { backslashContinuation: true }).items
-          : tokenizeShell({ s, from: v, to: le }, { dropCommentLines: true });
+        const words = exec ? parseExecForm(s, v, le).items : tokenizeShell({ s, from: v, to: le }, { dropCommentLines: true });
         if (instr === 'RUN') analyzeWords(ctx, words, { host: hint, form: exec ? 'argv' : 'shell', env: [...env] });
         else if (instr === 'CMD') cmd = { words, exec };
         else entrypoint = { words, exec };

@@ -44,12 +44,19 @@ export function findLaunchCommands(text: string, languageHint: LanguageHint, opt
   } catch {
     // fall through with what was found
   }
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   const out: LaunchCommand[] = [];
   for (const c of ctx.out) {
-    const key = `${c.entryRange.start.line}:${c.entryRange.start.character}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    // one command read twice (a nested script, an alias of a whole command) is kept once, with the
+    // most environment (an anchored template has none, the service using it has its own); an alias
+    // of the entry with arguments of its own (`command: *cmd` beside its own `args:`) is another one
+    const key = [c.entryRange.start, ...c.args.map((a) => a.range.start)].map((p) => `${p.line}:${p.character}`).join(',');
+    const at = seen.get(key);
+    if (at !== undefined) {
+      if (c.env.length > out[at].env.length) out[at] = c;
+      continue;
+    }
+    seen.set(key, out.length);
     out.push(c);
   }
   return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);

@@ -4,7 +4,7 @@
  * (`os.system("python -m sglang.launch_server …")`, implicit concatenation, f-strings). Elements
  * that are not string literals become dynamic tokens holding their source text. Linear time.
  */
-import { type Ctx, analyzeWords, tokenizeNested } from './analyze';
+import { type Ctx, analyzeWords, notLaunching, tokenizeNested } from './analyze';
 import { type Run, type Word, WordBuilder, lineEnd } from './source';
 import type { LanguageHint } from './types';
 
@@ -18,6 +18,8 @@ interface Element {
 
 interface Frame {
   open: string;
+  /** Offset of the opening bracket. */
+  at: number;
   elements: Element[];
   cur: Element;
 }
@@ -31,12 +33,26 @@ const isIdent = (c: number, digits: boolean): boolean =>
 
 const newElement = (at: number): Element => ({ start: at, end: at, strings: [], pure: true });
 
+// What comes right before a list's bracket, for argv built over several statements:
+// `cmd = [...]` (an annotation allowed), `cmd += [...]`, `cmd = cmd + [...]`, `cmd.extend([...])`,
+// and before a call's parenthesis `cmd.append(...)` / `cmd.extend(...)`.
+const ASSIGN_TO = /(?:^|[^\w.])([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*$/;
+const EXTEND_BY = /(?:^|[^\w.])([A-Za-z_]\w*)[ \t]*(?:\+=|=[ \t]*([A-Za-z_]\w*)[ \t]*\+|\.[ \t]*extend[ \t]*\()[ \t\n]*$/;
+const CALL_ON = /(?:^|[^\w.])([A-Za-z_]\w*)[ \t]*\.[ \t]*(append|extend)[ \t]*$/;
+
+/** An argv list assigned to a name and grown by later statements, read as one command at the end. */
+interface Built {
+  words: Word[];
+  strings: Word[];
+}
+
 export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: number): void {
   const s = ctx.text;
   const frames: Frame[] = [];
   let overflow = 0;
   const loose: Word[] = []; // string candidates outside argv lists
   const consumed = new Set<Word>();
+  const built = new Map<string, Built>();
   let tripleFail = { '"': Infinity, "'": Infinity };
   let i = from;
   const top = (): Frame | undefined => frames[frames.length - 1];
@@ -80,7 +96,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     if (c === '[' || c === '(' || c === '{') {
       touch(i, i + 1, false);
       if (frames.length >= MAX_DEPTH) overflow++;
-      else frames.push({ open: c, elements: [], cur: newElement(i + 1) });
+      else frames.push({ open: c, at: i, elements: [], cur: newElement(i + 1) });
       i++;
       continue;
     }
@@ -111,6 +127,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     i++;
   }
   while (frames.length) closeFrame(frames.pop()!);
+  for (const b of built.values()) finishBuilt(b);
   for (const w of loose) {
     if (consumed.has(w)) continue;
     if (!(w.value.includes(MODULE) || w.value.includes('sglang serve')) || !/\s/.test(w.value)) continue;
@@ -123,6 +140,46 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
       touch(start, end, true);
       if (f.cur.strings.length < 1000) f.cur.strings.push(w);
     } else if (loose.length < 10_000 && w.value.includes('sglang')) loose.push(w);
+  }
+
+  function finishBuilt(b: Built): void {
+    if (analyzeWords(ctx, b.words, { host: hint, form: 'argv' }) > 0) for (const w of b.strings) consumed.add(w);
+  }
+
+  /** Handles a list that assigns or grows a named argv (see ASSIGN_TO); true when it was one. */
+  function grows(f: Frame, words: Word[], isArgv: boolean): boolean {
+    const before = s.slice(Math.max(from, f.at - 200), f.at);
+    const strings = f.elements.flatMap((e) => e.strings);
+    if (f.open === '(') {
+      const m = CALL_ON.exec(before);
+      if (!m) return false;
+      const b = built.get(m[1]);
+      if (!b) return false;
+      // `cmd.append("--tp")` adds its one argument; `cmd.extend([...])`'s list was added by the inner frame
+      if (m[2] === 'append' && words.length === 1) {
+        b.words.push(words[0]);
+        b.strings.push(...strings);
+      }
+      return true;
+    }
+    const ext = EXTEND_BY.exec(before);
+    if (ext && (ext[2] === undefined || ext[2] === ext[1])) {
+      const b = built.get(ext[1]);
+      if (!b) return false;
+      b.words.push(...words);
+      b.strings.push(...strings);
+      return true;
+    }
+    const asg = ASSIGN_TO.exec(before);
+    if (!asg) return false;
+    const old = built.get(asg[1]);
+    if (old) {
+      built.delete(asg[1]);
+      finishBuilt(old);
+    }
+    if (!isArgv) return false;
+    built.set(asg[1], { words, strings });
+    return true;
   }
 
   function closeFrame(f: Frame): void {
@@ -142,7 +199,13 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
       }
     }
     const isArgv = words.length >= 2 && words.some((w) => w.value === MODULE || w.value === 'serve' || w.value === `-m${MODULE}`);
+    if (built.size < 1000 && grows(f, words, isArgv)) return;
     if (isArgv && analyzeWords(ctx, words, { host: hint, form: 'argv' }) > 0) {
+      for (const e of f.elements) for (const w of e.strings) consumed.add(w);
+      return;
+    }
+    // `["pkill", "-f", "python -m sglang.launch_server"]`: a pattern to match, not a launch
+    if (words.length && notLaunching(words)) {
       for (const e of f.elements) for (const w of e.strings) consumed.add(w);
       return;
     }

@@ -23,6 +23,8 @@ export interface Word {
   needsTarget?: boolean;
   dynamic?: boolean;
   quoted?: boolean;
+  /** For an item of a bash array: the `"${name[@]}"` word it stands in for. */
+  expandedFrom?: Word;
 }
 
 /**

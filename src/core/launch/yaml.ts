@@ -1,484 +1,447 @@
 /**
- * Just enough YAML to read commands out of docker-compose files, Kubernetes manifests and CI
- * configs: `command:` / `args:` / `entrypoint:` (block lists, flow lists, plain, quoted, folded and
- * literal scalars), `environment:` / `env:`, and `run:` / `script:` shell snippets. Not a YAML
- * parser: anchors, tags, multi-documents and complex keys are ignored. Linear time.
+ * Launch commands in YAML: docker compose files, Kubernetes manifests (multi-document `---`
+ * streams), Helm values and templates, CI files. The structure comes from the `yaml` library
+ * (documents, maps, sequences, anchors and aliases, merge keys, every scalar style); the words come
+ * from its CST: each scalar's exact source span and style, decoded here with a WordBuilder so every
+ * decoded character maps back to its source offset (a flag inside a double-quoted escape, a folded
+ * `>` block or a literal `|` script has its range in the file). Read: `command:` / `args:` /
+ * `entrypoint:` (a list is an argv, a string is split like compose does, line breaks included),
+ * `environment:` / `env:` (lists, maps, Kubernetes `- name: / value:`), `run:` / `script:` shell
+ * snippets, and any other string value that holds a whole launch command (a ConfigMap script).
+ *
+ * The library is loaded on first use (a `require` kept inside a function): in the extension bundle
+ * it stays the lazily loaded vendor file dist/vendor/yaml.js (scripts/build.mjs), and the language
+ * server only evaluates it when a YAML document first arrives.
  */
+import type * as YAML from 'yaml';
+import type { CST, Document, Node as YNode, Pair, Scalar, YAMLMap } from 'yaml';
 import { type Ctx, analyzeWords, envOf } from './analyze';
-import { type Word, WordBuilder, lineEnd, srcOfWord } from './source';
+import { doubleQuoted, singleQuoted } from './quoted';
+import { type Word, WordBuilder, srcOfWord } from './source';
 import { tokenizeShell } from './shell';
 import type { EnvAssignment, LanguageHint } from './types';
 
-interface Line {
-  start: number;
-  /** End of content (before `\r`?`\n`). */
-  end: number;
-  /** Offset of the first non-blank character (== end when blank). */
-  first: number;
+let lib: typeof YAML | undefined;
+function yamlLib(): typeof YAML {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (lib ??= require('yaml') as typeof YAML);
 }
 
-function lines(s: string, from: number, to: number): Line[] {
-  const out: Line[] = [];
-  let i = from;
-  while (i <= to) {
-    const le = lineEnd(s, i, to);
-    let end = le;
-    if (end > i && s.charCodeAt(end - 1) === 13) end--;
-    let first = i;
-    while (first < end && (s[first] === ' ' || s[first] === '\t')) first++;
-    out.push({ start: i, end, first });
-    if (le >= to) break;
-    i = le + 1;
+const ARGV_KEYS = ['entrypoint', 'command', 'args'] as const;
+const ENV_KEYS = new Set(['environment', 'env']);
+const SHELL_KEYS = new Set(['run', 'script', 'before_script', 'after_script']);
+const KEYS = new Set<string>([...ARGV_KEYS, ...ENV_KEYS, ...SHELL_KEYS]);
+const MODULE = 'sglang.launch_server';
+const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const TEMPLATE = /\{\{|\{%/;
+
+const PARSE_OPTIONS = { keepSourceTokens: true, uniqueKeys: false, prettyErrors: false, strict: false, merge: true } as const;
+
+interface Reader {
+  ctx: Ctx;
+  y: typeof YAML;
+  doc: Document;
+  /** Offset of the parsed text in ctx.text (a Markdown fence's content starts mid-document). */
+  base: number;
+  hint: LanguageHint;
+  /** True when the parsed text had its template spans blanked (values then come from ctx.text only). */
+  blanked: boolean;
+  /** Scalars already read as part of a command, an env list or a script. */
+  consumed: Set<YNode>;
+}
+
+export function findInYaml(ctx: Ctx, hint: LanguageHint, from: number, to: number): void {
+  const y = yamlLib();
+  const text = ctx.text.slice(from, to);
+  let docs = y.parseAllDocuments(text, PARSE_OPTIONS);
+  let blanked = false;
+  // Templated YAML (Helm `{{- if }}` lines, Jinja `{% %}`) often does not parse. Blanking the
+  // template spans with characters of the same length keeps every offset, so the structure comes
+  // from the blanked text and every word is still decoded from the original one; a template inside
+  // a value reads as that value (dynamic). A document that still has errors is read as far as the
+  // library recovered it (its nodes keep their true offsets).
+  if (TEMPLATE.test(text) && docs.some((d) => d.errors.length > 0)) {
+    docs = y.parseAllDocuments(blankTemplates(text), PARSE_OPTIONS);
+    blanked = true;
   }
+  for (const doc of docs) {
+    if (ctx.out.length >= ctx.max) break;
+    const r: Reader = { ctx, y, doc, base: from, hint, blanked, consumed: new Set() };
+    walk(r, doc.contents);
+  }
+}
+
+/** Visits every map (commands, env, scripts) and every loose string, in document order. */
+function walk(r: Reader, root: unknown): void {
+  const { y } = r;
+  const stack: unknown[] = [root];
+  let visited = 0;
+  while (stack.length && visited++ < 1_000_000 && r.ctx.out.length < r.ctx.max) {
+    const n = stack.pop();
+    if (y.isMap(n)) {
+      readMap(r, n);
+      for (let i = n.items.length - 1; i >= 0; i--) stack.push(n.items[i].value);
+    } else if (y.isSeq(n)) {
+      for (let i = n.items.length - 1; i >= 0; i--) stack.push(n.items[i]);
+    } else if (y.isScalar(n) && !r.consumed.has(n)) {
+      looseScalar(r, n);
+    }
+  }
+}
+
+/** A string that is not under a command key but holds a whole launch command (a script in a ConfigMap). */
+function looseScalar(r: Reader, n: Scalar): void {
+  const raw = n.srcToken ? ('source' in n.srcToken ? n.srcToken.source : '') : '';
+  if (!raw.includes('sglang')) return;
+  const w = scalarWord(r, n);
+  if (!w || !(w.value.includes(MODULE) || w.value.includes('sglang serve')) || !/\s/.test(w.value)) return;
+  analyzeWords(r.ctx, shellWords(w), { host: r.hint, form: 'shell' });
+}
+
+function keyName(r: Reader, key: unknown): string | undefined {
+  return r.y.isScalar(key) && (typeof key.value === 'string' || typeof key.value === 'number') ? String(key.value) : undefined;
+}
+
+/** Follows an alias to its anchored node (the anchored source gives the ranges). */
+function resolve(r: Reader, n: unknown): unknown {
+  for (let k = 0; k < 8 && r.y.isAlias(n); k++) n = n.resolve(r.doc);
+  return r.y.isAlias(n) ? undefined : n;
+}
+
+/** The map's pairs by key: its own (the last of a repeated key wins), then those merged in by `<<`. */
+function effectivePairs(r: Reader, map: YAMLMap, depth = 0): Map<string, Pair> {
+  const out = new Map<string, Pair>();
+  const merged: Map<string, Pair>[] = [];
+  for (const p of map.items) {
+    const k = keyName(r, p.key);
+    // with `merge: true` the library gives a merge key the value Symbol(<<); its source is `<<`
+    if (k === '<<' || (r.y.isScalar(p.key) && (p.key as Scalar & { source?: string }).source === '<<')) {
+      if (depth > 4) continue;
+      const v = resolve(r, p.value);
+      const sources = r.y.isSeq(v) ? v.items.map((i) => resolve(r, i)) : [v];
+      for (const src of sources) if (r.y.isMap(src)) merged.push(effectivePairs(r, src, depth + 1));
+      continue;
+    }
+    if (k !== undefined) out.set(k, p);
+  }
+  for (const m of merged) for (const [k, p] of m) if (!out.has(k)) out.set(k, p);
   return out;
 }
 
-const blankOrComment = (s: string, l: Line): boolean => l.first >= l.end || s[l.first] === '#';
-const indentOf = (l: Line): number => l.first - l.start;
+function readMap(r: Reader, map: YAMLMap): void {
+  const { y } = r;
+  const pairs = effectivePairs(r, map);
+  let any = false;
+  for (const k of pairs.keys()) if (KEYS.has(k)) any = true;
+  if (!any) return;
+  const env: EnvAssignment[] = [];
+  for (const k of ENV_KEYS) {
+    const p = pairs.get(k);
+    if (p) env.push(...envFrom(r, resolve(r, p.value)));
+  }
+  const words: Word[] = [];
+  let form: 'shell' | 'argv' = 'shell';
+  for (const key of ARGV_KEYS) {
+    const v = resolve(r, pairs.get(key)?.value);
+    if (y.isSeq(v)) {
+      form = 'argv';
+      for (const item of v.items) {
+        const w = itemWord(r, resolve(r, item));
+        if (w && words.length < 10_000) words.push(w);
+      }
+    } else if (y.isScalar(v)) {
+      const w = scalarWord(r, v);
+      r.consumed.add(v);
+      // compose splits a string command like a shell would, but line breaks are blanks there
+      // (a folded `>` block with an empty line yields one), not command separators
+      if (w) for (const t of shellWords(w)) if (t.op !== '\n') words.push(t);
+    }
+  }
+  if (words.length) analyzeWords(r.ctx, words, { host: r.hint, form, env });
+  for (const key of SHELL_KEYS) {
+    const v = resolve(r, pairs.get(key)?.value);
+    const scripts = y.isSeq(v) ? v.items.map((i) => resolve(r, i)) : [v];
+    for (const s of scripts) {
+      if (!y.isScalar(s)) continue;
+      r.consumed.add(s);
+      const w = scalarWord(r, s);
+      if (w) analyzeWords(r.ctx, shellWords(w), { host: r.hint, form: 'shell', env });
+    }
+  }
+}
 
-/** Result of reading one value: the words and the index of the last line used. */
-interface Value {
-  kind: 'list' | 'scalar' | 'none';
-  items: Word[];
-  lastLine: number;
+/** A shell script or command line held by a scalar, tokenized in original-document offsets. */
+function shellWords(w: Word): Word[] {
+  const ws = tokenizeShell(srcOfWord(w));
+  if (TEMPLATE.test(w.value)) for (const t of ws) if (TEMPLATE.test(t.value)) t.dynamic = true;
+  return ws;
+}
+
+/** One argv item: a scalar, or a collection / template as one dynamic word of its source text. */
+function itemWord(r: Reader, n: unknown): Word | null {
+  if (r.y.isScalar(n)) {
+    r.consumed.add(n);
+    const w = scalarWord(r, n);
+    if (w && TEMPLATE.test(w.value)) w.dynamic = true;
+    return w;
+  }
+  if (!r.y.isNode(n) || !n.range) return null;
+  const start = r.base + n.range[0];
+  const end = r.base + n.range[1];
+  const w = new WordBuilder(r.ctx.text, start);
+  w.slice(start, end);
+  w.dynamic = true;
+  return w.finish(end);
+}
+
+// ---------------------------------------------------------------- environment
+
+/** `environment:` / `env:` as `- K=V` items, `K: V` mappings, or Kubernetes `- name: K / value: V`. */
+function envFrom(r: Reader, v: unknown): EnvAssignment[] {
+  const { y, ctx } = r;
+  const out: EnvAssignment[] = [];
+  const range = (w: Word) => ctx.lines.range(w.start, w.end);
+  if (y.isSeq(v)) {
+    for (const raw of v.items) {
+      const item = resolve(r, raw);
+      if (y.isScalar(item)) {
+        r.consumed.add(item);
+        const w = scalarWord(r, item);
+        if (w && ASSIGN.test(w.value)) out.push(envOf(ctx, w, 'yaml'));
+      } else if (y.isMap(item)) {
+        const pairs = effectivePairs(r, item);
+        const nameNode = resolve(r, pairs.get('name')?.value);
+        const name = y.isScalar(nameNode) ? scalarWord(r, nameNode) : null;
+        if (!name) continue;
+        const valuePair = pairs.get('value');
+        const valueNode = resolve(r, valuePair?.value);
+        const value = y.isScalar(valueNode) ? scalarWord(r, valueNode) : null;
+        if (!valuePair && !pairs.has('valueFrom')) continue;
+        const nameR = range(name);
+        const e: EnvAssignment = {
+          name: name.value,
+          value: value?.value ?? '',
+          range: nameR,
+          nameRange: nameR,
+          valueRange: value ? range(value) : nameR,
+          source: 'yaml',
+        };
+        if (value?.dynamic || !valuePair) e.dynamic = true;
+        out.push(e);
+      }
+    }
+  } else if (y.isMap(v)) {
+    for (const p of v.items) {
+      if (!y.isScalar(p.key)) continue;
+      const key = scalarWord(r, p.key);
+      if (!key || !ENV_NAME.test(key.value)) continue;
+      const valueNode = resolve(r, p.value);
+      const value = y.isScalar(valueNode) ? scalarWord(r, valueNode) : null;
+      if (y.isScalar(valueNode)) r.consumed.add(valueNode);
+      const nameR = range(key);
+      const e: EnvAssignment = {
+        name: key.value,
+        value: value?.value ?? '',
+        range: ctx.lines.range(key.start, value ? value.end : key.end),
+        nameRange: nameR,
+        valueRange: value ? range(value) : nameR,
+        source: 'yaml',
+      };
+      if (value?.dynamic) e.dynamic = true;
+      out.push(e);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- scalars
 
-/** Double-quoted YAML (and JSON) string starting at the quote `q`. Folds line breaks. */
-export function doubleQuoted(s: string, q: number, to: number): { word: Word; end: number } {
-  const w = new WordBuilder(s, q);
-  w.quoted = true;
-  let j = q + 1;
-  let run = j;
-  while (j < to) {
-    const c = s[j];
-    if (c === '"') {
-      w.slice(run, j);
-      return { word: w.finish(j + 1), end: j + 1 };
-    }
-    if (c === '\\' && j + 1 < to) {
-      w.slice(run, j);
-      const n = s[j + 1];
-      const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '"': '"', '\\': '\\', '/': '/', '0': '\0', ' ': ' ', b: '\b', f: '\f', e: '\x1b' };
-      if (simple[n] !== undefined) {
-        w.decoded(simple[n], j, j + 2);
-        j += 2;
-      } else if (n === 'x' || n === 'u' || n === 'U') {
-        const len = n === 'x' ? 2 : n === 'u' ? 4 : 8;
-        const hex = s.slice(j + 2, j + 2 + len);
-        const cp = /^[0-9a-fA-F]+$/.test(hex) && hex.length === len ? parseInt(hex, 16) : NaN;
-        if (Number.isFinite(cp) && cp <= 0x10ffff) w.decoded(String.fromCodePoint(cp), j, j + 2 + len);
-        j += 2 + len;
-      } else if (n === '\n' || n === '\r') {
-        // escaped line break: joins without a space; skip leading blanks of the next line
-        j += n === '\r' && s[j + 2] === '\n' ? 3 : 2;
-        while (j < to && (s[j] === ' ' || s[j] === '\t')) j++;
-      } else {
-        w.slice(j, j + 2);
-        j += 2;
-      }
-      run = j;
-      continue;
-    }
-    if (c === '\n') {
-      j = fold(s, w, run, j, to);
-      run = j;
-      continue;
-    }
-    j++;
+type ScalarToken = CST.FlowScalar | CST.BlockScalar;
+
+/**
+ * The scalar's value as a Word over the original text: decoded from the exact source span of its CST
+ * token, so each character maps to its offset. The value is checked against the library's own
+ * decoding; should the two ever differ, the library's value is kept with an approximate mapping.
+ */
+function scalarWord(r: Reader, n: Scalar): Word | null {
+  const s = r.ctx.text;
+  const tok = n.srcToken as ScalarToken | undefined;
+  if (n.value === null && (!tok || !('source' in tok) || tok.source === '')) return null; // `key:` with no value
+  if (!tok || !('source' in tok) || typeof tok.offset !== 'number') return fallbackWord(r, n);
+  const a = r.base + tok.offset;
+  let w: Word | null;
+  let checked = true;
+  switch (tok.type) {
+    case 'scalar':
+      w = plainWord(s, a, a + tok.source.length);
+      checked = false; // a plain scalar may be a number, a bool, null: its text is what argv gets
+      break;
+    case 'single-quoted-scalar':
+      w = singleQuoted(s, a, a + tok.source.length).word;
+      break;
+    case 'double-quoted-scalar':
+      w = doubleQuoted(s, a, a + tok.source.length).word;
+      break;
+    case 'block-scalar':
+      w = blockWord(s, r.base, tok);
+      break;
+    default:
+      return fallbackWord(r, n);
   }
-  w.slice(run, to);
-  return { word: w.finish(to), end: to };
+  if (w && checked && !r.blanked && typeof n.value === 'string' && w.value !== n.value) return approximate(n.value, w.start, w.end);
+  if (w && TEMPLATE.test(w.value)) w.dynamic = true;
+  return w;
 }
 
-/** Single-quoted YAML string starting at `q` (`''` is a quote). */
-function singleQuoted(s: string, q: number, to: number): { word: Word; end: number } {
-  const w = new WordBuilder(s, q);
-  w.quoted = true;
-  let j = q + 1;
-  let run = j;
-  while (j < to) {
-    const c = s[j];
-    if (c === "'") {
-      w.slice(run, j);
-      if (s[j + 1] === "'") {
-        w.decoded("'", j, j + 2);
-        j += 2;
-        run = j;
-        continue;
-      }
-      return { word: w.finish(j + 1), end: j + 1 };
-    }
-    if (c === '\n') {
-      j = fold(s, w, run, j, to);
-      run = j;
-      continue;
-    }
-    j++;
-  }
-  w.slice(run, to);
-  return { word: w.finish(to), end: to };
+function fallbackWord(r: Reader, n: Scalar): Word | null {
+  if (!n.range) return null;
+  const start = r.base + n.range[0];
+  const end = r.base + n.range[1];
+  const value = typeof n.value === 'string' && !r.blanked ? n.value : r.ctx.text.slice(start, end);
+  return approximate(value, start, end);
 }
 
-/** Line folding inside quoted scalars: trailing blanks dropped, break → space (empty lines → newline). */
-function fold(s: string, w: WordBuilder, run: number, nl: number, to: number): number {
-  let e = nl;
-  while (e > run && (s[e - 1] === ' ' || s[e - 1] === '\t' || s[e - 1] === '\r')) e--;
-  w.slice(run, e);
-  let j = nl + 1;
-  let empties = 0;
+/** `value` mapped onto [start, end) character by character (clamped): only for values we could not decode. */
+function approximate(value: string, start: number, end: number): Word {
+  const n = Math.max(0, Math.min(value.length, end - start));
+  return { value, start, end, runs: n ? [{ d: 0, o: start, n }] : [{ d: 0, o: start, n: 0 }] };
+}
+
+/** A plain (unquoted) scalar on [a, end): lines trimmed, single breaks folded to spaces, empty lines to newlines. */
+function plainWord(s: string, a: number, end: number): Word | null {
+  if (end <= a) return null;
+  const w = new WordBuilder(s, a);
+  let i = a;
+  let started = false;
+  let prevNl = -1;
+  let empties: number[] = [];
   for (;;) {
-    while (j < to && (s[j] === ' ' || s[j] === '\t' || s[j] === '\r')) j++;
-    if (j < to && s[j] === '\n') {
-      empties++;
-      j++;
-    } else break;
+    let le = s.indexOf('\n', i);
+    if (le < 0 || le > end) le = end;
+    let cs = i;
+    let ce = le;
+    if (started) while (cs < ce && (s[cs] === ' ' || s[cs] === '\t')) cs++;
+    while (ce > cs && (s[ce - 1] === ' ' || s[ce - 1] === '\t' || s[ce - 1] === '\r')) ce--;
+    if (ce > cs) {
+      if (started) {
+        if (empties.length) for (const e of empties) w.decoded('\n', e, e + 1);
+        else w.decoded(' ', prevNl, prevNl + 1);
+      }
+      w.slice(cs, ce);
+      started = true;
+      empties = [];
+      prevNl = le;
+    } else if (started && le < end) empties.push(le);
+    if (le >= end) break;
+    i = le + 1;
   }
-  w.decoded(empties ? '\n'.repeat(empties) : ' ', nl, nl + 1);
-  return j;
-}
-
-/** Offset where a plain scalar on [from, end) stops: ` #` comment, trailing blanks. */
-function plainEnd(s: string, from: number, end: number, flow: boolean): number {
-  let j = from;
-  while (j < end) {
-    const c = s[j];
-    if (c === '#' && j > from && (s[j - 1] === ' ' || s[j - 1] === '\t')) break;
-    if (flow && (c === ',' || c === ']' || c === '}')) break;
-    j++;
-  }
-  while (j > from && (s[j - 1] === ' ' || s[j - 1] === '\t')) j--;
-  return j;
+  return w.finish(end);
 }
 
 /**
- * Reads a scalar starting at `off` on line `li` whose continuation lines must be indented more than
- * `parent` columns.
+ * A block scalar (`|`, `>`, with chomping `-`/`+` and an indentation digit). Literal: lines kept;
+ * folded: a single break between two ordinary lines becomes a space, empty lines become newlines,
+ * and breaks next to more-indented lines are kept.
  */
-function scalarAt(s: string, ls: Line[], li: number, off: number, parent: number, to: number): { word: Word | null; lastLine: number } {
-  const c = s[off];
-  if (c === '"' || c === "'") {
-    // a quoted scalar may not run past a line indented at or below its parent
-    let limitLine = li + 1;
-    while (limitLine < ls.length && (ls[limitLine].first >= ls[limitLine].end || indentOf(ls[limitLine]) > parent)) limitLine++;
-    const limit = limitLine < ls.length ? ls[limitLine].start : to;
-    const r = c === '"' ? doubleQuoted(s, off, limit) : singleQuoted(s, off, limit);
-    let last = li;
-    while (last + 1 < ls.length && ls[last + 1].start < r.end) last++;
-    return { word: r.word, lastLine: last };
+function blockWord(s: string, base: number, tok: CST.BlockScalar): Word | null {
+  let head = tok.offset;
+  let header = '|';
+  for (const p of tok.props) {
+    if (p.type === 'block-scalar-header') header = p.source;
+    head += 'source' in p && typeof p.source === 'string' ? p.source.length : 0;
   }
-  if (c === '|' || c === '>') return blockScalar(s, ls, li, parent, c === '|');
-  const l = ls[li];
-  const e = plainEnd(s, off, l.end, false);
-  if (e <= off) return { word: null, lastLine: li };
-  const w = new WordBuilder(s, off);
-  w.slice(off, e);
-  let end = e;
-  let last = li;
-  let stop = e < l.end; // a comment ends a plain scalar
-  for (let k = li + 1; !stop && k < ls.length; k++) {
-    const n = ls[k];
-    if (n.first >= n.end) continue;
-    if (indentOf(n) <= parent || s[n.first] === '#') break;
-    const ne = plainEnd(s, n.first, n.end, false);
-    w.decoded(' ', ls[k - 1].end, ls[k - 1].end + 1);
-    w.slice(n.first, ne);
-    end = ne;
-    last = k;
-    stop = ne < n.end;
+  const literal = header.includes('|');
+  const chomp = header.includes('-') ? 'strip' : header.includes('+') ? 'keep' : 'clip';
+  const digit = /[1-9]/.exec(header);
+  const a = base + head;
+  const end = a + tok.source.length;
+  interface L {
+    start: number;
+    end: number;
+    nl: number;
   }
-  return { word: w.finish(end), lastLine: last };
-}
-
-function blockScalar(s: string, ls: Line[], li: number, parent: number, literal: boolean): { word: Word | null; lastLine: number } {
-  let k = li + 1;
-  let blockIndent = -1;
-  let last = li;
-  let w: WordBuilder | null = null;
-  let pendingBreaks: number[] = [];
-  let prevEnd = -1;
-  for (; k < ls.length; k++) {
-    const n = ls[k];
-    if (n.first >= n.end) {
-      pendingBreaks.push(n.start);
+  const lines: L[] = [];
+  for (let i = a; i < end;) {
+    let le = s.indexOf('\n', i);
+    if (le < 0 || le >= end) le = -1;
+    const stop = le < 0 ? end : le;
+    lines.push({ start: i, end: stop > i && s[stop - 1] === '\r' ? stop - 1 : stop, nl: le });
+    if (le < 0) break;
+    i = le + 1;
+  }
+  let indent: number;
+  if (digit) indent = Math.max(0, tok.indent) + Number(digit[0]);
+  else {
+    const first = lines.find((l) => /[^ ]/.test(s.slice(l.start, l.end)));
+    indent = first ? /^ */.exec(s.slice(first.start, first.end))![0].length : 0;
+  }
+  const w = new WordBuilder(s, lines.length ? Math.min(lines[0].start + indent, lines[0].end) : a);
+  const breakAt = (l: L): number => (l.nl >= 0 ? l.nl : l.end);
+  let started = false;
+  let prev: L | null = null;
+  let prevMore = false;
+  let empties: L[] = [];
+  for (const l of lines) {
+    const blank = l.end - l.start <= indent && /^ *$/.test(s.slice(l.start, l.end));
+    if (blank) {
+      empties.push(l);
       continue;
     }
-    const ind = indentOf(n);
-    if (ind <= parent) break;
-    if (blockIndent < 0) blockIndent = ind;
-    if (ind < blockIndent) break;
-    const contentStart = n.start + blockIndent;
-    if (!w) w = new WordBuilder(s, contentStart);
-    else {
-      // line break(s) between content lines
-      if (literal) {
-        w.decoded('\n', prevEnd, prevEnd + 1);
-        for (const b of pendingBreaks) w.decoded('\n', b, b + 1);
-      } else if (pendingBreaks.length) for (const b of pendingBreaks) w.decoded('\n', b, b + 1);
-      else w.decoded(' ', prevEnd, prevEnd + 1);
-    }
-    pendingBreaks = [];
-    w.slice(contentStart, n.end);
-    prevEnd = n.end;
-    last = k;
+    const cs = l.start + indent;
+    const more = s[cs] === ' ' || s[cs] === '\t';
+    if (!started) for (const e of empties) w.decoded('\n', breakAt(e), breakAt(e) + 1);
+    else if (literal || prevMore || more || empties.length) {
+      if (literal || prevMore || more) w.decoded('\n', breakAt(prev!), breakAt(prev!) + 1);
+      for (const e of empties) w.decoded('\n', breakAt(e), breakAt(e) + 1);
+    } else w.decoded(' ', breakAt(prev!), breakAt(prev!) + 1);
+    w.slice(cs, l.end);
+    started = true;
+    prev = l;
+    prevMore = more;
+    empties = [];
   }
-  return { word: w ? w.finish(prevEnd) : null, lastLine: last };
+  // clip and keep end in a line break, also at the end of the text where the source has none
+  if (started && chomp !== 'strip' && prev) w.decoded('\n', prev.nl >= 0 ? prev.nl : prev.end, prev.nl >= 0 ? prev.nl + 1 : prev.end);
+  if (chomp === 'keep') for (const e of empties) if (e.nl >= 0) w.decoded('\n', e.nl, e.nl + 1);
+  return w.finish(prev ? prev.end : end);
 }
 
-// ---------------------------------------------------------------- sequences
+// ---------------------------------------------------------------- templates
 
-export interface FlowOptions {
-  /** Dockerfile exec form: `\` + newline between items is blank. */
-  backslashContinuation?: boolean;
-}
-
-/** A flow sequence `[a, "b", 'c']` (also Dockerfile JSON exec form) starting at the `[` at `open`. */
-export function parseFlowSequence(s: string, open: number, to: number, opts: FlowOptions = {}): { items: Word[]; end: number } {
-  const items: Word[] = [];
-  let j = open + 1;
-  while (j < to) {
-    const c = s[j];
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === ',') {
-      j++;
-      continue;
-    }
-    if (c === '\\' && opts.backslashContinuation && (s[j + 1] === '\n' || s[j + 1] === '\r')) {
-      j += 2;
-      continue;
-    }
-    if (c === '#' && (s[j - 1] === ' ' || s[j - 1] === '\t' || s[j - 1] === '\n')) {
-      j = lineEnd(s, j, to);
-      continue;
-    }
-    if (c === ']') return { items, end: j + 1 };
-    if (c === '"' || c === "'") {
-      const r = c === '"' ? doubleQuoted(s, j, to) : singleQuoted(s, j, to);
-      if (items.length < 10_000) items.push(r.word);
-      j = r.end;
-      continue;
-    }
-    if (c === '[' || c === '{') {
-      // nested collection: opaque, dynamic item
-      let depth = 0;
-      const st = j;
-      for (; j < to; j++) {
-        if (s[j] === '[' || s[j] === '{') depth++;
-        else if (s[j] === ']' || s[j] === '}') {
-          depth--;
-          if (depth === 0) {
-            j++;
-            break;
-          }
-        }
-      }
-      const w = new WordBuilder(s, st);
-      w.slice(st, j);
-      w.dynamic = true;
-      items.push(w.finish(j));
-      continue;
-    }
-    const le = lineEnd(s, j, to);
-    const e = plainEnd(s, j, le, true);
-    if (e > j) {
-      const w = new WordBuilder(s, j);
-      w.slice(j, e);
-      items.push(w.finish(e));
-      j = e;
-    } else j = Math.max(j + 1, e);
+/**
+ * `{{ … }}`, `{% … %}` and `{# … #}` spans replaced by characters of the same length (line breaks
+ * kept): blanks on a line that holds nothing but templates (`{{- if .Values.x }}`), so the line
+ * vanishes from the structure, else `_`, so `key: {{ .Values.x }}` keeps a plain value there.
+ */
+export function blankTemplates(t: string): string {
+  const out = t.split('');
+  const spans: [number, number][] = [];
+  for (let i = t.indexOf('{'); i >= 0 && i < t.length - 1; i = t.indexOf('{', i + 1)) {
+    const open = t[i + 1];
+    const close = open === '{' ? '}}' : open === '%' ? '%}' : open === '#' ? '#}' : '';
+    if (!close) continue;
+    // a template is short; an unclosed one is left alone (bounded search keeps this linear)
+    const j = t.indexOf(close, i + 2);
+    if (j < 0 || j - i > 4000) continue;
+    spans.push([i, j + 2]);
+    i = j + 1;
   }
-  return { items, end: to };
-}
-
-/** Reads the value of a key (or list item) whose text starts at `off` on line `li`. */
-function valueAt(s: string, ls: Line[], li: number, off: number, parent: number, to: number): Value {
-  const l = ls[li];
-  while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
-  // Node properties (`command: &cmd`, `!!seq`) come before the value; the value is what we read.
-  while (off < l.end && (s[off] === '&' || s[off] === '!')) {
-    while (off < l.end && s[off] !== ' ' && s[off] !== '\t') off++;
-    while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
+  if (!spans.length) return t;
+  const inSpan = new Uint8Array(t.length);
+  for (const [a, b] of spans) inSpan.fill(1, a, b);
+  let ls = 0;
+  while (ls <= t.length) {
+    let le = t.indexOf('\n', ls);
+    if (le < 0) le = t.length;
+    let hasSpan = false;
+    let other = false;
+    for (let k = ls; k < le; k++) {
+      if (inSpan[k]) hasSpan = true;
+      else if (t[k] !== ' ' && t[k] !== '\t' && t[k] !== '\r') other = true;
+    }
+    if (hasSpan) for (let k = ls; k < le; k++) if (inSpan[k]) out[k] = other ? '_' : ' ';
+    ls = le + 1;
   }
-  if (off >= l.end || s[off] === '#') {
-    // value on the following lines: a block sequence, or a multi-line plain scalar
-    let k = li + 1;
-    while (k < ls.length && blankOrComment(s, ls[k])) k++;
-    if (k >= ls.length) return { kind: 'none', items: [], lastLine: li };
-    const n = ls[k];
-    const ind = indentOf(n);
-    if (s[n.first] === '-' && (n.first + 1 >= n.end || s[n.first + 1] === ' ') && ind >= parent) return blockSequence(s, ls, k, to);
-    if (ind > parent) {
-      const r = scalarAt(s, ls, k, n.first, parent, to);
-      return { kind: r.word ? 'scalar' : 'none', items: r.word ? [r.word] : [], lastLine: r.lastLine };
-    }
-    return { kind: 'none', items: [], lastLine: li };
-  }
-  if (s[off] === '[') {
-    const r = parseFlowSequence(s, off, to);
-    let last = li;
-    while (last + 1 < ls.length && ls[last + 1].start < r.end) last++;
-    return { kind: 'list', items: r.items, lastLine: last };
-  }
-  const r = scalarAt(s, ls, li, off, parent, to);
-  return { kind: r.word ? 'scalar' : 'none', items: r.word ? [r.word] : [], lastLine: r.lastLine };
-}
-
-function blockSequence(s: string, ls: Line[], li: number, to: number): Value {
-  const dash = indentOf(ls[li]);
-  const items: Word[] = [];
-  let k = li;
-  let last = li;
-  while (k < ls.length) {
-    const l = ls[k];
-    if (blankOrComment(s, l)) {
-      k++;
-      continue;
-    }
-    const ind = indentOf(l);
-    if (ind < dash) break;
-    if (ind > dash) {
-      // belongs to an item we did not read as a scalar (nested mapping): skip
-      k++;
-      continue;
-    }
-    if (s[l.first] !== '-' || (l.first + 1 < l.end && s[l.first + 1] !== ' ' && s[l.first + 1] !== '\t')) break;
-    let off = l.first + 1;
-    while (off < l.end && (s[off] === ' ' || s[off] === '\t')) off++;
-    if (off < l.end && s[off] !== '#') {
-      const r = scalarAt(s, ls, k, off, dash, to);
-      if (r.word && items.length < 10_000) items.push(r.word);
-      last = r.lastLine;
-      k = r.lastLine + 1;
-    } else {
-      last = k;
-      k++;
-    }
-  }
-  return { kind: 'list', items, lastLine: last };
-}
-
-// ---------------------------------------------------------------- documents
-
-const KEY = /^([ \t]*)((?:-[ \t]+)*)(["']?)(command|args|entrypoint|environment|env|run|script|before_script|after_script)\3[ \t]*:(?=[ \t]|$)/;
-const SHELL_KEYS = new Set(['run', 'script', 'before_script', 'after_script']);
-
-interface KeyHit {
-  key: string;
-  col: number;
-  line: number;
-  value: Value;
-}
-
-export function findInYaml(ctx: Ctx, hint: LanguageHint, from: number, to: number): void {
-  const s = ctx.text;
-  const ls = lines(s, from, to);
-  // mapping id per key column, tracked with a stack while walking lines
-  const stack: { col: number; id: number }[] = [];
-  const groups = new Map<number, KeyHit[]>();
-  for (let li = 0; li < ls.length; li++) {
-    const l = ls[li];
-    if (blankOrComment(s, l)) continue;
-    const ind = indentOf(l);
-    let col = ind;
-    let dashed = false;
-    let p = l.first;
-    while (p < l.end && s[p] === '-' && (s[p + 1] === ' ' || s[p + 1] === '\t')) {
-      p++;
-      while (p < l.end && (s[p] === ' ' || s[p] === '\t')) p++;
-      dashed = true;
-    }
-    col = p - l.start;
-    while (stack.length && (stack[stack.length - 1].col > ind || (dashed && stack[stack.length - 1].col >= col))) stack.pop();
-    if (!stack.length || stack[stack.length - 1].col !== col) stack.push({ col, id: li });
-    const m = KEY.exec(s.slice(l.start, Math.min(l.end, l.start + 300)));
-    if (!m) continue;
-    const keyCol = m[1].length + m[2].length;
-    if (keyCol !== col) continue;
-    const value = valueAt(s, ls, li, l.start + m[0].length, keyCol, to);
-    const id = stack[stack.length - 1].id;
-    const list = groups.get(id) ?? [];
-    list.push({ key: m[4], col: keyCol, line: li, value });
-    groups.set(id, list);
-    // do not scan inside the value we just read (block scalar lines could look like keys)
-    if (value.lastLine > li && (value.kind === 'scalar' || value.kind === 'list') && m[4] !== 'env' && m[4] !== 'environment') li = value.lastLine;
-  }
-  for (const hits of groups.values()) {
-    const env: EnvAssignment[] = [];
-    for (const h of hits) if (h.key === 'environment' || h.key === 'env') env.push(...envFrom(ctx, ls, h));
-    const argvKeys = ['entrypoint', 'command', 'args'];
-    const words: Word[] = [];
-    let form: 'shell' | 'argv' = 'shell';
-    for (const key of argvKeys) {
-      for (const h of hits) {
-        if (h.key !== key) continue;
-        if (h.value.kind === 'list') {
-          form = 'argv';
-          words.push(...h.value.items);
-        } else if (h.value.kind === 'scalar') {
-          for (const w of tokenizeShell(srcOfWord(h.value.items[0]))) words.push(w);
-        }
-      }
-    }
-    if (words.length) analyzeWords(ctx, words, { host: hint, form, env });
-    for (const h of hits) {
-      if (!SHELL_KEYS.has(h.key)) continue;
-      for (const item of h.value.items) analyzeWords(ctx, tokenizeShell(srcOfWord(item)), { host: hint, form: 'shell', env });
-    }
-  }
-}
-
-/** `environment:` / `env:` as `- K=V` items, `K: V` mappings, or Kubernetes `- name: K / value: V`. */
-function envFrom(ctx: Ctx, ls: Line[], h: KeyHit): EnvAssignment[] {
-  const s = ctx.text;
-  const out: EnvAssignment[] = [];
-  if (h.value.kind === 'list' && h.value.items.length && !/^name\s*:/.test(h.value.items[0].value)) {
-    for (const w of h.value.items) if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.value)) out.push(envOf(ctx, w, 'yaml'));
-    return out;
-  }
-  let pending: Word | null = null;
-  let entryCol = -1;
-  for (let k = h.line + 1; k < ls.length; k++) {
-    const l = ls[k];
-    if (blankOrComment(s, l)) continue;
-    if (indentOf(l) <= h.col) break;
-    let p = l.first;
-    if (s[p] === '-' && (s[p + 1] === ' ' || s[p + 1] === '\t')) {
-      p++;
-      while (p < l.end && (s[p] === ' ' || s[p] === '\t')) p++;
-    }
-    const head = s.slice(p, Math.min(l.end, p + 200));
-    const kv = /^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+|$)/.exec(head);
-    if (!kv) continue;
-    const vOff = p + kv[0].length;
-    const read = (): Word | null => (vOff < l.end ? scalarAt(s, ls, k, vOff, p - l.start, l.end).word : null);
-    if (kv[1] === 'name') {
-      pending = read();
-      entryCol = p - l.start;
-    } else if (kv[1] === 'value' && pending && p - l.start === entryCol) {
-      const v = read();
-      const nameR = ctx.lines.range(pending.start, pending.end);
-      out.push({
-        name: pending.value,
-        value: v?.value ?? '',
-        range: nameR,
-        nameRange: nameR,
-        valueRange: v ? ctx.lines.range(v.start, v.end) : nameR,
-        source: 'yaml',
-        ...(v?.dynamic ? { dynamic: true } : {}),
-      });
-      pending = null;
-    } else if (entryCol < 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(kv[1])) {
-      const v = read();
-      const nameR = ctx.lines.range(p, p + kv[1].length);
-      out.push({
-        name: kv[1],
-        value: v?.value ?? '',
-        range: ctx.lines.range(p, v ? v.end : p + kv[1].length),
-        nameRange: nameR,
-        valueRange: v ? ctx.lines.range(v.start, v.end) : nameR,
-        source: 'yaml',
-      });
-    }
-  }
-  return out;
+  return out.join('');
 }
