@@ -62,7 +62,6 @@ function freeTrees(trees: Tree[]): void {
 
 const registry = new FinalizationRegistry<Tree[]>(freeTrees);
 
-
 function emptyCatalog(message: string): FlagCatalog {
   return { entries: [], choiceLists: [], era: 'unknown', diagnostics: [{ message, line: 1, severity: 'error' }] };
 }

@@ -80,7 +80,6 @@ interface ModuleScan {
   injected: boolean;
 }
 
-
 function posix(p: string): string {
   return p.replace(/\\/g, '/').replace(/^\.\//, '');
 }
