@@ -115,7 +115,7 @@ function parseAll(y: typeof YAML, text: string): Document[] {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return y.parseAllDocuments(text, PARSE_OPTIONS) as Document[];
+    return y.parseAllDocuments(text, PARSE_OPTIONS);
   } finally {
     Error.stackTraceLimit = limit;
   }
