@@ -35,6 +35,11 @@ const MODULE = 'sglang.launch_server';
 const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TEMPLATE = /\{\{|\{%/;
+/** Largest YAML document read, and largest one parsed a second time with its templates blanked. */
+const MAX_DOCUMENT = 1024 * 1024;
+const MAX_REPARSE = 256 * 1024;
+/** Argv items read per command (real launches have a few dozen). */
+const MAX_ITEMS = 10_000;
 
 const PARSE_OPTIONS = { keepSourceTokens: true, uniqueKeys: false, prettyErrors: false, strict: false, merge: true } as const;
 
@@ -49,26 +54,70 @@ interface Reader {
   blanked: boolean;
   /** Scalars already read as part of a command, an env list or a script. */
   consumed: Set<YNode>;
+  /** effectivePairs of each map read so far. */
+  pairs: WeakMap<YAMLMap, Map<string, Pair>>;
+  /** Built on the first alias (see resolve). */
+  anchors?: Map<string, { at: number; node: YNode }[]>;
 }
 
 export function findInYaml(ctx: Ctx, hint: LanguageHint, from: number, to: number): void {
   const y = yamlLib();
-  const text = ctx.text.slice(from, to);
-  let docs = y.parseAllDocuments(text, PARSE_OPTIONS);
-  let blanked = false;
-  // Templated YAML (Helm `{{- if }}` lines, Jinja `{% %}`) often does not parse. Blanking the
-  // template spans with characters of the same length keeps every offset, so the structure comes
-  // from the blanked text and every word is still decoded from the original one; a template inside
-  // a value reads as that value (dynamic). A document that still has errors is read as far as the
-  // library recovered it (its nodes keep their true offsets).
-  if (TEMPLATE.test(text) && docs.some((d) => d.errors.length > 0)) {
-    docs = y.parseAllDocuments(blankTemplates(text), PARSE_OPTIONS);
-    blanked = true;
-  }
-  for (const doc of docs) {
+  for (const [a, b] of documentSpans(ctx.text, from, to)) {
     if (ctx.out.length >= ctx.max) break;
-    const r: Reader = { ctx, y, doc, base: from, hint, blanked, consumed: new Set() };
-    walk(r, doc.contents);
+    // the library's time grows faster than the size on some broken inputs: one document of
+    // megabytes is no launch file (a long stream is split into its documents first)
+    if (b - a > MAX_DOCUMENT) continue;
+    const text = boundNesting(ctx.text.slice(a, b));
+    if (!text.includes('sglang')) continue;
+    let docs = parseAll(y, text);
+    let blanked = false;
+    // Templated YAML (Helm `{{- if }}` lines, Jinja `{% %}`) often does not parse. Blanking the
+    // template spans with characters of the same length keeps every offset, so the structure comes
+    // from the blanked text and every word is still decoded from the original one; a template inside
+    // a value reads as that value (dynamic). A document that still has errors is read as far as the
+    // library recovered it (its nodes keep their true offsets).
+    if (text.length <= MAX_REPARSE && TEMPLATE.test(text) && docs.some((d) => d.errors.length > 0)) {
+      docs = parseAll(y, blankTemplates(text));
+      blanked = true;
+    }
+    for (const doc of docs) {
+      if (ctx.out.length >= ctx.max) break;
+      const r: Reader = { ctx, y, doc, base: a, hint, blanked, consumed: new Set(), pairs: new WeakMap() };
+      walk(r, doc.contents);
+    }
+  }
+}
+
+/**
+ * The documents of a stream, split at `---` / `...` lines (aliases never cross documents), so a long
+ * Kubernetes or rendered Helm stream is parsed one document at a time and only where SGLang is named.
+ */
+function documentSpans(s: string, from: number, to: number): [number, number][] {
+  const spans: [number, number][] = [];
+  const marker = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+  marker.lastIndex = from;
+  let start = from;
+  for (let m = marker.exec(s); m && m.index < to; m = marker.exec(s)) {
+    if (m.index > start) spans.push([start, m.index]);
+    start = m.index;
+    marker.lastIndex = m.index + 3;
+  }
+  if (to > start) spans.push([start, to]);
+  return spans;
+}
+
+/**
+ * The documents of `text`. A broken file can make the library report an error per line, and each
+ * error is an Error whose stack trace costs more than the parse: only the messages are used here, so
+ * no stacks are captured while parsing.
+ */
+function parseAll(y: typeof YAML, text: string): Document[] {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return y.parseAllDocuments(text, PARSE_OPTIONS);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
@@ -103,15 +152,58 @@ function keyName(r: Reader, key: unknown): string | undefined {
   return r.y.isScalar(key) && (typeof key.value === 'string' || typeof key.value === 'number') ? String(key.value) : undefined;
 }
 
-/** Follows an alias to its anchored node (the anchored source gives the ranges). */
+/**
+ * Follows an alias to its anchored node (the anchored source gives the ranges): the last node with
+ * that anchor before the alias. The library's own Alias.resolve searches the whole document on each
+ * call, so the anchors are indexed once per document.
+ */
 function resolve(r: Reader, n: unknown): unknown {
-  for (let k = 0; k < 8 && r.y.isAlias(n); k++) n = n.resolve(r.doc);
+  for (let k = 0; k < 8 && r.y.isAlias(n); k++) {
+    const at = n.range?.[0] ?? Infinity;
+    const list = anchorsOf(r).get(n.source) ?? [];
+    let hit: YNode | undefined;
+    for (let lo = 0, hi = list.length - 1; lo <= hi;) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].at < at) {
+        hit = list[mid].node;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    n = hit;
+  }
   return r.y.isAlias(n) ? undefined : n;
+}
+
+/** Anchor name -> the nodes carrying it, in source order. */
+function anchorsOf(r: Reader): Map<string, { at: number; node: YNode }[]> {
+  if (r.anchors) return r.anchors;
+  const anchors = new Map<string, { at: number; node: YNode }[]>();
+  r.anchors = anchors;
+  const { y } = r;
+  const stack: unknown[] = [r.doc.contents];
+  let visited = 0;
+  while (stack.length && visited++ < 1_000_000) {
+    const n = stack.pop();
+    if (!y.isNode(n) || y.isAlias(n)) continue;
+    if (n.anchor) {
+      const list = anchors.get(n.anchor) ?? [];
+      list.push({ at: n.range?.[0] ?? 0, node: n });
+      anchors.set(n.anchor, list);
+    }
+    if (y.isMap(n)) for (const p of n.items) stack.push(p.key, p.value);
+    else if (y.isSeq(n)) for (const i of n.items) stack.push(i);
+  }
+  for (const list of anchors.values()) list.sort((a, b) => a.at - b.at);
+  return anchors;
 }
 
 /** The map's pairs by key: its own (the last of a repeated key wins), then those merged in by `<<`. */
 function effectivePairs(r: Reader, map: YAMLMap, depth = 0): Map<string, Pair> {
+  // memoised: merge keys may name one anchor many times (`<<: [*a, *a, …]`)
+  const known = r.pairs.get(map);
+  if (known) return known;
   const out = new Map<string, Pair>();
+  r.pairs.set(map, out);
   const merged: Map<string, Pair>[] = [];
   for (const p of map.items) {
     const k = keyName(r, p.key);
@@ -125,7 +217,8 @@ function effectivePairs(r: Reader, map: YAMLMap, depth = 0): Map<string, Pair> {
     }
     if (k !== undefined) out.set(k, p);
   }
-  for (const m of merged) for (const [k, p] of m) if (!out.has(k)) out.set(k, p);
+  const own = new Set(out.keys());
+  for (const m of merged) for (const [k, p] of m) if (!own.has(k) && !out.has(k)) out.set(k, p);
   return out;
 }
 
@@ -147,8 +240,9 @@ function readMap(r: Reader, map: YAMLMap): void {
     if (y.isSeq(v)) {
       form = 'argv';
       for (const item of v.items) {
+        if (words.length >= MAX_ITEMS) break;
         const w = itemWord(r, resolve(r, item));
-        if (w && words.length < 10_000) words.push(w);
+        if (w) words.push(w);
       }
     } else if (y.isScalar(v)) {
       const w = scalarWord(r, v);
@@ -161,7 +255,7 @@ function readMap(r: Reader, map: YAMLMap): void {
   if (words.length) analyzeWords(r.ctx, words, { host: r.hint, form, env });
   for (const key of SHELL_KEYS) {
     const v = resolve(r, pairs.get(key)?.value);
-    const scripts = y.isSeq(v) ? v.items.map((i) => resolve(r, i)) : [v];
+    const scripts = y.isSeq(v) ? v.items.slice(0, MAX_ITEMS).map((i) => resolve(r, i)) : [v];
     for (const s of scripts) {
       if (!y.isScalar(s)) continue;
       r.consumed.add(s);
@@ -203,7 +297,7 @@ function envFrom(r: Reader, v: unknown): EnvAssignment[] {
   const out: EnvAssignment[] = [];
   const range = (w: Word) => ctx.lines.range(w.start, w.end);
   if (y.isSeq(v)) {
-    for (const raw of v.items) {
+    for (const raw of v.items.slice(0, MAX_ITEMS)) {
       const item = resolve(r, raw);
       if (y.isScalar(item)) {
         r.consumed.add(item);
@@ -405,6 +499,49 @@ function blockWord(s: string, base: number, tok: CST.BlockScalar): Word | null {
   if (started && chomp !== 'strip' && prev) w.decoded('\n', prev.nl >= 0 ? prev.nl : prev.end, prev.nl >= 0 ? prev.nl + 1 : prev.end);
   if (chomp === 'keep') for (const e of empties) if (e.nl >= 0) w.decoded('\n', e.nl, e.nl + 1);
   return w.finish(prev ? prev.end : end);
+}
+
+// ---------------------------------------------------------------- hostile input
+
+const MAX_FLOW_DEPTH = 8;
+
+/**
+ * The library builds one node per nested flow collection (10 MB of `[` is ten million nodes). Real
+ * files nest a few levels, so openers past MAX_FLOW_DEPTH become blanks (same length: offsets stay).
+ * Quoted strings and comments inside flow collections are skipped; the scan is linear.
+ */
+function boundNesting(t: string): string {
+  // a regex walks the special characters only (a charCodeAt loop, once optimised on small files,
+  // was seen to crawl on a 10 MB one)
+  const special = /[[\]{}"'#]/g;
+  let depth = 0;
+  let deep: number[] | undefined;
+  for (let m = special.exec(t); m; m = special.exec(t)) {
+    const i = m.index;
+    const c = m[0];
+    if (c === '[' || c === '{') {
+      if (depth >= MAX_FLOW_DEPTH) (deep ??= []).push(i);
+      else depth++;
+    } else if (c === ']' || c === '}') {
+      if (depth > 0) depth--;
+    } else if (depth === 0) {
+      continue;
+    } else if (c === '#') {
+      // a comment inside a flow collection: to the end of its line
+      if (i > 0 && t[i - 1] !== ' ' && t[i - 1] !== '\t') continue;
+      const nl = t.indexOf('\n', i + 1);
+      special.lastIndex = nl < 0 ? t.length : nl;
+    } else {
+      // a quoted string inside a flow collection: to its closing quote (or the end of the line)
+      const close = t.indexOf(c, i + 1);
+      const nl = t.indexOf('\n', i + 1);
+      special.lastIndex = close >= 0 ? close + 1 : nl < 0 ? t.length : nl;
+    }
+  }
+  if (!deep) return t;
+  const out = t.split('');
+  for (const i of deep) out[i] = ' ';
+  return out.join('');
 }
 
 // ---------------------------------------------------------------- templates
