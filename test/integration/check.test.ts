@@ -4,45 +4,26 @@
  * SARIF log against the official SARIF 2.1.0 schema, GitHub escaping, many files at once.
  */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
+import { runCli, type CliRun } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parseAny = (text: string): any => JSON.parse(text);
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const FIX = 'test/fixtures/check';
 /** The official SARIF 2.1.0 schema (final, rtm.5), as Microsoft's SARIF SDK ships it. */
 const SARIF_SCHEMA = join(ROOT, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function check(args: string[], cwd = ROOT, timeoutMs = 30_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'check', ...args], { cwd, env: { ...process.env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`check ${args.join(' ')} timed out`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end();
-  });
+  return runCli(['check', ...args], { cwd, timeoutMs });
 }
 
 const MANY = ['Dockerfile', 'README.md', 'deployment.yaml', 'launch.py', 'llm.service'].map((f) => `${FIX}/many/${f}`);

@@ -1,43 +1,23 @@
 /* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/main';
 import type { RunningSimulator } from '../../src/sim/server';
-import { SimPool, scenarioPath } from './helpers';
+import { SimPool, runCli, scenarioPath, type CliRun } from './helpers';
 
 /** Test-only: parsed JSON whose shape the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parseAny = (text: string): any => JSON.parse(text);
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function cli(args: string[], input?: string, timeoutMs = 20_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, INFERENCE_DOCTOR_API_KEY: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`cli ${args.join(' ')} timed out`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input ?? '');
-  });
+  return runCli(args, { ...(input !== undefined ? { input } : {}), timeoutMs, env: { ...process.env, INFERENCE_DOCTOR_API_KEY: '' } });
 }
 
 describe('inference-doctor CLI (dist/cli.js)', function () {

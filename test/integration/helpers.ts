@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import type { Behaviour, ModelBehaviour, Scenario } from '../../src/sim/scenario';
@@ -30,4 +31,31 @@ export class SimPool {
   async closeAll(): Promise<void> {
     await Promise.all(this.running.map((s) => s.close()));
   }
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (dist/cli.js) with `args`, bounded by `timeoutMs`; stdin gets `input` (or nothing). */
+export function runCli(args: string[], options: { input?: string; cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  const root = join(__dirname, '..', '..');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), ...args], { cwd: options.cwd ?? root, env: options.env ?? { ...process.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`inference-doctor ${args.join(' ')} timed out`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
 }
