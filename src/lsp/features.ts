@@ -19,6 +19,7 @@ import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
 import { bundledHelpFor, bundledHelpMarkdown } from '../core/flags/bundledHelp';
+import { flagHistoryText } from '../core/flags/bundled/query';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
 import type { CatalogIndex } from './catalogIndex';
@@ -168,6 +169,13 @@ function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string
   ].join('\n');
 }
 
+/** What other releases say of a flag this catalog lacks ("added in 0.5.1"), as a sentence. */
+function historyNote(f: ResolvedFlag, release: ReleaseContext | undefined): string {
+  if (!release?.bundled || release.releaseIndex === undefined || !f.arg.name) return '';
+  const note = release.bundled.explainMissing(f.arg.name, release.releaseIndex);
+  return note ? ` ${escapeMarkdown(flagHistoryText(f.arg.name, release.version, note))}` : '';
+}
+
 export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined, uri?: string): Hover | null {
   const hit = hitAt(analysis, pos);
   if (!hit) return null;
@@ -181,7 +189,8 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
         ...(analysis.computeCapability !== undefined ? { computeCapability: analysis.computeCapability } : {}),
       }),
     );
-  else if (f && index) parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).`);
+  else if (f && index)
+    parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).${historyNote(f, analysis.release)}`);
   else if (f) parts.push(`${codeSpan(f.arg.name ?? '')} (field ${codeSpan(f.field ?? '')})`);
   else
     parts.push(

@@ -160,6 +160,11 @@ describe('language server with only a launch file: the bundled catalog of SGLang
     assert.match(choice.message, /Choice "cutlass_mla" of --attention-backend needs SGLang ≥ 0\.4\.\d+/);
     const h = await hoverAt(c, file, text, '--enable-ep-moe');
     assert.match(h, /bundled facts of SGLang 0\.4\.6/);
+    const later = await hoverAt(c, file, text, '--moe-runner-backend');
+    assert.match(
+      later,
+      /is not in the catalog \(bundled catalog of SGLang 0\.4\.6\)\. --moe-runner-backend does not exist in SGLang 0\.4\.6 \(added in 0\.5\.1\)/,
+    );
   });
 
   it('reads the release from an image tag in a compose file, and the selected server overrides it', async () => {
