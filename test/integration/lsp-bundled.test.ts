@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { CodeAction, CompletionItem, CompletionList, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import { loadBundledCatalog } from '../../src/core/flags/bundled/load';
 import { bundledHelpFor } from '../../src/core/flags/bundledHelp';
-import type { CatalogStatus } from '../../src/shared/lspProtocol';
+import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
 
 const ROOT = join(__dirname, '..', '..');
@@ -74,6 +74,12 @@ describe('language server with only a launch file: the bundled catalog of SGLang
     const status = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);
     assert.equal(status.active?.kind, 'bundled');
     assert.equal(status.active?.version, newest);
+    // The Backend Flags view reads the same catalog; a compare with an installed SGLang (staticOnly) never gets it.
+    const entries = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', {});
+    assert.equal(entries.source?.kind, 'bundled');
+    assert.ok(entries.entries.some((e) => e.flag === '--attention-backend'));
+    const staticOnly = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', { staticOnly: true });
+    assert.equal(staticOnly.source, null);
     const dir = join(ws, 'plain');
     mkdirSync(dir);
     const file = join(dir, 'launch.sh');
