@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { launchSyntaxOf, type LanguageHint } from '../core/launch';
 import type { Analysis } from './analysis';
+import type { CatalogIndex } from './catalogIndex';
 
 export interface Doc {
   doc: TextDocument;
@@ -12,7 +13,7 @@ export interface Doc {
   /** A namespace-class file of the split layout (`…/srt/arg_groups/fields/x.py`): lenses from its own catalog, never the workspace catalog. */
   isFieldFile?: boolean;
   /** The last analysis, keyed by document version and catalog generation. */
-  cache?: { key: string; analysis: Analysis };
+  cache?: { key: string; analysis: Analysis; index?: CatalogIndex };
 }
 
 export function uriToPath(uri: string): string | undefined {

@@ -3,6 +3,7 @@
  * what the client supports and the start-up gate. One typed object, so each group of handlers is
  * a register function of it (src/lsp/handlers/).
  */
+import { dirname } from 'node:path';
 import type { Connection, Diagnostic } from 'vscode-languageserver';
 import { errorDetail, errorMessage } from '../core/errors';
 import { showControls } from '../core/text/foreign';
@@ -11,12 +12,11 @@ import { analyzeText, type Analysis } from './analysis';
 import { CatalogStore, infoOf, parserOptions } from './catalogs';
 import { DiagnosticsScheduler } from './diagnosticsScheduler';
 import { DocumentCatalogs } from './documentCatalogs';
-import type { Doc } from './documents';
+import { uriToPath, type Doc } from './documents';
+import type { CatalogIndex } from './catalogIndex';
 import { ReleaseFinder } from './releases';
 import { RulesLoader } from './rulesLoader';
-import type { CatalogIndex } from './catalogIndex';
-import { uriToPath } from './documents';
-import { dirname } from 'node:path';
+import { pinnedRelease } from '../core/release/context';
 
 const EMPTY: Analysis = { commands: [], diagnostics: [] };
 /** Requests wait for the initial load, but never longer than this. */
@@ -68,10 +68,9 @@ export class ServerState {
 
   /** The catalog a document is checked against: the workspace/runtime/settings one, else the bundled catalog of its release. */
   indexFor(d: Doc | undefined): CatalogIndex | undefined {
-    const real = this.store.active();
-    if (real || !d) return real ?? this.store.bundledFor(this.settings.sglangVersion?.trim() || undefined)?.loaded.index;
-    const choice = this.releases.choose(d, this.settings.sglangVersion);
-    return this.store.bundledFor(choice?.chosen.release ?? choice?.chosen.version)?.loaded.index;
+    // The analysis chose it (cached with it), so a hover does not choose the release again.
+    if (d) this.analysisOf(d);
+    return d?.cache?.index ?? this.store.active() ?? this.store.bundledFor(this.settings.sglangVersion?.trim() || undefined)?.loaded.index;
   }
 
   /** Log lines quote workspace paths and file contents: controls shown, as in every other log. */
@@ -102,7 +101,7 @@ export class ServerState {
     const release = this.releases.context(choice);
     const index = this.store.active() ?? this.store.bundledFor(choice?.chosen.release ?? choice?.chosen.version)?.loaded.index;
     // Version-ranged rules read the release the file runs when the host did not say.
-    const pinned = choice && choice.chosen.source !== 'default' ? (choice.chosen.release ?? choice.chosen.version) : undefined;
+    const pinned = pinnedRelease(choice);
     const versions = pinned && !this.store.packageVersions?.sglang ? { ...this.store.packageVersions, sglang: pinned } : this.store.packageVersions;
     const analysis = analyzeText(d.doc.getText(), d.hint, index, {
       rules: this.rules.rules,
@@ -111,7 +110,7 @@ export class ServerState {
       diagnostics,
       ...(release ? { release } : {}),
     });
-    d.cache = { key, analysis };
+    d.cache = { key, analysis, ...(index ? { index } : {}) };
     return analysis;
   }
 
