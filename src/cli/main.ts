@@ -7,6 +7,7 @@ import { HostError } from '../core/hosts/types';
 import { EXIT, UsageError, wantsHelp, type CliIo, type Command } from './command';
 import { checkCommand } from './commands/check';
 import { detectCommand } from './commands/detect';
+import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
 import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   superviseCommand,
   sweepCommand,
   checkCommand,
+  diagnoseCommand,
 ];
 
 function mainUsage(): string {

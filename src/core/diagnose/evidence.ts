@@ -39,7 +39,8 @@ export interface Fact<T> {
   where?: string;
 }
 
-export type GpuFamily = 'ampere' | 'ada' | 'hopper' | 'blackwell-dc' | 'blackwell-rtx' | 'rocm-cdna' | 'rocm-rdna' | 'other';
+export const GPU_FAMILIES = ['ampere', 'ada', 'hopper', 'blackwell-dc', 'blackwell-rtx', 'rocm-cdna', 'rocm-rdna', 'other'] as const;
+export type GpuFamily = (typeof GPU_FAMILIES)[number];
 
 export interface GpuEvidence {
   name?: Fact<string>;
@@ -77,24 +78,26 @@ export type VersionKey = (typeof VERSION_KEYS)[number];
  * `weight_scale_inv`); `w8a8`: int8 weights and activations; `compressed-tensors`: that format with
  * the scheme not known yet.
  */
-export type Quantization =
-  | 'fp8'
-  | 'fp8-block'
-  | 'nvfp4'
-  | 'mxfp4'
-  | 'awq'
-  | 'gptq'
-  | 'w8a8'
-  | 'w4a16'
-  | 'w4afp8'
-  | 'int4'
-  | 'int8'
-  | 'gguf'
-  | 'bitsandbytes'
-  | 'compressed-tensors'
-  | 'bf16'
-  | 'fp16'
-  | 'fp32';
+export const QUANTIZATIONS = [
+  'fp8',
+  'fp8-block',
+  'nvfp4',
+  'mxfp4',
+  'awq',
+  'gptq',
+  'w8a8',
+  'w4a16',
+  'w4afp8',
+  'int4',
+  'int8',
+  'gguf',
+  'bitsandbytes',
+  'compressed-tensors',
+  'bf16',
+  'fp16',
+  'fp32',
+] as const;
+export type Quantization = (typeof QUANTIZATIONS)[number];
 
 export const MODEL_TRAITS = ['moe', 'mla', 'hybridLinearAttention', 'slidingWindow', 'multimodal', 'mtp'] as const;
 export type ModelTrait = (typeof MODEL_TRAITS)[number];
