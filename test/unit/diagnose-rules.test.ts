@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { bundledDiagnosisRules, diagnose, evidenceOfSpec, judgeFinding, symptomsOf, SYMPTOMS } from '../../src/core/diagnose/rules';
-import type { DiagnosisRule, Symptom } from '../../src/core/diagnose/rules';
+import type { Symptom } from '../../src/core/diagnose/rules';
 
 const { rules, errors } = bundledDiagnosisRules();
 

@@ -85,7 +85,8 @@ function norm(v: unknown): string {
     const t = v.trim().toLowerCase();
     return t === 'null' ? 'none' : t;
   }
-  return typeof v === 'object' ? shown(v).toLowerCase() : String(v).toLowerCase();
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v).toLowerCase();
+  return shown(v).toLowerCase();
 }
 
 /** KV cache dtypes in one spelling: vLLM's `fp8` is E4M3, torch's names are the flag's. */

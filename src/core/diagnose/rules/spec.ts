@@ -4,7 +4,7 @@
  */
 import { computeCapabilityOfName, gpuFromArg } from '../../gpu/names';
 import { ccText } from '../../gpu/gpus';
-import { emptyEvidence, fact, setOwn, type Evidence, type FlagValue, type LogSignatureKind, type ProbeEvidence, type VersionKey } from '../evidence';
+import { emptyEvidence, fact, setOwn, type Evidence, type FlagValue, type ProbeEvidence, type VersionKey } from '../evidence';
 import { ccString, gpuFamilyOf } from '../gpuFamily';
 import { traitsOfArchitecture } from '../modelHints';
 import type { EvidenceSpec } from './types';
