@@ -8,7 +8,7 @@ import { CERTAINTY_RANK, ownValue, type Certainty, type Evidence, type Fact, typ
 import { ccString, computeCapabilityOfName, gpuFamilyOf } from '../gpuFamily';
 import type { DiagnosisRule, Scalar, ValueTest } from './types';
 
-export type ConditionKind = 'engine' | 'gpu' | 'quantization' | 'traits' | 'flags' | 'env' | 'versions' | 'kvCacheDtype' | 'signatures' | 'cudaGraph' | 'architecture';
+export type ConditionKind = 'engine' | 'gpu' | 'quantization' | 'traits' | 'flags' | 'env' | 'versions' | 'kvCacheDtype' | 'signatures' | 'cudaGraph' | 'architecture' | 'kernels';
 
 export interface ConditionOutcome {
   kind: ConditionKind;
@@ -41,9 +41,10 @@ export const WEIGHT: Readonly<Record<ConditionKind, number>> = {
   signatures: 3,
   cudaGraph: 1,
   architecture: 2,
+  kernels: 3,
 };
 
-const DECIDING: ReadonlySet<ConditionKind> = new Set(['flags', 'env', 'versions', 'quantization', 'kvCacheDtype', 'signatures', 'architecture', 'cudaGraph']);
+const DECIDING: ReadonlySet<ConditionKind> = new Set(['flags', 'env', 'versions', 'quantization', 'kvCacheDtype', 'signatures', 'architecture', 'cudaGraph', 'kernels']);
 
 /** What is known about the deployment's configuration as a whole. */
 export interface JudgeContext {
@@ -177,6 +178,7 @@ const CHECK = {
   signatures: 'Load the server log: the rule is confirmed by lines the engine prints at start-up or on failure.',
   cudaGraph: 'Probe once with CUDA graphs off (SGLang --disable-cuda-graph, vLLM --enforce-eager): answers that heal point at graph capture.',
   architecture: "Read the model's config.json (`architectures`).",
+  kernels: (lib: string) => `Read which GPU architectures ${lib} carries: \`inference-doctor env HOST\` (its fatbin reader) or \`cuobjdump --list-elf\` on the library.`,
   engine: 'Say which engine serves the model (--engine, or load its log or /server_info).',
 } as const;
 
@@ -303,6 +305,17 @@ export function judgeRule(rule: DiagnosisRule, ev: Evidence, ctx: JudgeContext =
     else {
       const ok = w.architecture.some((re) => safeRegex(re)?.test(f.value) ?? false);
       out.push(outcome('architecture', 'architecture', ok ? 'held' : 'failed', `architecture ${f.value} (${whereOf(f)})`, fromFact(f)));
+    }
+  }
+  for (const [lib, want] of Object.entries(w.kernels ?? {})) {
+    if (!want) continue;
+    const f = ev.kernels[lib as keyof Evidence['kernels']];
+    const level = f?.value.level;
+    if (!f || !level) out.push(outcome('kernels', `kernels.${lib}`, 'unknown', `which GPU architectures ${lib} carries is not known`, { check: CHECK.kernels(lib) }));
+    else {
+      const targets = [...f.value.sass, ...f.value.ptx].join(' ') || 'no device code';
+      const text = `${lib} carries ${targets} (${whereOf(f)}): ${level === 'native' ? 'native code' : level} for ${f.value.gpuArch ?? 'this GPU'}`;
+      out.push(outcome('kernels', `kernels.${lib}`, want.levels.includes(level) ? 'held' : 'failed', text, fromFact(f)));
     }
   }
   return out;

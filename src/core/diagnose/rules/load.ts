@@ -4,6 +4,7 @@
  * rule has a case that matches and one that rules it out. A bad rule is dropped with an error; the
  * others load.
  */
+import kernelRules from '../../../../rules/diagnosis/kernels.json';
 import sglangRules from '../../../../rules/diagnosis/sglang.json';
 import vllmRules from '../../../../rules/diagnosis/vllm.json';
 import schemaData from '../../../../rules/diagnosis/rule.schema.json';
@@ -73,14 +74,24 @@ let bundled: { rules: DiagnosisRule[]; errors: DiagnosisRuleError[] } | undefine
 /** The rules shipped with the extension, loaded once. */
 export function bundledDiagnosisRules(): { rules: DiagnosisRule[]; errors: DiagnosisRuleError[] } {
   if (!bundled) {
-    const a = loadDiagnosisRules(sglangRules, 'rules/diagnosis/sglang.json');
-    const b = loadDiagnosisRules(vllmRules, 'rules/diagnosis/vllm.json');
-    const seen = new Set(a.rules.map((r) => r.id));
-    const dup = b.rules.filter((r) => seen.has(r.id));
-    bundled = {
-      rules: [...a.rules, ...b.rules.filter((r) => !seen.has(r.id))],
-      errors: [...a.errors, ...b.errors, ...dup.map((r) => ({ source: 'rules/diagnosis/vllm.json', rule: r.id, path: '/id', message: `duplicate id ${r.id}` }))],
-    };
+    const files: [unknown, string][] = [
+      [kernelRules, 'rules/diagnosis/kernels.json'],
+      [sglangRules, 'rules/diagnosis/sglang.json'],
+      [vllmRules, 'rules/diagnosis/vllm.json'],
+    ];
+    const seen = new Set<string>();
+    bundled = { rules: [], errors: [] };
+    for (const [data, source] of files) {
+      const r = loadDiagnosisRules(data, source);
+      bundled.errors.push(...r.errors);
+      for (const rule of r.rules) {
+        if (seen.has(rule.id)) bundled.errors.push({ source, rule: rule.id, path: '/id', message: `duplicate id ${rule.id}` });
+        else {
+          seen.add(rule.id);
+          bundled.rules.push(rule);
+        }
+      }
+    }
   }
   return bundled;
 }

@@ -50,6 +50,12 @@ export function evidenceOfSpec(spec: EvidenceSpec): Evidence {
   for (const [k, v] of Object.entries(spec.versions ?? {})) if (typeof v === 'string') ev.versions[k as VersionKey] = f(v);
   if (spec.kvCacheDtype) ev.model.kvCacheDtype = f(spec.kvCacheDtype);
   if (spec.cudaGraph !== undefined) ev.runtime.cudaGraph = f(spec.cudaGraph);
+  for (const [lib, level] of Object.entries(spec.kernels ?? {})) {
+    const cc = ev.gpu.computeCapability?.value;
+    const arch = cc ? `sm_${cc.replace('.', '')}` : undefined;
+    const sass = level === 'native' && arch ? [arch] : ['sm_90a', 'sm_100a'];
+    ev.kernels[lib as keyof Evidence['kernels']] = f({ sass, ptx: [], files: 1, complete: true, level, ...(arch ? { gpuArch: arch } : {}) });
+  }
   for (const kind of spec.signatures ?? []) {
     ev.signatures[kind] = { kind, count: 1, firstLine: 1, firstText: kind, source: 'log', where: 'given' };
   }

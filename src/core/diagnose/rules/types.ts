@@ -5,7 +5,8 @@
  * Rules are data (rules/diagnosis/*.json, checked by rules/diagnosis/rule.schema.json); this is
  * their type. No vscode import.
  */
-import type { GpuFamily, LogSignatureKind, ModelTrait, Quantization, VersionKey } from '../evidence';
+import type { CompatLevel } from '../../gpu/gpus';
+import type { GpuFamily, KernelLibrary, LogSignatureKind, ModelTrait, Quantization, VersionKey } from '../evidence';
 import type { ReasonCode } from '../../detect/types';
 
 /** What the user sees. `token0-flood`: `!!!!` (or another token 0) up to max_tokens. */
@@ -48,6 +49,11 @@ export interface RuleWhen {
   signatures?: LogSignatureKind[];
   /** CUDA graphs on (true) or off (false). */
   cudaGraph?: boolean;
+  /**
+   * What an installed library carries for the GPU (discovery's fatbin reader): held when its
+   * level is one of `levels` (`none`, `no-device-code`, `ptx-jit`: no native code for the GPU).
+   */
+  kernels?: Partial<Record<KernelLibrary, { levels: CompatLevel[] }>>;
   /**
    * The model's architecture class matches one of these regular expressions. Only where the
    * mechanism is tied to one model family's code (a model file's bug), never as a stand-in for a
@@ -92,6 +98,8 @@ export interface EvidenceSpec {
   kvCacheDtype?: string;
   signatures?: LogSignatureKind[];
   cudaGraph?: boolean;
+  /** Libraries with no native code for the GPU: their fatbin level (`none`, `ptx-jit`, …). */
+  kernels?: Partial<Record<KernelLibrary, CompatLevel>>;
   /** Probe reason codes seen in the answers (the verdict follows from them). */
   probeReasons?: ReasonCode[];
   symptom?: Symptom;
