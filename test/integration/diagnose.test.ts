@@ -1,0 +1,100 @@
+/**
+ * `inference-doctor diagnose` as a user runs it: against the simulator over real HTTP (the
+ * incident's server), on a launch file and a server log on disk, and with bad input.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, scenarioPath, SimPool } from './helpers';
+
+interface JsonFinding {
+  id: string;
+  confidence: string;
+  score: number;
+  evidence: { stance: string; text: string }[];
+  missing: string[];
+  fix: { flags: Record<string, unknown>; env: Record<string, unknown>; steps: unknown[] };
+  sources: string[];
+}
+
+describe('inference-doctor diagnose', function () {
+  this.timeout(120_000);
+  const pool = new SimPool();
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'id-diagnose-'));
+  });
+  after(async () => {
+    await pool.closeAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ranks the FP4 GEMM backend first for the incident server on an SM 12.0 GPU, from /server_info and a probe', async () => {
+    const sim = await pool.start(scenarioPath('nan'));
+    const r = await runCli(['diagnose', '--url', sim.url, '--gpu', 'rtx-pro-6000', '--json'], { timeoutMs: 90_000 });
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { symptoms: { symptom: string }[]; findings: JsonFinding[]; nextCheck?: string };
+    assert.ok(
+      out.symptoms.some((s) => s.symptom === 'nan'),
+      JSON.stringify(out.symptoms),
+    );
+    const top = out.findings[0];
+    assert.equal(top.id, 'sglang-nvfp4-gemm-flashinfer-cutlass-sm120', JSON.stringify(out.findings.map((f) => f.id)));
+    assert.equal(top.confidence, 'match');
+    assert.deepEqual(top.fix.flags, { '--fp4-gemm-backend': 'flashinfer_cudnn' });
+    assert.ok(top.evidence.some((e) => e.stance === 'for' && /fp4_gemm_runner_backend/.test(e.text) && /server_info/.test(e.text)));
+    assert.ok(top.sources.every((s) => s.startsWith('https://github.com/')));
+    // The sgl-kernel rule needs the library's targets: it is only possible, and says what to read.
+    const kernels = out.findings.find((f) => f.id === 'sglang-nvfp4-sm120-sgl-kernel-without-sm120');
+    assert.equal(kernels?.confidence, 'possible');
+    assert.ok(kernels.missing.some((m) => /inference-doctor env/.test(m)));
+  });
+
+  it('reads a launch file and a server log from disk and prints the causes as text', async () => {
+    const launch = join(dir, 'serve.sh');
+    writeFileSync(
+      launch,
+      '#!/bin/sh\n# RTX PRO 6000\npython -m sglang.launch_server --model-path nvidia/Qwen3-30B-A3B-NVFP4 --quantization modelopt_fp4 --tp 2 --fp4-gemm-backend flashinfer_cutlass\n',
+    );
+    const log = join(dir, 'server.log');
+    writeFileSync(
+      log,
+      [
+        "[2026-06-01 10:00:01] server_args=ServerArgs(model_path='nvidia/Qwen3-30B-A3B-NVFP4', quantization='modelopt_fp4', fp4_gemm_runner_backend='flashinfer_cutlass', tp_size=2)",
+        '[2026-06-01 10:02:05] The server is fired up and ready to roll!',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['diagnose', '--launch', launch, '--log', log, '--gpu', '12.0', '--symptom', 'empty']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^Symptoms: empty \(given\)/m);
+    assert.match(r.stdout, /1\. \[match [0-9.]+\] Dense NVFP4 GEMMs through FlashInfer's CUTLASS runner/);
+    assert.match(r.stdout, /Fix, in order:\n\s+1\. --fp4-gemm-backend flashinfer_cudnn/);
+    assert.match(r.stdout, /Next check: /);
+  });
+
+  it('says what to give when nothing fits, and exits 0', async () => {
+    const r = await runCli(['diagnose', '--gpu', 'h100', '--symptom', 'crash', '--engine', 'sglang']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /No cause in the \d+ rules fits/);
+  });
+
+  it('refuses bad usage with 64 and a missing file with 66, and reports an unreachable server as a note', async () => {
+    assert.equal((await runCli(['diagnose'])).code, 64);
+    assert.equal((await runCli(['diagnose', '--symptom', 'sadness'])).code, 64);
+    assert.equal((await runCli(['diagnose', '--gpu', 'no-such-gpu'])).code, 64);
+    assert.equal((await runCli(['diagnose', '--version', '0.5.6'])).code, 64);
+    assert.equal((await runCli(['diagnose', '--url', 'file:///etc/passwd'])).code, 64);
+    const missing = await runCli(['diagnose', '--log', join(dir, 'nope.log')]);
+    assert.equal(missing.code, 66);
+    assert.match(missing.stderr, /Cannot read .*nope\.log/);
+    const down = await runCli(['diagnose', '--url', 'http://127.0.0.1:9', '--no-probe', '--json'], { timeoutMs: 40_000 });
+    assert.equal(down.code, 0, down.stderr);
+    const out = JSON.parse(down.stdout) as { notes: string[] };
+    assert.ok(
+      out.notes.some((n) => /\/v1\/models/.test(n)),
+      out.notes.join('|'),
+    );
+  });
+});
