@@ -40,7 +40,7 @@ describe('inference-doctor diagnose', function () {
       JSON.stringify(out.symptoms),
     );
     const top = out.findings[0];
-    assert.equal(top.id, 'sglang-nvfp4-gemm-flashinfer-cutlass-sm120', JSON.stringify(out.findings.map((f) => f.id)));
+    assert.equal(top.id, 'sglang-fp4-gemm-cutlass-sm120-zero-output', JSON.stringify(out.findings.map((f) => f.id)));
     assert.equal(top.confidence, 'match');
     assert.deepEqual(top.fix.flags, { '--fp4-gemm-backend': 'flashinfer_cudnn' });
     assert.ok(top.evidence.some((e) => e.stance === 'for' && /fp4_gemm_runner_backend/.test(e.text) && /server_info/.test(e.text)));
@@ -69,7 +69,7 @@ describe('inference-doctor diagnose', function () {
     const r = await runCli(['diagnose', '--launch', launch, '--log', log, '--gpu', '12.0', '--symptom', 'empty']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^Symptoms: empty \(given\)/m);
-    assert.match(r.stdout, /1\. \[match [0-9.]+\] Dense NVFP4 GEMMs through FlashInfer's CUTLASS runner/);
+    assert.match(r.stdout, /1\. \[match [0-9.]+\] Dense NVFP4 GEMM through FlashInfer CUTLASS returns zeros on SM120/);
     assert.match(r.stdout, /Fix, in order:\n\s+1\. --fp4-gemm-backend flashinfer_cudnn/);
     assert.match(r.stdout, /Next check: /);
   });
