@@ -14,6 +14,7 @@ import { DIAGNOSTIC_SOURCE, type DiagnosticCode, type DiagnosticFixData } from '
 import { closestChoices, type CatalogIndex } from './catalogIndex';
 import { showControls } from '../core/text/foreign';
 import type { ReleaseContext } from '../core/release/context';
+import { fileGpuHint, launchFindings, type CommandFinding, type FileGpuHint } from './launchDiagnosis';
 
 export interface Fix {
   title: string;
@@ -36,6 +37,10 @@ export interface RuleEnv {
   diagnostics?: boolean;
   /** The SGLang release the document is judged against, when known. */
   release?: ReleaseContext;
+  /** The document's file name: the GPU it names (image tag, comment, name) stands in for an unknown host's. */
+  fileName?: string;
+  /** Set by analyzeText from fileName. */
+  gpuHint?: FileGpuHint;
 }
 
 export type { ReleaseContext } from '../core/release/context';
@@ -59,6 +64,8 @@ export interface AnalyzedCommand {
   advice?: Map<RuleMatchResult, string>;
   /** Each fully matched built-in rule's fix as flag changes (the first fix that has any), for the hover's Apply link. */
   applicable?: Map<RuleMatchResult, { changes: FlagChange[]; summary: string }>;
+  /** Causes from the diagnosis rules whose every condition holds on this command. */
+  findings?: CommandFinding[];
 }
 
 export interface Analysis {
@@ -149,6 +156,32 @@ function toValue(f: ResolvedFlag): unknown {
   return vs.length === 1 ? vs[0].value : vs.map((v) => v.value);
 }
 
+/**
+ * Known-bad matches judged against the GPU the file names when no host says: a rule for another GPU
+ * (an H100 rule on a file for an RTX PRO 6000, any NVIDIA rule on a ROCm image) is dropped; one for
+ * this GPU says the file is the reason to believe it.
+ */
+function judgeByFileGpu(matches: RuleMatchResult[], hint: FileGpuHint, ctx: Parameters<typeof matchRules>[1]): RuleMatchResult[] {
+  const out: RuleMatchResult[] = [];
+  for (const m of matches) {
+    const gpuUnknown = m.unknown.some((u) => u.kind === 'gpu');
+    if (!gpuUnknown) {
+      out.push(m);
+      continue;
+    }
+    if (hint.family === 'rocm-cdna' || hint.family === 'rocm-rdna') continue;
+    if (hint.cc === undefined) {
+      out.push(m);
+      continue;
+    }
+    const again = matchRules([m.rule], { ...ctx, computeCapability: hint.cc })[0];
+    if (!again) continue;
+    const held = { kind: 'gpu' as const, key: 'file-hint', state: 'held' as const, message: `the file is for ${hint.label} (${hint.where})` };
+    out.push({ ...m, held: [...m.held, held], unknown: m.unknown.filter((u) => u.kind !== 'gpu') });
+  }
+  return out;
+}
+
 /** Resolve the flags of one command and evaluate the rules against it. */
 export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefined, env: RuleEnv): AnalyzedCommand {
   const info = ruleInfo(env.rules);
@@ -170,15 +203,24 @@ export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefin
   for (const e of cmd.env) if (!e.dynamic) envRec[e.name] = e.value;
   const ac: AnalyzedCommand = { cmd, flags, fields, env: envRec, matches: [] };
   if (env.rules.length) {
-    ac.matches = matchRules(env.rules, {
+    const ctx = {
       fields,
       env: envRec,
-      engine: 'sglang',
+      engine: 'sglang' as const,
       ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
       ...(env.versions ? { versions: env.versions } : {}),
-    }).filter((m) => m.unknown.every((u) => u.kind === 'gpu' || u.kind === 'version'));
+    };
+    ac.matches = matchRules(env.rules, ctx).filter((m) => m.unknown.every((u) => u.kind === 'gpu' || u.kind === 'version'));
+    if (env.computeCapability === undefined && env.gpuHint) ac.matches = judgeByFileGpu(ac.matches, env.gpuHint, ctx);
     ac.advice = competingFixAdvice(ac.matches);
   }
+  ac.findings = launchFindings({
+    fields,
+    env: envRec,
+    ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
+    ...(env.versions ? { versions: env.versions } : {}),
+    ...(env.gpuHint ? { hint: env.gpuHint } : {}),
+  });
   return ac;
 }
 
@@ -337,7 +379,8 @@ export function ruleMessage(m: RuleMatchResult, advice?: string): string {
   if (unknown.length) parts.push(`Only if: ${unknown.join('; ')}.`);
   // With a host selected, say that its GPU is the one the rule is about.
   const gpu = m.held.find((h) => h.kind === 'gpu');
-  if (gpu) parts.push(`Matches the selected host: ${gpu.message}.`);
+  if (gpu?.key === 'file-hint') parts.push(`Applies: ${gpu.message}.`);
+  else if (gpu) parts.push(`Matches the selected host: ${gpu.message}.`);
   parts.push(`Fix: ${r.fix.summary}`);
   if (advice) parts.push(advice);
   return parts.join(' ').replace(/\.\./g, '.');
@@ -375,9 +418,73 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
   }
 }
 
+/** The first fix step of a diagnosis finding as a known-bad fix, for the same edits and changes. */
+function stepAsFix(step: CommandFinding['finding']['fix']['steps'][number], index: CatalogIndex | undefined): RuleFix | undefined {
+  const set: NonNullable<RuleFix['set']> = [];
+  for (const [flag, value] of Object.entries(step.flags ?? {})) {
+    const field = index?.resolve(flag)?.entry.field ?? fieldFromFlag(flag);
+    set.push({ flag, field, value: typeof value === 'number' ? String(value) : value });
+  }
+  return set.length ? { summary: step.note, set } : undefined;
+}
+
+/** Text of a finding as a diagnostic: the cause, why, and the first thing to try. */
+export function findingMessage(f: CommandFinding['finding']): string {
+  const first = f.fix.steps[0];
+  const change = first
+    ? Object.entries(first.flags ?? {})
+        .map(([k, v]) => (v === true ? k : `${k} ${String(v)}`))
+        .join(' ')
+    : '';
+  const guessed = f.evidence.filter((e) => e.stance === 'against' && e.text.startsWith('only guessed')).map((e) => e.text.replace(/^only guessed: /, ''));
+  const parts = [`Likely cause of ${f.symptoms.join('/')} answers: ${f.title}.`, firstSentence(f.mechanism)];
+  if (guessed.length) parts.push(`Read from hints: ${guessed.join('; ')}.`);
+  if (first) parts.push(`Try first: ${change ? `${change} (${first.note})` : first.note}`);
+  return parts.join(' ');
+}
+
+function findingDiagnostics(
+  ac: AnalyzedCommand,
+  index: CatalogIndex | undefined,
+  text: string,
+  offsetOf: (p: Range['start']) => number,
+  out: Diagnostic[],
+): void {
+  for (const cf of ac.findings ?? []) {
+    let hit: ResolvedFlag | undefined;
+    for (const f of ac.flags) if (cf.fields.includes(f.field)) hit = f;
+    const range = hit ? flagSpan(hit.arg) : ac.cmd.entryRange;
+    // A known-bad warning on the same flag already says it: one warning per flag.
+    if (out.some((d) => d.code === 'known-bad' && d.range.start.line === range.start.line && d.range.start.character === range.start.character)) continue;
+    const fixes: Fix[] = [];
+    const step = cf.finding.fix.steps.find((s) => s.flags && Object.keys(s.flags).length);
+    const fix = step ? stepAsFix(step, index) : undefined;
+    if (fix) {
+      const { edits, changes } = fixEdits(ac, fix, index, text, offsetOf);
+      if (edits.length)
+        fixes.push({
+          title: `Apply fix: ${Object.entries(step!.flags!)
+            .map(([k, v]) => `${k} ${String(v)}`)
+            .join(' ')}`,
+          edits,
+          changes,
+          summary: fix.summary,
+        });
+    }
+    const d = diag(range, DiagnosticSeverity.Warning, 'diagnosis', findingMessage(cf.finding), fixes);
+    const href = sourceUrl(cf.finding.sources[0]);
+    if (href) d.codeDescription = { href };
+    out.push(d);
+  }
+}
+
 /** Launch commands of `text` with diagnostics. Never throws (returns what it has). */
 export function analyzeText(text: string, hint: LanguageHint, index: CatalogIndex | undefined, env: RuleEnv): Analysis {
   const commands = findLaunchCommands(text, hint, index ? { flagArity: (n) => index.arity(n) } : {});
+  if (commands.length && env.computeCapability === undefined && env.fileName && !env.gpuHint) {
+    const gpuHint = fileGpuHint(text, env.fileName);
+    if (gpuHint) env = { ...env, gpuHint };
+  }
   const out: Analysis = {
     commands: [],
     diagnostics: [],
@@ -397,6 +504,13 @@ export function analyzeText(text: string, hint: LanguageHint, index: CatalogInde
           offsetOf = (p) => lines.offset(p);
         }
         ruleDiagnostics(ac, index, text, offsetOf, out.diagnostics);
+      }
+      if (env.diagnostics !== false && ac.findings?.length) {
+        if (!offsetOf) {
+          const lines = new LineIndex(text);
+          offsetOf = (p) => lines.offset(p);
+        }
+        findingDiagnostics(ac, index, text, offsetOf, out.diagnostics);
       }
     } catch {
       // keep the other commands

@@ -17,7 +17,7 @@ import {
 } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
-import { ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
+import { findingMessage, ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
 import { bundledHelpFor, bundledHelpMarkdown } from '../core/flags/bundledHelp';
 import { flagHistoryText } from '../core/flags/bundled/query';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
@@ -156,17 +156,23 @@ function applyLink(ac: AnalyzedCommand, m: AnalyzedCommand['matches'][number], u
 
 function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string | undefined {
   const ms = field ? ac.matches.filter((m) => Object.prototype.hasOwnProperty.call(m.rule.match.fields ?? {}, field)) : ac.matches;
-  if (!ms.length) return undefined;
+  const fs = (ac.findings ?? []).filter((f) => !field || f.fields.includes(field));
+  if (!ms.length && !fs.length) return undefined;
   // Title, symptom and fix come from rule files (the workspace's too): escaped text; the source is
   // a link only when it parses as https, and it shows its real host.
-  return [
-    '**Known issues**',
-    ...ms.map((m) => {
-      const url = sourceUrl(m.rule.sources[0]);
-      const link = url ? safeLink(url, 'source') : null;
-      return `- ${escapeMarkdown(ruleMessage(m, ac.advice?.get(m)))}${link ? ` (${link})` : ''}${applyLink(ac, m, uri)}`;
-    }),
-  ].join('\n');
+  const lines = ms.length ? ['**Known issues**'] : [];
+  for (const m of ms) {
+    const url = sourceUrl(m.rule.sources[0]);
+    const link = url ? safeLink(url, 'source') : null;
+    lines.push(`- ${escapeMarkdown(ruleMessage(m, ac.advice?.get(m)))}${link ? ` (${link})` : ''}${applyLink(ac, m, uri)}`);
+  }
+  if (fs.length) lines.push('**Likely causes** (diagnosis rules)');
+  for (const f of fs) {
+    const url = sourceUrl(f.finding.sources[0]);
+    const link = url ? safeLink(url, 'source') : null;
+    lines.push(`- ${escapeMarkdown(findingMessage(f.finding))}${link ? ` (${link})` : ''}`);
+  }
+  return lines.join('\n');
 }
 
 /** What other releases say of a flag this catalog lacks ("added in 0.5.1"), as a sentence. */

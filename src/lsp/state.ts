@@ -109,6 +109,7 @@ export class ServerState {
       versions,
       diagnostics,
       ...(release ? { release } : {}),
+      fileName: uriToPath(d.doc.uri) ?? decodeURIComponent(d.doc.uri.split(/[?#]/)[0].split('/').pop() ?? ''),
     });
     d.cache = { key, analysis, ...(index ? { index } : {}) };
     return analysis;

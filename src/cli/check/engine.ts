@@ -166,6 +166,7 @@ export class Checker {
       ...(pinned ? { versions: { sglang: pinned } } : {}),
       diagnostics: true,
       ...(release ? { release } : {}),
+      fileName: absolute,
     });
     const findings = analysis.diagnostics.map(toFinding).sort((a, b) => a.line - b.line || a.column - b.column || a.code.localeCompare(b.code));
     return { path: this.display(absolute), absolute, ...(shown ? { release: shown } : {}), commands: analysis.commands.length, findings };

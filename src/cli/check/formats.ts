@@ -108,6 +108,10 @@ export const RULE_TEXT: Readonly<Record<string, { short: string; level: SarifLev
   'deprecated-choice': { short: 'A deprecated value of a flag.', level: 'warning' },
   'duplicate-flag': { short: 'A flag given more than once; the last one wins.', level: 'warning' },
   'known-bad': { short: 'A known-bad combination of backend flags, GPU, model or release (NaN, garbage or crashes).', level: 'warning' },
+  diagnosis: {
+    short: 'A likely cause of broken answers from the diagnosis rules: a kernel path known to fail on this GPU, dtype or release.',
+    level: 'warning',
+  },
   'release-mismatch': { short: 'The catalog the flags are checked against is of another SGLang release than the file runs.', level: 'note' },
 };
 

@@ -10,7 +10,7 @@ export { parsePyRepr, parsePyKwargs, parseServerArgsLine, type PyReprOptions, ty
 export { hintsOfModelPath, traitsOfArchitecture, normalizeQuantization, kvDtypeOfTorch, type ModelHints } from './modelHints';
 export { forEachLine, forEachLineSync, lineStream, DEFAULT_MAX_LINE_CHARS, type LineSource } from './lines';
 export { LogReaderBase, MAX_SCAN_CHARS, MAX_REPR_CHARS, type LogReadOptions } from './logScan';
-export { fromLaunch, type LaunchEvidenceOptions } from './launch';
+export { fromLaunch, hintsOfFile, type LaunchEvidenceOptions } from './launch';
 export { fromSglangLog, SglangLogReader, backendFieldOf } from './sglangLog';
 export { fromVllmLog, VllmLogReader } from './vllmLog';
 export { fromServerInfo, toFlagValue, type ServerInfoOptions } from './serverInfo';

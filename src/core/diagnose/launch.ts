@@ -143,6 +143,21 @@ export function fromLaunch(text: string, fileName: string, options: LaunchEviden
   return ev;
 }
 
+/**
+ * Only the hints around a launch command (image tags, comments, the file name, GPU counts): for
+ * callers that already hold the command's flags, such as the language server.
+ */
+export function hintsOfFile(text: string, fileName: string): Evidence {
+  const ev = emptyEvidence();
+  if (typeof text !== 'string') return ev;
+  try {
+    readHints(ev, text, fileName, baseName(typeof fileName === 'string' ? fileName : 'launch file'));
+  } catch {
+    // what was read so far
+  }
+  return ev;
+}
+
 function readCommand(ev: Evidence, cmd: LaunchCommand, name: string, options: LaunchEvidenceOptions): void {
   const at = (line: number): string => `${name} line ${line + 1}`;
   putEngine(ev, fact('sglang', 'launch', 'certain', at(cmd.entryRange.start.line)));

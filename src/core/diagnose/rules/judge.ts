@@ -192,7 +192,8 @@ function familyAndCc(ev: Evidence): { family?: GpuFamily; cc?: string; f?: Fact<
     if (g !== 'other' || cc) family = g;
   }
   const f = ev.gpu.family ?? ccFact ?? nameFact;
-  const label = [nameFact?.value, cc ? `compute capability ${cc}` : undefined, family].filter(Boolean).join(', ');
+  const name = nameFact?.value;
+  const label = [name, cc && !name?.includes(`capability ${cc}`) ? `compute capability ${cc}` : undefined, family].filter(Boolean).join(', ');
   return { family, cc, f, label };
 }
 
@@ -222,7 +223,9 @@ function judgeQuantization(ev: Evidence, wanted: readonly string[]): ConditionOu
   const q = ev.model.quantization;
   if (!q) return outcome('quantization', 'quantization', 'unknown', `the model's quantization is not known (the rule covers ${wanted.join(', ')})`, { check: CHECK.quantization });
   const v = q.value;
-  const held = wanted.includes(v) || (v === 'fp8-block' && wanted.includes('fp8'));
+  // `fp8` and `fp8-block` are apart: per-tensor and per-block scales take different kernels. A rule
+  // for any FP8 lists both.
+  const held = wanted.includes(v);
   // Plain `fp8` may be block-scaled, and compressed-tensors may be any scheme: neither decides.
   const open = !held && ((v === 'fp8' && wanted.includes('fp8-block')) || v === 'compressed-tensors');
   if (open) return outcome('quantization', 'quantization', 'unknown', `quantization ${v} (${whereOf(q)}) may or may not be ${wanted.join(', ')}`, { check: CHECK.quantization });
