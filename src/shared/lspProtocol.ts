@@ -241,4 +241,12 @@ export function onCustomRequest<M extends keyof CustomRequests>(
 /** Diagnostic `code`s the server emits (diagnostic.source is `inference-doctor`). */
 export const DIAGNOSTIC_SOURCE = 'inference-doctor';
 export type DiagnosticCode =
-  'unknown-flag' | 'renamed-flag' | 'deprecated-flag' | 'invalid-choice' | 'deprecated-choice' | 'duplicate-flag' | 'known-bad' | 'diagnosis' | 'release-mismatch';
+  | 'unknown-flag'
+  | 'renamed-flag'
+  | 'deprecated-flag'
+  | 'invalid-choice'
+  | 'deprecated-choice'
+  | 'duplicate-flag'
+  | 'known-bad'
+  | 'diagnosis'
+  | 'release-mismatch';
