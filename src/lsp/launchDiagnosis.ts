@@ -8,7 +8,7 @@ import { ccText } from '../core/gpu/gpus';
 import { deriveFromArgs } from '../core/diagnose/derive';
 import { emptyEvidence, fact, mergeAll, setOwn, type Certainty, type Evidence, type FlagValue, type GpuFamily } from '../core/diagnose/evidence';
 import { hintsOfFile } from '../core/diagnose/launch';
-import { bundledDiagnosisRules, judgeFinding, type ConditionOutcome, type Finding } from '../core/diagnose/rules';
+import { bundledDiagnosisRules, judgeFinding, type ConditionOutcome, type DiagnosisRule, type Finding } from '../core/diagnose/rules';
 import { parseComputeCap } from '../core/gpu/gpus';
 import { ccNumber } from '../core/gpu/names';
 
@@ -74,14 +74,38 @@ function evidenceOf(input: LaunchDiagnosisInput): Evidence {
   return input.computeCapability === undefined && input.hint ? mergeAll(ev, input.hint.evidence) : ev;
 }
 
+let byField: Map<string, DiagnosisRule[]> | undefined;
+
+/**
+ * SGLang rules that can stand on a launch file, by the flag fields they test: a rule is judged
+ * only when the command writes one of its flags, so a file with no backend flag costs a lookup.
+ * A launch file shows no symptom, so rules that need a log line or a library's targets are out.
+ */
+function rulesByField(): Map<string, DiagnosisRule[]> {
+  if (!byField) {
+    byField = new Map();
+    for (const rule of bundledDiagnosisRules().rules) {
+      if (rule.engine === 'vllm' || rule.when.signatures?.length || rule.when.kernels) continue;
+      for (const field of Object.keys(rule.when.flags ?? {})) {
+        const base = field.split('.')[0];
+        const list = byField.get(base) ?? [];
+        if (!list.includes(rule)) list.push(rule);
+        byField.set(base, list);
+      }
+    }
+  }
+  return byField;
+}
+
 /** Causes whose every condition holds on this command, best first (at most `limit`). */
 export function launchFindings(input: LaunchDiagnosisInput, limit = 3): CommandFinding[] {
+  const index = rulesByField();
+  const candidates = new Set<DiagnosisRule>();
+  for (const [field, v] of Object.entries(input.fields)) if (v !== null && v !== undefined) for (const r of index.get(field) ?? []) candidates.add(r);
+  if (!candidates.size) return [];
   const ev = evidenceOf(input);
   const out: { finding: Finding; outcomes: ConditionOutcome[] }[] = [];
-  for (const rule of bundledDiagnosisRules().rules) {
-    if (rule.engine === 'vllm') continue;
-    // A launch file shows no symptom: only rules that stand on configuration, never on a log line.
-    if (rule.when.signatures?.length || rule.when.kernels) continue;
+  for (const rule of candidates) {
     const j = judgeFinding(rule, ev, []);
     if (j?.finding.confidence === 'match' && j.outcomes.some((o) => o.kind === 'flags' && o.state === 'held' && o.source !== 'default')) out.push(j);
   }
