@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { discoverEnv } from '../../core/discovery';
 import { gatherEvidence, type GatherInputs } from '../../core/diagnose/gather';
 import { lineStream } from '../../core/diagnose/lines';
@@ -31,6 +32,7 @@ Evidence:
   --api-key K         with --url (default: $INFERENCE_DOCTOR_API_KEY)
   --host HOST         inspect a host (GPUs, drivers, packages, kernel architectures) over SSH, or "local"
   --env-report FILE   pasted \`python -m sglang.check_env\` or vLLM collect_env.py output; repeatable
+  --model-config FILE the model's config.json (read from --model's folder when it is a local one)
 What you know:
   --gpu NAME|CC       the GPU: a name (${NAMED_GPUS.slice(0, 5)
     .map((g) => g.id)
@@ -52,6 +54,7 @@ interface DiagnoseArgs {
   launch: string[];
   logs: string[];
   envReports: string[];
+  modelConfigs: string[];
   url?: string;
   probe: boolean;
   apiKey?: string;
@@ -67,7 +70,7 @@ interface DiagnoseArgs {
 const MAX_TEXT_BYTES = 8 * 1024 * 1024;
 
 function parse(argv: readonly string[]): DiagnoseArgs {
-  const args: DiagnoseArgs = { launch: [], logs: [], envReports: [], probe: true, spec: {}, json: false, limit: 5 };
+  const args: DiagnoseArgs = { launch: [], logs: [], envReports: [], modelConfigs: [], probe: true, spec: {}, json: false, limit: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
@@ -86,6 +89,9 @@ function parse(argv: readonly string[]): DiagnoseArgs {
         break;
       case '--env-report':
         args.envReports.push(need('a FILE'));
+        break;
+      case '--model-config':
+        args.modelConfigs.push(need('a config.json'));
         break;
       case '--url': {
         const u = need('a URL such as http://gpu-box:30000');
@@ -158,7 +164,12 @@ function parse(argv: readonly string[]): DiagnoseArgs {
     if (!args.spec.engine) throw new UsageError('--version needs --engine (whose version it is)');
     args.spec.versions = { [args.spec.engine]: args.version };
   }
-  const anything = args.launch.length + args.logs.length + args.envReports.length > 0 || args.url || args.host || Object.keys(args.spec).length || args.symptom;
+  const anything =
+    args.launch.length + args.logs.length + args.envReports.length + args.modelConfigs.length > 0 ||
+    args.url ||
+    args.host ||
+    Object.keys(args.spec).length ||
+    args.symptom;
   if (!anything) throw new UsageError('give some evidence: --launch, --log, --url, --host, --env-report, --gpu or --symptom');
   return args;
 }
@@ -200,6 +211,19 @@ async function headOf(path: string): Promise<string> {
   }
 }
 
+/** `--model` naming a local checkpoint folder: its config.json (and hf_quant_config.json), if there. */
+async function localModelConfig(model: string): Promise<{ text: string; where: string; quantText?: string } | undefined> {
+  const path = join(model, 'config.json');
+  try {
+    if (!(await stat(model)).isDirectory()) return undefined;
+    const text = await readText(path);
+    const quantText = await readText(join(model, 'hf_quant_config.json')).catch(() => undefined);
+    return { text, where: path, ...(quantText ? { quantText } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
 export const diagnoseCommand: Command = {
   name: 'diagnose',
   summary: 'rank the causes that fit a deployment (launch file, log, server, host) with their fixes',
@@ -211,6 +235,9 @@ export const diagnoseCommand: Command = {
     try {
       inputs.launch = await Promise.all(args.launch.map(async (f) => ({ text: await readText(f), fileName: f })));
       inputs.envText = await Promise.all(args.envReports.map(async (f) => ({ text: await readText(f), label: f })));
+      inputs.modelConfig = await Promise.all(args.modelConfigs.map(async (f) => ({ text: await readText(f), where: f })));
+      const local = args.spec.model ? await localModelConfig(args.spec.model) : undefined;
+      if (local) inputs.modelConfig.push(local);
       inputs.logs = await Promise.all(
         args.logs.map(async (f) => ({ head: await headOf(f), label: f, lines: lineStream(createReadStream(f, { signal: io.signal })) })),
       );

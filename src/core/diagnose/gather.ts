@@ -14,6 +14,7 @@ import { fromCheckEnv, fromCollectEnv } from './envText';
 import { emptyEvidence, fact, mergeAll, putEngine, type Engine, type Evidence } from './evidence';
 import { fromDiscovery } from './discovery';
 import { fromLaunch } from './launch';
+import { fromModelConfig } from './modelConfig';
 import type { LineSource } from './lines';
 import { hintsOfModelPath } from './modelHints';
 import { fromProbe, type ProbeInput } from './probe';
@@ -29,6 +30,8 @@ export interface GatherInputs {
   logs?: { lines: LineSource; label: string; engine?: Engine; head?: string }[];
   server?: { target: ServerTarget; model?: string; probe: boolean; timeoutMs?: number };
   discovery?: EnvReport[];
+  /** The model's config.json (and ModelOpt's hf_quant_config.json) as text. */
+  modelConfig?: { text: string; where: string; quantText?: string }[];
   /** Pasted `python -m sglang.check_env` or vLLM `collect_env.py` output. */
   envText?: { text: string; label: string }[];
   probes?: ProbeInput[];
@@ -149,6 +152,7 @@ export async function gatherEvidence(inputs: GatherInputs, opts: GatherOptions =
   }
   for (const t of inputs.envText ?? [])
     parts.push(sniffEnvText(t.text) === 'collect-env' ? fromCollectEnv(t.text, { label: t.label }) : fromCheckEnv(t.text, { label: t.label }));
+  for (const m of inputs.modelConfig ?? []) parts.push(fromModelConfig(m.text, { where: m.where, ...(m.quantText ? { quantConfig: m.quantText } : {}) }));
   for (const p of inputs.probes ?? []) parts.push(fromProbe(p));
   if (inputs.server) parts.push(...(await fromServer(inputs.server, opts, notes)));
   return { evidence: mergeAll(...parts), notes };

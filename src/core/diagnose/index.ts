@@ -18,3 +18,4 @@ export { fromCheckEnv, fromCollectEnv } from './envText';
 export { fromDiscovery, type DiscoveryOptions } from './discovery';
 export { fromProbe, type ProbeInput, type ProbeEvidenceOptions } from './probe';
 export { deriveFromArgs, gpuCountOfArgs } from './derive';
+export { fromModelConfig, quantizationOfConfig } from './modelConfig';
