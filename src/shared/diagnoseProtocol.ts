@@ -6,6 +6,10 @@
  */
 import type { Finding } from '../core/diagnose/rules/engine';
 import type { ObservedSymptom } from '../core/diagnose/rules/symptoms';
+import { BIDI_AND_INVISIBLE } from '../core/text/foreign';
+
+/** Whitespace, C0/C1 controls, and the invisible and reordering characters: never in a link. */
+const UNSHOWABLE = new RegExp(`[\\s\\p{Cc}]|${BIDI_AND_INVISIBLE.source}`, 'u');
 
 /** Every cause shown at most: the page offers per-cause actions by index. */
 export const MAX_FINDINGS = 20;
@@ -62,10 +66,11 @@ export const DIAGNOSE_MESSAGE_TYPES = Object.keys(DIAGNOSE_MESSAGE_TYPE_SET) as 
 
 /**
  * The URL as a link target when it is an `https://github.com/…` address (no credentials, no port,
- * no other host, not even a subdomain), else undefined: every other string is shown as text.
+ * no other host, not even a subdomain, nothing invisible in it), else undefined: every other string
+ * is shown as text.
  */
 export function githubLink(url: unknown): string | undefined {
-  if (typeof url !== 'string' || url.length > 2048 || !url.startsWith('https://github.com/')) return undefined;
+  if (typeof url !== 'string' || url.length > 2048 || !url.startsWith('https://github.com/') || UNSHOWABLE.test(url)) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(url);
