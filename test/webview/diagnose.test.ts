@@ -266,7 +266,7 @@ describe('diagnose webview: the ranked causes in headless Chromium', function ()
     await send(page, { type: 'state', state: { ...doneState(), findings: [], error: `connect ECONNREFUSED ${HOSTILE[1]}` } });
     await page.waitForSelector('[data-testid="error"]');
     assert.equal(await page.textContent('[data-testid="error"]'), `connect ECONNREFUSED ${HOSTILE[1]}`);
-    await send(page, { type: 'state', state: { ...doneState(), findings: [], nextCheck: undefined } as DiagnoseViewState });
+    await send(page, { type: 'state', state: { ...doneState(), findings: [], nextCheck: undefined } });
     await page.waitForSelector('[data-testid="no-findings"]');
     assert.match((await page.textContent('[data-testid="no-findings"]')) ?? '', /No cause in the 42 rules/);
     await assertClean(page, watch);
