@@ -56,7 +56,9 @@ function finding(over: Partial<Finding> = {}): Finding {
     mechanism: `FlashInfer's CUTLASS kernel returns NaN ${HOSTILE[1]}`,
     evidence: [
       { stance: 'for', text: `GPU NVIDIA RTX PRO 6000 ${HOSTILE[4]}`, source: 'discovery', where: `discovery on ${HOSTILE[2]}` },
-      { stance: 'for', text: '`fp4_gemm_runner_backend` is flashinfer_cutlass', source: 'server-info' },
+      { stance: 'for', text: '`fp4_gemm_runner_backend` is flashinfer_cutlass (server-info, /server_info)', source: 'server-info', where: '/server_info' },
+      { stance: 'for', text: 'a probe answer shows token0-run', source: 'probe' },
+      { stance: 'for', text: 'a probe answer shows token0-run', source: 'probe' },
       { stance: 'against', text: `sources disagree on gpu.count ${HOSTILE[3]}` },
     ],
     missing: [`Read the FlashInfer version ${HOSTILE[2]}`],
@@ -178,12 +180,15 @@ describe('diagnose webview: the ranked causes in headless Chromium', function ()
 
     // Evidence for (✓) first, then against (✗), each as text with where it came from.
     const ev = top.locator('[data-testid="evidence-item"]');
-    assert.deepEqual(await ev.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.stance)), ['for', 'for', 'against']);
+    assert.deepEqual(await ev.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.stance)), ['for', 'for', 'for', 'against']);
     assert.match((await ev.nth(0).textContent()) ?? '', /^✓/);
-    assert.match((await ev.nth(2).textContent()) ?? '', /^✗/);
+    assert.match((await ev.nth(3).textContent()) ?? '', /^✗/);
+    // A source the line already names is not repeated; the same line from several probes shows once, counted.
+    assert.equal(await ev.nth(1).textContent(), '✓ `fp4_gemm_runner_backend` is flashinfer_cutlass (server-info, /server_info)');
+    assert.equal(await ev.nth(2).textContent(), '✓ a probe answer shows token0-run ×2');
     assert.equal(await ev.nth(0).locator('[data-testid="evidence-text"]').textContent(), `GPU NVIDIA RTX PRO 6000 ${HOSTILE[4]}`);
     assert.ok((await ev.nth(0).textContent())?.includes(`discovery on ${HOSTILE[2]}`));
-    assert.equal(await ev.nth(2).locator('[data-testid="evidence-text"]').textContent(), `sources disagree on gpu.count ${HOSTILE[3]}`);
+    assert.equal(await ev.nth(3).locator('[data-testid="evidence-text"]').textContent(), `sources disagree on gpu.count ${HOSTILE[3]}`);
     // The bidi override is kept (copy gives the exact text) but isolated and labelled.
     assert.equal(await ev.nth(0).locator('.ctl[data-cp="U+202E"]').count(), 1);
 

@@ -68,8 +68,21 @@ function section(title: string, testid: string, ...children: Child[]): HTMLEleme
   return h('section', { class: 'section', testid }, h('h2', {}, title), ...children);
 }
 
-function evidenceItem(e: FindingEvidence): HTMLElement {
-  const where = [e.source, e.where].filter((x): x is string => typeof x === 'string' && x !== '').join(', ');
+/** The same line from several probes once, with how many times it was seen. */
+function grouped(items: readonly FindingEvidence[]): { e: FindingEvidence; times: number }[] {
+  const out = new Map<string, { e: FindingEvidence; times: number }>();
+  for (const e of items) {
+    const key = `${e.stance}\u0000${e.text}\u0000${e.source ?? ''}\u0000${e.where ?? ''}`;
+    const seen = out.get(key);
+    if (seen) seen.times++;
+    else out.set(key, { e, times: 1 });
+  }
+  return [...out.values()];
+}
+
+function evidenceItem({ e, times }: { e: FindingEvidence; times: number }): HTMLElement {
+  // The rules' evidence lines usually name their source already: "engine sglang (launch, run.sh line 3)".
+  const where = [e.source, e.where].filter((x): x is string => typeof x === 'string' && x !== '' && !e.text.includes(x)).join(', ');
   return h(
     'li',
     { class: `evidence ${e.stance}`, testid: 'evidence-item', attrs: { 'data-stance': e.stance } },
@@ -77,6 +90,7 @@ function evidenceItem(e: FindingEvidence): HTMLElement {
     ' ',
     h('span', { testid: 'evidence-text' }, ...text(e.text)),
     where ? h('span', { class: 'muted where' }, ' — ', ...text(where)) : null,
+    times > 1 ? h('span', { class: 'muted', testid: 'times' }, ` ×${times}`) : null,
     e.certainty && e.certainty !== 'certain' ? h('span', { class: 'muted' }, ` (${e.certainty})`) : null,
   );
 }
@@ -133,7 +147,7 @@ function findingCard(f: Finding, index: number, s: DiagnoseViewState): HTMLEleme
     h('div', { class: 'muted rule-id' }, ...text(f.id)),
     h('p', { class: 'mechanism', testid: 'mechanism' }, ...text(f.mechanism)),
     h('h4', {}, 'Evidence'),
-    h('ul', { class: 'evidence-list', testid: 'evidence' }, ...forItems.map(evidenceItem), ...against.map(evidenceItem)),
+    h('ul', { class: 'evidence-list', testid: 'evidence' }, ...grouped(forItems).map(evidenceItem), ...grouped(against).map(evidenceItem)),
     f.missing.length ? h('h4', {}, 'Still unknown: checks that would decide it') : null,
     f.missing.length
       ? list(
