@@ -171,7 +171,7 @@ export class EvidenceGatherer {
     for (const e of errors) ctx.log.warn(`diagnosis rule ${e.rule ?? ''} in ${e.source} ignored: ${e.message}`);
     const d = diagnose(evidence, { rules, limit: MAX_FINDINGS });
     const state: DiagnoseViewState = {
-      serverLabel: server?.label ?? subject.label,
+      serverLabel: server?.label ?? (remote && target ? `port ${remote.port} on ${target.label}` : subject.label),
       phase: 'done',
       at: Date.now(),
       sources,
