@@ -94,9 +94,11 @@ export class Diagnoses {
           return undefined;
         },
       );
-    if (this.current !== current) return; // a newer diagnosis replaced this one
+    // A newer diagnosis replaced this one, or it was cancelled (the panel closed, or Cancel).
+    if (this.current !== current) return;
     current.abort = undefined;
-    if (!run) return;
+    if (abort.signal.aborted) this.panel?.show({ ...running, phase: 'done', error: 'Cancelled.' });
+    if (!run || abort.signal.aborted) return;
     current.run = run;
     const top = run.state.findings[0];
     this.ctx.log.info(

@@ -7,13 +7,12 @@
  * server on an SSH host (a Hosts view row, or a forward in the Servers view) brings that host's
  * launch file, log tail and report through the runtime hosts service. Loaded on first use.
  */
-import { createReadStream, existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { gatherEvidence, type GatherInputs } from '../core/diagnose/gather';
-import { lineStream } from '../core/diagnose/lines';
 import { bundledDiagnosisRules, diagnose } from '../core/diagnose/rules';
 import { discoverEnv, type EnvReport } from '../core/discovery/index';
 import { errorMessage } from '../core/errors';
@@ -55,8 +54,8 @@ export interface DiagnoseRun {
 
 /** A discovery report run here is reused this long (the GPU and the installed libraries rarely change). */
 const REPORT_TTL_MS = 5 * 60_000;
-/** At most this much of a supervised server's log is read (its end: the latest start). */
-const MAX_LOG_BYTES = 32 * 1024 * 1024;
+/** At most this much of a supervised server's log is read (its end, where the latest start is). */
+const MAX_LOG_BYTES = 8 * 1024 * 1024;
 
 /** The latest probe in the history counts when it is this recent (unless the diagnosis was asked for from it). */
 const RECENT_PROBE_MS = 60 * 60_000;
@@ -116,7 +115,7 @@ export class EvidenceGatherer {
     if (server || baseUrl) {
       const t = server ? await ctx.servers.store.target(server.id) : { baseUrl: baseUrl as string };
       const model = server ? ctx.servers.health.status(server.id).models?.[0] : undefined;
-      inputs.server = { target: t, ...(model ? { model } : {}), probe: !subject.quickProbe, timeoutMs: ctx.config.get('probe.timeoutSeconds') * 1000 };
+      inputs.server = { target: t, ...(model ? { model } : {}), probe: !subject.quickProbe };
       sources.push({
         kind: 'server',
         label: `${server?.label ?? subject.label} (${t.baseUrl}): /v1/models, /server_info${subject.quickProbe ? '' : ', Quick Health Probe'}`,
@@ -210,28 +209,32 @@ export class EvidenceGatherer {
     return picked?.f;
   }
 
-  /** The log of the supervised name (inference-doctor supervise) that runs this launch file, from the end of its latest start. */
-  private async supervisedLog(uri: vscode.Uri): Promise<{ lines: AsyncIterable<string>; label: string; head: string } | undefined> {
+  /**
+   * The log of the supervised name (inference-doctor supervise) that runs this launch file. Every
+   * restart appends to it: only the latest start counts, from its last `server_args=` dump.
+   */
+  private async supervisedLog(uri: vscode.Uri): Promise<{ lines: string[]; label: string; head: string } | undefined> {
     if (uri.scheme !== 'file') return undefined;
     const dir = this.ctx.config.text('fix.superviseStateDir') ?? defaultSupervisorDir();
     if (!existsSync(dir)) return undefined;
     const sup = new Supervisor(dir);
     const name = readdirSync(dir).find((n) => existsSync(join(dir, n, 'command.json')) && sup.status(n).command?.argv.includes(uri.fsPath));
     if (!name) return undefined;
-    const file = sup.status(name).logFile;
-    const fh = await open(file, 'r');
-    let start = 0;
-    let head: string;
+    const fh = await open(sup.status(name).logFile, 'r');
+    let text: string;
     try {
       const size = (await fh.stat()).size;
-      start = Math.max(0, size - MAX_LOG_BYTES);
-      const buf = Buffer.alloc(Math.min(64 * 1024, size - start));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
-      head = buf.subarray(0, bytesRead).toString('utf8');
+      const length = Math.min(size, MAX_LOG_BYTES);
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await fh.read(buf, 0, length, size - length);
+      text = buf.subarray(0, bytesRead).toString('utf8');
     } finally {
       await fh.close();
     }
-    return { lines: lineStream(createReadStream(file, { start })), label: `log of "${name}" (supervise)`, head };
+    const dump = text.lastIndexOf('server_args=ServerArgs(');
+    const from = dump < 0 ? 0 : text.lastIndexOf('\n', dump) + 1;
+    const latest = text.slice(from);
+    return { lines: latest.split('\n'), label: `log of "${name}" (supervise)`, head: latest.slice(0, 64 * 1024) };
   }
 
   /** This machine's discovery report: the Hosts view's when it has one, else one run here (reused for a few minutes). */
