@@ -10,6 +10,7 @@ import type { FlagsNode } from './flags/flagsView';
 import type { LoadRuntimeArgs } from './flags/loadRuntime';
 import type { HostsNode } from './remote/hostsView';
 import type { Uri } from 'vscode';
+import type { QuickProbeResult } from './core/probe/quick';
 
 export const SERVERS_COMMANDS = {
   addServer: 'inferenceDoctor.addServer',
@@ -63,8 +64,20 @@ export const SWEEP_COMMANDS = {
   sweep: 'inferenceDoctor.sweep',
 } as const;
 
+export const DIAGNOSE_COMMANDS = {
+  diagnoseServer: 'inferenceDoctor.diagnoseServer',
+} as const;
+
 /** All of them; the values are exactly package.json's `contributes.commands`. */
-export const COMMANDS = { ...SERVERS_COMMANDS, ...PROBE_COMMANDS, ...FLAGS_COMMANDS, ...REMOTE_COMMANDS, ...FIX_COMMANDS, ...SWEEP_COMMANDS } as const;
+export const COMMANDS = {
+  ...SERVERS_COMMANDS,
+  ...PROBE_COMMANDS,
+  ...FLAGS_COMMANDS,
+  ...REMOTE_COMMANDS,
+  ...FIX_COMMANDS,
+  ...SWEEP_COMMANDS,
+  ...DIAGNOSE_COMMANDS,
+} as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
@@ -77,6 +90,12 @@ export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 export type ServerArg = ServersNode | string | { serverId: string };
 /** A Hosts row (any kind carries its hostId) or a host id. */
 export type HostArg = HostsNode | string;
+/**
+ * What Diagnose Server is about: a Servers row or id, a Hosts view's running server, or a server
+ * with the probe that prompted it (a probe history entry, or the Quick Health Probe's result, used
+ * instead of probing again).
+ */
+export type DiagnoseArg = ServerArg | HostsNode | { serverId: string; historyId?: string; quickProbe?: QuickProbeResult };
 /** A Backend Flags row, a code lens's arguments, or a flag name. */
 export type FlagArg = FlagsNode | FlagLensArgs | string;
 
@@ -120,6 +139,7 @@ export interface CommandArgs {
   [FIX_COMMANDS.applyAndVerify]: [ApplyAndVerifyArgs?];
   /** The launch file (editor context menu and title pass the resource). */
   [SWEEP_COMMANDS.sweep]: [Uri?];
+  [DIAGNOSE_COMMANDS.diagnoseServer]: [DiagnoseArg?];
 }
 
 /** A compile error names the command when the table and CommandArgs disagree (either way). */

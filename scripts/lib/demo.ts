@@ -2,18 +2,19 @@
  * The demo's world, shared by `npm run demo` (scripts/demo.ts) and the demo e2e test: the incident's
  * server (the simulator in launch mode as Qwen3.5-397B-A17B-NVFP4 on a simulated RTX PRO 6000, SM
  * 12.0) started by the supervisor from a launch script in a demo workspace, a stub `nvidia-smi` on
- * the PATH so discovery reports that GPU, a second simulator with every failure mode, and
+ * the PATH so discovery reports that GPU, an sgl-kernel built without SM 12.x code, a second simulator with every failure mode, and
  * code-server with the packaged extension. Loopback only; `stop()` ends it all and removes its temp
  * folders.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startCodeServer, type RunningCodeServer } from './codeServer';
 import { startSimulator } from '../../src/sim/server';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { waitUntilReady } from '../../src/core/fix/loop';
+import { shellWord } from '../../src/core/hosts/quote';
 
 export interface DemoOptions {
   /** code-server's port (0: any free one). */
@@ -68,6 +69,24 @@ function incidentScript(python: string, port: number): string {
   ].join('\n');
 }
 
+/**
+ * The box's sgl-kernel: a wheel built for sm_90a and sm_100a only (the incident's), in a
+ * site-packages that the wrapper's real python3 sees, so host discovery reads its fatbin targets
+ * and finds no sm_120 code. The package itself is never imported.
+ */
+function installSglKernel(temp: string, wrapper: string): void {
+  const sitePackages = join(temp, 'site-packages');
+  const pkg = join(sitePackages, 'sgl_kernel');
+  mkdirSync(pkg, { recursive: true });
+  for (const f of ['__init__.py', 'version.py']) copyFileSync(join(repoRoot, 'test/fixtures/fake-install/site-packages/sgl_kernel', f), join(pkg, f));
+  copyFileSync(join(repoRoot, 'test/fixtures/elf/sm90a_sm100a.so'), join(pkg, 'common_ops.abi3.so'));
+  const text = readFileSync(wrapper, 'utf8');
+  const at = text.indexOf('self=$(');
+  if (at < 0) throw new Error('the simulator wrapper changed: no place for PYTHONPATH');
+  const line = `PYTHONPATH=${shellWord(sitePackages)}\${PYTHONPATH:+:\$PYTHONPATH}; export PYTHONPATH\n`;
+  writeFileSync(wrapper, text.slice(0, at) + line + text.slice(at));
+}
+
 export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   const temp = mkdtempSync(join(tmpdir(), 'inference-doctor-demo-'));
   const workspace = join(temp, 'workspace');
@@ -81,6 +100,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   chmodSync(join(bin, 'nvidia-smi'), 0o755);
   const machine = ['--sim-gpu', 'rtx-pro-6000', '--sim-start-seconds', String(o.startSeconds ?? 4), '--sim-tokens-per-second', String(o.tokensPerSecond ?? 40)];
   execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin, ...machine]);
+  installSglKernel(temp, join(bin, 'python3'));
   process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
   // A server_args.py of the era the launch uses, so every flag hovers.
   copyFileSync(join(repoRoot, 'test/fixtures/server_args/dataclass_main.py'), join(workspace, 'sglang/srt/server_args.py'));

@@ -16,6 +16,7 @@ import { LocalHost } from '../core/hosts/local';
 import type { Host } from '../core/hosts/types';
 import { decodeHostAuthority, REMOTE_SCHEME } from '../core/remote/uris';
 import { guardPicks } from '../ui/foreignText';
+import { PROBE_SERVER_KEY as SERVER_KEY } from '../services/launchFiles';
 
 export type TargetChoice = { kind: 'supervise'; name: string } | { kind: 'systemd'; unit: string } | { kind: 'compose'; service: string };
 
@@ -41,7 +42,6 @@ interface TargetItem {
   runsThis: boolean;
 }
 const TARGET_KEY = 'inferenceDoctor.fix.target:';
-const SERVER_KEY = 'inferenceDoctor.fix.server:';
 
 export function stateDir(ctx: Ctx): string {
   return ctx.config.text('fix.superviseStateDir') ?? defaultSupervisorDir();

@@ -11,7 +11,7 @@ import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
 import type { ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { Lazy } from '../ui/lazy';
-import { isLaunchDocument } from './launchFile';
+import { isLaunchDocument } from '../services/launchFiles';
 
 /** True while the active editor holds an SGLang launch command: the editor menus offer the sweep. */
 const LAUNCH_EDITOR_CONTEXT = 'inferenceDoctor.editorHoldsLaunchCommand';

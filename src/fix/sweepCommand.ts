@@ -18,7 +18,7 @@ import { notificationText } from '../core/text/foreign';
 import { DIAGNOSTIC_SOURCE } from '../shared/lspProtocol';
 import type { SweepEnd, SweepWebviewToHost } from '../shared/sweepProtocol';
 import { guardPicks, iconText } from '../ui/foreignText';
-import { LAUNCH_FILES_GLOB, isLaunchDocument, mentionsLaunchCommand } from './launchFile';
+import { findWorkspaceLaunchFiles, isLaunchDocument } from '../services/launchFiles';
 import { pickProbeServer, pickTarget, restartTarget, targetRecord, targetWords, type TargetChoice } from './pickers';
 import { SweepPanel } from './sweepPanel';
 import { axisViews, knownIssueSuggestions, launchCommandOf, preselectedValues, proposedLaunchEdits, sweepFlagOptions, type SweepFlagOption } from './sweepPlan';
@@ -293,11 +293,7 @@ async function pickLaunchFile(arg: unknown): Promise<LaunchFile | undefined> {
   if (arg instanceof vscode.Uri) return open(arg);
   const active = vscode.window.activeTextEditor?.document;
   if (active && isLaunchDocument(active)) return open(active.uri);
-  const found: vscode.Uri[] = [];
-  for (const uri of await vscode.workspace.findFiles(LAUNCH_FILES_GLOB, '**/node_modules/**', 300)) {
-    const bytes = await vscode.workspace.fs.readFile(uri).then(undefined, () => undefined);
-    if (bytes && bytes.byteLength < 1_000_000 && mentionsLaunchCommand(new TextDecoder().decode(bytes))) found.push(uri);
-  }
+  const found = (await findWorkspaceLaunchFiles()).map((f) => f.uri);
   if (found.length === 0) {
     void vscode.window.showInformationMessage('No launch file found: open the script or unit that starts SGLang, then run Backend Sweep from its editor.');
     return undefined;

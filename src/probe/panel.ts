@@ -37,6 +37,8 @@ export interface ProbePanelDeps {
   history: HistoryStore;
   /** Runs the extension's Add Server flow. */
   addServer(): Promise<void>;
+  /** Runs Diagnose Server on the server a stored run probed, with that run as evidence. */
+  diagnose?(serverId: string, historyId: string): Promise<void>;
   /** Tells the Servers view what a finished run amounted to. */
   recordOutcome?(serverId: string, outcome: RunOutcome): void;
   /** Settings-backed defaults applied to a run where the form leaves a value unset. */
@@ -184,6 +186,12 @@ export class ProbePanel implements vscode.Disposable {
         await this.deps.history.delete(message.historyId);
         this.post({ type: 'history', entries: await this.historyList() });
         break;
+      case 'diagnose': {
+        const entry = await this.deps.history.get(message.historyId);
+        if (!entry) return this.post({ type: 'error', message: 'That probe is no longer in the history.' });
+        await this.deps.diagnose?.(entry.serverId, entry.id);
+        break;
+      }
       case 'addServer':
         await this.deps.addServer();
         break;

@@ -35,6 +35,9 @@ export class ProbePanels {
       addServer: async () => {
         await ctx.executeCommand(COMMANDS.addServer);
       },
+      diagnose: async (serverId, historyId) => {
+        await ctx.executeCommand(COMMANDS.diagnoseServer, { serverId, historyId });
+      },
       probeDefaults: () => ({
         timeoutMs: config.get('probe.timeoutSeconds') * 1000,
         maxTokens: config.get('probe.maxTokens'),

@@ -3,6 +3,7 @@ import type { ServerConfig } from '../core/servers';
 import { runQuickProbe } from '../core/probe/quick';
 import { quickProbeReport } from '../core/probe/quickReport';
 import { runOutcome } from '../core/probe/outcome';
+import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
 import { notificationText } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
@@ -41,6 +42,7 @@ export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Prom
   servers.health.recordProbe(server.id, runOutcome(result.summary.verdict, allFailed ? 'error' : 'completed'));
 
   const details = 'Show Details';
+  const diagnose = 'Diagnose';
   // NaN is the worst a server can answer: an error, not a warning.
   const show =
     result.summary.verdict === 'ok'
@@ -48,8 +50,14 @@ export async function runQuickProbeCommand(ctx: Ctx, server: ServerConfig): Prom
       : result.summary.verdict === 'nan'
         ? vscode.window.showErrorMessage
         : vscode.window.showWarningMessage;
-  const answer = await show(`${notificationText(server.label)}: ${notificationText(result.summary.message)}`, details);
+  // A verdict that is not OK offers its diagnosis, with these answers as the probe's evidence.
+  const answer = await show(
+    `${notificationText(server.label)}: ${notificationText(result.summary.message)}`,
+    ...(result.summary.verdict === 'ok' ? [details] : [diagnose, details]),
+  );
   if (answer === details) {
     await ctx.reports.open(server.label, 'quick-health-probe.md', quickProbeReport(server, result));
+  } else if (answer === diagnose) {
+    await ctx.executeCommand(COMMANDS.diagnoseServer, { serverId: server.id, quickProbe: result });
   }
 }

@@ -10,7 +10,7 @@ import { BACKEND_OPTION_PRESETS } from '../core/hosts/search';
 import { parseHostSpec } from '../core/hosts/sshConfig';
 import { formatEnvReport, type SglangServer } from '../core/discovery/index';
 import { comparisonJson, summariseComparison } from '../core/remote/compare';
-import { describeLogSource, type LogSource } from '../core/remote/logWatch';
+import { describeLogSource, followArgv, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
 import { serverKey, type HostSession } from '../core/remote/session';
 import type { Ctx } from '../context';
@@ -21,7 +21,7 @@ import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
-import type { RuntimeHostTarget } from '../services/runtimeHosts';
+import type { HostServerEvidence, RuntimeHostTarget } from '../services/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
@@ -87,8 +87,50 @@ export class RemoteFeature implements vscode.Disposable {
           ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
         })),
         ruleContext: (python) => (session.report ? ruleContextFromReport(session.report, python) : undefined),
+        local: entry.source === 'local',
+        report: () => session.report,
+        serverEvidence: (ref, signal) => this.serverEvidence(entry, session, ref, signal),
       });
     }
+    return out;
+  }
+
+  /** For Diagnose Server: what this host knows about one of its servers (launch file, log tail, forward). */
+  private async serverEvidence(
+    entry: HostEntry,
+    session: HostSession,
+    ref: { key: string } | { serverId: string },
+    signal?: AbortSignal,
+  ): Promise<HostServerEvidence | undefined> {
+    const rec = 'serverId' in ref ? this.forwardRecords().find((r) => r.hostId === entry.id && r.serverId === ref.serverId) : undefined;
+    const key = 'key' in ref ? ref.key : rec?.key;
+    if (!key) return undefined;
+    const report = session.report ?? (await this.hosts.discover(entry.id));
+    const server = report?.servers.find((s) => serverKey(s) === key);
+    if (!server) return undefined;
+    const out: HostServerEvidence = { port: server.port, notes: [], ...(report ? { report } : {}) };
+    const note = (what: string) => (e: unknown) => {
+      out.notes.push(`${what} on ${entry.label}: ${errorMessage(e)}`);
+      return undefined;
+    };
+    const src = await session.launchSource(server).catch(note('launch file'));
+    const launch = src ? await session.readLaunchText(src).catch(note('launch file')) : undefined;
+    if (launch)
+      out.launch = {
+        text: launch.text,
+        fileName: launch.path ?? `command line on ${entry.label}`,
+        ...(launch.path ? { uri: remoteUri(entry.id, launch.path).toString() } : {}),
+      };
+    const log = await session.logSourceFor(server).catch(note('log'));
+    if (log) {
+      const argv = followArgv(log, 5000).filter((a) => a !== '-f' && a !== '-F');
+      const r = await session.host.exec(argv, { timeoutMs: 20_000, maxOutputBytes: 16 << 20, ...(signal ? { signal } : {}) }).catch(note('log'));
+      if (r?.code === 0) out.log = { text: r.stdout, label: `${describeLogSource(log)} on ${entry.label}` };
+    }
+    const fwd = await session.forward(key, server.port, server.host).catch(note('port forward'));
+    if (fwd) out.baseUrl = `http://127.0.0.1:${fwd.localPort}`;
+    const registered = rec ?? this.forwardRecords().find((r) => r.hostId === entry.id && r.key === key);
+    if (registered && this.servers.store.get(registered.serverId)) out.serverId = registered.serverId;
     return out;
   }
 

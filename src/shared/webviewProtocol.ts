@@ -70,6 +70,8 @@ export type WebviewToHost =
   | { type: 'rerun'; historyId: string; pane: Pane }
   | { type: 'openEntry'; historyId: string; pane: Pane }
   | { type: 'deleteEntry'; historyId: string }
+  /** Diagnose the server of this stored run (its verdict was not OK). */
+  | { type: 'diagnose'; historyId: string }
   | { type: 'addServer' };
 
 const ENDPOINTS: readonly string[] = ['chat', 'completions', 'generate'];
@@ -111,6 +113,7 @@ const WEBVIEW_MESSAGE_TYPE_SET: Record<WebviewToHost['type'], true> = {
   rerun: true,
   openEntry: true,
   deleteEntry: true,
+  diagnose: true,
   addServer: true,
 };
 export const WEBVIEW_MESSAGE_TYPES = Object.keys(WEBVIEW_MESSAGE_TYPE_SET) as WebviewToHost['type'][];
@@ -134,6 +137,7 @@ export function isWebviewMessage(value: unknown): value is WebviewToHost {
     case 'openEntry':
       return isStr(m.historyId) && pane(m.pane);
     case 'deleteEntry':
+    case 'diagnose':
       return isStr(m.historyId);
     default:
       return false;

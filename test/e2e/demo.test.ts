@@ -1,6 +1,7 @@
 /**
  * The demo's story (`npm run demo`, scripts/lib/demo.ts) as a newcomer walks it in the browser:
- * probe the incident's server and see the NaN verdict while the answer still streams; open the
+ * probe the incident's server and see the NaN verdict while the answer still streams; diagnose it
+ * from the verdict (the FP4 backends on SM 12.0 first, with the GPU and sgl-kernel's targets); open the
  * launch script and read the known issue on the FP4 GEMM flag with the GPU known; Apply and Verify
  * to a healthy answer; a backend sweep that finds the healthy combination and restores the script;
  * a cancelled sweep that restores it too. The screenshots it takes are the README tutorial's.
@@ -29,6 +30,14 @@ function findLogs(dir: string): string[] {
 function sweepFrame(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
 }
+
+/** The Diagnose Server panel's page (the visible webview). */
+function diagnoseFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
+}
+
+/** The causes Diagnose Server may put first for the incident (rules/diagnosis/kernels.json). */
+const FP4_ON_SM120 = ['sglang-nvfp4-gemm-flashinfer-cutlass-sm120', 'sglang-nvfp4-sm120-sgl-kernel-without-sm120'];
 
 /** Closes what a step left open: quick inputs, notifications, editors. */
 async function tidy(page: Page): Promise<void> {
@@ -126,6 +135,39 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     assert.match(await main.locator('[data-testid="reasons"]').innerText(), /NaN/i);
   });
 
+  it("1b. Diagnose from the verdict: the FP4 backends on SM 12.0 come first, with the GPU and sgl-kernel's targets as evidence", async () => {
+    const panel = probeFrame(page);
+    const diagnoseButton = panel.locator('[data-testid="pane-main"] [data-testid="pane-diagnose"]');
+    await diagnoseButton.waitFor({ timeout: 30_000 });
+    await diagnoseButton.click();
+    const view = diagnoseFrame(page);
+    // Gathering probes the server again and inspects this machine: its progress shows, then the causes.
+    await view.locator('#app[data-phase="done"]').waitFor({ timeout: 120_000 });
+    const ids = await view.locator('[data-testid="finding"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.id ?? ''));
+    assert.ok(ids.length >= 2, `causes: ${ids.join(', ')}`);
+    assert.ok(FP4_ON_SM120.includes(ids[0]), `the top cause is the FP4 backend on SM 12.0: ${ids.join(', ')}`);
+    const top = view.locator('[data-testid="finding"]').first();
+    assert.equal(await top.getAttribute('data-confidence'), 'match');
+    const forTop = (await top.locator('[data-testid="evidence-item"][data-stance="for"]').allInnerTexts()).join('\n');
+    assert.match(forTop, /RTX PRO 6000.*compute capability 12\.0/, 'the GPU, from discovery on this machine');
+    // The kernel-arch evidence: the demo's sgl-kernel carries sm_90a and sm_100a only.
+    const kernel = view.locator('[data-testid="finding"][data-id="sglang-nvfp4-sm120-sgl-kernel-without-sm120"]');
+    assert.match((await kernel.locator('[data-testid="evidence-item"]').allInnerTexts()).join('\n'), /sgl-kernel carries sm_100a sm_90a.*none for sm_120/);
+    assert.match(await view.locator('[data-testid="sources"]').innerText(), /run\.sh[\s\S]*discovery on/);
+    assert.ok((await view.locator('[data-testid="symptom"]').allInnerTexts()).some((t) => /nan|token0-flood/.test(t)));
+    for (const href of await view.locator('a').evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? '')))
+      assert.match(href, /^https:\/\/github\.com\//);
+    await page.screenshot({ path: join(resultsDir, 'demo-1b-diagnosis.png') });
+    // Apply and Verify starts the fix loop on the launch script with the top cause's first flag fix.
+    await top.locator('[data-testid="apply"]').click();
+    await pickQuickItem(page, 'runs this file');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn[\s\S]*run\.sh/);
+    await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    assert.equal(readFileSync(demo.script, 'utf8'), demo.scriptText, 'nothing changed');
+  });
+
   it('2. the launch script: the known issue on the FP4 GEMM flag knows the GPU, and says which fix to try first', async () => {
     await tidy(page);
     await openFile(page, 'run.sh');
@@ -154,8 +196,11 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await link.waitFor({ timeout: 30_000 });
     assert.match(await link.innerText(), /Apply to Server and Re-probe/);
     await link.click();
-    await pickQuickItem(page, 'runs this file');
+    // How the server restarts is asked once per file (the diagnosis's Apply and Verify asked it).
+    const restart = page.locator('.quick-input-list .monaco-list-row', { hasText: 'runs this file' }).first();
     const dialog = page.locator('.monaco-dialog-box');
+    await Promise.race([restart.waitFor({ timeout: 30_000 }), dialog.waitFor({ timeout: 30_000 })]);
+    if (await restart.isVisible()) await restart.click();
     await dialog.waitFor({ timeout: 30_000 });
     assert.match(await dialog.innerText(), /--fp4-gemm-backend flashinfer_cudnn/);
     await dialog.locator('.monaco-button', { hasText: 'Apply and Re-probe' }).click();

@@ -12,6 +12,10 @@ import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../support/sshd';
+import { startFakeLaunchServer } from '../support/fakeLaunchServer';
+import { freePort } from '../../scripts/lib/codeServer';
+import { serverKey } from '../../src/core/remote/session';
+import type { RuntimeHosts as RuntimeHostsType } from '../../src/services/runtimeHosts';
 
 type Listener<T> = (e: T) => void;
 class EventEmitter<T> {
@@ -222,6 +226,7 @@ describe('remote feature in a fake VS Code', function () {
   const added: any[] = [];
   let restoreResolve: (() => void) | undefined;
   let d: Sshd;
+  let runtimeHosts: RuntimeHostsType;
 
   before(async () => {
     const M = Module as unknown as { _resolveFilename: (r: string, ...rest: unknown[]) => string };
@@ -286,7 +291,8 @@ describe('remote feature in a fake VS Code', function () {
     };
     const servers = { store, health: { refresh: async () => undefined }, pick: async () => undefined, fromArg: () => undefined };
     const flags = { catalogEntries: async () => undefined };
-    register(new Ctx(context as any, () => ({ servers, flags, hosts: new RuntimeHosts(), reports: { open: async () => undefined } }) as any));
+    runtimeHosts = new RuntimeHosts();
+    register(new Ctx(context as any, () => ({ servers, flags, hosts: runtimeHosts, reports: { open: async () => undefined } }) as any));
   });
 
   after(async () => {
@@ -394,6 +400,33 @@ describe('remote feature in a fake VS Code', function () {
     assert.equal(doc.uri.scheme, 'inference-doctor-gen');
     const text = await contentProviders.get('inference-doctor-gen').provideTextDocumentContent(doc.uri);
     assert.match(text, /^Inference Doctor environment report: This machine/);
+  });
+
+  it("tells Diagnose Server about a host's running server: the cached report, its command line, its log tail and a forward", async () => {
+    const fake = await startFakeLaunchServer({
+      simJs: join(__dirname, '..', '..', 'dist', 'sim.js'),
+      scenario: join(__dirname, '..', 'fixtures', 'scenarios', 'e2e.json'),
+      port: await freePort(),
+      flags: ['--model-path', 'nvidia/Some-Model-NVFP4', '--fp4-gemm-backend', 'flashinfer_cutlass'],
+    });
+    try {
+      await commands.get('inferenceDoctor.refreshHosts')!({ kind: 'host', hostId: 'local' });
+      const local = runtimeHosts.connected().find((h) => h.local);
+      const report = local?.report?.();
+      assert.ok(local && report, 'This machine is connected with its discovery report');
+      const server = report.servers.find((s) => s.port === fake.port);
+      assert.ok(server, 'discovery found the server');
+      const ev = await local.serverEvidence!({ key: serverKey(server) });
+      assert.equal(ev?.port, fake.port);
+      assert.equal(ev?.report, report);
+      assert.match(ev?.launch?.text ?? '', /--fp4-gemm-backend'? '?flashinfer_cutlass/, 'its command line (no launch script started it)');
+      assert.match(ev?.log?.text ?? '', /launch_server \(test stand-in\)/);
+      assert.match(ev?.baseUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.equal(await local.serverEvidence!({ key: 'port:1' }), undefined, 'no such server');
+      assert.equal(await local.serverEvidence!({ serverId: 'not-a-forward' }), undefined, 'no such forward');
+    } finally {
+      await fake.stop();
+    }
   });
 
   it('asks about an unknown host key in a modal with its SHA256 fingerprint; Cancel rejects', async () => {

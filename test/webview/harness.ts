@@ -68,14 +68,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Serves `/` (the shipped probe page), `/nocsp` (same page without the CSP meta, to test the DOM code alone) and `/sweep` (the sweep panel's page). */
+/**
+ * Serves `/` (the shipped probe page), `/nocsp` (same page without the CSP meta, to test the DOM
+ * code alone), `/sweep` (the sweep panel's page) and `/diagnose` (the Diagnose Server panel's).
+ */
 export async function startHarness(): Promise<Harness> {
   let nonce = '';
   let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
-      if (url.pathname === '/' || url.pathname === '/nocsp' || url.pathname === '/sweep') {
+      if (url.pathname === '/' || url.pathname === '/nocsp' || url.pathname === '/sweep' || url.pathname === '/diagnose') {
         nonce = randomBytes(18).toString('base64');
         const page = {
           cspSource: origin,
@@ -83,11 +86,13 @@ export async function startHarness(): Promise<Harness> {
           scriptUri: `${origin}/webview/probe.js`,
           codiconsUri: `${origin}/webview/codicons/codicon.css`,
         };
-        // The sweep panel ships the same shell with its own bundle.
-        let html =
-          url.pathname === '/sweep'
-            ? webviewHtml({ ...page, scriptUri: `${origin}/webview/sweep.js`, title: 'Inference Doctor: Backend Sweep' })
-            : probeHtml(page);
+        // The sweep and diagnose panels ship the same shell with their own bundles.
+        const pages: Record<string, [string, string]> = {
+          '/sweep': ['sweep', 'Inference Doctor: Backend Sweep'],
+          '/diagnose': ['diagnose', 'Inference Doctor: Diagnose Server'],
+        };
+        const own = pages[url.pathname];
+        let html = own ? webviewHtml({ ...page, scriptUri: `${origin}/webview/${own[0]}.js`, title: own[1] }) : probeHtml(page);
         const stub = `<link rel="stylesheet" href="${origin}/theme.css">\n<script nonce="${nonce}">${STUB}</script>\n`;
         html = html.replace('<title>', `${stub}<title>`);
         if (url.pathname === '/nocsp') html = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '');

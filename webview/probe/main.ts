@@ -124,10 +124,15 @@ const refreshModelsButton = h(
 
 // ---- panes and history --------------------------------------------------------------------
 const panes: Record<Pane, ResultPane> = {
-  main: new ResultPane('main', { stop: (runId) => post({ type: 'stop', runId }), rerun: (historyId, pane) => post({ type: 'rerun', historyId, pane }) }),
+  main: new ResultPane('main', {
+    stop: (runId) => post({ type: 'stop', runId }),
+    rerun: (historyId, pane) => post({ type: 'rerun', historyId, pane }),
+    diagnose: (historyId) => post({ type: 'diagnose', historyId }),
+  }),
   compare: new ResultPane('compare', {
     stop: (runId) => post({ type: 'stop', runId }),
     rerun: (historyId, pane) => post({ type: 'rerun', historyId, pane }),
+    diagnose: (historyId) => post({ type: 'diagnose', historyId }),
     close: () => setCompareOpen(false),
   }),
 };

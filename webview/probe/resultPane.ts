@@ -30,6 +30,8 @@ const STATUS_LABEL: Record<ProbeResult['status'], string> = {
 export interface PaneActions {
   stop(runId: string): void;
   rerun(historyId: string, pane: Pane): void;
+  /** Diagnose the server this stored run probed (offered when its verdict is not OK). */
+  diagnose?(historyId: string): void;
   close?(): void;
 }
 
@@ -65,6 +67,7 @@ export class ResultPane {
   private readonly rawBlock: HTMLElement & { heading?: string };
   private readonly stopButton: HTMLElement;
   private readonly rerunButton: HTMLElement;
+  private readonly diagnoseButton: HTMLElement;
   // Live metrics while streaming.
   private firstTokenAt: number | null = null;
   private lastDeltaAt = 0;
@@ -99,6 +102,15 @@ export class ResultPane {
       },
       icon('refresh'),
     );
+    this.diagnoseButton = h(
+      'vscode-button',
+      {
+        testid: 'pane-diagnose',
+        attrs: { icon: 'bug', secondary: true, hidden: true, title: 'Find out why: rank the causes that fit this server (Diagnose Server)' },
+        on: { click: () => this.historyId && this.actions.diagnose?.(this.historyId) },
+      },
+      'Diagnose',
+    );
     const closeButton =
       actions.close &&
       h(
@@ -129,6 +141,7 @@ export class ResultPane {
         'div',
         { class: 'verdict-row' },
         this.badge,
+        this.diagnoseButton,
         h(
           'dl',
           { class: 'metrics', testid: 'metrics' },
@@ -246,6 +259,7 @@ export class ResultPane {
     if (this.historyId) this.el.dataset.historyId = this.historyId;
     else delete this.el.dataset.historyId;
     this.rerunButton.toggleAttribute('disabled', !this.historyId);
+    this.diagnoseButton.hidden = !(this.historyId && this.actions.diagnose && result.verdict.kind !== 'ok');
   }
 
   /** Shows a stored run (history) without streaming. */
@@ -276,6 +290,7 @@ export class ResultPane {
     this.setBadge('none');
     this.stopButton.toggleAttribute('disabled', true);
     this.rerunButton.toggleAttribute('disabled', true);
+    this.diagnoseButton.hidden = true;
   }
 
   /** Shows an error that ended a run before any result (e.g. unknown server). */
