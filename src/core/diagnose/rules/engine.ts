@@ -82,8 +82,45 @@ function evidenceOf(outcomes: readonly ConditionOutcome[], rule: DiagnosisRule, 
   if (fit !== null && fit < 1) out.push({ stance: 'against', text: `the symptom seen is not the one this cause usually gives (${rule.symptoms.join(', ')})` });
   const healthy = ev.probes.length > 0 && ev.probes.every((p) => p.verdict === 'ok');
   if (healthy && !rule.symptoms.some((s) => s === 'accuracy-drop' || s === 'crash')) out.push({ stance: 'against', text: 'every probe answer read healthy', source: 'probe' });
-  for (const c of ev.conflicts.slice(0, 3)) out.push({ stance: 'against', text: `sources disagree on ${c.path}: ${String(c.kept.value)} vs ${String(c.other.value)}` });
+  for (const c of relevantConflicts(ev, outcomes).slice(0, 3)) {
+    out.push({ stance: 'against', text: `sources disagree on ${c.path}: ${shownValue(c.kept.value)} vs ${shownValue(c.other.value)}` });
+  }
   return out;
+}
+
+function shownValue(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+}
+
+/** The evidence paths a condition reads: a disagreement elsewhere (the GPU count) says nothing about this cause. */
+function pathsOf(o: ConditionOutcome): string[] {
+  switch (o.kind) {
+    case 'gpu':
+      return ['gpu.computeCapability', 'gpu.family'];
+    case 'flags': {
+      const field = o.key.slice('flags.'.length).split('.')[0];
+      return [`flags.resolved.${field}`, `flags.written.${field}`];
+    }
+    case 'kvCacheDtype':
+      return ['model.kvCacheDtype', 'flags.resolved.kv_cache_dtype', 'flags.written.kv_cache_dtype'];
+    case 'quantization':
+      return ['model.quantization'];
+    case 'architecture':
+      return ['model.architecture'];
+    case 'traits':
+      return [`model.${o.key}`];
+    case 'cudaGraph':
+      return ['runtime.cudaGraph', 'flags.resolved.disable_cuda_graph', 'flags.resolved.enforce_eager'];
+    case 'engine':
+      return ['engine'];
+    default:
+      return [o.key];
+  }
+}
+
+function relevantConflicts(ev: Evidence, outcomes: readonly ConditionOutcome[]): Evidence['conflicts'] {
+  const paths = new Set(outcomes.filter((o) => o.state === 'held').flatMap(pathsOf));
+  return ev.conflicts.filter((c) => paths.has(c.path));
 }
 
 function supportBonus(rule: DiagnosisRule, ev: Evidence): number {
