@@ -257,6 +257,33 @@ export const SALAD = Object.freeze({
   strayShare: 0.6,
   /** Looped words that count in a long answer (one is enough in a short one). */
   loopedWords: 2,
+  /**
+   * Sliding run: runWords words one space apart (digits aside) with at most runStops function
+   * words and at least runOdd glued from pieces (case turns; letter/digit turns in words of
+   * runOddLetters letters or more). Prose has a function word every few words.
+   */
+  runWords: 16,
+  runStops: 1,
+  runOdd: 2,
+  runOddLetters: 4,
+});
+
+/**
+ * head.ts: finish-time rules over the head of the answer (its first `chars` code units; the rules
+ * that judge shares of the answer only when the whole answer fits).
+ */
+export const HEAD = Object.freeze({
+  chars: 4096,
+  /** One letter repeated: from letterRunMin copies, letterRun copies anywhere or letterRunShare of the answer's visible characters. */
+  letterRunMin: 12,
+  letterRun: 24,
+  letterRunShare: 0.15,
+  /** Sentence marks in a row (",..,.,,,"): markRunMin of them switching mark markRunTurns times (an ellipsis or a dot leader never switches). */
+  markRunMin: 24,
+  markRunTurns: 8,
+  /** Lines of one sentence mark alone: this many, and this share of the answer's non-blank lines. */
+  loneMarkLines: 3,
+  loneMarkShare: 0.34,
 });
 
 /** template.ts: a bare lower-case role line after this many words of answer. */

@@ -9,7 +9,13 @@
  * - words glued from pieces (case turns, letter/digit turns) or with clashing scripts inside.
  *
  * Over the whole answer: CJK characters glued to Latin words in Latin-script text ("people这些年来",
- * "descend比如说", "Theorico时而sjing"), and long words made of one piece repeated ("zuimersuggyimers").
+ * "descend比如说", "Theorico时而sjing"; one glued word is enough when it holds all the answer's CJK
+ * characters: "parallel探索 agents"), and long words made of one piece repeated ("zuimersuggyimers").
+ *
+ * Over a sliding run of RUN words: words strung together by spaces alone (no punctuation, no line
+ * break) with almost no function words and some glued from pieces ("minute farereens Ahead
+ * optimistic429 Congressionaloute moldedtxt ..."): salad that starts inside an answer, which a block
+ * of prose before it would dilute.
  *
  * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
  * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
@@ -25,6 +31,19 @@ const BLOCK = 64;
 const TABLE = 256;
 const TMASK = TABLE - 1;
 const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
+/** Words in the sliding run (a power of two, at most 32: one bit per word). */
+const RUN = SALAD.runWords;
+const RUN_MASK = (2 ** RUN - 1) | 0;
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function popcount(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
+}
 
 export class Salad {
   private readonly flagged = new Set<string>();
@@ -57,6 +76,14 @@ export class Salad {
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
+  /** CJK letters in glued words (their longest runs, summed). */
+  private gluedCjk = 0;
+  // Sliding run: a bit per word, the newest in bit 0.
+  private runSpaced = 0;
+  private runStops = 0;
+  private runOdd = 0;
+  /** Start offsets of the last 32 words. */
+  private readonly starts = new Float64Array(32);
   private firstGlued = -1;
   private loopedWords = 0;
   private firstLooped = -1;
@@ -78,6 +105,7 @@ export class Salad {
   }
 
   word(w: WordScanner): void {
+    this.starts[w.words & 31] = w.start;
     if (this.n === 0) this.blockStart = w.start;
     this.n++;
     if (w.stop) this.stops++;
@@ -94,7 +122,9 @@ export class Salad {
     if (w.glued > 0 && !w.escaped) {
       if (this.glued++ === 0) this.firstGlued = w.start;
       if (w.cjkRun > this.gluedRun) this.gluedRun = w.cjkRun;
+      this.gluedCjk += w.cjkRun;
     }
+    this.slide(w);
     if (w.len >= SALAD.loopedWordMin && !w.hex && this.looped(w)) {
       if (this.loopedWords++ === 0) {
         this.firstLooped = w.start;
@@ -134,6 +164,34 @@ export class Salad {
       this.judge(w, false);
       this.reset();
     }
+  }
+
+  /**
+   * The sliding run of RUN words: the gap before each word held spaces (and digits) only, the word
+   * is a function word, the word is glued from pieces. Three shifts and three popcounts a word.
+   */
+  private slide(w: WordScanner): void {
+    const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
+    const odd = !w.escaped && !w.hex && (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters));
+    this.runSpaced = ((this.runSpaced << 1) | (spaced ? 1 : 0)) & RUN_MASK;
+    this.runStops = ((this.runStops << 1) | (w.stop ? 1 : 0)) & RUN_MASK;
+    this.runOdd = ((this.runOdd << 1) | (odd ? 1 : 0)) & RUN_MASK;
+    if (this.flagged.has('run') || w.words + 1 < RUN) return;
+    // Every gap inside the run (the first word's gap lies before it) is spaces only.
+    if ((this.runSpaced | (1 << (RUN - 1))) !== RUN_MASK) return;
+    if (popcount(this.runStops) > SALAD.runStops || popcount(this.runOdd) < SALAD.runOdd) return;
+    const at = this.runStart(w);
+    this.flag(
+      'run',
+      'word-salad',
+      at,
+      `${RUN} words from offset ${at} strung together by spaces alone, with ${plural(popcount(this.runStops), 'function word')} among them and ${popcount(this.runOdd)} glued from pieces: words sampled at random`,
+    );
+  }
+
+  /** Where the run that ends at word w starts. */
+  private runStart(w: WordScanner): number {
+    return this.starts[(w.words - RUN + 1) & 31];
   }
 
   /** Four-letter pieces of the word that repeat an earlier one: "imersimerszuimers" is one piece looping. */
@@ -244,10 +302,10 @@ export class Salad {
         `${this.clash} words mix writing systems that never share a word ${where}, the first at offset ${this.firstClash}`,
       );
     }
-    this.judgeGlued(w);
+    this.judgeGlued(w, atFinish);
   }
 
-  private judgeGlued(w: WordScanner): void {
+  private judgeGlued(w: WordScanner, atFinish = false): void {
     if (this.glued === 0 || w.latinLetters < SALAD.gluedMinLatin || w.latinLetters < SALAD.gluedLatinRatio * w.cjkLetters) return;
     if (this.glued >= SALAD.gluedWords) {
       this.flag(
@@ -263,6 +321,15 @@ export class Salad {
         this.firstGlued,
         `${this.gluedRun} CJK characters glued to a Latin word at offset ${this.firstGlued} in Latin-script text`,
       );
+    } else if (atFinish && this.gluedCjk === w.cjkLetters) {
+      // The only CJK of the answer sits inside a Latin word: a token of another vocabulary spliced
+      // in, not a CJK term quoted (that stands apart) nor CJK text with Latin terms (that has more).
+      this.flag(
+        'glued',
+        'spliced-token',
+        this.firstGlued,
+        `the answer's only CJK ${w.cjkLetters === 1 ? 'character is' : `characters (${w.cjkLetters}) are`} glued to a Latin word at offset ${this.firstGlued} in Latin-script text`,
+      );
     }
   }
 
@@ -276,7 +343,7 @@ export class Salad {
       );
     }
     if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
-    else this.judgeGlued(w);
+    else this.judgeGlued(w, true);
     if (this.loopedWords > 0) {
       const detail = `the word ${JSON.stringify(this.loopedText)} at offset ${this.firstLooped} is one piece glued to itself over and over`;
       const strong = this.loopedWords >= SALAD.loopedWords || w.words < SALAD.shortMinWords;
