@@ -396,6 +396,16 @@ describe('detector signals on real outputs', () => {
       it('flags lines that hold one period alone (tensor-parallel phi-2)', () => {
         assert.match(reason(judge(real('rea0dc34ee2')), 'answer-flood').message, /3 of the answer's 6 lines hold one sentence mark alone/);
       });
+      it('flags closing brackets that close nothing (llava-cli salad of "}`" tokens)', () => {
+        const c = real('ra94248ca62');
+        const r = reason(judge(c), 'token-salad');
+        assert.match(r.message, /13 of the answer's 13 brackets close nothing/);
+        assert.equal(c.text[r.offset], '}');
+      });
+      it('leaves code cut at its start, list markers and smileys alone', () => {
+        ok('        return x\n    }\n}\n\nThe two closing braces above end the method and the class.');
+        ok('Pick one: 1) rebuild 2) reinstall 3) downgrade 4) report it a) now b) later :) ;-)');
+      });
       it('leaves one such line among many alone', () => {
         ok(`${PROSE}\n.\nThe second line says something else.\nA third line ends here.\nAnd a fourth one.`);
       });

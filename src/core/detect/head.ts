@@ -8,7 +8,10 @@
  * - sentence marks in random order (",..,.,,,,..,,.,.,,"): a run of commas, periods and their kin
  *   that switches mark again and again, unlike an ellipsis, a dot leader or a rule;
  * - lines that hold one sentence mark alone ("When the\n.\n\nThe first\n\n."), a large share of the
- *   answer's lines.
+ *   answer's lines;
+ * - closing brackets that close nothing (" }` on }`RESS, and thus,uminate, }` }`raint"): code and
+ *   prose close what they open, salad of code tokens does not. List markers ("1)", "b)") and
+ *   smileys (":)") do not count.
  *
  * Bounded: the head is copied once, HEAD.chars units at most, and read by a few regular
  * expressions once, at finish.
@@ -47,6 +50,7 @@ export class HeadText {
     const visible = whole ? countVisible(t) : 0;
     this.letterRun(t, visible);
     this.markRun(t);
+    this.closers(t);
     if (whole) this.loneMarks(t);
   }
 
@@ -79,6 +83,35 @@ export class HeadText {
     }
   }
 
+  private closers(t: string): void {
+    // One stack of openers; a closer pops back to its opener when there is one, else closes nothing.
+    const stack: number[] = [];
+    let brackets = 0;
+    let unmatched = 0;
+    let first = -1;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c === 40 || c === 91 || c === 123) {
+        stack.push(c);
+        brackets++;
+        continue;
+      }
+      const opener = OPENER[c];
+      if (opener === undefined || (c === 41 && markerParen(t, i))) continue;
+      brackets++;
+      const at = stack.lastIndexOf(opener);
+      if (at >= 0) stack.length = at;
+      else if (unmatched++ === 0) first = i;
+    }
+    if (unmatched >= HEAD.closers && unmatched >= HEAD.closersShare * brackets) {
+      this.sink(
+        'token-salad',
+        first,
+        `${unmatched} of the answer's ${brackets} brackets close nothing, the first at offset ${first}: code tokens sampled out of order`,
+      );
+    }
+  }
+
   private loneMarks(t: string): void {
     let lines = 0;
     for (const line of t.split('\n')) if (line.trim()) lines++;
@@ -92,6 +125,23 @@ export class HeadText {
       this.sink('answer-flood', first, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${first}`);
     }
   }
+}
+
+/** Matching opener of each closer. */
+const OPENER: Readonly<Record<number, number>> = { 41: 40, 93: 91, 125: 123 };
+
+function isAsciiLetterOrDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+}
+
+/** ")" of a list marker ("1)", "b)", "iv)" after a space or a line start) or of a smiley (":)", ";-)"). */
+function markerParen(t: string, i: number): boolean {
+  const p = i > 0 ? t.charCodeAt(i - 1) : 0;
+  if (p === 58 || p === 59 || p === 45) return true;
+  if (p >= 48 && p <= 57) return true;
+  let j = i - 1;
+  while (j >= 0 && j > i - 5 && isAsciiLetterOrDigit(t.charCodeAt(j))) j--;
+  return j < i - 1 && (j < 0 || t.charCodeAt(j) === 32 || t.charCodeAt(j) === 10) && i - 1 - j <= 3;
 }
 
 function countVisible(t: string): number {

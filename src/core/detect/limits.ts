@@ -284,6 +284,9 @@ export const HEAD = Object.freeze({
   /** Lines of one sentence mark alone: this many, and this share of the answer's non-blank lines. */
   loneMarkLines: 3,
   loneMarkShare: 0.34,
+  /** Closing brackets that close nothing: this many, and this share of the brackets. */
+  closers: 5,
+  closersShare: 0.5,
 });
 
 /** template.ts: a bare lower-case role line after this many words of answer. */
