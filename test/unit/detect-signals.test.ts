@@ -361,6 +361,17 @@ describe('detector signals on real outputs', () => {
         ok(`${PROSE}In Chinese the word for explore is 探索, written with two characters.`);
         ok(`${PROSE}The app prints Hello世界 and then 你好, 世界 on the next line.`);
       });
+      it('flags a word of another script glued inside a word when it holds all that script (text written here: no tune example)', () => {
+        const text = `${PROSE}The log then shows the worker calling печатlines before it stops.`;
+        const r = reason(detect(text, { finishReason: 'stop' }), 'spliced-token');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(text.slice(r.offset, r.offset + 5), 'печат');
+      });
+      it('leaves a Cyrillic word standing apart, one homoglyph letter, and Greek units alone', () => {
+        ok(`${PROSE}The Russian word честный means honest.`);
+        ok(`${PROSE}The result remains identiсal to what we had before.`);
+        ok(`${PROSE}Each step takes 10μs and the angle θ stays small.`);
+      });
       it('flags a run of words strung together by spaces inside an answer that began as prose (GPT-2 tail)', () => {
         const c = real('rad138b46b4');
         const r = reason(judge(c), 'word-salad');

@@ -13,10 +13,11 @@
  *   prose close what they open, salad of code tokens does not. List markers ("1)", "b)") and
  *   smileys (":)") do not count.
  *
- * Bounded: the head is copied once, HEAD.chars units at most, and read by a few regular
- * expressions once, at finish.
+ * Bounded: the head is copied once, HEAD.chars units at most, and read once, at finish, in one
+ * pass of a few comparisons a unit.
  */
 import * as limits from './limits';
+import { isLetterUnit } from './script';
 import type { ReasonCode, ReasonKind } from './types';
 
 /** A module-level copy: imported bindings are getter calls under some loaders. */
@@ -24,111 +25,10 @@ const HEAD = limits.HEAD;
 
 export type HeadSink = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind) => void;
 
-/** A letter (any script) repeated: the letter, then at least letterRunMin - 1 more copies. */
-const LETTER_RUN = new RegExp(`(\\p{L})\\1{${HEAD.letterRunMin - 1},}`, 'gu');
-/** Sentence marks in a row. */
-const MARK_RUN = new RegExp(`[,.;:!?]{${HEAD.markRunMin},}`, 'g');
-/** A line of one sentence mark alone. */
-const LONE_MARK_LINE = /^[ \t]*[,.;:!?][ \t]*$/gm;
-
-export class HeadText {
-  private head = '';
-  /** Code units of the whole answer. */
-  private total = 0;
-
-  constructor(private readonly sink: HeadSink) {}
-
-  push(s: string): void {
-    if (this.head.length < HEAD.chars) this.head += s.length <= HEAD.chars - this.head.length ? s : s.slice(0, HEAD.chars - this.head.length);
-    this.total += s.length;
-  }
-
-  finish(): void {
-    const t = this.head;
-    if (!t) return;
-    const whole = this.total === t.length;
-    const visible = whole ? countVisible(t) : 0;
-    this.letterRun(t, visible);
-    this.markRun(t);
-    this.closers(t);
-    if (whole) this.loneMarks(t);
-  }
-
-  private letterRun(t: string, visible: number): void {
-    LETTER_RUN.lastIndex = 0;
-    for (let m = LETTER_RUN.exec(t); m; m = LETTER_RUN.exec(t)) {
-      const copies = m[0].length / m[1].length;
-      if (copies >= HEAD.letterRun || (visible > 0 && copies >= HEAD.letterRunShare * visible)) {
-        const share = visible > 0 ? `, ${Math.round((100 * copies) / visible)}% of the answer's visible characters` : '';
-        this.sink('char-flood', m.index, `the letter ${JSON.stringify(m[1])} repeated ${copies} times at offset ${m.index}${share}`);
-        return;
-      }
-    }
-  }
-
-  private markRun(t: string): void {
-    MARK_RUN.lastIndex = 0;
-    for (let m = MARK_RUN.exec(t); m; m = MARK_RUN.exec(t)) {
-      const s = m[0];
-      let turns = 0;
-      for (let i = 1; i < s.length; i++) if (s.charCodeAt(i) !== s.charCodeAt(i - 1)) turns++;
-      if (turns >= HEAD.markRunTurns) {
-        this.sink(
-          'token-salad',
-          m.index,
-          `${s.length} commas, periods and other sentence marks in a row at offset ${m.index}, switching mark ${turns} times: punctuation tokens sampled at random`,
-        );
-        return;
-      }
-    }
-  }
-
-  private closers(t: string): void {
-    // One stack of openers; a closer pops back to its opener when there is one, else closes nothing.
-    const stack: number[] = [];
-    let brackets = 0;
-    let unmatched = 0;
-    let first = -1;
-    for (let i = 0; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      if (c === 40 || c === 91 || c === 123) {
-        stack.push(c);
-        brackets++;
-        continue;
-      }
-      const opener = OPENER[c];
-      if (opener === undefined || (c === 41 && markerParen(t, i))) continue;
-      brackets++;
-      const at = stack.lastIndexOf(opener);
-      if (at >= 0) stack.length = at;
-      else if (unmatched++ === 0) first = i;
-    }
-    if (unmatched >= HEAD.closers && unmatched >= HEAD.closersShare * brackets) {
-      this.sink(
-        'token-salad',
-        first,
-        `${unmatched} of the answer's ${brackets} brackets close nothing, the first at offset ${first}: code tokens sampled out of order`,
-      );
-    }
-  }
-
-  private loneMarks(t: string): void {
-    let lines = 0;
-    for (const line of t.split('\n')) if (line.trim()) lines++;
-    LONE_MARK_LINE.lastIndex = 0;
-    let lone = 0;
-    let first = -1;
-    for (let m = LONE_MARK_LINE.exec(t); m; m = LONE_MARK_LINE.exec(t)) {
-      if (lone++ === 0) first = m.index;
-    }
-    if (lone >= HEAD.loneMarkLines && lone >= HEAD.loneMarkShare * lines) {
-      this.sink('answer-flood', first, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${first}`);
-    }
-  }
+/** Sentence marks: , . ; : ! ? */
+function isMark(c: number): boolean {
+  return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63;
 }
-
-/** Matching opener of each closer. */
-const OPENER: Readonly<Record<number, number>> = { 41: 40, 93: 91, 125: 123 };
 
 function isAsciiLetterOrDigit(c: number): boolean {
   return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
@@ -144,11 +44,133 @@ function markerParen(t: string, i: number): boolean {
   return j < i - 1 && (j < 0 || t.charCodeAt(j) === 32 || t.charCodeAt(j) === 10) && i - 1 - j <= 3;
 }
 
-function countVisible(t: string): number {
-  let n = 0;
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
-    if (c > 32 && c !== 0xa0 && (c < 0xdc00 || c >= 0xe000)) n++;
+export class HeadText {
+  private head = '';
+  /** Code units of the whole answer. */
+  private total = 0;
+
+  constructor(private readonly sink: HeadSink) {}
+
+  push(s: string): void {
+    if (this.head.length < HEAD.chars) this.head += s.length <= HEAD.chars - this.head.length ? s : s.slice(0, HEAD.chars - this.head.length);
+    this.total += s.length;
   }
-  return n;
+
+  /** One pass over the head: runs of one letter, runs of marks, brackets, lines. */
+  finish(): void {
+    const t = this.head;
+    const n = t.length;
+    if (n === 0) return;
+    const whole = this.total === n;
+    // Letter runs: the unit (one code unit, or a surrogate pair) and its copies so far.
+    let runUnit = -1;
+    let runLen = 0;
+    let runStart = 0;
+    let bestRun = 0;
+    let bestRunAt = -1;
+    // Mark runs.
+    let markLen = 0;
+    let markTurns = 0;
+    let markStart = 0;
+    let markFound = -1;
+    let markFoundLen = 0;
+    let markFoundTurns = 0;
+    // Brackets: one stack of openers, a closer pops back to its opener when there is one.
+    const stack: number[] = [];
+    let brackets = 0;
+    let unmatched = 0;
+    let firstUnmatched = -1;
+    // Lines: non-blank ones, and those holding one sentence mark alone.
+    let lines = 0;
+    let lone = 0;
+    let firstLone = -1;
+    let lineVisible = 0;
+    let lineMark = 0;
+    let lineStart = 0;
+    let visible = 0;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? t.charCodeAt(i) : 10;
+      // Lines.
+      if (c === 10) {
+        if (lineVisible > 0) {
+          lines++;
+          if (lineVisible === 1 && lineMark === 1) {
+            if (lone++ === 0) firstLone = lineStart;
+          }
+        }
+        lineVisible = 0;
+        lineMark = 0;
+        lineStart = i + 1;
+      } else if (c > 32 && c !== 0xa0) {
+        lineVisible++;
+        if (isMark(c)) lineMark++;
+        if (c < 0xdc00 || c >= 0xe000) visible++;
+      }
+      // Mark runs.
+      if (isMark(c)) {
+        if (markLen === 0) {
+          markStart = i;
+          markTurns = 0;
+        } else if (c !== t.charCodeAt(i - 1)) markTurns++;
+        markLen++;
+      } else {
+        if (markFound < 0 && markLen >= HEAD.markRunMin && markTurns >= HEAD.markRunTurns) {
+          markFound = markStart;
+          markFoundLen = markLen;
+          markFoundTurns = markTurns;
+        }
+        markLen = 0;
+      }
+      // Letter runs (low surrogates continue their pair).
+      if (c >= 0xdc00 && c < 0xe000 && runLen > 0) continue;
+      let unit = c;
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) unit = ((c - 0xd800) << 10) + (t.charCodeAt(i + 1) - 0xdc00) + 0x10000;
+      if (unit === runUnit) runLen++;
+      else {
+        if (runLen > bestRun && isLetterUnit(t.charCodeAt(runStart))) {
+          bestRun = runLen;
+          bestRunAt = runStart;
+        }
+        runUnit = unit;
+        runLen = 1;
+        runStart = i;
+      }
+      // Brackets.
+      if (c === 40 || c === 91 || c === 123) {
+        stack.push(c);
+        brackets++;
+      } else if (c === 41 || c === 93 || c === 125) {
+        if (c === 41 && markerParen(t, i)) continue;
+        brackets++;
+        const at = stack.lastIndexOf(c === 41 ? 40 : c - 2);
+        if (at >= 0) stack.length = at;
+        else if (unmatched++ === 0) firstUnmatched = i;
+      }
+    }
+    if (bestRun >= HEAD.letterRunMin) {
+      const letter = String.fromCodePoint(t.codePointAt(bestRunAt) ?? 0);
+      const share = whole && visible > 0 ? bestRun / visible : 0;
+      if (bestRun >= HEAD.letterRun || share >= HEAD.letterRunShare) {
+        const tail = share > 0 ? `, ${Math.round(100 * share)}% of the answer's visible characters` : '';
+        this.sink('char-flood', bestRunAt, `the letter ${JSON.stringify(letter)} repeated ${bestRun} times at offset ${bestRunAt}${tail}`);
+      }
+    }
+    if (markFound >= 0) {
+      this.sink(
+        'token-salad',
+        markFound,
+        `${markFoundLen} commas, periods and other sentence marks in a row at offset ${markFound}, switching mark ${markFoundTurns} times: punctuation tokens sampled at random`,
+      );
+    }
+    if (unmatched >= HEAD.closers && unmatched >= HEAD.closersShare * brackets) {
+      this.sink(
+        'token-salad',
+        firstUnmatched,
+        `${unmatched} of the answer's ${brackets} brackets close nothing, the first at offset ${firstUnmatched}: code tokens sampled out of order`,
+      );
+    }
+    if (whole && lone >= HEAD.loneMarkLines && lone >= HEAD.loneMarkShare * lines) {
+      this.sink('answer-flood', firstLone, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${firstLone}`);
+    }
+  }
 }

@@ -248,6 +248,12 @@ export const SALAD = Object.freeze({
   /** ... with this many glued words, or one glued run of this many CJK characters. */
   gluedWords: 2,
   gluedRun: 3,
+  /**
+   * A word of another script (not Latin, not CJK) glued by a clash inside a word of the answer's
+   * script, holding all the answer's letters of that script, from this many letters (one letter is
+   * more often a homoglyph typed by a person: "identiсal" with a Cyrillic "с").
+   */
+  spliceMinLetters: 2,
   /** A long word of one piece repeated: length, distinct letters, four-letter pieces that repeat. */
   loopedWordMin: 16,
   loopedWordLetters: 5,

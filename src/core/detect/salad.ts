@@ -10,7 +10,9 @@
  *
  * Over the whole answer: CJK characters glued to Latin words in Latin-script text ("people这些年来",
  * "descend比如说", "Theorico时而sjing"; one glued word is enough when it holds all the answer's CJK
- * characters: "parallel探索 agents"), and long words made of one piece repeated ("zuimersuggyimers").
+ * characters: "parallel探索 agents"; likewise a word of another script glued by a clash inside a word
+ * when it holds all the answer's letters of that script: "调用печат一条"), and long words made of one
+ * piece repeated ("zuimersuggyimers").
  *
  * Over a sliding run of RUN words: words strung together by spaces alone (no punctuation, no line
  * break) with almost no function words and some glued from pieces ("minute farereens Ahead
@@ -34,6 +36,7 @@ const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
 /** Words in the sliding run (a power of two, at most 32: one bit per word). */
 const RUN = SALAD.runWords;
 const RUN_MASK = (2 ** RUN - 1) | 0;
+const RUN_TOP = (2 ** (RUN - 1)) | 0;
 
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -82,6 +85,13 @@ export class Salad {
   private runSpaced = 0;
   private runStops = 0;
   private runOdd = 0;
+  private runDone = false;
+  // Letters of scripts other than Latin and CJK: how many words hold some, and the one glued by a clash.
+  private seenOwn = 0;
+  private seenOther = 0;
+  private otherWords = 0;
+  private otherClashAt = -1;
+  private otherClashLetters = 0;
   /** Start offsets of the last 32 words. */
   private readonly starts = new Float64Array(32);
   private firstGlued = -1;
@@ -125,6 +135,14 @@ export class Salad {
       this.gluedCjk += w.cjkRun;
     }
     this.slide(w);
+    if (w.otherLetters !== this.seenOther) {
+      if (this.otherWords++ === 0 && w.clash && !w.escaped && w.latinLetters + w.cjkLetters > this.seenOwn) {
+        this.otherClashAt = w.start;
+        this.otherClashLetters = w.otherLetters - this.seenOther;
+      }
+      this.seenOther = w.otherLetters;
+    }
+    this.seenOwn = w.latinLetters + w.cjkLetters;
     if (w.len >= SALAD.loopedWordMin && !w.hex && this.looped(w)) {
       if (this.loopedWords++ === 0) {
         this.firstLooped = w.start;
@@ -172,20 +190,22 @@ export class Salad {
    */
   private slide(w: WordScanner): void {
     const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
-    const odd = !w.escaped && !w.hex && (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters));
+    const odd = (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters)) && !w.escaped && !w.hex;
     this.runSpaced = ((this.runSpaced << 1) | (spaced ? 1 : 0)) & RUN_MASK;
     this.runStops = ((this.runStops << 1) | (w.stop ? 1 : 0)) & RUN_MASK;
     this.runOdd = ((this.runOdd << 1) | (odd ? 1 : 0)) & RUN_MASK;
-    if (this.flagged.has('run') || w.words + 1 < RUN) return;
     // Every gap inside the run (the first word's gap lies before it) is spaces only.
-    if ((this.runSpaced | (1 << (RUN - 1))) !== RUN_MASK) return;
-    if (popcount(this.runStops) > SALAD.runStops || popcount(this.runOdd) < SALAD.runOdd) return;
+    if ((this.runSpaced | RUN_TOP) !== RUN_MASK || this.runDone || w.words + 1 < RUN) return;
+    const stops = popcount(this.runStops);
+    const glued = popcount(this.runOdd);
+    if (stops > SALAD.runStops || glued < SALAD.runOdd) return;
+    this.runDone = true;
     const at = this.runStart(w);
     this.flag(
       'run',
       'word-salad',
       at,
-      `${RUN} words from offset ${at} strung together by spaces alone, with ${plural(popcount(this.runStops), 'function word')} among them and ${popcount(this.runOdd)} glued from pieces: words sampled at random`,
+      `${RUN} words from offset ${at} strung together by spaces alone, with ${plural(stops, 'function word')} among them and ${glued} glued from pieces: words sampled at random`,
     );
   }
 
@@ -333,7 +353,21 @@ export class Salad {
     }
   }
 
+  /** One word holds all the answer's letters of a rare script, glued by a clash to letters of the answer's own script. */
+  private judgeOtherSplice(w: WordScanner): void {
+    if (this.otherWords !== 1 || this.otherClashAt < 0 || this.otherClashLetters !== w.otherLetters || w.otherLetters < SALAD.spliceMinLetters) return;
+    const own = w.latinLetters + w.cjkLetters;
+    if (own < SALAD.gluedMinLatin || own < SALAD.gluedLatinRatio * w.otherLetters) return;
+    this.flag(
+      'other-splice',
+      'spliced-token',
+      this.otherClashAt,
+      `the answer's only letters of another writing system (${w.otherLetters}) are glued inside the word at offset ${this.otherClashAt}`,
+    );
+  }
+
   finish(w: WordScanner): void {
+    this.judgeOtherSplice(w);
     if (this.lines >= SALAD.strayMinLines && this.strayLines >= SALAD.strayShare * this.lines) {
       this.sink(
         'answer-flood',
