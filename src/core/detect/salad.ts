@@ -186,7 +186,8 @@ export class Salad {
 
   /**
    * The sliding run of RUN words: the gap before each word held spaces (and digits) only, the word
-   * is a function word, the word is glued from pieces. Three shifts and three popcounts a word.
+   * is a function word, the word is glued from pieces. Three shifts a word; the bits are counted
+   * only once every gap of the run is spaces.
    */
   private slide(w: WordScanner): void {
     const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
