@@ -347,6 +347,79 @@ describe('detector signals on real outputs', () => {
         assert.match(reason(judge(real('r21a3856e76')), 'answer-flood').message, /lines hold only punctuation/);
         ok('{\n  "a": {\n    "b": [\n      1\n    ]\n  }\n}\n---\n===\n}\n);\n];\n');
       });
+      it('flags one CJK token spliced into an English answer ("parallel探索 agents", "1 hour群 = 2 hours")', () => {
+        for (const [id, word] of [
+          ['r429be5b333', 'parallel'],
+          ['r5142186b3e', 'hour'],
+        ] as const) {
+          const r = reason(judge(real(id)), 'spliced-token');
+          assert.equal(r.kind, 'degenerate', id);
+          assert.equal(real(id).text.slice(r.offset, r.offset + word.length), word, id);
+        }
+      });
+      it('leaves English naming a CJK word apart, and glued CJK among more CJK, alone', () => {
+        ok(`${PROSE}In Chinese the word for explore is 探索, written with two characters.`);
+        ok(`${PROSE}The app prints Hello世界 and then 你好, 世界 on the next line.`);
+      });
+      it('flags a word of another script glued inside a word when it holds all that script (text written here: no tune example)', () => {
+        const text = `${PROSE}The log then shows the worker calling печатlines before it stops.`;
+        const r = reason(detect(text, { finishReason: 'stop' }), 'spliced-token');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(text.slice(r.offset, r.offset + 5), 'печат');
+      });
+      it('leaves a Cyrillic word standing apart, one homoglyph letter, and Greek units alone', () => {
+        ok(`${PROSE}The Russian word честный means honest.`);
+        ok(`${PROSE}The result remains identiсal to what we had before.`);
+        ok(`${PROSE}Each step takes 10μs and the angle θ stays small.`);
+      });
+      it('flags a run of words strung together by spaces inside an answer that began as prose (GPT-2 tail)', () => {
+        const c = real('rad138b46b4');
+        const r = reason(judge(c), 'word-salad');
+        assert.match(r.message, /strung together by spaces alone/);
+        assert.ok(c.text.slice(r.offset).startsWith('to minute farereens'), c.text.slice(r.offset, r.offset + 30));
+      });
+      it('leaves keywords listed by spaces after prose alone: no words glued from pieces among them', () => {
+        ok(`${PROSE}Tags python rust golang typescript kotlin swift haskell ocaml erlang elixir clojure scala julia fortran cobol pascal lisp`);
+      });
+    });
+
+    describe('head of the answer (head.ts)', () => {
+      it('flags one letter repeated for a quarter of the answer (欸 × 30), below the 160-copy flood rule', () => {
+        const c = real('ra9ddc8dc41');
+        const r = reason(judge(c), 'char-flood');
+        assert.equal(c.text[r.offset], '欸');
+        assert.match(r.message, /repeated 30 times/);
+      });
+      it('leaves laughter, screams and long words alone', () => {
+        ok(`${PROSE}哈哈哈哈哈，太好笑了！`);
+        ok(`${PROSE}"Nooooooooooo!" he shouted, and the model answered calmly.`);
+      });
+      it('flags commas and periods in random order after prose (GPTQ 8-bit past 128 tokens)', () => {
+        const c = real('rd0c7ecafd3');
+        const r = reason(judge(c), 'token-salad');
+        assert.match(r.message, /sentence marks in a row/);
+        assert.match(c.text.slice(r.offset, r.offset + 6), /^[,.]+$/);
+      });
+      it('leaves dot leaders, ellipses and rules alone: they do not switch mark', () => {
+        ok(`${PROSE}\n\nIntroduction .................................... 1\nInstallation .................................... 4\n`);
+        ok(`${PROSE}And then.......................... nothing happened!!!!!! ???????????????????????????`);
+      });
+      it('flags lines that hold one period alone (tensor-parallel phi-2)', () => {
+        assert.match(reason(judge(real('rea0dc34ee2')), 'answer-flood').message, /3 of the answer's 6 lines hold one sentence mark alone/);
+      });
+      it('flags closing brackets that close nothing (llava-cli salad of "}`" tokens)', () => {
+        const c = real('ra94248ca62');
+        const r = reason(judge(c), 'token-salad');
+        assert.match(r.message, /13 of the answer's 13 brackets close nothing/);
+        assert.equal(c.text[r.offset], '}');
+      });
+      it('leaves code cut at its start, list markers and smileys alone', () => {
+        ok('        return x\n    }\n}\n\nThe two closing braces above end the method and the class.');
+        ok('Pick one: 1) rebuild 2) reinstall 3) downgrade 4) report it a) now b) later :) ;-)');
+      });
+      it('leaves one such line among many alone', () => {
+        ok(`${PROSE}\n.\nThe second line says something else.\nA third line ends here.\nAnd a fourth one.`);
+      });
     });
 
     describe('template turns', () => {

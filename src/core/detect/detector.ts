@@ -3,6 +3,7 @@
  * this file adds token-level evidence (ids, logprobs), finish-time rules and the verdict.
  */
 import { Channel } from './channel';
+import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { WordScanner } from './words';
 import { LIMITS } from './limits';
@@ -97,6 +98,7 @@ class StreamingDetector implements Detector {
   private readonly content: Channel;
   private readonly contentLex: LexicalScanner;
   private readonly contentWords: WordScanner;
+  private readonly contentHead: HeadText;
   private reasoningCh: Channel | null = null;
   private reasoningLex: LexicalScanner | null = null;
   private reasoningWords: WordScanner | null = null;
@@ -125,6 +127,7 @@ class StreamingDetector implements Detector {
       this.token0Text,
     );
     this.contentWords = new WordScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind));
+    this.contentHead = new HeadText((code, offset, detail, kind) => this.add(code, offset, detail, kind));
   }
 
   get verdict(): Verdict {
@@ -176,7 +179,10 @@ class StreamingDetector implements Detector {
     if (!delta || typeof delta !== 'object') return this.cached;
     const start = this.content.pos;
     const text = delta.text;
-    if (typeof text === 'string' && text.length) this.feed(text, this.content, this.contentLex, this.contentWords);
+    if (typeof text === 'string' && text.length) {
+      this.feed(text, this.content, this.contentLex, this.contentWords);
+      this.contentHead.push(text);
+    }
     const reasoning = delta.reasoning;
     if (typeof reasoning === 'string' && reasoning.length) {
       const r = this.reasoning();
@@ -272,6 +278,7 @@ class StreamingDetector implements Detector {
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
     this.contentWords.finish();
     if (this.reasoningWords) this.reasoningWords.finish();
+    this.contentHead.finish();
     if (reason !== 'length') this.content.checkEndLoop();
     if (reason === 'length') {
       const loop = this.content.tailLoop();

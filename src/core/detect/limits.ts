@@ -248,6 +248,12 @@ export const SALAD = Object.freeze({
   /** ... with this many glued words, or one glued run of this many CJK characters. */
   gluedWords: 2,
   gluedRun: 3,
+  /**
+   * A word of another script (not Latin, not CJK) glued by a clash inside a word of the answer's
+   * script, holding all the answer's letters of that script, from this many letters (one letter is
+   * more often a homoglyph typed by a person: "identiсal" with a Cyrillic "с").
+   */
+  spliceMinLetters: 2,
   /** A long word of one piece repeated: length, distinct letters, four-letter pieces that repeat. */
   loopedWordMin: 16,
   loopedWordLetters: 5,
@@ -257,6 +263,36 @@ export const SALAD = Object.freeze({
   strayShare: 0.6,
   /** Looped words that count in a long answer (one is enough in a short one). */
   loopedWords: 2,
+  /**
+   * Sliding run: runWords words one space apart (digits aside) with at most runStops function
+   * words and at least runOdd glued from pieces (case turns; letter/digit turns in words of
+   * runOddLetters letters or more). Prose has a function word every few words.
+   */
+  runWords: 16,
+  runStops: 1,
+  runOdd: 2,
+  runOddLetters: 4,
+});
+
+/**
+ * head.ts: finish-time rules over the head of the answer (its first `chars` code units; the rules
+ * that judge shares of the answer only when the whole answer fits).
+ */
+export const HEAD = Object.freeze({
+  chars: 4096,
+  /** One letter repeated: from letterRunMin copies, letterRun copies anywhere or letterRunShare of the answer's visible characters. */
+  letterRunMin: 12,
+  letterRun: 24,
+  letterRunShare: 0.15,
+  /** Sentence marks in a row (",..,.,,,"): markRunMin of them switching mark markRunTurns times (an ellipsis or a dot leader never switches). */
+  markRunMin: 24,
+  markRunTurns: 8,
+  /** Lines of one sentence mark alone: this many, and this share of the answer's non-blank lines. */
+  loneMarkLines: 3,
+  loneMarkShare: 0.34,
+  /** Closing brackets that close nothing: this many, and this share of the brackets. */
+  closers: 5,
+  closersShare: 0.5,
 });
 
 /** template.ts: a bare lower-case role line after this many words of answer. */

@@ -9,7 +9,15 @@
  * - words glued from pieces (case turns, letter/digit turns) or with clashing scripts inside.
  *
  * Over the whole answer: CJK characters glued to Latin words in Latin-script text ("people这些年来",
- * "descend比如说", "Theorico时而sjing"), and long words made of one piece repeated ("zuimersuggyimers").
+ * "descend比如说", "Theorico时而sjing"; one glued word is enough when it holds all the answer's CJK
+ * characters: "parallel探索 agents"; likewise a word of another script glued by a clash inside a word
+ * when it holds all the answer's letters of that script: "调用печат一条"), and long words made of one
+ * piece repeated ("zuimersuggyimers").
+ *
+ * Over a sliding run of RUN words: words strung together by spaces alone (no punctuation, no line
+ * break) with almost no function words and some glued from pieces ("minute farereens Ahead
+ * optimistic429 Congressionaloute moldedtxt ..."): salad that starts inside an answer, which a block
+ * of prose before it would dilute.
  *
  * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
  * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
@@ -25,6 +33,20 @@ const BLOCK = 64;
 const TABLE = 256;
 const TMASK = TABLE - 1;
 const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
+/** Words in the sliding run (a power of two, at most 32: one bit per word). */
+const RUN = SALAD.runWords;
+const RUN_MASK = (2 ** RUN - 1) | 0;
+const RUN_TOP = (2 ** (RUN - 1)) | 0;
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function popcount(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
+}
 
 export class Salad {
   private readonly flagged = new Set<string>();
@@ -57,6 +79,21 @@ export class Salad {
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
+  /** CJK letters in glued words (their longest runs, summed). */
+  private gluedCjk = 0;
+  // Sliding run: a bit per word, the newest in bit 0.
+  private runSpaced = 0;
+  private runStops = 0;
+  private runOdd = 0;
+  private runDone = false;
+  // Letters of scripts other than Latin and CJK: how many words hold some, and the one glued by a clash.
+  private seenOwn = 0;
+  private seenOther = 0;
+  private otherWords = 0;
+  private otherClashAt = -1;
+  private otherClashLetters = 0;
+  /** Start offsets of the last 32 words. */
+  private readonly starts = new Float64Array(32);
   private firstGlued = -1;
   private loopedWords = 0;
   private firstLooped = -1;
@@ -78,6 +115,7 @@ export class Salad {
   }
 
   word(w: WordScanner): void {
+    this.starts[w.words & 31] = w.start;
     if (this.n === 0) this.blockStart = w.start;
     this.n++;
     if (w.stop) this.stops++;
@@ -94,7 +132,17 @@ export class Salad {
     if (w.glued > 0 && !w.escaped) {
       if (this.glued++ === 0) this.firstGlued = w.start;
       if (w.cjkRun > this.gluedRun) this.gluedRun = w.cjkRun;
+      this.gluedCjk += w.cjkRun;
     }
+    this.slide(w);
+    if (w.otherLetters !== this.seenOther) {
+      if (this.otherWords++ === 0 && w.clash && !w.escaped && w.latinLetters + w.cjkLetters > this.seenOwn) {
+        this.otherClashAt = w.start;
+        this.otherClashLetters = w.otherLetters - this.seenOther;
+      }
+      this.seenOther = w.otherLetters;
+    }
+    this.seenOwn = w.latinLetters + w.cjkLetters;
     if (w.len >= SALAD.loopedWordMin && !w.hex && this.looped(w)) {
       if (this.loopedWords++ === 0) {
         this.firstLooped = w.start;
@@ -134,6 +182,37 @@ export class Salad {
       this.judge(w, false);
       this.reset();
     }
+  }
+
+  /**
+   * The sliding run of RUN words: the gap before each word held spaces (and digits) only, the word
+   * is a function word, the word is glued from pieces. Three shifts a word; the bits are counted
+   * only once every gap of the run is spaces.
+   */
+  private slide(w: WordScanner): void {
+    const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
+    const odd = (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters)) && !w.escaped && !w.hex;
+    this.runSpaced = ((this.runSpaced << 1) | (spaced ? 1 : 0)) & RUN_MASK;
+    this.runStops = ((this.runStops << 1) | (w.stop ? 1 : 0)) & RUN_MASK;
+    this.runOdd = ((this.runOdd << 1) | (odd ? 1 : 0)) & RUN_MASK;
+    // Every gap inside the run (the first word's gap lies before it) is spaces only.
+    if ((this.runSpaced | RUN_TOP) !== RUN_MASK || this.runDone || w.words + 1 < RUN) return;
+    const stops = popcount(this.runStops);
+    const glued = popcount(this.runOdd);
+    if (stops > SALAD.runStops || glued < SALAD.runOdd) return;
+    this.runDone = true;
+    const at = this.runStart(w);
+    this.flag(
+      'run',
+      'word-salad',
+      at,
+      `${RUN} words from offset ${at} strung together by spaces alone, with ${plural(stops, 'function word')} among them and ${glued} glued from pieces: words sampled at random`,
+    );
+  }
+
+  /** Where the run that ends at word w starts. */
+  private runStart(w: WordScanner): number {
+    return this.starts[(w.words - RUN + 1) & 31];
   }
 
   /** Four-letter pieces of the word that repeat an earlier one: "imersimerszuimers" is one piece looping. */
@@ -244,10 +323,10 @@ export class Salad {
         `${this.clash} words mix writing systems that never share a word ${where}, the first at offset ${this.firstClash}`,
       );
     }
-    this.judgeGlued(w);
+    this.judgeGlued(w, atFinish);
   }
 
-  private judgeGlued(w: WordScanner): void {
+  private judgeGlued(w: WordScanner, atFinish = false): void {
     if (this.glued === 0 || w.latinLetters < SALAD.gluedMinLatin || w.latinLetters < SALAD.gluedLatinRatio * w.cjkLetters) return;
     if (this.glued >= SALAD.gluedWords) {
       this.flag(
@@ -263,10 +342,33 @@ export class Salad {
         this.firstGlued,
         `${this.gluedRun} CJK characters glued to a Latin word at offset ${this.firstGlued} in Latin-script text`,
       );
+    } else if (atFinish && this.gluedCjk === w.cjkLetters) {
+      // The only CJK of the answer sits inside a Latin word: a token of another vocabulary spliced
+      // in, not a CJK term quoted (that stands apart) nor CJK text with Latin terms (that has more).
+      this.flag(
+        'glued',
+        'spliced-token',
+        this.firstGlued,
+        `the answer's only CJK ${w.cjkLetters === 1 ? 'character is' : `characters (${w.cjkLetters}) are`} glued to a Latin word at offset ${this.firstGlued} in Latin-script text`,
+      );
     }
   }
 
+  /** One word holds all the answer's letters of a rare script, glued by a clash to letters of the answer's own script. */
+  private judgeOtherSplice(w: WordScanner): void {
+    if (this.otherWords !== 1 || this.otherClashAt < 0 || this.otherClashLetters !== w.otherLetters || w.otherLetters < SALAD.spliceMinLetters) return;
+    const own = w.latinLetters + w.cjkLetters;
+    if (own < SALAD.gluedMinLatin || own < SALAD.gluedLatinRatio * w.otherLetters) return;
+    this.flag(
+      'other-splice',
+      'spliced-token',
+      this.otherClashAt,
+      `the answer's only letters of another writing system (${w.otherLetters}) are glued inside the word at offset ${this.otherClashAt}`,
+    );
+  }
+
   finish(w: WordScanner): void {
+    this.judgeOtherSplice(w);
     if (this.lines >= SALAD.strayMinLines && this.strayLines >= SALAD.strayShare * this.lines) {
       this.sink(
         'answer-flood',
@@ -276,7 +378,7 @@ export class Salad {
       );
     }
     if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
-    else this.judgeGlued(w);
+    else this.judgeGlued(w, true);
     if (this.loopedWords > 0) {
       const detail = `the word ${JSON.stringify(this.loopedText)} at offset ${this.firstLooped} is one piece glued to itself over and over`;
       const strong = this.loopedWords >= SALAD.loopedWords || w.words < SALAD.shortMinWords;
