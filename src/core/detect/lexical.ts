@@ -521,6 +521,30 @@ export class LexicalScanner {
         this.lineLead = false;
         continue;
       }
+      if (c >= 48 && c <= 57 && fast !== 0) {
+        // A digit: what step() does for it, in its order, without the dispatch (the write-back
+        // first, as before step()).
+        this.wLen = wLen;
+        this.wHash = wHash;
+        this.wLowerRun = wLowerRun;
+        this.wOdd = wOdd !== 0;
+        if (wHex === 0) this.tokHex = false;
+        this.wHex = wHex !== 0;
+        this.trailingNewlines = 0;
+        this.textSinceMarker = true;
+        if (wLen !== 0) this.endWord();
+        if (this.tokKind === 1) this.tokTurns++;
+        this.tokKind = 2;
+        if (this.enumState < 3)
+          this.enumStep(c, 3); // C_PROSE
+        else this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), 0x01000193); // FNV_PRIME
+        this.gapLast = c;
+        if (this.gapLen++ === 0) this.gapFirst = c;
+        this.gapSpacesOnly = false;
+        this.lineLead = false;
+        wLen = 0;
+        continue;
+      }
       // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves
       // the word's other state alone, so only wLen and fast need reading back.
       const gap = cls !== 0 && cls !== 5;
