@@ -82,6 +82,8 @@ const HOT_LOOP_CONSTANTS: ReadonlyArray<[string, number, number]> = [
   ['RUN_SLOW', RUN_SLOW, 16],
   ['UNIT_MAX_PERIOD', UNIT_MAX_PERIOD, 8],
   ['PMAX', PMAX, 4000],
+  ['RING (seq-rep bits in mem)', RING, 8192],
+  ['RING + REP_W (table in mem)', RING + REP_W, 9216],
 ];
 for (const [name, value, spelled] of HOT_LOOP_CONSTANTS) {
   if (value !== spelled) throw new Error(`Channel.feed spells ${name} as ${spelled}, but it is ${value}`);
@@ -135,10 +137,15 @@ export class Channel {
   /** Whether a non-whitespace character has been seen. */
   nonWhitespace = false;
 
-  private readonly ring = new Uint16Array(RING);
+  /**
+   * The ring, the seq-rep bits and the n-gram table in one array: the hot loop then checks one
+   * array's map and bounds base per character instead of three.
+   */
+  private readonly mem = new Int32Array(RING + REP_W + (1 << TABLE_BITS)).fill(EMPTY, RING + REP_W);
+  private readonly ring = this.mem.subarray(0, RING);
   /** Last position + 1 of each n-gram hash; EMPTY (far in the past) when none, which keeps `seen` branch-free. */
-  private readonly table = new Int32Array(1 << TABLE_BITS).fill(EMPTY);
-  private readonly repBits = new Uint8Array(REP_W);
+  private readonly table = this.mem.subarray(RING + REP_W);
+  private readonly repBits = this.mem.subarray(RING, RING + REP_W);
   private hash = 0;
 
   private runChar = -1;
@@ -193,9 +200,10 @@ export class Channel {
    *
    * The hot loop below has no calls, so V8 keeps its state in registers: it works out what a
    * character does into temporaries and commits them only when nothing rare happens (a run of
-   * RUN_SLOW, a unit to note, a loop or seq-rep alarm). Otherwise it stops before committing and
-   * feedSlow, the reference per-character step, takes that character and a few after it, from
-   * the state as it was. Writing the ring slot early is harmless: feedSlow writes the same value
+   * RUN_SLOW, a candidate period starting or ending, a loop or seq-rep alarm). Otherwise it stops
+   * before committing and feedSlow, the reference per-character step, takes that character (and a
+   * few after it in a run), from the state as it was: the hot loop keeps only the two steady
+   * states, no candidate and a candidate that goes on, and is shorter for it. Writing the ring slot early is harmless: feedSlow writes the same value
    * there. Constants are spelled out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from
    * the context, with a type check, at every use.
    */
@@ -214,7 +222,8 @@ export class Channel {
       i = this.fastSpan(s, i, len);
       if (i >= len) break;
       // A rare step: feedSlow takes it from the committed state, with a few characters after it.
-      const to = Math.min(len, i + SLOW_BATCH);
+      // A run takes a batch (every character of it stops the hot loop); a candidate's start or end takes one step.
+      const to = Math.min(len, i + (this.runLen >= 15 ? SLOW_BATCH : 1));
       this.feedSlow(s, i, to);
       i = to;
     }
@@ -226,87 +235,56 @@ export class Channel {
    * it stopped: len, or the first character it left to feedSlow (nothing of it committed).
    */
   private fastSpan(s: Uint16Array, from: number, len: number): number {
-    const ring = this.ring;
-    const table = this.table;
-    const rep = this.repBits;
+    const m = this.mem; // ring at 0, seq-rep bits at RING (8192), table at RING + REP_W (9216)
     // `| 0`: V8 then keeps these as int32 in registers, not as tagged values it checks at every use.
     let pos = this.pos | 0;
     let h = this.hash | 0;
     let runChar = this.runChar | 0;
     let runLen = this.runLen | 0;
-    let lag = this.lag | 0;
+    const lag = this.lag | 0;
     let matchRun = this.matchRun | 0;
-    let loopAlarm = this.loopAlarm | 0;
+    const loopAlarm = this.loopAlarm | 0;
     let repCount = this.repCount | 0;
     const repAlarm = this.repAlarm | 0;
-    const unitLength = Math.min(this.unitLength, 0x7fffffff) | 0;
     const end = len | 0;
     let i = from | 0;
-    for (; i < end; i++, pos++) {
+    for (; i < end; i = (i + 1) | 0, pos = (pos + 1) | 0) {
       const c = s[i];
-      ring[pos & 8191] = c; // RMASK
+      m[pos & 8191] = c; // RMASK
       let rl = 1;
       if (c === runChar) {
-        rl = runLen + 1;
+        rl = (runLen + 1) | 0;
         if (rl >= 16) break; // RUN_SLOW: a long run (flood, token 0)
       } else if (runLen >= 16) break; // a long run ends: maybe a unit
-      const hh = (Math.imul(h, 0x01000193) + c - Math.imul(ring[(pos - 8) & 8191], 0x5d615f21)) | 0; // HB, HBN, N
+      const hh = (Math.imul(h, 0x01000193) + c - Math.imul(m[(pos - 8) & 8191], 0x5d615f21)) | 0; // HB, HBN, N
       const idx = Math.imul(hh, 0x9e3779b1) >>> 17; // 32 - TABLE_BITS
-      const j = table[idx] - 1;
+      const j = (m[9216 + idx] - 1) | 0;
       const seen = (((pos - j - 1) >>> 0) - 1024) >>> 31; // REP_W
       const slot = pos & 1023;
-      const rc = repCount + seen - rep[slot];
+      const rc = (repCount + seen - m[8192 + slot]) | 0;
       if (rc >= repAlarm) break;
+      const mr = (matchRun + 1) | 0;
       if (lag !== 0) {
-        if (ring[(pos - lag) & 8191] === c) {
-          if (matchRun + 1 >= loopAlarm) break;
-          table[idx] = pos + 1;
-          rep[slot] = seen;
-          repCount = rc;
-          h = hh;
-          runLen = rl;
-          runChar = c;
-          matchRun++;
-          continue;
-        }
-        // UNIT_MAX_PERIOD (8), UNIT_MIN (16): a unit run ends
-        if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > unitLength) break;
+        // The candidate goes on; its end (a unit to note, a new candidate) is feedSlow's.
+        if (m[(pos - lag) & 8191] !== c || mr >= loopAlarm) break;
+        matchRun = mr;
+      } else {
+        // PMAX (4000): a new candidate is feedSlow's; j is far in the past when the slot is empty.
+        const p = (pos - j) | 0;
+        if (p <= 4000 && m[(pos - p) & 8191] === c) break;
       }
-      let lg = 0;
-      let mr = 0;
-      let la = loopAlarm;
-      const p = pos - j;
-      if (p <= 4000 && ring[(pos - p) & 8191] === c) {
-        // PMAX; j is far in the past when the slot is empty. extendBack, inlined.
-        let limit = pos - p + 1; // absolute positions available before pos - p
-        if (limit > 8191 - p) limit = 8191 - p; // RING - 1 - p
-        let k = 1;
-        while (k < limit && ring[(pos - k) & 8191] === ring[(pos - k - p) & 8191]) k++;
-        if (k >= 4) {
-          // firstLoopAlarm(p), spelled out
-          la = p < 2 ? 0x7fffffff : p < 24 ? (4 * p > 48 ? 4 * p : 48) - p : 2 * p;
-          if (k >= la) break;
-          lg = p;
-          mr = k;
-        }
-      }
-      table[idx] = pos + 1;
-      rep[slot] = seen;
+      m[9216 + idx] = pos + 1;
+      m[8192 + slot] = seen;
       repCount = rc;
       h = hh;
       runLen = rl;
       runChar = c;
-      lag = lg;
-      matchRun = mr;
-      if (lg !== 0) loopAlarm = la;
     }
     this.pos = pos;
     this.hash = h;
     this.runChar = runChar;
     this.runLen = runLen;
-    this.lag = lag;
     this.matchRun = matchRun;
-    this.loopAlarm = loopAlarm;
     this.repCount = repCount;
     return i;
   }

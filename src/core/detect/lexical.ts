@@ -435,8 +435,10 @@ export class LexicalScanner {
     let fast = this.fastAllowed() ? 1 : 0;
     for (let i = from; i < to; i++, pos++) {
       const c = s[i];
-      const cls = c < 128 ? ASCII_CLASS[c] : 0;
-      if (cls === 5 && fast !== 0 && (latin !== 0 || wLen === 0)) {
+      const lc = c | 32;
+      // An ASCII letter by arithmetic: cheaper than the class table, which V8 reads through the
+      // module context with a map and bounds check.
+      if (lc - 97 < 26 && lc >= 97 && fast !== 0 && (latin !== 0 || wLen === 0)) {
         // C_LETTER
         if (wLen === 0) {
           this.startAsciiWord(pos, c);
@@ -446,14 +448,30 @@ export class LexicalScanner {
           wHex = 1;
           latin = 1;
         }
-        const lc = c | 32;
         if (c < 97) {
           if (wLowerRun >= 2) wOdd = 1;
           wLowerRun = 0;
         } else wLowerRun++;
         if (lc > 102) wHex = 0;
         wHash = Math.imul(wHash ^ lc, 0x01000193); // FNV_PRIME
-        wLen++;
+        // The rest of the word's letters in a loop of their own: it holds only the word's state,
+        // which V8 then keeps in registers (the outer loop's state does not fit).
+        let k = (i + 1) | 0;
+        while (k < to) {
+          const d = s[k];
+          const ld = d | 32;
+          if (ld - 97 >= 26 || ld < 97) break;
+          if (d < 97) {
+            if (wLowerRun >= 2) wOdd = 1;
+            wLowerRun = 0;
+          } else wLowerRun = (wLowerRun + 1) | 0;
+          if (ld > 102) wHex = 0;
+          wHash = Math.imul(wHash ^ ld, 0x01000193); // FNV_PRIME
+          k = (k + 1) | 0;
+        }
+        wLen += k - i;
+        pos += k - i - 1;
+        i = k - 1;
         continue;
       }
       if (c === 32 && fast !== 0) {
@@ -475,6 +493,7 @@ export class LexicalScanner {
         if (this.gapLen++ === 0) this.gapFirst = 32;
         continue;
       }
+      const cls = c < 128 ? ASCII_CLASS[c] : 0;
       if ((cls === 3 || cls === 4) && fast !== 0 && c !== 60 && c !== 91 && c !== 92 && c !== 96 && (c < 48 || c > 57)) {
         // Punctuation or a code symbol that opens no marker, escape or code span: what step()
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
@@ -500,6 +519,30 @@ export class LexicalScanner {
         this.gapSpacesOnly = false;
         if (cls === 4) this.gapCode = true;
         this.lineLead = false;
+        continue;
+      }
+      if (c >= 48 && c <= 57 && fast !== 0) {
+        // A digit: what step() does for it, in its order, without the dispatch (the write-back
+        // first, as before step()).
+        this.wLen = wLen;
+        this.wHash = wHash;
+        this.wLowerRun = wLowerRun;
+        this.wOdd = wOdd !== 0;
+        if (wHex === 0) this.tokHex = false;
+        this.wHex = wHex !== 0;
+        this.trailingNewlines = 0;
+        this.textSinceMarker = true;
+        if (wLen !== 0) this.endWord();
+        if (this.tokKind === 1) this.tokTurns++;
+        this.tokKind = 2;
+        if (this.enumState < 3)
+          this.enumStep(c, 3); // C_PROSE
+        else this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), 0x01000193); // FNV_PRIME
+        this.gapLast = c;
+        if (this.gapLen++ === 0) this.gapFirst = c;
+        this.gapSpacesOnly = false;
+        this.lineLead = false;
+        wLen = 0;
         continue;
       }
       // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves

@@ -200,6 +200,30 @@ export class WordScanner {
           hash = Math.imul(hash ^ lc, 0x01000193);
           if (len < 64) buf[len] = lc; // WORD_BUF
           len++;
+          // The rest of the word's letters in a loop of their own: it holds only the word's
+          // state, which V8 then keeps in registers.
+          let k = (i + 1) | 0;
+          let caseTurns = 0;
+          let upper = 0;
+          while (k < n) {
+            const d = u[k];
+            const ld = d | 32;
+            if (ld - 97 >= 26 || ld < 97) break;
+            if (d < 97) {
+              if (lowerRun >= 2) caseTurns++;
+              lowerRun = 0;
+              upper++;
+            } else lowerRun = (lowerRun + 1) | 0;
+            if (ld > 102 && ld !== 120) hex = 0;
+            hash = Math.imul(hash ^ ld, 0x01000193);
+            if (len < 64) buf[len] = ld; // WORD_BUF
+            len = (len + 1) | 0;
+            k = (k + 1) | 0;
+          }
+          if (caseTurns !== 0) this.caseTurns += caseTurns;
+          if (upper !== 0) this.upper += upper;
+          pos += k - i - 1;
+          i = k - 1;
           continue;
         }
         if (k === 1 && inWord === 0 && this.runLen === 0) {
@@ -234,6 +258,29 @@ export class WordScanner {
           len = 1;
           inWord = 1;
           latin = 1;
+          // The rest of its letters, as above.
+          let k = (i + 1) | 0;
+          let caseTurns = 0;
+          let upper = 0;
+          while (k < n) {
+            const d = u[k];
+            const ld = d | 32;
+            if (ld - 97 >= 26 || ld < 97) break;
+            if (d < 97) {
+              if (lowerRun >= 2) caseTurns++;
+              lowerRun = 0;
+              upper++;
+            } else lowerRun = (lowerRun + 1) | 0;
+            if (ld > 102 && ld !== 120) hex = 0;
+            hash = Math.imul(hash ^ ld, 0x01000193);
+            if (len < 64) buf[len] = ld; // WORD_BUF
+            len = (len + 1) | 0;
+            k = (k + 1) | 0;
+          }
+          if (caseTurns !== 0) this.caseTurns += caseTurns;
+          if (upper !== 0) this.upper += upper;
+          pos += k - i - 1;
+          i = k - 1;
           continue;
         }
         if (k === 3 && inWord !== 0) {
