@@ -37,7 +37,7 @@ function diagnoseFrame(page: Page): FrameLocator {
 }
 
 /** The causes Diagnose Server may put first for the incident (rules/diagnosis/kernels.json). */
-const FP4_ON_SM120 = ['sglang-nvfp4-gemm-flashinfer-cutlass-sm120', 'sglang-nvfp4-sm120-sgl-kernel-without-sm120'];
+const FP4_ON_SM120 = ['sglang-fp4-gemm-cutlass-sm120-zero-output', 'sglang-nvfp4-sm120-sgl-kernel-without-sm120'];
 
 /** Closes what a step left open: quick inputs, notifications, editors. */
 async function tidy(page: Page): Promise<void> {
