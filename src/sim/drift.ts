@@ -18,7 +18,7 @@ export interface DriftSpec {
   from: number;
   /** perturb: the largest shift of a logprob in nats (default 0.03: what another attention kernel gives). */
   amount?: number;
-  /** perturb: the text also changes from this token on (plus a seeded 0–15 per prompt), as a near tie that flips late. */
+  /** perturb: a near tie flips at this token (plus a seeded 0–15 per prompt): one other token, then the answer goes on. */
   textFrom?: number;
 }
 
@@ -34,9 +34,6 @@ export function driftProblem(value: unknown, where: string): string | null {
   if (d.textFrom !== undefined && !count(d.textFrom)) return `${where}.drift.textFrom must be a token index`;
   return null;
 }
-
-/** Logprob of a plausible chosen token: mostly confident, sometimes not (same law as makeToken). */
-const plausible = (rand: () => number): number => -(rand() ** 3) * 2.5 - 0.0005;
 
 /** Tokens of another healthy answer, from its first token that differs from `avoid`. */
 function otherText(prompt: string, seed: number, avoid: string | undefined): string[] {
@@ -64,12 +61,19 @@ export function withDrift(plan: AnswerPlan, behaviour: ModelBehaviour, prompt: s
     return { ...t, logprob };
   });
   if (keep === tokens.length) return { ...plan, content: out };
+  if (d.mode === 'perturb') {
+    // A near tie flips: the runner-up is taken, a hair behind where the chosen token was; then the answer goes on.
+    const t = tokens[keep];
+    const flipped = topAlternatives(t, 2)[1] ?? { token: ' the', logprob: t.logprob };
+    out.push({ text: flipped.token, id: tokenId(flipped.token), logprob: Number.isFinite(t.logprob) ? t.logprob - 0.05 : t.logprob });
+    for (let i = keep + 1; i < tokens.length; i++) out.push(tokens[i]);
+    return { ...plan, content: out };
+  }
   // The text leaves the answer here and goes on with another one, up to the token limit.
   const lp = behaviour.logprobs;
   for (const text of otherText(prompt, seed, tokens[keep]?.text)) {
     if (out.length >= maxTokens) break;
-    const logprob = lp === 'nan' ? NaN : lp === '-inf' ? -Infinity : d.mode === 'diverge' ? -0.8 - rand() * 2.5 : plausible(rand);
-    out.push({ text, id: tokenId(text), logprob });
+    out.push({ text, id: tokenId(text), logprob: lp === 'nan' ? NaN : lp === '-inf' ? -Infinity : -0.8 - rand() * 2.5 });
   }
   const full = out.length >= maxTokens;
   return { ...plan, content: out, completionTokens: out.length, finishReason: full ? 'length' : 'stop', matchedStop: full ? null : EOS_TOKEN_ID };

@@ -16,6 +16,8 @@ function wrap(text: string, width: number): string[] {
   return out.length ? out : [''];
 }
 
+const ellipsis = (text: string, width: number): string => [...text].slice(0, width - 1).join('') + '…';
+
 const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - [...text].length));
 
 /**
@@ -31,9 +33,10 @@ export function sideBySide(a: string, b: string, labels: [string, string], width
     `${'─'.repeat(width)}─┼─${'─'.repeat(width)}`,
   ];
   for (let i = 0; i < rows; i++) {
-    const cut = i === rows - 1 && (left.length > rows || right.length > rows);
-    const l = (left[i] ?? '') + (cut && left.length > rows ? '…' : '');
-    const r = (right[i] ?? '') + (cut && right.length > rows ? '…' : '');
+    // The last line shown ends in … where that column goes on.
+    const last = i === rows - 1;
+    const l = last && left.length > rows ? ellipsis(left[i], width) : (left[i] ?? '');
+    const r = last && right.length > rows ? ellipsis(right[i], width) : (right[i] ?? '');
     lines.push(`${pad(l, width)} │ ${r}`.trimEnd());
   }
   return lines;
