@@ -25,9 +25,9 @@ export interface DriftSpec {
 /** What is wrong with a scenario's drift spec, or null when nothing is. */
 export function driftProblem(value: unknown, where: string): string | null {
   if (value === undefined) return null;
-  const d = value as Partial<DriftSpec> | null;
   const count = (n: unknown): boolean => typeof n === 'number' && Number.isInteger(n) && n >= 0;
-  if (!d || typeof d !== 'object' || (d.mode !== 'perturb' && d.mode !== 'diverge') || !count(d.from)) {
+  const d: { mode?: unknown; from?: unknown; amount?: unknown; textFrom?: unknown } = value !== null && typeof value === 'object' ? value : {};
+  if ((d.mode !== 'perturb' && d.mode !== 'diverge') || !count(d.from)) {
     return `${where}.drift needs "mode" (perturb or diverge) and "from" (a token index)`;
   }
   if (d.amount !== undefined && (typeof d.amount !== 'number' || !(d.amount >= 0))) return `${where}.drift.amount must be a number ≥ 0`;
@@ -57,8 +57,9 @@ export function withDrift(plan: AnswerPlan, behaviour: ModelBehaviour, prompt: s
     if (i < d.from && d.mode === 'perturb') return t;
     if (!Number.isFinite(t.logprob)) return t;
     // perturb: a small shift either way; diverge: a broken path is far off from the first token.
-    const logprob = d.mode === 'perturb' ? Math.min(-1e-6, t.logprob + (rand() * 2 - 1) * amount) : t.logprob - 0.6 - rand() * 1.8;
-    return { ...t, logprob };
+    if (d.mode === 'perturb') return { ...t, logprob: Math.min(-1e-6, t.logprob + (rand() * 2 - 1) * amount) };
+    // ... and ranks other candidates behind the same token.
+    return { ...t, logprob: t.logprob - 0.6 - rand() * 1.8, altSeed: 1 + i };
   });
   if (keep === tokens.length) return { ...plan, content: out };
   if (d.mode === 'perturb') {
@@ -139,7 +140,7 @@ export function topAlternatives(token: SimToken, k: number): TopEntry[] {
   if (k <= 0) return [];
   const out: TopEntry[] = [{ token: token.text, logprob: token.logprob }];
   const lp = token.logprob;
-  const rand = seededRandom(hashString(token.text, 0x7f4a));
+  const rand = seededRandom(hashString(token.text, token.altSeed ?? 0x7f4a));
   // log(1 - p): the mass left for the alternatives; -Infinity when the chosen token has it all.
   const rest = Number.isFinite(lp) ? Math.log1p(-Math.exp(lp)) : lp;
   let at = Math.floor(rand() * ALTERNATIVES.length);

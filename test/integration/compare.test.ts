@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
