@@ -2,7 +2,7 @@
  * Reference check overhead: `runCompare` over 50 prompts with top-20 logprobs against two
  * simulators with no latency (child processes, so their CPU is not counted here), beside the
  * servers' own time: the same 100 requests sent with plain fetch at the same concurrency, bodies
- * read and nothing parsed. Wall and CPU time of this process, best of three interleaved runs.
+ * read and nothing parsed. Wall and CPU time of this process, best of five interleaved runs.
  * Goal: compare wall time ≤ 1.2 × the plain requests'.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -96,7 +96,7 @@ export async function run(): Promise<Record<string, unknown>> {
 
     const plainSamples: Sample[] = [];
     const compareSamples: Sample[] = [];
-    for (let rep = 0; rep < 3; rep++) {
+    for (let rep = 0; rep < 5; rep++) {
       plainSamples.push(await measure(plain));
       compareSamples.push(await measure(compare));
     }
