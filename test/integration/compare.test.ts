@@ -68,6 +68,7 @@ describe('inference-doctor compare against the simulator', function () {
     assert.match(r.stdout, /verdict: BROKEN/);
     assert.match(r.stdout, /5 of 5 prompts part before token 16/);
     assert.match(r.stdout, /far apart/);
+    assert.match(r.stdout, /barely overlap/);
   });
 
   it('against a NaN model: broken, exit 1, the NaN logprobs counted and the detector verdict named', async () => {
@@ -154,6 +155,49 @@ describe('inference-doctor compare against the simulator', function () {
     assert.equal(cancelled.cancelled, true);
     assert.equal(cancelled.verdict, 'error');
     assert.ok(cancelled.prompts.length <= 2, `${cancelled.prompts.length} prompts ran`);
+  });
+
+  it('runCompare: another tokenizer for the same text is lined up by spans, not taken for a split', async () => {
+    // A proxy to the reference model that cuts every token of three or more characters in two.
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        void (async () => {
+          const upstream = await fetch(`${a.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          const json = parseAny(await upstream.text());
+          const split = [];
+          for (const t of json.choices[0].logprobs.content) {
+            if (t.token.length < 3) split.push(t);
+            else {
+              const cut = Math.floor(t.token.length / 2);
+              split.push({ ...t, token: t.token.slice(0, cut), top_logprobs: [] }, { ...t, token: t.token.slice(cut), logprob: -0.001, top_logprobs: [] });
+            }
+          }
+          json.choices[0].logprobs.content = split;
+          const out = JSON.stringify(json);
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+          res.end(out);
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const r = await runCompare({ a: { baseUrl: a.url, model: 'reference' }, b: { baseUrl: url, model: 'reference' }, prompts: 2, repeatCheck: false });
+      assert.equal(r.verdict, 'identical', r.reasons.join(' '));
+      assert.equal(r.numbers.tokenizersDiffer, 2);
+      assert.ok(r.reasons.some((x) => /did not line up/.test(x)));
+      for (const row of r.prompts) {
+        assert.equal(row.alignment?.mode, 'spans');
+        assert.ok((row.alignment?.compared ?? 0) > 0);
+        assert.equal(row.alignment?.logprobMeanAbs, 0); // the tokens both sides share kept their logprobs
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('runCompare: a server that answers a repeat differently is named in the notes', async () => {
