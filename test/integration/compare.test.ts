@@ -98,7 +98,8 @@ describe('inference-doctor compare against the simulator', function () {
       assert.ok(row.alignment.divergence.tokenA >= 16);
       assert.ok(row.alignment.agreement > 0.9);
       assert.equal(row.alignment.topKOverlap, 1);
-      assert.equal(row.a.verdict, 'ok');
+      assert.equal(row.b.verdict, 'ok');
+      assert.equal(row.a.verdict, null); // a late split with B healthy: A is not judged
       assert.equal(typeof row.prefix, 'string');
       assert.equal(typeof row.continuationB, 'string');
       assert.equal(row.early, false);

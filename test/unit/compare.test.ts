@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { alignAnswers, firstDifference, tokenAt, tokenStarts, topKJaccard } from '../../src/core/compare/align';
 import { sideBySide, visibleLine } from '../../src/core/compare/format';
 import { COMPARE_PROMPTS, promptSet } from '../../src/core/compare/prompts';
-import { readAnswer } from '../../src/core/compare/request';
+import { judgeAnswer, readAnswer, type Greedy } from '../../src/core/compare/request';
+import { comparePair } from '../../src/core/compare/run';
 import type { Alignment, PromptComparison, SideReport, TokenLogprob } from '../../src/core/compare/types';
 import { earlyNeeded, judgeRun, THRESHOLDS } from '../../src/core/compare/verdict';
 import { parsePyJson } from '../../src/core/pyjson';
@@ -173,18 +174,18 @@ describe('compare: alignment', () => {
       '"logprobs":{"content":[{"token":"!","logprob":NaN,"top_logprobs":[{"token":"!","logprob":NaN},{"token":"?","logprob":-Infinity}]},' +
       '{"token":"!","logprob":NaN,"top_logprobs":[]},{"token":"!!","logprob":null}]}}]}';
     assert.throws(() => JSON.parse(body));
-    const answer = readAnswer(parsePyJson(body), 'hi', 1);
+    const answer = readAnswer(parsePyJson(body), 1);
     assert.ok(!('kind' in answer));
     assert.equal(answer.tokens?.length, 3);
     assert.ok(Number.isNaN(answer.tokens?.[0].logprob));
     assert.equal(answer.tokens?.[0].top[1].logprob, -Infinity);
     assert.equal(answer.tokens?.[2].logprob, null);
-    assert.equal(answer.verdict.kind, 'nan');
+    assert.equal(judgeAnswer(answer, 'hi').kind, 'nan');
   });
 
   it('readAnswer reports an error object and a body without choices', () => {
-    assert.equal((readAnswer({ error: { message: 'boom' } }, 'p', 0) as { kind: string }).kind, 'server');
-    assert.equal((readAnswer({ data: [] }, 'p', 0) as { kind: string }).kind, 'protocol');
+    assert.equal((readAnswer({ error: { message: 'boom' } }, 0) as { kind: string }).kind, 'server');
+    assert.equal((readAnswer({ data: [] }, 0) as { kind: string }).kind, 'protocol');
   });
 });
 
@@ -298,6 +299,30 @@ describe('compare: verdict thresholds', () => {
     assert.ok(v.reasons.some((r) => /Cannot reach/.test(r)));
     assert.equal(judgeRun([row(0, null, 0.01, { nonFiniteB: { ...zero, nan: 1 } }), failed]).verdict, 'broken');
     assert.equal(judgeRun([]).verdict, 'error');
+  });
+});
+
+describe('compare: which side the detector judges', () => {
+  const answer = (texts: string[]): Greedy => ({
+    ok: true,
+    answer: { content: texts.join(''), tokens: toks(texts), finishReason: 'length', matchedStop: null, durationMs: 1 },
+  });
+  const healthy = ['Sure', ',', ' here', ' are', ' the', ' numbers', ':', ' 1', ',', ' 2', ',', ' 3', '.'];
+
+  it('a broken reference is named as such: an early split makes A judged too', () => {
+    const row = comparePair(0, 'Count to three.', answer(Array<string>(40).fill('!')), answer(healthy));
+    assert.equal(row.a.verdict, 'nan');
+    assert.equal(row.b.verdict, 'ok');
+    const v = judgeRun([row]);
+    assert.equal(v.verdict, 'broken');
+    assert.ok(v.reasons.some((r) => /A's \(the reference's\)/.test(r)));
+  });
+
+  it('a late split with a healthy B leaves A unjudged', () => {
+    const longer = [...healthy, ' Counting', ' upward', ' gives', ' every', ' number', ' exactly', ' once', '.'];
+    const row = comparePair(0, 'Count to three.', answer(longer), answer([...longer.slice(0, 18), ' it', '.']));
+    assert.equal(row.b.verdict, 'ok');
+    assert.equal(row.a.verdict, null);
   });
 });
 

@@ -131,7 +131,12 @@ function promptLine(row: PromptComparison): string {
   }
   const d = al.divergence;
   const split = !d ? 'same text' : d.tokenA !== null ? `token ${d.tokenA}${d.tokenB !== d.tokenA ? `/${d.tokenB}` : ''}` : `char ${d.char}`;
-  const flags = [row.early ? 'early' : '', d?.nearTie ? 'near tie' : '', al.mode === 'spans' ? 'spans' : '', row.b.verdict !== 'ok' ? `B ${row.b.verdict}` : '']
+  const flags = [
+    row.early ? 'early' : '',
+    d?.nearTie ? 'near tie' : '',
+    al.mode === 'spans' ? 'spans' : '',
+    row.b.verdict && row.b.verdict !== 'ok' ? `B ${row.b.verdict}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   const lp = al.logprobMeanAbs === null ? '—' : `${nats(al.logprobMeanAbs)}/${nats(al.logprobMax)}`;

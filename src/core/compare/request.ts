@@ -29,7 +29,6 @@ export interface GreedyAnswer {
   tokens: TokenLogprob[] | null;
   finishReason: string | null;
   matchedStop: string | number | null;
-  verdict: Verdict;
   durationMs: number;
 }
 
@@ -79,7 +78,7 @@ export function readTokens(logprobs: unknown): TokenLogprob[] | null {
 }
 
 /** The answer in a parsed body, or what is wrong with the body. */
-export function readAnswer(value: unknown, prompt: string, durationMs: number): GreedyAnswer | ProbeError {
+export function readAnswer(value: unknown, durationMs: number): GreedyAnswer | ProbeError {
   if (!isObj(value)) return { kind: 'protocol', message: 'The server answered with JSON that is not an object.' };
   if (value.error !== undefined && value.error !== null) {
     const e = value.error;
@@ -93,10 +92,13 @@ export function readAnswer(value: unknown, prompt: string, durationMs: number): 
   const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
   const ms = choice.matched_stop;
   const matchedStop = typeof ms === 'string' || typeof ms === 'number' ? ms : null;
-  const infos: TokenInfo[] | undefined = tokens?.map((t) => ({ text: t.text, logprob: t.logprob }));
-  // The detector judges B on its own: NaN logits and loops show even where A is no help.
-  const verdict = detect(content, { finishReason, matchedStop }, infos, { prompt });
-  return { content, tokens, finishReason, matchedStop, verdict, durationMs };
+  return { content, tokens, finishReason, matchedStop, durationMs };
+}
+
+/** The detector's verdict on one answer alone: NaN logits and loops show even where the other side is no help. */
+export function judgeAnswer(answer: GreedyAnswer, prompt: string): Verdict {
+  const tokens: TokenInfo[] | undefined = answer.tokens ?? undefined;
+  return detect(answer.content, { finishReason: answer.finishReason, matchedStop: answer.matchedStop }, tokens, { prompt });
 }
 
 /** Sends one greedy request; `signal` cancels it, `timeoutMs` bounds it. */
@@ -165,7 +167,7 @@ export async function askGreedy(target: ServerTarget, params: GreedyParams, sign
         durationMs: elapsed(),
       };
     }
-    const answer = readAnswer(parsed.value, params.prompt, elapsed());
+    const answer = readAnswer(parsed.value, elapsed());
     return 'kind' in answer ? { ok: false, error: answer, durationMs: elapsed() } : { ok: true, answer };
   } finally {
     clearTimeout(timer);

@@ -7,9 +7,10 @@ import { errorMessage } from '../errors';
 import { fetchModels } from '../probe/server-api';
 import { alignAnswers } from './align';
 import { COMPARE_PROMPTS, promptSet } from './prompts';
-import { askGreedy, type Greedy, type GreedyParams } from './request';
+import { nonFiniteTotal } from './align';
+import { askGreedy, judgeAnswer, type Greedy, type GreedyAnswer, type GreedyParams } from './request';
 import type { CompareTarget, CompareVerdict, PromptComparison, RepeatCheck, RunNumbers, SideReport } from './types';
-import { isEarly, judgeRun, THRESHOLDS } from './verdict';
+import { divergenceToken, isEarly, judgeRun, THRESHOLDS } from './verdict';
 
 export interface CompareOptions {
   a: CompareTarget;
@@ -55,17 +56,16 @@ function side(g: Greedy): SideReport {
   if (!g.ok) {
     const error: SideReport['error'] = { kind: g.error.kind, message: g.error.message };
     if (g.error.status !== undefined) error.status = g.error.status;
-    return { text: '', tokens: null, finishReason: null, verdict: 'ok', reasons: [], durationMs: g.durationMs, error };
+    return { text: '', tokens: null, finishReason: null, verdict: null, reasons: [], durationMs: g.durationMs, error };
   }
   const a = g.answer;
-  return {
-    text: a.content,
-    tokens: a.tokens?.length ?? null,
-    finishReason: a.finishReason,
-    verdict: a.verdict.kind,
-    reasons: a.verdict.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code),
-    durationMs: a.durationMs,
-  };
+  return { text: a.content, tokens: a.tokens?.length ?? null, finishReason: a.finishReason, verdict: null, reasons: [], durationMs: a.durationMs };
+}
+
+function judge(report: SideReport, answer: GreedyAnswer, prompt: string): void {
+  const v = judgeAnswer(answer, prompt);
+  report.verdict = v.kind;
+  report.reasons = v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code);
 }
 
 /** The text each side's tokens spell (what alignment used), else the message content. */
@@ -78,6 +78,9 @@ export function comparePair(index: number, prompt: string, ga: Greedy, gb: Greed
   const al = alignAnswers({ text: ga.answer.content, tokens: ga.answer.tokens }, { text: gb.answer.content, tokens: gb.answer.tokens });
   const both = al.mode !== 'text';
   row.alignment = al;
+  judge(row.b, gb.answer, prompt);
+  const at = divergenceToken(row);
+  if (row.b.verdict !== 'ok' || (at !== null && at < THRESHOLDS.earlyTokens) || nonFiniteTotal(al.nonFiniteA) > 0) judge(row.a, ga.answer, prompt);
   if (al.divergence) {
     const ta = both ? spelled(ga) : ga.answer.content;
     const tb = both ? spelled(gb) : gb.answer.content;

@@ -81,8 +81,12 @@ export interface SideReport {
   text: string;
   tokens: number | null;
   finishReason: string | null;
-  /** The detector's verdict on this answer alone, and the codes of the reasons that made it. */
-  verdict: VerdictKind;
+  /**
+   * The detector's verdict on this answer alone, and the codes of the reasons that made it. B is
+   * always judged; A only where it could be the broken one (B judged bad, an early split, A's own
+   * logprobs not numbers), else null: it saves a sixth of the run's CPU. null too for a failed request.
+   */
+  verdict: VerdictKind | null;
   reasons: ReasonCode[];
   durationMs: number;
   error?: { kind: ProbeErrorKind; message: string; status?: number };

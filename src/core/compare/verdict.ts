@@ -4,7 +4,7 @@
  * not numbers, or its answers are NaN or degenerate on their own).
  */
 import { NEAR_TIE_NATS, nonFiniteTotal } from './align';
-import type { CompareVerdict, NonFiniteCount, PromptComparison, RunNumbers } from './types';
+import type { CompareVerdict, NonFiniteCount, PromptComparison, RunNumbers, SideReport } from './types';
 
 /**
  * Why these numbers:
@@ -37,6 +37,9 @@ export const THRESHOLDS = {
 
 /** Characters per token, to place a split when a side sent no tokens. */
 const CHARS_PER_TOKEN = 4;
+
+/** Judged NaN or degenerate (an unjudged or failed side is not). */
+const bad = (s: SideReport): boolean => s.verdict === 'nan' || s.verdict === 'degenerate';
 
 const zero = (): NonFiniteCount => ({ nan: 0, posInf: 0, negInf: 0, missing: 0 });
 
@@ -95,8 +98,8 @@ export function runNumbers(rows: readonly PromptComparison[]): RunNumbers {
   let overlap = 0;
   const splits: number[] = [];
   for (const row of rows) {
-    if (row.a.verdict !== 'ok') n.badA++;
-    if (row.b.verdict !== 'ok') n.badB++;
+    if (bad(row.a)) n.badA++;
+    if (bad(row.b)) n.badB++;
     const al = row.alignment;
     if (!al) {
       n.failed++;
@@ -158,7 +161,7 @@ export function judgeRun(rows: readonly PromptComparison[]): RunVerdict {
   if (nonB) broken.push(`B's logprobs hold values that are not numbers (${describe(n.nonFiniteB)}): its logits are NaN or overflow.`);
   if (nonA) broken.push(`A (the reference) has logprobs that are not numbers too (${describe(n.nonFiniteA)}): check the reference first.`);
   if (n.badB) {
-    const kinds = [...new Set(rows.filter((r) => r.b.verdict !== 'ok').flatMap((r) => r.b.reasons))];
+    const kinds = [...new Set(rows.filter((r) => bad(r.b)).flatMap((r) => r.b.reasons))];
     broken.push(`The detector judges B's answer NaN or degenerate on ${n.badB} of ${n.prompts} prompts (${kinds.join(', ')}).`);
   }
   if (n.badA) broken.push(`The detector judges A's (the reference's) answer NaN or degenerate on ${n.badA} of ${n.prompts} prompts.`);
