@@ -31,6 +31,8 @@ export const EXIT = {
   ok: 0,
   degenerate: 1,
   nan: 2,
+  /** compare: the suspect server computes something else than the reference. */
+  broken: 1,
   /** search: no match (as grep). */
   noMatch: 1,
   /** env: error-level findings. */

@@ -6,6 +6,7 @@ import { errorDetail } from '../core/errors';
 import { HostError } from '../core/hosts/types';
 import { EXIT, UsageError, wantsHelp, type CliIo, type Command } from './command';
 import { checkCommand } from './commands/check';
+import { compareCommand } from './commands/compare';
 import { detectCommand } from './commands/detect';
 import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
@@ -17,6 +18,7 @@ import { sweepCommand } from './commands/sweep';
 
 export const COMMANDS: readonly Command[] = [
   probeCommand,
+  compareCommand,
   detectCommand,
   flagsCommand,
   searchCommand,

@@ -126,6 +126,8 @@ export interface SimToken {
   text: string;
   id: number;
   logprob: number;
+  /** Seeds the top-K alternatives (drift.ts) when they should differ from the usual ones for this text. */
+  altSeed?: number;
 }
 
 export interface AnswerPlan {

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../core/errors';
 import { planAnswer } from './answers';
+import { withDrift } from './drift';
 import { HttpError, openAiError, readBody, sendError, sendJson, type Route } from './http';
 import { parseRequest } from './request';
 import { buildServerInfo, modelInfo } from './serverInfo';
@@ -57,7 +58,8 @@ async function handleGeneration(sim: SimState, req: IncomingMessage, res: Server
     default:
       break;
   }
-  const plan = planAnswer({ behaviour: r.behaviour, prompt: r.prompt, maxTokens: r.maxTokens, seed: sim.scenario.seed });
+  const seed = sim.scenario.seed;
+  const plan = withDrift(planAnswer({ behaviour: r.behaviour, prompt: r.prompt, maxTokens: r.maxTokens, seed }), r.behaviour, r.prompt, seed, r.maxTokens);
   if (r.stream) await answerStream(sim, res, r, plan);
   else await answerWhole(sim, res, r, plan);
 }

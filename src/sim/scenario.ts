@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../core/errors';
+import { driftProblem, type DriftSpec } from './drift';
 
 export type Behaviour =
   | 'healthy' // prompt-appropriate text that reads like a model's, EOS stop
@@ -75,6 +76,8 @@ export interface ModelBehaviour {
   tokensPerChunk?: number;
   /** Logprobs the sampled tokens carry when asked: normal (default), nan, or -inf. */
   logprobs?: 'normal' | 'nan' | '-inf';
+  /** Reference-check modes (drift.ts): logprobs nudged, or the text leaving the healthy answer, from a token on. */
+  drift?: DriftSpec;
   /** Reasoning text streamed before the answer (reasoning_content with a reasoning parser). */
   reasoning?: string;
   /** 'nan-marker': how many `!` tokens come before the marker (default 24–39, seeded). */
@@ -120,6 +123,8 @@ function normaliseBehaviour(value: unknown, where: string): ModelBehaviour {
   if (!b || typeof b !== 'object' || !BEHAVIOURS.includes((b as ModelBehaviour).behaviour)) {
     throw new ScenarioError(`${where}: behaviour must be one of ${BEHAVIOURS.join(', ')}`);
   }
+  const drift = driftProblem((b as ModelBehaviour).drift, where);
+  if (drift) throw new ScenarioError(drift);
   return b as ModelBehaviour;
 }
 

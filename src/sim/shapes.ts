@@ -1,5 +1,6 @@
 /** The pieces of SGLang's response bodies: logprobs, usage, native meta_info and finish reasons, token order. */
 import type { AnswerPlan, SimToken } from './answers';
+import { topAlternatives } from './drift';
 import type { SimRequest } from './request';
 import type { SimState } from './state';
 
@@ -11,8 +12,16 @@ export interface SeqItem {
 /** True when the server splits reasoning out (reasoning_content) instead of sending <think> inline. */
 export const useParser = (sim: SimState, r: SimRequest): boolean => r.route === 'chat' && !!sim.scenario.reasoningParser;
 
-export function chatLogprobs(tokens: SimToken[]): unknown {
-  return { content: tokens.map((t) => ({ token: t.text, bytes: [...Buffer.from(t.text)], logprob: t.logprob, top_logprobs: [] })) };
+/** Chat logprobs; `topLogprobs` is the request's field: that many alternatives per token (drift.ts), the chosen one first. */
+export function chatLogprobs(tokens: SimToken[], topLogprobs?: unknown): unknown {
+  const k = typeof topLogprobs === 'number' && Number.isInteger(topLogprobs) ? Math.min(Math.max(topLogprobs, 0), 20) : 0;
+  const entry = (t: SimToken): unknown => ({
+    token: t.text,
+    bytes: [...Buffer.from(t.text)],
+    logprob: t.logprob,
+    top_logprobs: topAlternatives(t, k).map((a) => ({ token: a.token, bytes: [...Buffer.from(a.token)], logprob: a.logprob })),
+  });
+  return { content: tokens.map(entry) };
 }
 
 export function completionLogprobs(tokens: SimToken[], offset: number): unknown {

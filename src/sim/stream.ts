@@ -125,7 +125,7 @@ class StreamAnswer {
           {
             index: 0,
             delta: { role: null, content: isReasoning ? null : text, reasoning_content: isReasoning ? text : null, tool_calls: null },
-            logprobs: r.logprobs ? chatLogprobs(tokens) : null,
+            logprobs: r.logprobs ? chatLogprobs(tokens, r.body.top_logprobs) : null,
             finish_reason: null,
             matched_stop: null,
           },

@@ -26,7 +26,7 @@ function body(
         {
           index: 0,
           message: { role: 'assistant', content: text.content, reasoning_content: useParser(sim, r) ? text.reasoning || null : null, tool_calls: null },
-          logprobs: r.logprobs ? chatLogprobs(tokens) : null,
+          logprobs: r.logprobs ? chatLogprobs(tokens, r.body.top_logprobs) : null,
           ...chatFinish(plan),
         },
       ],
