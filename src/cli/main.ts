@@ -9,6 +9,7 @@ import { checkCommand } from './commands/check';
 import { detectCommand } from './commands/detect';
 import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
+import { evalCommand } from './commands/eval';
 import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   sweepCommand,
   checkCommand,
   diagnoseCommand,
+  evalCommand,
 ];
 
 function mainUsage(): string {
