@@ -109,7 +109,8 @@ function parse(argv: string[]): Args {
   const suite = values.suite;
   if (suite !== undefined && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite must be ${SUITES.join(', ')}, not ${suite}`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new UsageError(`--timeout needs a number of seconds > 0, not ${values.timeout}`);
+  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0))
+    throw new UsageError(`--timeout needs a number of seconds > 0, not ${values.timeout}`);
   const n = wholeNumber('n', values.n, 1, MAX_PROBLEMS);
   const seed = wholeNumber('seed', values.seed, 0, 0xffffffff);
   const maxTokens = wholeNumber('max-tokens', values['max-tokens'], 1);
@@ -151,7 +152,8 @@ function describe(a: NamedAnswer): string {
 export function formatReport(r: EvalReport): string {
   const lines: string[] = [];
   lines.push(`eval ${r.suite} · seed ${r.seed} · ${r.n} problems${r.model ? ` · model ${r.model}` : ''} · ${r.url}`);
-  if (r.status !== 'completed') lines.push(r.status === 'cancelled' ? 'cancelled: the figures below cover the answers that came back' : `failed: ${r.failure ?? ''}`);
+  if (r.status !== 'completed')
+    lines.push(r.status === 'cancelled' ? 'cancelled: the figures below cover the answers that came back' : `failed: ${r.failure ?? ''}`);
   lines.push(countLine('accuracy: ', r.counts.correct, r.graded, r.interval.low, r.interval.high));
   const inv = r.invalidBy;
   lines.push(
@@ -165,7 +167,9 @@ export function formatReport(r: EvalReport): string {
     const floor = r.judgement?.basis === 'floors' ? ` · floor ${pct(s.floor)}${s.belowFloor ? ' BELOW' : ''}` : '';
     lines.push(countLine(`  ${d.padEnd(7)}`, s.correct, s.graded, s.interval.low, s.interval.high) + floor);
   }
-  lines.push(`latency: p50 ${ms(r.latencyMs.p50)} · p95 ${ms(r.latencyMs.p95)} · ttft p50 ${ms(r.ttftMs.p50)} · p95 ${ms(r.ttftMs.p95)} · ${(r.durationMs / 1000).toFixed(1)} s in all`);
+  lines.push(
+    `latency: p50 ${ms(r.latencyMs.p50)} · p95 ${ms(r.latencyMs.p95)} · ttft p50 ${ms(r.ttftMs.p50)} · p95 ${ms(r.ttftMs.p95)} · ${(r.durationMs / 1000).toFixed(1)} s in all`,
+  );
   if (r.judgement) lines.push(`verdict: ${r.judgement.message}`);
   else lines.push(`verdict: none (the run ${r.status === 'cancelled' ? 'was cancelled' : 'failed'})`);
   for (const w of r.judgement?.baseline?.warnings ?? []) lines.push(`warning: ${w}`);

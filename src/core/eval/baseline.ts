@@ -62,7 +62,8 @@ export function parseBaseline(text: string): Baseline {
   if (!b.suite || !SUITES.includes(b.suite)) throw new BaselineError(`suite must be one of ${SUITES.join(', ')}`);
   if (!count(b.seed) || !count(b.n)) throw new BaselineError('seed and n must be whole numbers');
   const c = b.counts;
-  if (!c || !count(c.correct) || !count(c.wrong) || !count(c.invalid) || !count(c.errors)) throw new BaselineError('counts must hold correct, wrong, invalid and errors');
+  if (!c || !count(c.correct) || !count(c.wrong) || !count(c.invalid) || !count(c.errors))
+    throw new BaselineError('counts must hold correct, wrong, invalid and errors');
   const gradedCount = c.correct + c.wrong + c.invalid;
   if (gradedCount === 0) throw new BaselineError('the baseline graded no answers');
   return {

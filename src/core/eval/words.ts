@@ -19,7 +19,28 @@ export interface WordTemplate {
   nonNegative?: boolean;
 }
 
-const NAMES = ['Ana', 'Ben', 'Chloe', 'Dev', 'Elif', 'Femi', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena', 'Mateo', 'Nadia', 'Omar', 'Priya', 'Rosa', 'Sven', 'Tariq', 'Yuki'];
+const NAMES = [
+  'Ana',
+  'Ben',
+  'Chloe',
+  'Dev',
+  'Elif',
+  'Femi',
+  'Greta',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kemal',
+  'Lena',
+  'Mateo',
+  'Nadia',
+  'Omar',
+  'Priya',
+  'Rosa',
+  'Sven',
+  'Tariq',
+  'Yuki',
+];
 
 export const WORD_TEMPLATES: readonly WordTemplate[] = [
   // easy: one operation on small numbers
