@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ReasonCode, VerdictKind } from '../detect/types';
 import { runProbe } from '../probe/runner';
-import type { Endpoint, ProbeError, ProbeErrorKind, ServerTarget } from '../probe/types';
+import type { Endpoint, ProbeError, ProbeErrorKind, ProbeParams, ServerTarget } from '../probe/types';
 import { parseAnswer, type AnswerSource } from './parse';
 import { generateProblems, type Problem, type Suite } from './problems';
 
@@ -108,6 +108,20 @@ function judge(problem: Problem, r: Awaited<ReturnType<typeof runProbe>>): Probl
   return { ...base, outcome: parsed.value === problem.answer ? 'correct' : 'wrong', given: parsed.value, source: parsed.source };
 }
 
+/** The probe one problem is sent as: greedy, streamed, stopped early once the answer is NaN. */
+export function probeParamsFor(problem: Problem, opts: Pick<EvalOptions, 'endpoint' | 'maxTokens' | 'model' | 'timeoutMs'>): ProbeParams {
+  return {
+    endpoint: opts.endpoint ?? 'chat',
+    prompt: problem.prompt,
+    stream: true,
+    temperature: 0,
+    maxTokens: opts.maxTokens ?? DEFAULT_EVAL_MAX_TOKENS,
+    earlyStop: true, // a NaN answer is invalid whatever follows: stop paying for it
+    timeoutMs: opts.timeoutMs ?? DEFAULT_EVAL_TIMEOUT_MS,
+    ...(opts.model ? { model: opts.model } : {}),
+  };
+}
+
 export async function runEval(target: ServerTarget, opts: EvalOptions): Promise<EvalRun> {
   const problems = generateProblems(opts.suite, opts.n, opts.seed);
   const started = performance.now();
@@ -133,20 +147,7 @@ export async function runEval(target: ServerTarget, opts: EvalOptions): Promise<
     while (!stop.signal.aborted && next < problems.length) {
       const i = next++;
       const problem = problems[i];
-      const r = await runProbe(
-        target,
-        {
-          endpoint: opts.endpoint ?? 'chat',
-          prompt: problem.prompt,
-          stream: true,
-          temperature: 0,
-          maxTokens: opts.maxTokens ?? DEFAULT_EVAL_MAX_TOKENS,
-          earlyStop: true, // a NaN answer is invalid whatever follows: stop paying for it
-          timeoutMs,
-          ...(opts.model ? { model: opts.model } : {}),
-        },
-        { signal: stop.signal, overallTimeoutMs: timeoutMs },
-      );
+      const r = await runProbe(target, probeParamsFor(problem, opts), { signal: stop.signal, overallTimeoutMs: timeoutMs });
       const result = stop.signal.aborted && r.status !== 'completed' ? null : judge(problem, r);
       if (!result) continue;
       slots[i] = result;

@@ -9,7 +9,17 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 export interface BodyReader {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
   cancel(): Promise<void>;
+  /**
+   * The caller has all it needs and the server is about to end the body (a stream after
+   * `data: [DONE]`): read the rest in the background so the kept-alive connection goes back to the
+   * pool instead of being closed, but destroy it after RELEASE_MS or RELEASE_BYTES more.
+   */
+  release?(): void;
 }
+
+/** How long, and how much, a released body may still take before its connection is dropped. */
+const RELEASE_MS = 2000;
+const RELEASE_BYTES = 64 * 1024;
 
 export interface LightResponse {
   status: number;
@@ -32,6 +42,28 @@ function readerOf(res: IncomingMessage): BodyReader {
     cancel() {
       res.destroy();
       return Promise.resolve();
+    },
+    release() {
+      const timer = setTimeout(() => res.destroy(), RELEASE_MS);
+      timer.unref();
+      void (async () => {
+        let left = RELEASE_BYTES;
+        try {
+          for (;;) {
+            const r = await it.next();
+            if (r.done) break;
+            left -= r.value.byteLength;
+            if (left < 0) {
+              res.destroy();
+              break;
+            }
+          }
+        } catch {
+          // destroyed or reset: nothing to give back
+        } finally {
+          clearTimeout(timer);
+        }
+      })();
     },
   };
 }
