@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 /**
  * `inference-doctor eval` over real HTTP against the simulator's accuracy scenario: the healthy
  * model passes, the model that slips on 40% of problems fails against the floors and against a
@@ -11,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEval } from '../../src/core/eval/run';
+import { runProbe } from '../../src/core/probe/runner';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { SimPool, runCli, scenarioPath, type CliRun } from './helpers';
 
@@ -231,6 +231,29 @@ describe('runEval (in process, against the simulator)', function () {
     assert.equal(run.status, 'cancelled');
     assert.ok(run.results.length >= 10 && run.results.length < 20, String(run.results.length));
     assert.ok(run.results.every((r) => r.outcome === 'correct'));
+  });
+
+  it('probes reuse one kept-alive connection after [DONE] (the runner drains the end of the body)', async () => {
+    const sockets = new Set<unknown>();
+    const counting = await startSimulator({
+      port: 0,
+      scenario: { seed: 1, models: { m: 'arithmetic' } },
+      gate: async (req, _res, next) => {
+        sockets.add(req.socket);
+        await next();
+      },
+    });
+    try {
+      for (let i = 0; i < 8; i++) {
+        const r = await runProbe({ baseUrl: counting.url }, { endpoint: 'chat', model: 'm', prompt: 'Compute 2 + 3.', stream: true });
+        assert.equal(r.status, 'completed');
+        // Let the background drain hand the socket back before the next request.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(sockets.size, 1);
+    } finally {
+      await counting.close();
+    }
   });
 
   it('gives up on a server that never answers, each request bounded by the timeout', async () => {

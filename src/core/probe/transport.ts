@@ -68,8 +68,21 @@ function readerOf(res: IncomingMessage): BodyReader {
   };
 }
 
+/** Attempts on kept-alive connections the server had already closed, before a fresh one is the answer. */
+const STALE_RETRIES = 3;
+
+/**
+ * A server closes an idle kept-alive connection after its own timeout (uvicorn and Node: 5 s); a
+ * request sent on it at that moment fails at once with a reset, and the server never saw it. Node's
+ * documentation gives this test for when resending is safe.
+ */
+function staleSocket(req: { reusedSocket: boolean }, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
+}
+
 /** POSTs `body`; resolves once the status line and headers arrive. Rejects like fetch on network errors. */
-export function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<LightResponse> {
+export function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, attempt = 0): Promise<LightResponse> {
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
@@ -104,7 +117,10 @@ export function post(url: string, headers: Record<string, string>, body: string,
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (error) => {
+      if (attempt < STALE_RETRIES && !signal.aborted && staleSocket(req, error)) post(url, headers, body, signal, attempt + 1).then(resolve, reject);
+      else reject(error);
+    });
     req.end(payload);
   });
 }
