@@ -77,8 +77,10 @@ function arithmeticProblem(rand: Rand, difficulty: Difficulty): Omit<Problem, 'i
   }
 }
 
+const TEMPLATES_BY_DIFFICULTY = new Map(DIFFICULTIES.map((d) => [d, WORD_TEMPLATES.filter((t) => t.difficulty === d)]));
+
 function wordProblem(rand: Rand, difficulty: Difficulty): Omit<Problem, 'id'> {
-  const fitting = WORD_TEMPLATES.filter((t) => t.difficulty === difficulty);
+  const fitting = TEMPLATES_BY_DIFFICULTY.get(difficulty) ?? [];
   for (;;) {
     const template: WordTemplate = pick(rand, fitting);
     const filled = fillTemplate(template, rand);
