@@ -94,7 +94,7 @@ describe('inference-doctor eval (dist/cli.js against the simulator)', function (
     const r = await cli([sim.url, '--model', NAN, '--n', '12']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /accuracy: 0\.0% \(0\/12\)/);
-    assert.match(r.stdout, /invalid: 100\.0% \(12: 12 NaN, 0 degenerate, 0 with no number\)/);
+    assert.match(r.stdout, /invalid: 100\.0% \(12: 12 NaN, 0 degenerate, 0 with no number, 0 cut at max tokens\)/);
     assert.match(r.stdout, /invalid answers \(first 5 of 12\):\n {2}mixed-1-0 \[easy\] NaN \([\w-]+(, [\w-]+)*\): "Compute /);
     assert.match(r.stdout, /answer "!!!!/);
   });
@@ -231,6 +231,13 @@ describe('runEval (in process, against the simulator)', function () {
     assert.equal(run.status, 'cancelled');
     assert.ok(run.results.length >= 10 && run.results.length < 20, String(run.results.length));
     assert.ok(run.results.every((r) => r.outcome === 'correct'));
+  });
+
+  it('an answer cut by the token limit before its Answer line is invalid (truncated), not graded on a stray number', async () => {
+    const run = await runEval({ baseUrl: sim.url }, { suite: 'arithmetic', n: 9, seed: 4, concurrency: 3, model: 'slow', maxTokens: 12 });
+    assert.equal(run.status, 'completed');
+    assert.equal(run.counts.invalid, 9);
+    assert.ok(run.results.every((r) => r.invalid === 'truncated'));
   });
 
   it('probes reuse one kept-alive connection after [DONE] (the runner drains the end of the body)', async () => {

@@ -38,7 +38,7 @@ Options:
   --save-baseline FILE  write this run as a baseline (suite, seed, n, model, accuracy, counts, date)
   --api-key K           API key (default: $INFERENCE_DOCTOR_API_KEY)
   --timeout SECONDS     per-request limit (default: 60)
-  --max-tokens N        answer length limit (default: 512)
+  --max-tokens N        answer length limit (default: 1024)
   --json                print the report as JSON (no progress line)
   -h, --help            this text
 
@@ -143,7 +143,16 @@ function countLine(label: string, k: number, n: number, low: number, high: numbe
 const ms = (x: number | null): string => (x === null ? '–' : `${Math.round(x)} ms`);
 
 function describe(a: NamedAnswer): string {
-  const why = a.why === 'nan' ? 'NaN' : a.why === 'degenerate' ? 'degenerate' : a.why === 'no-number' ? 'no number' : `got ${a.given}`;
+  const why =
+    a.why === 'nan'
+      ? 'NaN'
+      : a.why === 'degenerate'
+        ? 'degenerate'
+        : a.why === 'no-number'
+          ? 'no number'
+          : a.why === 'truncated'
+            ? 'cut at max tokens'
+            : `got ${a.given}`;
   const reasons = a.reasons.length ? ` (${a.reasons.join(', ')})` : '';
   const answer = a.why ? `, answer ${shown(a.answerTail.trim(), 60)}` : '';
   return `  ${a.id} [${a.difficulty}] ${why}${reasons}: ${shown(a.question, 70)} expected ${a.expected}${answer}`;
@@ -157,7 +166,7 @@ export function formatReport(r: EvalReport): string {
   lines.push(countLine('accuracy: ', r.counts.correct, r.graded, r.interval.low, r.interval.high));
   const inv = r.invalidBy;
   lines.push(
-    `invalid: ${pct(r.invalidRate ?? 0, 1)} (${r.counts.invalid}: ${inv.nan} NaN, ${inv.degenerate} degenerate, ${inv['no-number']} with no number)` +
+    `invalid: ${pct(r.invalidRate ?? 0, 1)} (${r.counts.invalid}: ${inv.nan} NaN, ${inv.degenerate} degenerate, ${inv['no-number']} with no number, ${inv.truncated} cut at max tokens)` +
       ` · errors: ${r.counts.errors}`,
   );
   lines.push('by difficulty:');
@@ -173,6 +182,7 @@ export function formatReport(r: EvalReport): string {
   if (r.judgement) lines.push(`verdict: ${r.judgement.message}`);
   else lines.push(`verdict: none (the run ${r.status === 'cancelled' ? 'was cancelled' : 'failed'})`);
   for (const w of r.judgement?.baseline?.warnings ?? []) lines.push(`warning: ${w}`);
+  if (inv.truncated) lines.push(`hint: ${inv.truncated} answers reached the token limit before their Answer line: raise --max-tokens.`);
   const list = (title: string, items: NamedAnswer[]): void => {
     if (!items.length) return;
     const shownCount = Math.min(5, items.length);

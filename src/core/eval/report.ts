@@ -158,7 +158,7 @@ export function summarise(run: EvalRun, baseline?: Baseline): EvalReport {
   const durations = answered.map((r) => r.durationMs);
   const ttfts = answered.map((r) => r.ttftMs).filter((t): t is number => t !== null);
   const invalid = results.filter((r) => r.outcome === 'invalid');
-  const invalidBy: Record<InvalidWhy, number> = { nan: 0, degenerate: 0, 'no-number': 0 };
+  const invalidBy: Record<InvalidWhy, number> = { nan: 0, degenerate: 0, 'no-number': 0, truncated: 0 };
   for (const r of invalid) if (r.invalid) invalidBy[r.invalid]++;
   const report: EvalReport = {
     url: run.url,
@@ -186,4 +186,4 @@ export function summarise(run: EvalRun, baseline?: Baseline): EvalReport {
   return report;
 }
 
-const rank = (why: InvalidWhy | undefined): number => (why === 'nan' ? 0 : why === 'degenerate' ? 1 : 2);
+const rank = (why: InvalidWhy | undefined): number => (why === 'nan' ? 0 : why === 'degenerate' ? 1 : why === 'truncated' ? 2 : 3);

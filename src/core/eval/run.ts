@@ -21,7 +21,7 @@ export interface EvalOptions {
   endpoint?: Endpoint;
   /** Per-request limit, whole request (and idle between chunks). Default 60 s. */
   timeoutMs?: number;
-  /** Default 512: room for a short working before the answer line. */
+  /** Default 1024: room for a working, or a thinking model's reasoning, before the answer line. */
   maxTokens?: number;
   signal?: AbortSignal;
   onProgress?: (p: EvalProgress) => void;
@@ -45,8 +45,12 @@ export interface EvalProgress extends EvalCounts {
 
 export type ProblemOutcome = 'correct' | 'wrong' | 'invalid' | 'error';
 
-/** Why an answer is invalid: the detector's verdict, or nothing that reads as a number. */
-export type InvalidWhy = 'nan' | 'degenerate' | 'no-number';
+/**
+ * Why an answer is invalid: the detector's verdict, nothing that reads as a number, or cut by the
+ * token limit before its Answer line (a thinking model can spend the whole budget reasoning; the
+ * last number of a cut working is not its answer).
+ */
+export type InvalidWhy = 'nan' | 'degenerate' | 'no-number' | 'truncated';
 
 export interface ProblemResult {
   problem: Problem;
@@ -83,7 +87,7 @@ export interface EvalRun {
 }
 
 export const DEFAULT_EVAL_TIMEOUT_MS = 60_000;
-export const DEFAULT_EVAL_MAX_TOKENS = 512;
+export const DEFAULT_EVAL_MAX_TOKENS = 1024;
 
 /** Errors that no other request would escape: stop at the first. */
 const FATAL: ReadonlySet<ProbeErrorKind> = new Set(['unreachable', 'tls', 'auth']);
@@ -104,6 +108,7 @@ function judge(problem: Problem, r: Awaited<ReturnType<typeof runProbe>>): Probl
   if (r.verdict.kind !== 'ok') return { ...base, outcome: 'invalid', invalid: r.verdict.kind, given: null, source: 'none' };
   if (r.status === 'error') return { ...base, outcome: 'error', given: null, source: 'none', ...(r.error ? { error: r.error } : {}) };
   const parsed = parseAnswer(r.content);
+  if (r.finishReason === 'length' && parsed.source !== 'answer-line') return { ...base, outcome: 'invalid', invalid: 'truncated', given: null, source: 'none' };
   if (parsed.value === null) return { ...base, outcome: 'invalid', invalid: 'no-number', given: null, source: 'none' };
   return { ...base, outcome: parsed.value === problem.answer ? 'correct' : 'wrong', given: parsed.value, source: parsed.source };
 }
