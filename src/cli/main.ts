@@ -10,6 +10,7 @@ import { compareCommand } from './commands/compare';
 import { detectCommand } from './commands/detect';
 import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
+import { evalCommand } from './commands/eval';
 import { flagsCommand } from './commands/flags';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   sweepCommand,
   checkCommand,
   diagnoseCommand,
+  evalCommand,
 ];
 
 function mainUsage(): string {

@@ -4,6 +4,7 @@
  */
 import type { Behaviour, ModelBehaviour } from './scenario';
 import { seededRandom as mulberry32 } from '../core/random';
+import { arithmeticAnswer } from './arithmetic';
 
 /** End-of-sequence token id reported as matched_stop for a natural stop (Qwen's <|im_end|>). */
 export const EOS_TOKEN_ID = 151645;
@@ -276,6 +277,10 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       // A well-formed answer to another question: the one after the fitting answer in the list.
       const right = HEALTHY_ANSWERS.indexOf(healthyAnswerFor(prompt, seed));
       return fromTexts(tokenize(HEALTHY_ANSWERS[(right + 1) % HEALTHY_ANSWERS.length]), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'arithmetic': {
+      const text = arithmeticAnswer(prompt, behaviour.wrongRate ?? 0, rand) ?? healthyAnswerFor(prompt, seed);
+      return fromTexts(tokenize(text), { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'empty':
       return { reasoning, content: [], finishReason: 'stop', matchedStop: EOS_TOKEN_ID, completionTokens: 0 };

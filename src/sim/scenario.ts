@@ -34,7 +34,8 @@ export type Behaviour =
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
   | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
-  | 'fluent-wrong'; // well-formed text that answers another question, EOS stop (an accuracy failure)
+  | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
+  | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
 
 export const BEHAVIOURS: readonly Behaviour[] = [
   'healthy',
@@ -64,6 +65,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'list-cycle',
   'spliced-token',
   'fluent-wrong',
+  'arithmetic',
 ];
 
 export interface ModelBehaviour {
@@ -87,6 +89,8 @@ export interface ModelBehaviour {
   /** 'huge': answer length in characters and chunk size. */
   totalChars?: number;
   chunkChars?: number;
+  /** 'arithmetic': share of eval problems answered wrong, fluently (0 to 1, default 0). */
+  wrongRate?: number;
   /** Token count used when the request sets no max_tokens. Default 256. */
   defaultMaxTokens?: number;
 }

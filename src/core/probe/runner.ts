@@ -267,7 +267,11 @@ async function readStream(x: ProbeContext, reader: BodyReader): Promise<Phase> {
     }
   }
   if (ended) decoder.end();
-  if (!ended || stop || run.why) reader.cancel().catch(() => undefined);
+  // After [DONE] only the end of the body is left: reading it keeps the connection for the next
+  // request (a new TCP connection per probe costs more CPU than the probe itself). Anything else
+  // that stops early, or a reader without release, closes the connection.
+  if (sawDone && !ended && !run.why && reader.release) reader.release();
+  else if (!ended || stop || run.why) reader.cancel().catch(() => undefined);
   if (!error && !run.why && !sawDone) {
     error = answer.finished
       ? {
