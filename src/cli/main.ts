@@ -10,6 +10,7 @@ import { detectCommand } from './commands/detect';
 import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
 import { flagsCommand } from './commands/flags';
+import { mcpCommand } from './commands/mcp';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
 import { superviseCommand } from './commands/supervise';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   sweepCommand,
   checkCommand,
   diagnoseCommand,
+  mcpCommand,
 ];
 
 function mainUsage(): string {
