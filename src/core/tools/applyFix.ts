@@ -3,7 +3,7 @@
  * caller consented (ctx.allowChanges); both restore the original launch when the server does not
  * come back, and the sweep always restores it at the end.
  */
-import { applyAndVerify } from '../fix/loop';
+import { applyAndVerify, waitUntilReady } from '../fix/loop';
 import { combinations, MAX_COMBINATIONS, runSweep, type SweepAxis } from '../fix/sweep';
 import type { FlagChange } from '../launch/edit';
 import { runQuickProbe } from '../probe/quick';
@@ -73,6 +73,10 @@ export const applyFixTool: ToolDefinition<ApplyFixInput> = {
     const changes: FlagChange[] = input.changes.map((c) => ({ flag: flagName(c.flag), value: typeof c.value === 'string' ? checkValue(c.value) : c.value }));
     const t = await openChangeTarget(input, ctx);
     try {
+      // The verdict before the change is the baseline: a server still starting would read as healthy.
+      ctx.onProgress?.('waiting for the server to answer before the change');
+      if ((await waitUntilReady(t.server, Math.min(120_000, ctx.timeLimitMs / 4), 500, ctx.signal)) === undefined)
+        throw new ToolError('failed', `${t.server.baseUrl} does not answer /health_generate and /v1/models: nothing was changed`);
       const r = await applyAndVerify(t.target, changes, {
         server: t.server,
         signal: ctx.signal,
