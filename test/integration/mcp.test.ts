@@ -97,7 +97,7 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.equal(t.outputSchema?.type, 'object', t.name);
       assert.ok((t.description ?? '').length > 40, `${t.name} says what it does`);
-      assert.ok(ajv.compile(t.inputSchema) && ajv.compile(t.outputSchema!), `${t.name}'s schemas compile`);
+      assert.ok(ajv.compile(t.inputSchema) && ajv.compile(t.outputSchema), `${t.name}'s schemas compile`);
     }
     assert.equal(tools.find((t) => t.name === 'apply_fix')?.annotations?.destructiveHint, true);
     assert.equal(tools.find((t) => t.name === 'probe')?.annotations?.readOnlyHint, true);
