@@ -103,17 +103,25 @@ export function resolveServer(ctx: ToolContext, value: string): KnownServer {
   return sameUrl ? { ...sameUrl, url } : { name: url, url };
 }
 
-/** Names whose values are secrets, in environment variables, JSON keys and flags. */
-const SECRET_NAME = /(?:TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIAL|AUTHORIZATION)/i;
+/** A name (env var, JSON key, camelCase or not) one of whose words says its value is a secret. */
+const SECRET_WORDS = /(?:^|_)(?:token|secret|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|authorization|auth_?token)(?:_|$)/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_WORDS.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_'));
+}
 
 /** Secrets written inside text: headers, flags, assignments and well-known key shapes. */
 const SECRET_TEXT: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, '$1 (redacted)'],
-  [/(--?[A-Za-z0-9-]*(?:api-key|token|secret|password)[A-Za-z0-9-]*)(\s+|=)("[^"]*"|'[^']*'|\S+)/gi, '$1$2(redacted)'],
+  // --api-key K, --hf-token=K; not --max-tokens.
+  [/(--(?:[A-Za-z0-9]+-)*(?:api-key|token|secret|password|passwd|access-key))(\s+|=)("[^"]*"|'[^']*'|\S+)/gi, '$1$2(redacted)'],
+  // HF_TOKEN=…, AWS_SECRET_ACCESS_KEY=…; not MAX_NEW_TOKENS=….
   [
-    /\b([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)[A-Z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)]+)/gi,
-    '$1$2(redacted)',
+    /\b((?:[A-Z0-9]+_)*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_[A-Z0-9]+)*)=("[^"]*"|'[^']*'|\S+)/g,
+    '$1=(redacted)',
   ],
+  // api_key='…', "token": "…" (Python reprs, JSON, YAML).
+  [/\b(api_?key|access_?token|auth_?token|hf_?token|token|secret|password|passwd)(["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)}\]]+)/gi, '$1$2(redacted)'],
   [/\b(sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, '(redacted)'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '(redacted private key)'],
 ];
@@ -129,7 +137,7 @@ export function redactText(text: string, known: readonly string[] = []): string 
 /** A JSON value with secrets redacted: values under secret-looking keys, and secrets inside strings. */
 export function redactValue<T>(value: T, known: readonly string[] = []): T {
   const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === 'string') return key && SECRET_NAME.test(key) && v ? '(redacted)' : redactText(v, known);
+    if (typeof v === 'string') return key && isSecretName(key) && v ? '(redacted)' : redactText(v, known);
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactText(k, known), walk(x, k)]));
     return v;

@@ -53,6 +53,13 @@ export async function runTool(name: string, input: unknown, ctx: ToolContext): P
   const tool = findTool(name);
   if (!tool)
     return fail(new ToolError('unknown-tool', `No tool is called ${JSON.stringify(name.slice(0, 80))}; known: ${TOOLS.map((t) => t.name).join(', ')}`));
+  return runDefinition(tool, input, ctx);
+}
+
+/** runTool for a definition in hand (tests run their own). */
+export async function runDefinition(tool: ToolDefinition, input: unknown, ctx: ToolContext): Promise<ToolRun> {
+  const keys = ctx.servers.flatMap((s) => (s.apiKey ? [s.apiKey] : []));
+  const fail = (error: ToolError): ToolRun => ({ ok: false, error: new ToolError(error.code, capText(redactText(error.message, keys), 4000)) });
   try {
     checkInput(tool.inputSchema, input, tool.name);
   } catch (error) {
