@@ -1,30 +1,23 @@
 /**
- * The language-model tools behind the wrappers of register.ts: each call runs the core tool set
- * (src/core/tools runTool) with the servers of the Servers view (keys from secret storage), the
- * hosts of the ssh settings, VS Code's cancellation, and consent from the confirmation VS Code
- * shows: a tool that reaches a host, calls a server the user did not register, or changes a server
- * is confirmed by the user first, so invoke() runs only what the user accepted.
+ * The language-model tools behind the wrappers of register.ts. Each call runs the core tool set in
+ * the bundled CLI (./runner.ts) with the servers of the Servers view (keys from secret storage),
+ * the ssh settings and VS Code's cancellation. Consent comes from the confirmation VS Code shows:
+ * a tool that reaches a host, calls a server the user did not register, or changes a server is
+ * confirmed by the user first, and only a tool that changes a server gets --allow-changes.
  */
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { expandTilde } from '../core/hosts/sshConfig';
-import {
-  DEFAULT_MAX_OUTPUT_CHARS,
-  DEFAULT_TIME_LIMIT_MS,
-  CHANGES_TIME_LIMIT_MS,
-  findTool,
-  runTool,
-  sshHostAccess,
-  type KnownServer,
-  type ToolContext,
-} from '../core/tools';
-import { checkUrl } from '../core/tools/guards';
+import { normaliseBaseUrl } from '../core/servers';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
+import type { AgentToolInfo } from './names';
+import { runToolInCli, type ToolRequest } from './runner';
 
 export class AgentTools {
   constructor(private readonly ctx: Ctx) {}
 
-  private async servers(): Promise<KnownServer[]> {
+  private async servers(): Promise<ToolRequest['servers']> {
     const store = this.ctx.servers.store;
     return Promise.all(
       store.list().map(async (s) => {
@@ -37,40 +30,39 @@ export class AgentTools {
   /** Whether `value` names a registered server (by name or URL). */
   private isRegistered(value: unknown): boolean {
     if (typeof value !== 'string') return false;
-    return this.ctx.servers.store.list().some((s) => {
-      if (s.label === value.trim()) return true;
+    const url = (v: string): string | undefined => {
       try {
-        return checkUrl(s.baseUrl) === checkUrl(value);
+        return normaliseBaseUrl(v);
       } catch {
-        return false;
+        return undefined;
       }
-    });
+    };
+    const asked = url(value);
+    return this.ctx.servers.store.list().some((s) => s.label === value.trim() || (asked !== undefined && url(s.baseUrl) === asked));
   }
 
-  prepare(name: string, input: Record<string, unknown>, _token: vscode.CancellationToken): vscode.PreparedToolInvocation {
-    const tool = findTool(name);
-    if (!tool) return {};
-    // Agent input is foreign text: code spans, never markdown of its own.
+  prepare(tool: AgentToolInfo, input: Record<string, unknown>): vscode.PreparedToolInvocation {
+    // Agent input is foreign text: shown in code spans, never as markdown of its own.
     const show = (v: unknown): string => codeSpan(typeof v === 'string' ? v : JSON.stringify(v ?? null), { maxLength: 200 });
-    const where = typeof input.host === 'string' ? input.host : 'local';
+    const where = escapeMarkdown(typeof input.host === 'string' ? input.host.slice(0, 100) : 'local');
     const lines: string[] = [];
     let title: string | undefined;
     if (tool.changesServer) {
       title = `${tool.title}?`;
-      lines.push(
-        `This **changes a server**: it edits ${show(input.launch)} on **${escapeMarkdown(where)}**, restarts it with ${show(input.restart)} and probes it.`,
-      );
-      if (name === 'apply_fix') lines.push(`Changes: ${show(input.changes)}`);
-      if (name === 'sweep') lines.push(`Values to try (one restart each): ${show(input.vary)}; the original launch is restored at the end.`);
+      lines.push(`This **changes a server**: it edits ${show(input.launch)} on **${where}**, restarts it (${show(input.restart)}) and probes it.`);
+      if (tool.name === 'apply_fix') lines.push(`Changes: ${show(input.changes)}`);
+      if (tool.name === 'sweep') lines.push(`Values to try, one restart each: ${show(input.vary)}. The original launch is put back at the end.`);
     } else if (tool.touchesHost) {
       title = `${tool.title}?`;
       lines.push(
-        `This runs commands on **${escapeMarkdown(where)}**${name === 'search_source' ? ` to search ${show(input.paths)} for ${show(input.pattern)}` : ' to inspect its GPUs and Python packages'} (read-only).`,
+        tool.name === 'search_source'
+          ? `This runs a search on **${where}**: ${show(input.pattern)} in ${show(input.paths)} (read-only).`
+          : `This runs discovery commands on **${where}** to read its GPUs, drivers and Python packages (read-only).`,
       );
     } else if (input.server !== undefined && !this.isRegistered(input.server)) {
-      title = `Send requests to ${typeof input.server === 'string' ? input.server.slice(0, 80) : 'a server'}?`;
+      title = 'Send requests to a server that is not in the Servers view?';
       lines.push(
-        `${show(input.server)} is not in the Servers view: ${tool.title.toLowerCase()} will send it HTTP requests${name === 'server_info' ? '' : ' (prompts included)'}.`,
+        `${show(input.server)} is not a registered server: ${tool.title.toLowerCase()} will send it HTTP requests${tool.name === 'server_info' ? '' : ', prompts included'}.`,
       );
     }
     return {
@@ -79,7 +71,7 @@ export class AgentTools {
     };
   }
 
-  async invoke(name: string, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(tool: AgentToolInfo, input: Record<string, unknown>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
     const controller = new AbortController();
     const cancel = token.onCancellationRequested(() => controller.abort());
     if (token.isCancellationRequested) controller.abort();
@@ -88,29 +80,26 @@ export class AgentTools {
       const sshConfig = config.text('ssh.configFile');
       const knownHosts = config.text('ssh.knownHostsFile');
       const stateDir = config.text('fix.superviseStateDir');
-      const tool = findTool(name);
-      const toolCtx: ToolContext = {
-        signal: controller.signal,
-        timeLimitMs: tool?.changesServer ? CHANGES_TIME_LIMIT_MS : DEFAULT_TIME_LIMIT_MS,
-        maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
-        servers: await this.servers(),
-        hosts: sshHostAccess({
+      const answer = await runToolInCli(
+        tool.name,
+        { input, servers: await this.servers() },
+        {
+          cliPath: join(this.ctx.extension.extensionPath, 'dist', 'cli.js'),
+          // VS Code asked the user (prepare's confirmation) before it called invoke().
+          allowChanges: tool.changesServer,
+          signal: controller.signal,
           ...(sshConfig ? { sshConfigFile: expandTilde(sshConfig) } : {}),
           ...(knownHosts ? { knownHostsFile: expandTilde(knownHosts) } : {}),
-        }),
-        // VS Code showed prepare()'s confirmation for every tool that changes a server, and invoke() runs only once the user accepted it.
-        allowChanges: true,
-        services: { checkLaunch: async (...args) => (await import('../cli/check/toolService')).checkLaunchText(...args) },
-        ...(stateDir ? { superviseStateDir: expandTilde(stateDir) } : {}),
-        onProgress: (m) => this.ctx.log.info(`agent tool ${name}: ${m}`),
-      };
-      const r = await runTool(name, input, toolCtx);
-      if (!r.ok) {
-        this.ctx.log.warn(`agent tool ${name}: ${r.error.code}: ${r.error.message}`);
-        // Thrown errors reach the model as the tool's answer: say what went wrong and why.
-        throw new Error(`${r.error.code}: ${r.error.message}`);
+          ...(stateDir ? { stateDir: expandTilde(stateDir) } : {}),
+          onStderr: (line) => this.ctx.log.info(`agent tool ${tool.name}: ${line}`),
+        },
+      );
+      if (!answer.ok) {
+        this.ctx.log.warn(`agent tool ${tool.name}: ${answer.error.code}: ${answer.error.message}`);
+        // A thrown error reaches the model as the tool's answer: it says what went wrong and why.
+        throw new Error(`${answer.error.code}: ${answer.error.message}`);
       }
-      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(r.text), new vscode.LanguageModelTextPart(JSON.stringify(r.data))]);
+      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(answer.text), new vscode.LanguageModelTextPart(JSON.stringify(answer.data))]);
     } finally {
       cancel.dispose();
     }

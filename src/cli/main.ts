@@ -15,6 +15,7 @@ import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
 import { superviseCommand } from './commands/supervise';
 import { sweepCommand } from './commands/sweep';
+import { toolCommand } from './commands/tool';
 
 export const COMMANDS: readonly Command[] = [
   probeCommand,
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   diagnoseCommand,
   mcpCommand,
+  toolCommand,
 ];
 
 function mainUsage(): string {

@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 import { freePort } from '../../scripts/lib/codeServer';
+import { runToolInCli } from '../../src/agent/runner';
 import { waitUntilReady } from '../../src/core/fix/loop';
 import { scenarioPath, SimPool } from './helpers';
 
@@ -171,6 +172,53 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     assert.ok((search.matches as unknown[]).length >= 1);
     const env = await call(plain, 'environment', { host: 'local' }, 180_000);
     assert.equal(env.host, 'local');
+  });
+
+  describe("the VS Code tools' path (src/agent/runner.ts: inference-doctor tool in a child, as the extension forks it)", () => {
+    const opts = (over: Partial<Parameters<typeof runToolInCli>[2]> = {}) => ({
+      cliPath: CLI,
+      allowChanges: false,
+      signal: new AbortController().signal,
+      ...over,
+    });
+
+    it('probes a Servers-view server by name with its key from stdin, and the key never comes back', async () => {
+      const r = await runToolInCli(
+        'probe',
+        { input: { server: 'incident box', prompt: 'Say hello.' }, servers: [{ name: 'incident box', url: nanUrl, apiKey: API_KEY }] },
+        opts(),
+      );
+      assert.ok(r.ok, JSON.stringify(r));
+      assert.equal(r.data.verdict, 'nan');
+      assert.ok(ajv.validate(tools.find((t) => t.name === 'probe')!.outputSchema!, r.data), ajv.errorsText());
+      assert.ok(!JSON.stringify(r).includes(API_KEY));
+      const noKey = await runToolInCli('probe', { input: { server: nanUrl, prompt: 'Say hello.' }, servers: [] }, opts());
+      assert.ok(!noKey.ok, 'a URL that is not a known server gets no key, and this server wants one');
+      assert.match(noKey.error.message, /Could not list the models/);
+    });
+
+    it('refuses apply_fix unless the confirmation gave --allow-changes, and hostile input either way', async () => {
+      const input = { launch: '/srv/run.sh', restart: { supervise: 'sglang' }, changes: [{ flag: '--fp4-gemm-backend', value: 'marlin' }] };
+      const r = await runToolInCli('apply_fix', { input, servers: [] }, opts());
+      assert.ok(!r.ok);
+      assert.equal(r.error.code, 'refused');
+      const hostile = await runToolInCli(
+        'search_source',
+        { input: { host: '-oProxyCommand=x', pattern: 'x', paths: ['/tmp'] }, servers: [] },
+        opts({ allowChanges: true }),
+      );
+      assert.ok(!hostile.ok);
+      assert.equal(hostile.error.code, 'invalid-input');
+    });
+
+    it('cancellation ends the child at once', async () => {
+      const c = new AbortController();
+      const started = Date.now();
+      const run = runToolInCli('probe', { input: { server: nanUrl }, servers: [{ name: 'x', url: nanUrl, apiKey: API_KEY }] }, opts({ signal: c.signal }));
+      setTimeout(() => c.abort(), 50);
+      await assert.rejects(run, /cancelled/);
+      assert.ok(Date.now() - started < 10_000);
+    });
   });
 
   describe('with --allow-changes (the simulator in launch mode under supervise)', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { AGENT_TOOL_NAMES, vscodeToolName } from '../../src/agent/names';
+import { AGENT_TOOLS, vscodeToolName } from '../../src/agent/names';
 import { checkLaunchText } from '../../src/cli/check/toolService';
 import { validate } from '../../src/core/rules/schema';
 import { capData, checkHost, checkPath, checkPattern, checkUrl, redactText, redactValue, resolveServer } from '../../src/core/tools/guards';
@@ -41,8 +41,8 @@ describe('agent tools', () => {
   describe('schemas', () => {
     it('VS Code registers exactly the core tools, and package.json contributes each with its schema and description', () => {
       assert.deepEqual(
-        [...AGENT_TOOL_NAMES],
-        TOOLS.map((t) => t.name),
+        AGENT_TOOLS,
+        TOOLS.map((t) => ({ name: t.name, title: t.title, touchesHost: t.touchesHost, changesServer: t.changesServer })),
       );
       const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
         contributes: { languageModelTools: { name: string; modelDescription: string; inputSchema: unknown; displayName: string }[] };
