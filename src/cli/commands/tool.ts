@@ -39,7 +39,7 @@ const MAX_REQUEST = 16 * 1024 * 1024;
 async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
   let text = '';
   for await (const chunk of stream) {
-    text += typeof chunk === 'string' ? chunk : (chunk).toString('utf8');
+    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.length > MAX_REQUEST) throw new UsageError(`The request on stdin is larger than ${MAX_REQUEST} characters`);
   }
   return text;
