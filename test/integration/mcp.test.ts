@@ -102,6 +102,7 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     }
     assert.equal(tools.find((t) => t.name === 'apply_fix')?.annotations?.destructiveHint, true);
     assert.equal(tools.find((t) => t.name === 'probe')?.annotations?.readOnlyHint, true);
+    assert.match(plain.client.getInstructions() ?? '', /Known servers: incident \(http:\/\/127\.0\.0\.1:\d+\)\.\nHosts: local/);
   });
 
   it('probe: the incident server by name answers NaN, with reasons, onset and finish info; the key never shows', async () => {

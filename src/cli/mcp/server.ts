@@ -18,7 +18,13 @@ apply_fix and sweep restart servers: they run only when the server was started w
 
 export async function serveMcp(args: McpArgs, deps: { hosts: HostAccess; io: CliIo }): Promise<void> {
   const { io } = deps;
-  const server = new Server({ name: 'inference-doctor', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // What the agent may name: servers by name (never their keys) and hosts from the ssh config.
+  const hosts = deps.hosts.known().slice(0, 50);
+  const known = [
+    args.servers.length ? `Known servers: ${args.servers.map((s) => `${s.name} (${s.url})`).join(', ')}.` : 'No servers are named: give a server URL.',
+    `Hosts: ${hosts.join(', ')}.`,
+  ].join('\n');
+  const server = new Server({ name: 'inference-doctor', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: `${INSTRUCTIONS}\n${known}` });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOLS.map((t) => ({
