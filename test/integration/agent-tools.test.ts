@@ -49,9 +49,10 @@ const fakeVscode = {
   LanguageModelToolResult,
 };
 
+const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+const original = M._resolveFilename;
+
 function installFakeVscode(): void {
-  const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-  const original = M._resolveFilename;
   const fake = join(ROOT, 'test', 'integration', '__fake_vscode__.js');
   M._resolveFilename = function (request: string, ...rest: unknown[]) {
     return request === 'vscode' ? fake : original.call(this, request, ...rest);
@@ -83,7 +84,11 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
     register(ctx as unknown as Parameters<typeof register>[0]);
   });
 
-  after(() => pool.closeAll());
+  after(async () => {
+    // Other test files in the same mocha process resolve modules as usual again.
+    M._resolveFilename = original;
+    await pool.closeAll();
+  });
 
   const tool = (name: string): Registered => {
     const t = registered.get(`inferenceDoctor_${name}`);
