@@ -12,10 +12,12 @@ import { diagnoseCommand } from './commands/diagnose';
 import { envCommand } from './commands/env';
 import { evalCommand } from './commands/eval';
 import { flagsCommand } from './commands/flags';
+import { mcpCommand } from './commands/mcp';
 import { probeCommand } from './commands/probe';
 import { searchCommand } from './commands/search';
 import { superviseCommand } from './commands/supervise';
 import { sweepCommand } from './commands/sweep';
+import { toolCommand } from './commands/tool';
 
 export const COMMANDS: readonly Command[] = [
   probeCommand,
@@ -29,6 +31,8 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   diagnoseCommand,
   evalCommand,
+  mcpCommand,
+  toolCommand,
 ];
 
 function mainUsage(): string {

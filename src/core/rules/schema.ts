@@ -1,7 +1,8 @@
 /**
  * A small JSON Schema (draft 2020-12) validator for the subset the rule schema uses: type, enum,
  * const, properties, required, additionalProperties, propertyNames, items, minItems, minLength,
- * minProperties, pattern, minimum, maximum, oneOf, anyOf and local `$ref` to `#/$defs/…`.
+ * minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local
+ * `$ref` to `#/$defs/…`.
  * Keywords outside the subset are ignored, so the schema file stays the single source of truth
  * and a full validator (e.g. ajv) could replace this one without changing the file.
  */
@@ -52,6 +53,7 @@ export function validate(root: Schema, value: unknown, schema: Schema = root, pa
   }
   if (typeof value === 'string') {
     if (typeof schema.minLength === 'number' && value.length < schema.minLength) err(`must not be shorter than ${schema.minLength}`);
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) err(`must not be longer than ${schema.maxLength} characters`);
     if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) err(`${JSON.stringify(value)} does not match ${schema.pattern}`);
   }
   if (typeof value === 'number') {
@@ -60,12 +62,14 @@ export function validate(root: Schema, value: unknown, schema: Schema = root, pa
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) err(`must have at least ${schema.minItems} item(s)`);
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) err(`must have at most ${schema.maxItems} item(s)`);
     if (isObj(schema.items)) value.forEach((item, i) => errors.push(...validate(root, item, schema.items as Schema, `${path}/${i}`)));
   }
   if (isObj(value)) {
     const props = isObj(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
     if (Array.isArray(schema.required)) for (const r of schema.required as string[]) if (!(r in value)) err(`missing required property "${r}"`);
     if (typeof schema.minProperties === 'number' && Object.keys(value).length < schema.minProperties) err(`must have at least ${schema.minProperties} propert${schema.minProperties === 1 ? 'y' : 'ies'}`);
+    if (typeof schema.maxProperties === 'number' && Object.keys(value).length > schema.maxProperties) err(`must have at most ${schema.maxProperties} propert${schema.maxProperties === 1 ? 'y' : 'ies'}`);
     for (const [k, v] of Object.entries(value)) {
       const at = `${path}/${escapePtr(k)}`;
       if (isObj(schema.propertyNames)) {
