@@ -91,7 +91,9 @@ export interface DocumentFlag {
   range: LspRange;
 }
 export interface DocumentCommand {
-  entry: 'launch_server' | 'serve';
+  entry: 'launch_server' | 'serve' | 'api_server' | 'image';
+  /** Which server the command starts. */
+  engine: 'sglang' | 'vllm';
   range: LspRange;
   env: Record<string, string>;
   flags: DocumentFlag[];
