@@ -6,9 +6,11 @@
  * they arrive the documents of that directory are diagnosed again.
  */
 import { promises as fsp } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chooseBundledRelease, releaseContext } from '../core/release/context';
+import { mayPinVllm, vllmReleasesInText } from '../core/release/vllm';
 import {
+  chooseRelease,
   detectWorkspaceReleases,
   fromHostPackages,
   fromImageTags,
@@ -20,6 +22,7 @@ import {
 import type { SetServerReleaseParams } from '../shared/lspProtocol';
 import type { ReleaseContext } from './analysis';
 import type { CatalogStore } from './catalogs';
+import type { CatalogIndex } from './catalogIndex';
 import { uriToPath, type Doc } from './documents';
 
 /** Files near a document are looked at again after this long. */
@@ -43,6 +46,63 @@ export class ReleaseFinder {
     /** Called with a directory whose nearby files were read. */
     private readonly onNearby: (dir: string) => void,
   ) {}
+
+  private readonly vllmNearby = new Map<string, Nearby>();
+
+  /**
+   * The vLLM release a document's vLLM commands run: an image tag or a `vllm==` pin in it, else in
+   * the files next to it; else none (the newest bundled snapshot answers).
+   */
+  chooseVllm(d: Doc): ReleaseChoice | undefined {
+    const b = this.store.vllmBundled;
+    if (!b) return undefined;
+    const path = uriToPath(d.doc.uri);
+    const name = path ?? d.doc.uri.split(/[\\/]/).pop() ?? 'this file';
+    const candidates = [...safe(() => vllmReleasesInText(d.doc.getText(), name)), ...(path ? this.vllmNearbyOf(dirname(path), path) : [])];
+    const known = b.releases.map((r) => r.version).filter((v) => v !== 'main');
+    return chooseRelease(candidates, known, b.newest().release.version);
+  }
+
+  /** The vLLM catalog and analysis context of a document's choice. */
+  vllmContext(choice: ReleaseChoice | undefined): { index: CatalogIndex; release: ReleaseContext } | undefined {
+    const b = this.store.vllmBundled;
+    const c = choice?.chosen;
+    const picked = this.store.vllmBundledFor(c && c.source !== 'default' ? c.version : undefined);
+    if (!b || !picked) return undefined;
+    const r = picked.match.release;
+    const label = r.version === 'main' ? `main (${r.date})` : r.version;
+    const detail =
+      !c || c.source === 'default'
+        ? `no vLLM release found for this file: the newest bundled snapshot, ${label}`
+        : `${c.detail}${picked.match.exact ? '' : `; judged against the nearest bundled ${label}`}`;
+    return { index: picked.loaded.index, release: { version: label, detail, bundled: b, releaseIndex: picked.match.index } };
+  }
+
+  private vllmNearbyOf(dir: string, self: string): ReleaseCandidate[] {
+    let hit = this.vllmNearby.get(dir);
+    if (!hit || (Date.now() - hit.at > NEARBY_TTL_MS && !hit.pending)) {
+      const entry: Nearby = hit ?? { at: Date.now(), candidates: [] };
+      entry.pending = readVllmPins(dir, self).then(
+        (found) => {
+          const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
+          entry.candidates = found;
+          entry.at = Date.now();
+          entry.pending = undefined;
+          if (changed) {
+            this.generation++;
+            this.onNearby(dir);
+          }
+        },
+        () => {
+          entry.at = Date.now();
+          entry.pending = undefined;
+        },
+      );
+      this.vllmNearby.set(dir, entry);
+      hit = entry;
+    }
+    return hit.candidates;
+  }
 
   setServer(p: SetServerReleaseParams): void {
     this.server = p.version ? fromServerInfo({ version: p.version }, `the server ${p.label}`) : undefined;
@@ -112,6 +172,20 @@ export class ReleaseFinder {
     );
     this.nearby.set(dir, entry);
   }
+}
+
+/** `vllm==` pins and vllm/vllm-openai tags in the files of `dir` that may hold them (not `self`, read already). */
+async function readVllmPins(dir: string, self: string): Promise<ReleaseCandidate[]> {
+  const names = (await fsp.readdir(dir)).filter(mayPinVllm).slice(0, 16);
+  const out: ReleaseCandidate[] = [];
+  for (const n of names) {
+    const p = join(dir, n);
+    if (p === self) continue;
+    const st = await fsp.stat(p);
+    if (!st.isFile() || st.size > 2 * 1024 * 1024) continue;
+    out.push(...vllmReleasesInText(await fsp.readFile(p, 'utf8'), p));
+  }
+  return out;
 }
 
 function safe<T>(f: () => T[]): T[] {

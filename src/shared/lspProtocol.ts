@@ -251,4 +251,6 @@ export type DiagnosticCode =
   | 'duplicate-flag'
   | 'known-bad'
   | 'diagnosis'
-  | 'release-mismatch';
+  | 'release-mismatch'
+  /** A vLLM environment variable a flag replaced: deprecated, or no longer read. */
+  | 'deprecated-env';

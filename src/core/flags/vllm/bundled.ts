@@ -8,7 +8,7 @@ import type { BundledEnvVar, Span } from '../bundled/types';
 import type { ChoiceValue } from '../types';
 import { VLLM_ENV_REPLACED_BY, type VllmEnvVar } from './envs';
 
-export const VLLM_BUNDLED_FILE = 'vllm-catalog.json';
+export { VLLM_BUNDLED_FILE } from '../bundled/load';
 
 /** One list per release, releases ascending (the same order as the catalog's releases). */
 export function mergeEnvVars(perRelease: VllmEnvVar[][]): BundledEnvVar[] {

@@ -31,10 +31,15 @@ export const VLLM_ENV_REPLACED_BY: Readonly<Record<string, string>> = Object.fre
 });
 
 function literalChoices(ann: Node): VllmEnvVar['choices'] {
-  const lit = ann.descendantsOfType('subscript').find((s) => s?.childForFieldName('value')?.text === 'Literal');
-  if (!lit) return undefined;
+  // `Literal[…]` reads as a subscript in some positions and as a generic type in annotations
+  const sub = ann.descendantsOfType('subscript').find((s) => s?.childForFieldName('value')?.text === 'Literal');
+  const gen = ann.descendantsOfType('generic_type').find((g) => g?.namedChildren[0]?.text === 'Literal');
+  const args = sub
+    ? sub.childrenForFieldName('subscript')
+    : (gen?.namedChildren.find((c) => c?.type === 'type_parameter')?.namedChildren.map((t) => (t?.type === 'type' ? t.namedChildren[0] : t)) ?? []);
+  if (!args.length) return undefined;
   const out: NonNullable<VllmEnvVar['choices']> = [];
-  for (const a of lit.childrenForFieldName('subscript')) {
+  for (const a of args) {
     if (!a) continue;
     const v = evaluate(a, { lookup: () => UNRESOLVED });
     if (v === UNRESOLVED || (typeof v === 'object' && v !== null)) return undefined;

@@ -172,6 +172,10 @@ class Reader {
       if (inner) this.members(inner, out, depth + 1);
       return;
     }
+    if (n.type === 'union_type') {
+      for (const c of namedKids(n)) this.members(c, out, depth + 1);
+      return;
+    }
     if (n.type === 'binary_operator' && n.childForFieldName('operator')?.text === '|') {
       for (const side of ['left', 'right']) {
         const s = n.childForFieldName(side);
@@ -196,7 +200,7 @@ class Reader {
     }
     if (n.type === 'identifier' && !BUILTIN_TYPES.has(n.text)) {
       const alias = this.idx.names.get(n.text);
-      if (alias && (alias.type === 'subscript' || alias.type === 'generic_type' || alias.type === 'binary_operator' || alias.type === 'identifier')) {
+      if (alias && ['subscript', 'generic_type', 'binary_operator', 'union_type', 'identifier'].includes(alias.type)) {
         this.members(alias, out, depth + 1);
         return;
       }
