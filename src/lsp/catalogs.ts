@@ -21,6 +21,7 @@ import { errorMessage } from '../core/errors';
 import type { BundledCatalog, ReleaseMatch } from '../core/flags/bundled/query';
 import { loadBundledCatalog, VLLM_BUNDLED_FILE } from '../core/flags/bundled/load';
 import { VllmCatalogIndex } from './vllmIndex';
+import { vllmMatch, vllmReleaseLabel } from '../core/flags/vllm/bundled';
 import type { CatalogSourceInfo, SetHostGpuParams, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
@@ -169,19 +170,24 @@ export class CatalogStore {
   vllmBundledFor(version?: string): BundledChoice | undefined {
     const b = this.vllmBundled;
     if (!b) return undefined;
-    const main = b.match('main');
-    let match = version ? b.match(version) : undefined;
-    if (main && (!match || (!match.exact && match.index === b.newest().index && version !== b.newest().release.version))) match = main;
-    match ??= b.newest();
+    const match = vllmMatch(b, version);
     let loaded = this.vllmIndexes.get(match.index);
     if (!loaded) {
-      const r = match.release;
-      const v = r.version;
-      const meta: CatalogMeta = { kind: 'bundled', label: `bundled catalog of vLLM ${v === 'main' ? `main (${r.date})` : v}`, version: v, engine: 'vllm' };
+      const meta: CatalogMeta = {
+        kind: 'bundled',
+        label: `bundled catalog of vLLM ${vllmReleaseLabel(match)}`,
+        version: match.release.version,
+        engine: 'vllm',
+      };
       loaded = { index: new VllmCatalogIndex(b.catalogFor(match.index), meta), errors: [] };
       this.vllmIndexes.set(match.index, loaded);
     }
     return { loaded, match };
+  }
+
+  /** The index of a bundled vLLM release already matched. */
+  vllmIndexOf(match: ReleaseMatch): CatalogIndex | undefined {
+    return this.vllmBundledFor(match.release.version === 'main' ? undefined : match.release.version)?.loaded.index;
   }
 
   /** The bundled catalog of a release (a version, else the newest), built once per release. */

@@ -6,9 +6,10 @@
  * they arrive the documents of that directory are diagnosed again.
  */
 import { promises as fsp } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { chooseBundledRelease, releaseContext } from '../core/release/context';
-import { mayPinVllm, vllmReleasesInText } from '../core/release/vllm';
+import { readVllmPins, vllmReleasesInText } from '../core/release/vllm';
+import { vllmReleaseContext } from '../core/flags/vllm/bundled';
 import {
   chooseRelease,
   detectWorkspaceReleases,
@@ -66,16 +67,10 @@ export class ReleaseFinder {
   /** The vLLM catalog and analysis context of a document's choice. */
   vllmContext(choice: ReleaseChoice | undefined): { index: CatalogIndex; release: ReleaseContext } | undefined {
     const b = this.store.vllmBundled;
-    const c = choice?.chosen;
-    const picked = this.store.vllmBundledFor(c && c.source !== 'default' ? c.version : undefined);
-    if (!b || !picked) return undefined;
-    const r = picked.match.release;
-    const label = r.version === 'main' ? `main (${r.date})` : r.version;
-    const detail =
-      !c || c.source === 'default'
-        ? `no vLLM release found for this file: the newest bundled snapshot, ${label}`
-        : `${c.detail}${picked.match.exact ? '' : `; judged against the nearest bundled ${label}`}`;
-    return { index: picked.loaded.index, release: { version: label, detail, bundled: b, releaseIndex: picked.match.index } };
+    if (!b) return undefined;
+    const { match, release } = vllmReleaseContext(b, choice);
+    const picked = this.store.vllmIndexOf(match);
+    return picked ? { index: picked, release } : undefined;
   }
 
   private vllmNearbyOf(dir: string, self: string): ReleaseCandidate[] {
@@ -172,20 +167,6 @@ export class ReleaseFinder {
     );
     this.nearby.set(dir, entry);
   }
-}
-
-/** `vllm==` pins and vllm/vllm-openai tags in the files of `dir` that may hold them (not `self`, read already). */
-async function readVllmPins(dir: string, self: string): Promise<ReleaseCandidate[]> {
-  const names = (await fsp.readdir(dir)).filter(mayPinVllm).slice(0, 16);
-  const out: ReleaseCandidate[] = [];
-  for (const n of names) {
-    const p = join(dir, n);
-    if (p === self) continue;
-    const st = await fsp.stat(p);
-    if (!st.isFile() || st.size > 2 * 1024 * 1024) continue;
-    out.push(...vllmReleasesInText(await fsp.readFile(p, 'utf8'), p));
-  }
-  return out;
 }
 
 function safe<T>(f: () => T[]): T[] {

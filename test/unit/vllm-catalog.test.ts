@@ -12,6 +12,10 @@ import type { FlagCatalog, FlagEntry } from '../../src/core/flags';
 import { envVarStatus, mergeEnvVars } from '../../src/core/flags/vllm/bundled';
 import { vllmReleasesInText } from '../../src/core/release/vllm';
 import { CatalogStore } from '../../src/lsp/catalogs';
+import { Checker } from '../../src/cli/check/engine';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 const idx = (b: BundledCatalog, v: string): number => {
   const m = b.match(v);
@@ -151,5 +155,36 @@ describe('vLLM release of a launch file', () => {
       pins.map((c) => c.version),
       ['0.9.2', '0.8.5'],
     );
+  });
+});
+
+describe('inference-doctor check on vLLM files', () => {
+  it('checks vLLM commands against the release a pin next to the file names, with no SGLang rules', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'id-check-vllm-'));
+    try {
+      writeFileSync(join(dir, 'requirements.txt'), 'vllm==0.12.0\n');
+      const bundled = await loadBundledCatalog();
+      const vllmBundled = await loadBundledCatalog(undefined, VLLM_BUNDLED_FILE);
+      const checker = new Checker({ cwd: dir, bundled, vllmBundled });
+      const text = 'export VLLM_ATTENTION_BACKEND=FLASHINFER\nvllm serve m --attention-backend FLASHINFER --kv-cache-dtype fp9 -O3\n';
+      const r = await checker.checkText(text, join(dir, 'serve.sh'));
+      assert.equal(r.commands, 1);
+      assert.deepEqual(
+        r.findings.map((f) => [f.line, f.code]),
+        [
+          [2, 'unknown-flag'],
+          [2, 'invalid-choice'],
+        ],
+      );
+      assert.match(
+        r.findings[0].message,
+        /^--attention-backend does not exist in vLLM 0\.12\.0 \(added in 0\.13\.0\)\. \(vllm==0\.12\.0 in requirements\.txt line 1\)/,
+      );
+      // without the vLLM catalog, vLLM commands are not looked for (as before)
+      const plain = await new Checker({ cwd: dir, bundled }).checkText(text, join(dir, 'serve.sh'));
+      assert.equal(plain.commands, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

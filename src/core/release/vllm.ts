@@ -3,6 +3,8 @@
  * `…:v0.10.1-cu128`) or a `vllm==X` pin (requirements, pyproject, a `pip install` line) in the file
  * or in the files next to it. Same candidate shape as SGLang's detection, so chooseRelease ranks them.
  */
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import { normalizeVersion } from './version';
 import type { ReleaseCandidate } from './detect';
 
@@ -51,4 +53,22 @@ export function vllmReleasesInText(text: string, fileName: string): ReleaseCandi
 /** Names of files next to a launch file that may pin vLLM. */
 export function mayPinVllm(fileName: string): boolean {
   return /^(requirements.*\.(txt|in)|pyproject\.toml|Dockerfile.*|.*\.dockerfile|(docker-)?compose.*\.ya?ml|constraints.*\.txt)$/i.test(fileName);
+}
+
+/** `vllm==` pins and vllm/vllm-openai tags in the files of `dir` that may hold them (not `self`, read already). */
+export async function readVllmPins(dir: string, self: string): Promise<ReleaseCandidate[]> {
+  const names = (await fsp.readdir(dir)).filter(mayPinVllm).slice(0, 16);
+  const out: ReleaseCandidate[] = [];
+  for (const n of names) {
+    const p = join(dir, n);
+    if (p === self) continue;
+    try {
+      const st = await fsp.stat(p);
+      if (!st.isFile() || st.size > 2 * 1024 * 1024) continue;
+      out.push(...vllmReleasesInText(await fsp.readFile(p, 'utf8'), p));
+    } catch {
+      // a file that went away or cannot be read says nothing
+    }
+  }
+  return out;
 }

@@ -3,7 +3,9 @@
  * are, and their history (deprecated in favour of a flag, then ignored).
  */
 import { addToSpans } from '../bundled/merge';
-import type { BundledCatalog } from '../bundled/query';
+import type { BundledCatalog, ReleaseMatch } from '../bundled/query';
+import type { ReleaseChoice } from '../../release/detect';
+import type { ReleaseContext } from '../../release/context';
 import type { BundledEnvVar, Span } from '../bundled/types';
 import type { ChoiceValue } from '../types';
 import { VLLM_ENV_REPLACED_BY, type VllmEnvVar } from './envs';
@@ -68,4 +70,34 @@ export function envVarStatus(cat: BundledCatalog, name: string, r: number): EnvV
   const last = Math.max(-1, ...v.variants.flatMap((x) => x.in.map(([, b]) => b)).filter((b) => b < r));
   if (last >= 0 && v.replacement && hasFlag) return { name, replacement: v.replacement, state: 'ignored', lastIn: cat.releases[last].version };
   return { name, state: 'unknown' };
+}
+
+/**
+ * The bundled release a vLLM version is judged against: itself, else the nearest older one; with no
+ * version, or one newer than the newest bundled release, the main snapshot (vLLM releases often and
+ * the bundled tags stop before it).
+ */
+export function vllmMatch(b: BundledCatalog, version?: string): ReleaseMatch {
+  const main = b.match('main');
+  const newest = b.newest();
+  let match = version ? b.match(version) : undefined;
+  if (main && (!match || (!match.exact && match.index === newest.index && version !== newest.release.version))) match = main;
+  return match ?? newest;
+}
+
+/** "0.11.0", or "main (2026-05-19)" for the snapshot. */
+export function vllmReleaseLabel(m: ReleaseMatch): string {
+  return m.release.version === 'main' ? `main (${m.release.date})` : m.release.version;
+}
+
+/** The analysis context of a document's vLLM release choice (chooseRelease over vllmReleasesInText's candidates). */
+export function vllmReleaseContext(b: BundledCatalog, choice: ReleaseChoice | undefined): { match: ReleaseMatch; release: ReleaseContext } {
+  const c = choice?.chosen;
+  const match = vllmMatch(b, c && c.source !== 'default' ? c.version : undefined);
+  const label = vllmReleaseLabel(match);
+  const detail =
+    !c || c.source === 'default'
+      ? `no vLLM release found for this file: the newest bundled snapshot, ${label}`
+      : `${c.detail}${match.exact ? '' : `; judged against the nearest bundled ${label}`}`;
+  return { match, release: { version: label, detail, bundled: b, releaseIndex: match.index } };
 }
