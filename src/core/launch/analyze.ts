@@ -1,6 +1,7 @@
 /**
  * Turns word lists (from a shell command line or an explicit argv list) into launch commands:
- * finds the `python -m sglang.launch_server` / `sglang serve` entry, the env prefix, and splits the
+ * finds the `python -m sglang.launch_server` / `sglang serve` entry (or vLLM's `vllm serve`, its
+ * api_server module, a vllm/vllm-openai image's entrypoint), the env prefix, and splits the
  * arguments into flags and values.
  */
 import type { LineIndex } from '../lines';

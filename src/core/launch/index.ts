@@ -1,9 +1,8 @@
 /**
  * Finds SGLang launch commands (`python -m sglang.launch_server …`, `sglang serve …`) and vLLM ones
  * (`vllm serve …`, `python -m vllm.entrypoints.openai.api_server …`, the vllm/vllm-openai image's
- * entrypoint arguments) in shell
- * scripts, systemd units, compose/Kubernetes YAML, Dockerfiles, Python and Markdown. No `vscode`
- * import: shared by the language server, the extension and the CLI.
+ * entrypoint arguments) in shell scripts, systemd units, compose/Kubernetes YAML, Dockerfiles,
+ * Python and Markdown. No `vscode` import: shared by the language server, the extension and the CLI.
  */
 import type { Ctx } from './analyze';
 import { findInDockerfile, findInMarkdown, findInShell, findInSystemd } from './hosts';
