@@ -12,6 +12,7 @@ import type { FlagCatalog, FlagEntry } from '../../src/core/flags';
 import { envVarStatus, mergeEnvVars } from '../../src/core/flags/vllm/bundled';
 import { vllmReleasesInText } from '../../src/core/release/vllm';
 import { CatalogStore } from '../../src/lsp/catalogs';
+import { analyzeText } from '../../src/lsp/analysis';
 import { Checker } from '../../src/cli/check/engine';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -186,5 +187,28 @@ describe('inference-doctor check on vLLM files', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('vLLM commands in the analysis', () => {
+  it('reads options as vLLM spells them: underscores, dotted JSON keys, -O3 beside the config flag', async () => {
+    const store = new CatalogStore({});
+    await store.loadVllmBundled();
+    const v11 = store.vllmBundledFor('0.11.0')!;
+    const release = { version: '0.11.0', detail: 'test', bundled: store.vllmBundled!, releaseIndex: v11.match.index };
+    const text = 'vllm serve m --max_num_seqs 8 -O3 --compilation-config.cudagraph_mode=FULL --compilation-config.bogus=1 --block-size 16 --block-size 32\n';
+    const a = analyzeText(text, 'shellscript', undefined, { rules: [], vllm: { index: v11.loaded.index, release } });
+    const ac = a.commands[0];
+    assert.equal(ac.cmd.engine, 'vllm');
+    assert.equal(ac.flags.find((f) => f.arg.name === '--max_num_seqs')?.entry?.flag, '--max-num-seqs');
+    assert.equal(ac.flags.find((f) => f.arg.name === '-O')?.entry?.flag, '--compilation-config');
+    assert.equal(ac.flags.find((f) => f.arg.name === '--compilation-config.cudagraph_mode')?.entry?.flag, '--compilation-config');
+    assert.deepEqual(
+      a.diagnostics.map((d) => [d.code, d.message.split(' ')[0]]),
+      [['duplicate-flag', '--block-size']],
+      'the parts of one JSON config flag are merged, not duplicates; an SGLang catalog is not consulted',
+    );
+    assert.equal(ac.matches.length, 0);
+    assert.equal(ac.findings, undefined, 'no diagnosis rules on vLLM commands');
   });
 });
