@@ -66,9 +66,9 @@ function copyAssets() {
   mkdirSync(out, { recursive: true });
   cpSync(join(codicons, 'codicon.css'), join(out, 'codicon.css'));
   cpSync(join(codicons, 'codicon.ttf'), join(out, 'codicon.ttf'));
-  // The bundled catalog of SGLang releases, read by the language server and the CLI on first use.
+  // The bundled catalogs of SGLang and vLLM releases, read by the language server and the CLI on first use.
   mkdirSync(join(root, 'dist/data'), { recursive: true });
-  cpSync(join(root, 'data/sglang-catalog.json'), join(root, 'dist/data/sglang-catalog.json'));
+  for (const f of ['sglang-catalog.json', 'vllm-catalog.json']) cpSync(join(root, 'data', f), join(root, 'dist/data', f));
 }
 
 // bundles that require() vendor files at run time are built with them

@@ -41,9 +41,9 @@ const CHECK_MAX_CHARS = 2_000_000;
 /** A failed start is tried again by the next launch document opened this long after it. */
 const RETRY_AFTER_FAILURE_MS = 30_000;
 /** What a launch command or a flag definition file contains (cheap: one substring search). */
-const LAUNCH_HINT = /sglang|launch_server|server_args/i;
+const LAUNCH_HINT = /sglang|launch_server|server_args|vllm/i;
 
-/** Whether opening `doc` should start the server: a matching kind of file that mentions SGLang. */
+/** Whether opening `doc` should start the server: a matching kind of file that mentions SGLang or vLLM. */
 export function holdsLaunchCommand(doc: vscode.TextDocument): boolean {
   const s = doc.uri.scheme;
   if (s !== 'file' && s !== 'untitled' && s !== 'vscode-remote' && s !== REMOTE_SCHEME) return false;

@@ -6,7 +6,8 @@
 import { DiagnosticSeverity, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
 import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import { choiceHistoryText, flagHistoryText } from '../core/flags/bundled/query';
-import { findLaunchCommands, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
+import { findLaunchCommands, type FindOptions, type LanguageHint, type LaunchArg, type LaunchCommand } from '../core/launch';
+import { envVarStatus } from '../core/flags/vllm/bundled';
 import { flagEdits, flagSpan, formatValue, removeEdit, type FlagChange } from '../core/launch/edit';
 import { LineIndex } from '../core/lines';
 import { competingFixAdvice, matchRules, type KnownBadRule, type RuleFix, type RuleMatchResult } from '../core/rules';
@@ -41,6 +42,11 @@ export interface RuleEnv {
   fileName?: string;
   /** Set by analyzeText from fileName. */
   gpuHint?: FileGpuHint;
+  /**
+   * Given: the file's vLLM commands are found too, and judged against this vLLM catalog and
+   * release (no SGLang rules or diagnosis run on them).
+   */
+  vllm?: { index?: CatalogIndex; release?: ReleaseContext };
 }
 
 export type { ReleaseContext } from '../core/release/context';
@@ -66,6 +72,9 @@ export interface AnalyzedCommand {
   applicable?: Map<RuleMatchResult, { changes: FlagChange[]; summary: string }>;
   /** Causes from the diagnosis rules whose every condition holds on this command. */
   findings?: CommandFinding[];
+  /** A vLLM command's own catalog and release (SGLang commands use the document's). */
+  index?: CatalogIndex;
+  release?: ReleaseContext;
 }
 
 export interface Analysis {
@@ -226,6 +235,7 @@ export function analyzeCommand(cmd: LaunchCommand, index: CatalogIndex | undefin
 
 function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnostic[], release?: ReleaseContext): void {
   const { cmd } = ac;
+  const engine = index.meta.engine === 'vllm' ? 'vLLM' : 'SGLang';
   const seen = new Map<FlagEntry | string, ResolvedFlag[]>();
   for (const f of ac.flags) {
     const name = f.arg.name!;
@@ -236,14 +246,15 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
     if (!f.entry) {
       if (/^-\d/.test(name) || name === '--') continue;
       if (historyDiagnostic(f, release, out)) continue;
-      const renamed = index.byField.get(fieldFromFlag(name));
+      // vLLM's fields are per config class (`backend` is in several): no rename guess from a field name
+      const renamed = index.meta.engine === 'vllm' ? undefined : index.byField.get(fieldFromFlag(name));
       if (renamed && renamed.flag !== name && !renamed.deprecated) {
         out.push(
           diag(
             nameRange,
             DiagnosticSeverity.Error,
             'renamed-flag',
-            `${name} was renamed to ${renamed.flag} in this catalog (${index.meta.label}); this SGLang rejects the old name.`,
+            `${name} was renamed to ${renamed.flag} in this catalog (${index.meta.label}); this ${engine} rejects the old name.`,
             [{ title: `Rename to ${renamed.flag}`, edits: [renameEdit(f, renamed.flag)], preferred: true }],
           ),
         );
@@ -301,7 +312,7 @@ function flagDiagnostics(ac: AnalyzedCommand, index: CatalogIndex, out: Diagnost
       const tail = e.dynamicChoices ? ' (this list can grow at run time; check the installed server)' : '';
       const note = release?.bundled && release.releaseIndex !== undefined ? release.bundled.explainChoice(e.field, v.value, release.releaseIndex) : undefined;
       const head = note
-        ? `${choiceHistoryText(e.flag, v.value, release!.version, note)} Choose from`
+        ? `${choiceHistoryText(e.flag, v.value, release!.version, note, engine)} Choose from`
         : `${JSON.stringify(v.value)} is not a valid choice for ${e.flag}: choose from`;
       out.push(
         diag(
@@ -330,7 +341,8 @@ function historyDiagnostic(f: ResolvedFlag, release: ReleaseContext | undefined,
   const to = note.kind === 'renamed' ? note.to : note.kind === 'not-yet-renamed' ? note.from : undefined;
   const code: DiagnosticCode = to ? 'renamed-flag' : 'unknown-flag';
   const fixes = to ? [{ title: `Rename to ${to}`, edits: [renameEdit(f, to)], preferred: true }] : [];
-  out.push(diag(f.arg.nameRange ?? f.arg.range, DiagnosticSeverity.Error, code, `${flagHistoryText(name, release.version, note)} (${release.detail})`, fixes));
+  const text = flagHistoryText(name, release.version, note, release.bundled.engineLabel);
+  out.push(diag(f.arg.nameRange ?? f.arg.range, DiagnosticSeverity.Error, code, `${text} (${release.detail})`, fixes));
   return true;
 }
 
@@ -344,6 +356,8 @@ function duplicates(ac: AnalyzedCommand, list: ResolvedFlag[], out: Diagnostic[]
   if (list.length < 2) return;
   const action = list[0].entry?.action;
   if (action === 'append' || action === 'extend' || action === 'count' || action === 'append_const') return;
+  // vLLM merges a JSON config flag's parts (`-O3`, `--compilation-config.x=…`) into one value
+  if (ac.cmd.engine === 'vllm' && list[0].entry?.type === 'json') return;
   const last = list[list.length - 1];
   for (const f of list.slice(0, -1)) {
     out.push(
@@ -478,9 +492,52 @@ function findingDiagnostics(
   }
 }
 
+/** A vLLM command's flags resolved against its catalog; no rules (they are written for SGLang). */
+function analyzeVllmCommand(cmd: LaunchCommand, index: CatalogIndex | undefined, release: ReleaseContext | undefined): AnalyzedCommand {
+  const flags: ResolvedFlag[] = [];
+  cmd.args.forEach((arg, i) => {
+    if (arg.kind !== 'flag' || !arg.name) return;
+    const r = index?.resolve(arg.name);
+    flags.push({ arg, index: i, entry: r?.entry, abbreviationOf: r?.abbreviationOf, field: r?.entry.field ?? fieldFromFlag(arg.name) });
+  });
+  const fields: Record<string, unknown> = {};
+  for (const f of flags) {
+    const v = toValue(f);
+    if (v !== undefined) fields[f.field] = v;
+  }
+  const envRec: Record<string, string> = {};
+  for (const e of cmd.env) if (!e.dynamic) envRec[e.name] = e.value;
+  return { cmd, flags, fields, env: envRec, matches: [], ...(index ? { index } : {}), ...(release ? { release } : {}) };
+}
+
+/** `VLLM_ATTENTION_BACKEND=…` where the release has the flag that replaced it: deprecated, or no longer read at all. */
+function vllmEnvDiagnostics(ac: AnalyzedCommand, release: ReleaseContext | undefined, seen: Set<string>, out: Diagnostic[]): void {
+  const b = release?.bundled;
+  if (!b || release.releaseIndex === undefined) return;
+  for (const e of ac.cmd.env) {
+    if (!e.name.startsWith('VLLM_')) continue;
+    const key = `${e.nameRange.start.line}:${e.nameRange.start.character}`;
+    if (seen.has(key)) continue;
+    const st = envVarStatus(b, e.name, release.releaseIndex);
+    if (st.state !== 'deprecated' && st.state !== 'ignored') continue;
+    seen.add(key);
+    const message =
+      st.state === 'deprecated'
+        ? `${e.name} is deprecated in vLLM ${release.version}: use ${st.replacement} (a flag since ${st.flagSince}). (${release.detail})`
+        : `vLLM ${release.version} no longer reads ${e.name} (last read in ${st.lastIn}): it is ignored; use ${st.replacement}. (${release.detail})`;
+    out.push(diag(e.nameRange, DiagnosticSeverity.Warning, 'deprecated-env', message));
+  }
+}
+
 /** Launch commands of `text` with diagnostics. Never throws (returns what it has). */
 export function analyzeText(text: string, hint: LanguageHint, index: CatalogIndex | undefined, env: RuleEnv): Analysis {
-  const commands = findLaunchCommands(text, hint, index ? { flagArity: (n) => index.arity(n) } : {});
+  const vllm = env.vllm;
+  const options: FindOptions = vllm
+    ? { engines: ['sglang', 'vllm'], flagArity: (n, engine) => (engine === 'vllm' ? vllm.index?.arity(n) : index?.arity(n)) }
+    : index
+      ? { flagArity: (n) => index.arity(n) }
+      : {};
+  const commands = findLaunchCommands(text, hint, options);
   if (commands.length && env.computeCapability === undefined && env.fileName && !env.gpuHint) {
     const gpuHint = fileGpuHint(text, env.fileName);
     if (gpuHint) env = { ...env, gpuHint };
@@ -492,7 +549,19 @@ export function analyzeText(text: string, hint: LanguageHint, index: CatalogInde
     ...(env.computeCapability !== undefined ? { computeCapability: env.computeCapability } : {}),
   };
   let offsetOf: ((p: Range['start']) => number) | undefined;
+  const envSeen = new Set<string>();
   for (const cmd of commands) {
+    if (cmd.engine === 'vllm') {
+      try {
+        const ac = analyzeVllmCommand(cmd, vllm?.index, vllm?.release);
+        out.commands.push(ac);
+        if (vllm?.index) flagDiagnostics(ac, vllm.index, out.diagnostics, vllm.release);
+        vllmEnvDiagnostics(ac, vllm?.release, envSeen, out.diagnostics);
+      } catch {
+        // keep the other commands
+      }
+      continue;
+    }
     try {
       const ac = analyzeCommand(cmd, index, env);
       out.commands.push(ac);

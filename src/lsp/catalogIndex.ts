@@ -14,6 +14,8 @@ export interface CatalogMeta {
   /** file:// URI of the directory entries' `file` paths are relative to (a split package's import root). */
   baseUri?: string;
   version?: string;
+  /** Set for a vLLM catalog (absent: SGLang). */
+  engine?: 'vllm';
 }
 
 export type Arity = 0 | 1 | 'many';

@@ -19,7 +19,9 @@ import {
 } from '../core/flags';
 import { errorMessage } from '../core/errors';
 import type { BundledCatalog, ReleaseMatch } from '../core/flags/bundled/query';
-import { loadBundledCatalog } from '../core/flags/bundled/load';
+import { loadBundledCatalog, VLLM_BUNDLED_FILE } from '../core/flags/bundled/load';
+import { VllmCatalogIndex } from './vllmIndex';
+import { vllmMatch, vllmReleaseLabel } from '../core/flags/vllm/bundled';
 import type { CatalogSourceInfo, SetHostGpuParams, SetRuntimeCatalogParams } from '../shared/lspProtocol';
 import { CatalogIndex, type CatalogMeta } from './catalogIndex';
 
@@ -119,6 +121,10 @@ export class CatalogStore {
   bundled?: BundledCatalog;
   bundledError?: string;
   private readonly bundledIndexes = new Map<number, LoadedCatalog>();
+  /** vLLM's releases as facts (data/vllm-catalog.json): the catalog of every vLLM command. */
+  vllmBundled?: BundledCatalog;
+  vllmBundledError?: string;
+  private readonly vllmIndexes = new Map<number, LoadedCatalog>();
   runtime?: LoadedCatalog;
   settings?: LoadedCatalog;
   computeCapability?: number;
@@ -143,6 +149,45 @@ export class CatalogStore {
       this.bundledError = errorMessage(e);
     }
     this.generation++;
+  }
+
+  /** Reads the bundled vLLM catalog once (an error in the status when it is missing or damaged). */
+  async loadVllmBundled(): Promise<void> {
+    if (this.vllmBundled || this.vllmBundledError) return;
+    try {
+      this.vllmBundled = await loadBundledCatalog(this.baseDir, VLLM_BUNDLED_FILE);
+    } catch (e) {
+      this.vllmBundledError = errorMessage(e);
+    }
+    this.generation++;
+  }
+
+  /**
+   * The bundled vLLM catalog of a release, built once per release. With no version, or one newer
+   * than the newest bundled release, the newest snapshot of main answers (vLLM releases often; the
+   * tagged releases bundled stop before it).
+   */
+  vllmBundledFor(version?: string): BundledChoice | undefined {
+    const b = this.vllmBundled;
+    if (!b) return undefined;
+    const match = vllmMatch(b, version);
+    let loaded = this.vllmIndexes.get(match.index);
+    if (!loaded) {
+      const meta: CatalogMeta = {
+        kind: 'bundled',
+        label: `bundled catalog of vLLM ${vllmReleaseLabel(match)}`,
+        version: match.release.version,
+        engine: 'vllm',
+      };
+      loaded = { index: new VllmCatalogIndex(b.catalogFor(match.index), meta), errors: [] };
+      this.vllmIndexes.set(match.index, loaded);
+    }
+    return { loaded, match };
+  }
+
+  /** The index of a bundled vLLM release already matched. */
+  vllmIndexOf(match: ReleaseMatch): CatalogIndex | undefined {
+    return this.vllmBundledFor(match.release.version === 'main' ? undefined : match.release.version)?.loaded.index;
   }
 
   /** The bundled catalog of a release (a version, else the newest), built once per release. */

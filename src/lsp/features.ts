@@ -19,6 +19,7 @@ import { choiceText, fieldFromFlag, type FlagEntry } from '../core/flags';
 import type { LaunchToken } from '../core/launch';
 import { findingMessage, ruleMessage, sourceUrl, type Analysis, type AnalyzedCommand, type ReleaseContext, type ResolvedFlag } from './analysis';
 import { bundledHelpFor, bundledHelpMarkdown } from '../core/flags/bundledHelp';
+import { vllmHelpMarkdown } from '../core/flags/vllm/help';
 import { flagHistoryText } from '../core/flags/bundled/query';
 import { FIX_COMMANDS, type ApplyAndVerifyArgs } from '../shared/lspProtocol';
 import { flagSpan } from '../core/launch/edit';
@@ -69,6 +70,11 @@ function defaultMarkdown(e: FlagEntry): string | undefined {
 
 /** Where a bundled entry's facts hold: the release, why that release, and what other releases say of the flag. */
 function bundledLine(index: CatalogIndex, e: FlagEntry, release?: ReleaseContext): string {
+  if (index.meta.engine === 'vllm') {
+    const seen = release?.bundled?.releasesOf(e.flag) ?? [];
+    const since = seen.length && seen[0] !== release?.bundled?.releases[0]?.version ? ` · since ${escapeMarkdown(seen[0])}` : '';
+    return `_Catalog: bundled facts of vLLM ${escapeMarkdown(release?.version ?? index.meta.version ?? '?')}${release ? ` — ${escapeMarkdown(release.detail)}` : ''}${since}._`;
+  }
   const v = index.meta.version ?? '?';
   const why = release && release.version === v ? ` — ${escapeMarkdown(release.detail)}` : '';
   const seen = release?.bundled?.releasesOf(e.flag) ?? [];
@@ -98,13 +104,25 @@ export function flagMarkdown(
   const names = [e.flag, ...e.aliases].map((s) => codeSpan(s)).join(', ');
   lines.push(`**${names}**${e.group ? ` — ${escapeMarkdown(e.group)}` : ''}`);
   if (written && written !== e.flag && !e.aliases.includes(written) && !e.negations.includes(written))
-    lines.push(`${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`);
+    lines.push(
+      index.meta.engine === 'vllm' && (written.includes('_') || written.includes('.'))
+        ? `${codeSpan(written)} is read by vLLM as ${codeSpan(e.flag)}${written.includes('.') ? ' (a key of its JSON value)' : ''}.`
+        : `${codeSpan(written)} is an abbreviation of ${codeSpan(e.flag)}.`,
+    );
   if (e.deprecated) lines.push(`⚠️ Deprecated${e.replacement ? `: use ${codeSpan(e.replacement)}` : ''}.`);
   // A bundled entry has no help of SGLang's (shown whenever a real catalog is there): our own words,
   // the summary here, when to change it and the GPU notes after the facts.
-  const ownHelp = !e.help && index.meta.kind === 'bundled' ? [e.flag, ...e.aliases].find((o) => bundledHelpFor(o)) : undefined;
+  const vllm = index.meta.engine === 'vllm';
+  const ownHelp = !e.help && index.meta.kind === 'bundled' && !vllm ? [e.flag, ...e.aliases].find((o) => bundledHelpFor(o)) : undefined;
   if (e.help) lines.push(escapeMarkdown(e.help));
   else if (ownHelp) lines.push(bundledHelpMarkdown(ownHelp, undefined, { summary: true })!.split('\n\n')[0]);
+  else if (vllm) {
+    // `-O` stands for another flag by release: say which one this release means
+    if (written === '-O' || (written?.startsWith('-O') && !written.startsWith('--')))
+      lines.push(`In this release ${codeSpan('-O')} means ${codeSpan(e.flag)}.`);
+    const own = vllmHelpMarkdown(e.flag);
+    if (own) lines.push(own);
+  }
   const facts: string[] = [];
   const d = defaultMarkdown(e);
   if (d !== undefined) facts.push(`Default: ${d}${e.resolvable ? ' (placeholder: the server decides at start-up; see /server\\_info)' : ''}`);
@@ -179,15 +197,26 @@ function rulesSection(ac: AnalyzedCommand, field?: string, uri?: string): string
 function historyNote(f: ResolvedFlag, release: ReleaseContext | undefined): string {
   if (!release?.bundled || release.releaseIndex === undefined || !f.arg.name) return '';
   const note = release.bundled.explainMissing(f.arg.name, release.releaseIndex);
-  return note ? ` ${escapeMarkdown(flagHistoryText(f.arg.name, release.version, note))}` : '';
+  return note ? ` ${escapeMarkdown(flagHistoryText(f.arg.name, release.version, note, release.bundled.engineLabel))}` : '';
 }
 
-export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | undefined, uri?: string): Hover | null {
+const ENTRY_TITLES: Record<AnalyzedCommand['cmd']['entry'], string> = {
+  launch_server: 'launch\\_server',
+  serve: 'serve',
+  api_server: 'vllm.entrypoints.openai.api\\_server',
+  image: 'vllm/vllm-openai image entrypoint',
+};
+
+export function hover(analysis: Analysis, pos: Position, documentIndex: CatalogIndex | undefined, uri?: string): Hover | null {
   const hit = hitAt(analysis, pos);
   if (!hit) return null;
+  // a vLLM command is judged against its own catalog and release
+  const vllm = hit.ac.cmd.engine === 'vllm';
+  const index = vllm ? hit.ac.index : documentIndex;
+  if (vllm) analysis = { ...analysis, ...(hit.ac.release ? { release: hit.ac.release } : {}) };
   const parts: string[] = [];
   const f = hit.flag;
-  if (!index) parts.push(`_${NO_CATALOG}_`);
+  if (!index) parts.push(vllm ? '_No vLLM catalog: the bundled catalog is missing from this installation._' : `_${NO_CATALOG}_`);
   if (f?.entry && index)
     parts.push(
       flagMarkdown(f.entry, index, f.arg.name, hit.value?.value ?? f.arg.values?.[0]?.value, {
@@ -198,6 +227,10 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
   else if (f && index)
     parts.push(`${codeSpan(f.arg.name ?? '')} is not in the catalog (${escapeMarkdown(index.meta.label)}).${historyNote(f, analysis.release)}`);
   else if (f) parts.push(`${codeSpan(f.arg.name ?? '')} (field ${codeSpan(f.field ?? '')})`);
+  else if (vllm)
+    parts.push(
+      `**vLLM ${hit.ac.cmd.entry === 'serve' ? 'vllm serve' : ENTRY_TITLES[hit.ac.cmd.entry]}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}${hit.ac.release ? ` · ${escapeMarkdown(hit.ac.release.detail)}` : ''}`,
+    );
   else
     parts.push(
       `**SGLang ${hit.ac.cmd.entry === 'serve' ? 'sglang serve' : 'launch\\_server'}** — ${hit.ac.flags.length} flags${index ? ` · catalog ${escapeMarkdown(index.meta.label)}` : ''}`,
@@ -211,6 +244,8 @@ export function hover(analysis: Analysis, pos: Position, index: CatalogIndex | u
 /** `data` of a flag completion item: the option string, looked up again in `completionItem/resolve`. */
 export interface FlagItemData {
   option: string;
+  /** For a vLLM command's item: the bundled vLLM release it came from (resolve looks it up there). */
+  vllm?: string;
 }
 
 /** Most flag items sent per request; beyond it the list is marked incomplete and re-requested as the user types. */
@@ -239,7 +274,7 @@ function flagItems(index: CatalogIndex): CachedItem[] {
         .filter(Boolean)
         .join(' · '),
     );
-    const data: FlagItemData = { option };
+    const data: FlagItemData = index.meta.engine === 'vllm' ? { option, vllm: index.meta.version ?? 'main' } : { option };
     const item: CompletionItem = {
       label: option,
       kind: CompletionItemKind.Property,
@@ -287,13 +322,14 @@ export function complete(
   index: CatalogIndex | undefined,
   options: CompleteOptions = {},
 ): CompletionList | null {
-  if (!index) return null;
   // the word under the cursor, back to a separator
   let start = offset;
   while (start > 0 && !/[\s"'[\],]/.test(text[start - 1])) start--;
   const word = text.slice(start, offset);
   const ac = commandAt(analysis, pos);
   if (!ac) return null;
+  if (ac.cmd.engine === 'vllm') index = ac.index;
+  if (!index) return null;
   const wordRange: Range = { start: { line: pos.line, character: pos.character - word.length }, end: pos };
   const eq = word.indexOf('=');
   if (word.startsWith('-') && eq < 0) {
@@ -367,7 +403,14 @@ export function symbols(analysis: Analysis): DocumentSymbol[] {
   return analysis.commands.map((ac) => {
     const model = ac.fields.model_path ?? ac.fields.model;
     return {
-      name: ac.cmd.entry === 'serve' ? 'sglang serve' : 'sglang.launch_server',
+      name:
+        ac.cmd.engine === 'vllm'
+          ? ac.cmd.entry === 'api_server'
+            ? 'vllm.entrypoints.openai.api_server'
+            : 'vllm serve'
+          : ac.cmd.entry === 'serve'
+            ? 'sglang serve'
+            : 'sglang.launch_server',
       detail: typeof model === 'string' ? model : undefined,
       kind: SymbolKind.Function,
       range: ac.cmd.range,

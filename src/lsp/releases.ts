@@ -8,7 +8,10 @@
 import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
 import { chooseBundledRelease, releaseContext } from '../core/release/context';
+import { readVllmPins, vllmReleasesInText } from '../core/release/vllm';
+import { vllmReleaseContext } from '../core/flags/vllm/bundled';
 import {
+  chooseRelease,
   detectWorkspaceReleases,
   fromHostPackages,
   fromImageTags,
@@ -20,6 +23,7 @@ import {
 import type { SetServerReleaseParams } from '../shared/lspProtocol';
 import type { ReleaseContext } from './analysis';
 import type { CatalogStore } from './catalogs';
+import type { CatalogIndex } from './catalogIndex';
 import { uriToPath, type Doc } from './documents';
 
 /** Files near a document are looked at again after this long. */
@@ -43,6 +47,57 @@ export class ReleaseFinder {
     /** Called with a directory whose nearby files were read. */
     private readonly onNearby: (dir: string) => void,
   ) {}
+
+  private readonly vllmNearby = new Map<string, Nearby>();
+
+  /**
+   * The vLLM release a document's vLLM commands run: an image tag or a `vllm==` pin in it, else in
+   * the files next to it; else none (the newest bundled snapshot answers).
+   */
+  chooseVllm(d: Doc): ReleaseChoice | undefined {
+    const b = this.store.vllmBundled;
+    if (!b) return undefined;
+    const path = uriToPath(d.doc.uri);
+    const name = path ?? d.doc.uri.split(/[\\/]/).pop() ?? 'this file';
+    const candidates = [...safe(() => vllmReleasesInText(d.doc.getText(), name)), ...(path ? this.vllmNearbyOf(dirname(path), path) : [])];
+    const known = b.releases.map((r) => r.version).filter((v) => v !== 'main');
+    return chooseRelease(candidates, known, b.newest().release.version);
+  }
+
+  /** The vLLM catalog and analysis context of a document's choice. */
+  vllmContext(choice: ReleaseChoice | undefined): { index: CatalogIndex; release: ReleaseContext } | undefined {
+    const b = this.store.vllmBundled;
+    if (!b) return undefined;
+    const { match, release } = vllmReleaseContext(b, choice);
+    const picked = this.store.vllmIndexOf(match);
+    return picked ? { index: picked, release } : undefined;
+  }
+
+  private vllmNearbyOf(dir: string, self: string): ReleaseCandidate[] {
+    let hit = this.vllmNearby.get(dir);
+    if (!hit || (Date.now() - hit.at > NEARBY_TTL_MS && !hit.pending)) {
+      const entry: Nearby = hit ?? { at: Date.now(), candidates: [] };
+      entry.pending = readVllmPins(dir, self).then(
+        (found) => {
+          const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
+          entry.candidates = found;
+          entry.at = Date.now();
+          entry.pending = undefined;
+          if (changed) {
+            this.generation++;
+            this.onNearby(dir);
+          }
+        },
+        () => {
+          entry.at = Date.now();
+          entry.pending = undefined;
+        },
+      );
+      this.vllmNearby.set(dir, entry);
+      hit = entry;
+    }
+    return hit.candidates;
+  }
 
   setServer(p: SetServerReleaseParams): void {
     this.server = p.version ? fromServerInfo({ version: p.version }, `the server ${p.label}`) : undefined;

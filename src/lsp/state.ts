@@ -103,12 +103,15 @@ export class ServerState {
     // Version-ranged rules read the release the file runs when the host did not say.
     const pinned = pinnedRelease(choice);
     const versions = pinned && !this.store.packageVersions?.sglang ? { ...this.store.packageVersions, sglang: pinned } : this.store.packageVersions;
-    const analysis = analyzeText(d.doc.getText(), d.hint, index, {
+    const text = d.doc.getText();
+    const vllm = text.includes('vllm') ? this.releases.vllmContext(this.releases.chooseVllm(d)) : undefined;
+    const analysis = analyzeText(text, d.hint, index, {
       rules: this.rules.rules,
       computeCapability: this.store.ruleComputeCapability(),
       versions,
       diagnostics,
       ...(release ? { release } : {}),
+      ...(text.includes('vllm') ? { vllm: vllm ?? {} } : {}),
       fileName: uriToPath(d.doc.uri) ?? decodeURIComponent(d.doc.uri.split(/[?#]/)[0].split('/').pop() ?? ''),
     });
     d.cache = { key, analysis, ...(index ? { index } : {}) };

@@ -91,7 +91,9 @@ export interface DocumentFlag {
   range: LspRange;
 }
 export interface DocumentCommand {
-  entry: 'launch_server' | 'serve';
+  entry: 'launch_server' | 'serve' | 'api_server' | 'image';
+  /** Which server the command starts. */
+  engine: 'sglang' | 'vllm';
   range: LspRange;
   env: Record<string, string>;
   flags: DocumentFlag[];
@@ -249,4 +251,6 @@ export type DiagnosticCode =
   | 'duplicate-flag'
   | 'known-bad'
   | 'diagnosis'
-  | 'release-mismatch';
+  | 'release-mismatch'
+  /** A vLLM environment variable a flag replaced: deprecated, or no longer read. */
+  | 'deprecated-env';

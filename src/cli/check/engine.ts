@@ -14,7 +14,10 @@ import { buildPackageCatalog, resolveLocalPackage } from '../../core/flags';
 import type { BundledCatalog } from '../../core/flags/bundled/query';
 import { launchSyntaxOfPath, type LanguageHint } from '../../core/launch';
 import { chooseBundledRelease, pinnedRelease, releaseContext, type CatalogInUse, type ReleaseContext } from '../../core/release/context';
-import { detectWorkspaceReleases, fromImageTags, fromSetting, type ReleaseCandidate, type ReleaseChoice } from '../../core/release/detect';
+import { chooseRelease, detectWorkspaceReleases, fromImageTags, fromSetting, type ReleaseCandidate, type ReleaseChoice } from '../../core/release/detect';
+import { readVllmPins, vllmReleasesInText } from '../../core/release/vllm';
+import { vllmReleaseContext, vllmReleaseLabel } from '../../core/flags/vllm/bundled';
+import { VllmCatalogIndex } from '../../lsp/vllmIndex';
 import { builtinRules, mergeRules, parseRulesText, type KnownBadRule, type RuleError } from '../../core/rules';
 import { analyzeText, type FixData } from '../../lsp/analysis';
 import { CatalogIndex } from '../../lsp/catalogIndex';
@@ -70,6 +73,8 @@ export interface CheckerOptions {
   catalog?: { index: CatalogIndex; version?: string };
   /** Undefined when it could not be read and a catalog was given. */
   bundled?: BundledCatalog;
+  /** The bundled vLLM catalog: vLLM commands are checked against it (undefined: they are not looked for). */
+  vllmBundled?: BundledCatalog;
   /** Told once per workspace rules file that has errors. */
   onRulesError?: (file: string, errors: string[]) => void;
 }
@@ -159,6 +164,7 @@ export class Checker {
     const [choice, rules] = await Promise.all([this.choose(text, absolute), this.rulesFor(dir)]);
     const { index, release, shown } = this.judge(choice);
     const pinned = pinnedRelease(choice);
+    const vllm = this.opts.vllmBundled && text.includes('vllm') ? await this.vllmFor(text, absolute, this.opts.vllmBundled) : undefined;
     // An editor drops a byte order mark before the language server sees the text: columns count without it.
     const analysis = analyzeText(text.startsWith('\uFEFF') ? text.slice(1) : text, syntaxOf(absolute), index, {
       rules,
@@ -166,10 +172,38 @@ export class Checker {
       ...(pinned ? { versions: { sglang: pinned } } : {}),
       diagnostics: true,
       ...(release ? { release } : {}),
+      ...(vllm ? { vllm } : {}),
       fileName: absolute,
     });
     const findings = analysis.diagnostics.map(toFinding).sort((a, b) => a.line - b.line || a.column - b.column || a.code.localeCompare(b.code));
     return { path: this.display(absolute), absolute, ...(shown ? { release: shown } : {}), commands: analysis.commands.length, findings };
+  }
+
+  private readonly vllmNearby = new Map<string, Promise<ReleaseCandidate[]>>();
+  private readonly vllmIndexes = new Map<number, CatalogIndex>();
+
+  /** The vLLM catalog and release of a file's vLLM commands: a tag or pin in it or next to it, else the newest snapshot. */
+  private async vllmFor(text: string, absolute: string, b: BundledCatalog): Promise<{ index: CatalogIndex; release: ReleaseContext }> {
+    const dir = dirname(absolute);
+    let near = this.vllmNearby.get(dir);
+    if (!near) {
+      near = readVllmPins(dir, absolute).catch(() => []);
+      this.vllmNearby.set(dir, near);
+    }
+    const candidates = [...vllmReleasesInText(text, absolute), ...(await near)];
+    const known = b.releases.map((r) => r.version).filter((v) => v !== 'main');
+    const { match, release } = vllmReleaseContext(b, chooseRelease(candidates, known, b.newest().release.version));
+    let index = this.vllmIndexes.get(match.index);
+    if (!index) {
+      index = new VllmCatalogIndex(b.catalogFor(match.index), {
+        kind: 'bundled',
+        label: `bundled catalog of vLLM ${vllmReleaseLabel(match)}`,
+        version: match.release.version,
+        engine: 'vllm',
+      });
+      this.vllmIndexes.set(match.index, index);
+    }
+    return { index, release };
   }
 
   /** The release choice for one file: --version alone, else what the file and the files near it say. */

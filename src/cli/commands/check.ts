@@ -6,7 +6,7 @@
  */
 import { version as toolVersion } from '../../../package.json';
 import { errorMessage } from '../../core/errors';
-import { loadBundledCatalog } from '../../core/flags/bundled/load';
+import { loadBundledCatalog, VLLM_BUNDLED_FILE } from '../../core/flags/bundled/load';
 import type { BundledCatalog } from '../../core/flags/bundled/query';
 import { ccNumber, gpuFromArg, NAMED_GPUS } from '../../core/gpu/names';
 import { fromSetting } from '../../core/release/detect';
@@ -23,7 +23,10 @@ editor does: unknown, renamed and deprecated flags, invalid choices, duplicate f
 backend combinations (the built-in rules and the nearest .inference-doctor/rules.json above the
 file), and flags or choices of another SGLang release. Each file is judged against the release it
 runs: an image tag in it, else a pin near it (requirements*.txt, pyproject.toml, lock files,
-Dockerfiles, compose files), else the newest bundled release.
+Dockerfiles, compose files), else the newest bundled release. vLLM commands (vllm serve, the
+api_server module, the vllm/vllm-openai image's arguments) are checked against the bundled vLLM
+catalog of the release a vllm/vllm-openai tag or a vllm== pin names, in the file or next to it;
+the known-bad rules and --version are SGLang's.
 
 Options:
   --gpu NAME|CC     the GPU the server runs on, for the known-bad rules: a name
@@ -103,6 +106,8 @@ export const checkCommand: Command = {
         return EXIT.noInput;
       }
     }
+    // vLLM commands are checked when the vLLM catalog is there (a missing one leaves them out)
+    const vllmBundled = await loadBundledCatalog(undefined, VLLM_BUNDLED_FILE).catch(() => undefined);
     if (bundled && args.version) {
       const release = fromSetting(args.version)!;
       if (release.exact && !bundled.match(release.version)) {
@@ -127,6 +132,7 @@ export const checkCommand: Command = {
       ...(args.version ? { version: args.version } : {}),
       ...(catalog ? { catalog: { index: catalog.index, ...(catalog.version ? { version: catalog.version } : {}) } } : {}),
       ...(bundled ? { bundled } : {}),
+      ...(vllmBundled ? { vllmBundled } : {}),
       onRulesError: (file, errors) => {
         for (const e of errors) rulesErrors.push(`${file}: warning: rules ignored: ${e}`);
       },

@@ -1,12 +1,13 @@
 /**
  * Turns word lists (from a shell command line or an explicit argv list) into launch commands:
- * finds the `python -m sglang.launch_server` / `sglang serve` entry, the env prefix, and splits the
+ * finds the `python -m sglang.launch_server` / `sglang serve` entry (or vLLM's `vllm serve`, its
+ * api_server module, a vllm/vllm-openai image's entrypoint), the env prefix, and splits the
  * arguments into flags and values.
  */
 import type { LineIndex } from '../lines';
 import { type Word, mapIndex, srcOfWord } from './source';
 import { MAX_WORDS_PER_COMMAND, tokenizeShell } from './shell';
-import type { EnvAssignment, EnvSource, FindOptions, LanguageHint, LaunchArg, LaunchCommand, LaunchToken } from './types';
+import type { EnvAssignment, EnvSource, FindOptions, LanguageHint, LaunchArg, LaunchCommand, LaunchEngine, LaunchToken } from './types';
 
 export interface Ctx {
   text: string;
@@ -21,6 +22,11 @@ export interface Site {
   form: 'shell' | 'argv';
   /** Env assignments in force for this site (exports, ENV, Environment=, …). */
   env?: EnvAssignment[];
+  /**
+   * The vllm/vllm-openai image reference of a container whose entrypoint is the image's own: words
+   * without an entry of their own are then that entrypoint's arguments.
+   */
+  image?: Word;
 }
 
 /**
@@ -54,6 +60,21 @@ const WRAPPERS = new Set(['sudo', 'exec', 'command', 'builtin', 'nohup', 'time',
 const PYTHON = /^python(?:\d+(?:\.\d+)*)?[mw]?(?:\.exe)?$/;
 const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const MODULE = 'sglang.launch_server';
+const VLLM_MODULE = 'vllm.entrypoints.openai.api_server';
+
+/** True when a string may hold a launch command of either engine (cheap test before tokenizing). */
+export function mentionsLaunch(v: string): boolean {
+  return v.includes(MODULE) || v.includes('sglang serve') || v.includes(VLLM_MODULE) || v.includes('vllm serve');
+}
+
+/**
+ * `vllm/vllm-openai:v0.11.0`, `docker.io/vllm/vllm-openai`, `…/vllm-openai-rocm:tag`: an image whose
+ * entrypoint serves vLLM (the tag may be a template).
+ */
+export function isVllmImage(ref: string): boolean {
+  const path = ref.split('@')[0].replace(/:[^/]*$/, '');
+  return /(?:^|\/)vllm-openai(?:-[a-z0-9]+)?$/.test(path.trim());
+}
 
 function basename(v: string): string {
   const k = Math.max(v.lastIndexOf('/'), v.lastIndexOf('\\'));
@@ -88,7 +109,8 @@ export function envOf(ctx: Ctx, w: Word, source: EnvSource): EnvAssignment {
 }
 
 interface Entry {
-  kind: 'launch_server' | 'serve';
+  kind: LaunchCommand['entry'];
+  engine: LaunchEngine;
   exe: number;
   last: number;
 }
@@ -107,10 +129,12 @@ function findEntry(ws: Word[]): Entry | null {
       }
       const m = ws[j];
       if (!m || m.op) continue;
-      if (m.value === '-m' && ws[j + 1] && !ws[j + 1].op && ws[j + 1].value === MODULE) return { kind: 'launch_server', exe: i, last: j + 1 };
-      if (m.value === `-m${MODULE}`) return { kind: 'launch_server', exe: i, last: j };
-    } else if (b === 'sglang' && ws[i + 1] && !ws[i + 1].op && ws[i + 1].value === 'serve') {
-      return { kind: 'serve', exe: i, last: i + 1 };
+      const mod = m.value === '-m' && ws[j + 1] && !ws[j + 1].op ? ws[j + 1].value : m.value.startsWith('-m') ? m.value.slice(2) : undefined;
+      const last = m.value === '-m' ? j + 1 : j;
+      if (mod === MODULE) return { kind: 'launch_server', engine: 'sglang', exe: i, last };
+      if (mod === VLLM_MODULE) return { kind: 'api_server', engine: 'vllm', exe: i, last };
+    } else if ((b === 'sglang' || b === 'vllm') && ws[i + 1] && !ws[i + 1].op && ws[i + 1].value === 'serve') {
+      return { kind: 'serve', engine: b, exe: i, last: i + 1 };
     }
   }
   return null;
@@ -171,6 +195,12 @@ export function analyzeWords(ctx: Ctx, ws: Word[], site: Site, depth = 0): numbe
     if (notLaunching(cmd)) continue;
     const entry = findEntry(cmd);
     if (!entry) {
+      if (site.image && found === 0 && cmd.length && !cmd.some((w) => !w.op && mentionsLaunch(w.value))) {
+        // the image's own entrypoint runs these words
+        ctx.out.push(build(ctx, [site.image, ...cmd], { kind: 'image', engine: 'vllm', exe: 0, last: 0 }, site, exported));
+        found++;
+        continue;
+      }
       if (depth < 3) found += nested(ctx, cmd, site, depth);
       continue;
     }
@@ -234,13 +264,14 @@ function nested(ctx: Ctx, cmd: Word[], site: Site, depth: number): number {
     const w = cmd[i];
     if (w.op || w.value.length < 10 || w.runs.length === 0) continue;
     const afterC = i > 0 && cmd[i - 1].value === '-c';
-    if (!afterC && !(w.value.includes(MODULE) || w.value.includes('sglang serve'))) continue;
+    if (!afterC && !mentionsLaunch(w.value)) continue;
     if (!/\s/.test(w.value)) continue;
     tries++;
     // assignments in front of the wrapper (`A=1 bash -c "…"`) reach the inner command
     const env = [...(site.env ?? [])];
     for (let k = 0; k < i && !cmd[k].op && ASSIGN.test(cmd[k].value); k++) env.push(envOf(ctx, cmd[k], 'prefix'));
-    found += analyzeWords(ctx, tokenizeNested(w), { ...site, form: 'shell', env }, depth + 1);
+    const { image: _image, ...outer } = site;
+    found += analyzeWords(ctx, tokenizeNested(w), { ...outer, form: 'shell', env }, depth + 1);
   }
   return found;
 }
@@ -272,21 +303,24 @@ function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAss
     end = Math.max(end, w.end, w.expandedFrom?.end ?? 0);
     rangeStart = Math.min(rangeStart, w.start);
     if (isFlag(w.value) && !/^-\d/.test(w.value)) {
-      const eq = w.value.startsWith('--') ? w.value.indexOf('=') : -1;
-      const name = eq > 0 ? w.value.slice(0, eq) : w.value;
+      // vLLM reads `-O3` / `-O=3` as `-O 3`: the name is `-O`, the rest its inline value
+      const shortO = entry.engine === 'vllm' && /^-O./.test(w.value);
+      const eq = shortO ? 2 : w.value.startsWith('--') ? w.value.indexOf('=') : -1;
+      const valueAt = shortO && w.value[2] !== '=' ? 2 : eq + 1;
+      const name = shortO ? '-O' : eq > 0 ? w.value.slice(0, eq) : w.value;
       const arg: LaunchArg = { ...tok, kind: 'flag', name, values: [] };
       if (eq > 0) {
         const eqAt = at(w, eq);
         arg.nameRange = ctx.lines.range(at(w, 0), eqAt);
         arg.inline = true;
-        const vStart = eqAt + 1;
-        const v: LaunchToken = { text: ctx.text.slice(vStart, w.end), value: w.value.slice(eq + 1), range: ctx.lines.range(vStart, w.end) };
+        const vStart = valueAt < w.value.length ? at(w, valueAt) : w.end;
+        const v: LaunchToken = { text: ctx.text.slice(vStart, w.end), value: w.value.slice(valueAt), range: ctx.lines.range(vStart, w.end) };
         if (w.dynamic) v.dynamic = true;
         arg.values!.push(v);
         owner = -1;
       } else {
         arg.nameRange = tok.range;
-        const a = arity?.(name);
+        const a = arity?.(name, entry.engine);
         budget = a === 0 ? 0 : a === 1 ? 1 : Infinity;
         owner = budget > 0 ? args.length : -1;
       }
@@ -306,6 +340,7 @@ function build(ctx: Ctx, cmd: Word[], entry: Entry, site: Site, exported: EnvAss
   const lastEntry = cmd[entry.last];
   return {
     entry: entry.kind,
+    engine: entry.engine,
     range: ctx.lines.range(rangeStart, end),
     entryRange: ctx.lines.range(exe.start, lastEntry.end),
     executable: tokenOf(ctx, exe),

@@ -1,5 +1,5 @@
 /** Host formats that are line-oriented: shell scripts, systemd units, Dockerfiles, Markdown fences. */
-import { type Ctx, analyzeWords, envOf, tokenOf } from './analyze';
+import { type Ctx, analyzeWords, envOf, isVllmImage, tokenOf } from './analyze';
 import { type Word, lineEnd } from './source';
 import { logicalLineEnd, tokenizeShell } from './shell';
 import { parseExecForm } from './execForm';
@@ -57,9 +57,12 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
   let env: EnvAssignment[] = [];
   let entrypoint: Instr | null = null;
   let cmd: Instr | null = null;
+  /** The stage's base image when it is vllm/vllm-openai: a CMD alone is then its entrypoint's arguments. */
+  let image: Word | undefined;
   const flushStage = (): void => {
     const site = (form: 'shell' | 'argv') => ({ host: hint, form, env });
-    if (entrypoint && cmd && entrypoint.exec && cmd.exec) {
+    if (!entrypoint && cmd && image) analyzeWords(ctx, cmd.words, { ...site(cmd.exec ? 'argv' : 'shell'), image });
+    else if (entrypoint && cmd && entrypoint.exec && cmd.exec) {
       if (analyzeWords(ctx, [...entrypoint.words, ...cmd.words], site('argv')) === 0) analyzeWords(ctx, cmd.words, site('argv'));
     } else {
       if (entrypoint) analyzeWords(ctx, entrypoint.words, site(entrypoint.exec ? 'argv' : 'shell'));
@@ -67,6 +70,7 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
     }
     entrypoint = null;
     cmd = null;
+    image = undefined;
   };
   let i = from;
   while (i < to) {
@@ -81,6 +85,8 @@ export function findInDockerfile(ctx: Ctx, hint: LanguageHint, from: number, to:
       if (instr === 'FROM') {
         flushStage();
         env = [];
+        const ref = tokenizeShell({ s, from: v, to: le }).find((w) => !w.op && !w.value.startsWith('--'));
+        if (ref && isVllmImage(ref.value)) image = ref;
       } else if (instr === 'RUN' || instr === 'CMD' || instr === 'ENTRYPOINT') {
         const exec = s[v] === '[';
         const words = exec ? parseExecForm(s, v, le).items : tokenizeShell({ s, from: v, to: le }, { dropCommentLines: true });

@@ -1,7 +1,8 @@
 /**
- * Finds SGLang launch commands (`python -m sglang.launch_server …`, `sglang serve …`) in shell
- * scripts, systemd units, compose/Kubernetes YAML, Dockerfiles, Python and Markdown. No `vscode`
- * import: shared by the language server, the extension and the CLI.
+ * Finds SGLang launch commands (`python -m sglang.launch_server …`, `sglang serve …`) and vLLM ones
+ * (`vllm serve …`, `python -m vllm.entrypoints.openai.api_server …`, the vllm/vllm-openai image's
+ * entrypoint arguments) in shell scripts, systemd units, compose/Kubernetes YAML, Dockerfiles,
+ * Python and Markdown. No `vscode` import: shared by the language server, the extension and the CLI.
  */
 import type { Ctx } from './analyze';
 import { findInDockerfile, findInMarkdown, findInShell, findInSystemd } from './hosts';
@@ -37,7 +38,8 @@ function dispatch(ctx: Ctx, hint: LanguageHint, from: number, to: number, depth:
  * it found so far. Time is linear in the text (10 MB lines and unbalanced quotes included).
  */
 export function findLaunchCommands(text: string, languageHint: LanguageHint, options: FindOptions = {}): LaunchCommand[] {
-  if (typeof text !== 'string' || !text.includes('sglang')) return [];
+  const engines = options.engines ?? ['sglang'];
+  if (typeof text !== 'string' || !engines.some((e) => text.includes(e))) return [];
   const ctx: Ctx = { text, lines: new LineIndex(text), opts: options, out: [], max: options.maxCommands ?? 1000 };
   try {
     dispatch(ctx, languageHint, 0, text.length, 0);
@@ -47,6 +49,7 @@ export function findLaunchCommands(text: string, languageHint: LanguageHint, opt
   const seen = new Map<string, number>();
   const out: LaunchCommand[] = [];
   for (const c of ctx.out) {
+    if (!engines.includes(c.engine)) continue;
     // one command read twice (a nested script, an alias of a whole command) is kept once, with the
     // most environment (an anchored template has none, the service using it has its own); an alias
     // of the entry with arguments of its own (`command: *cmd` beside its own `args:`) is another one

@@ -4,7 +4,7 @@
  * (`os.system("python -m sglang.launch_server …")`, implicit concatenation, f-strings). Elements
  * that are not string literals become dynamic tokens holding their source text. Linear time.
  */
-import { type Ctx, analyzeWords, notLaunching, tokenizeNested } from './analyze';
+import { type Ctx, analyzeWords, mentionsLaunch, notLaunching, tokenizeNested } from './analyze';
 import { type Run, type Word, WordBuilder, lineEnd } from './source';
 import type { LanguageHint } from './types';
 
@@ -26,7 +26,7 @@ interface Frame {
 
 const MAX_DEPTH = 200;
 const PREFIX = /^(?:[rRuUbBfFtT]|[rR][bBfFtT]|[bBfFtT][rR])$/;
-const MODULE = 'sglang.launch_server';
+const MODULES = new Set(['sglang.launch_server', 'vllm.entrypoints.openai.api_server']);
 
 const isIdent = (c: number, digits: boolean): boolean =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || (digits && c >= 48 && c <= 57);
@@ -130,7 +130,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
   for (const b of built.values()) finishBuilt(b);
   for (const w of loose) {
     if (consumed.has(w)) continue;
-    if (!(w.value.includes(MODULE) || w.value.includes('sglang serve')) || !/\s/.test(w.value)) continue;
+    if (!mentionsLaunch(w.value) || !/\s/.test(w.value)) continue;
     analyzeWords(ctx, tokenizeNested(w), { host: hint, form: 'shell' });
   }
 
@@ -139,7 +139,7 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
     if (f) {
       touch(start, end, true);
       if (f.cur.strings.length < 1000) f.cur.strings.push(w);
-    } else if (loose.length < 10_000 && w.value.includes('sglang')) loose.push(w);
+    } else if (loose.length < 10_000 && (w.value.includes('sglang') || w.value.includes('vllm'))) loose.push(w);
   }
 
   function finishBuilt(b: Built): void {
@@ -198,7 +198,8 @@ export function findInPython(ctx: Ctx, hint: LanguageHint, from: number, to: num
         words.push(w.finish(e.end));
       }
     }
-    const isArgv = words.length >= 2 && words.some((w) => w.value === MODULE || w.value === 'serve' || w.value === `-m${MODULE}`);
+    const isArgv =
+      words.length >= 2 && words.some((w) => MODULES.has(w.value) || w.value === 'serve' || (w.value.startsWith('-m') && MODULES.has(w.value.slice(2))));
     if (built.size < 1000 && grows(f, words, isArgv)) return;
     if (isArgv && analyzeWords(ctx, words, { host: hint, form: 'argv' }) > 0) {
       for (const e of f.elements) for (const w of e.strings) consumed.add(w);

@@ -65,12 +65,20 @@ export interface EnvAssignment {
   dynamic?: boolean;
 }
 
+/** Which server a command starts. */
+export type LaunchEngine = 'sglang' | 'vllm';
+
 export interface LaunchCommand {
-  /** `launch_server` for `python -m sglang.launch_server`, `serve` for `sglang serve`. */
-  entry: 'launch_server' | 'serve';
+  /**
+   * `launch_server` for `python -m sglang.launch_server`, `serve` for `sglang serve` / `vllm serve`,
+   * `api_server` for `python -m vllm.entrypoints.openai.api_server`, `image` for the arguments of
+   * the vllm/vllm-openai image's own entrypoint (compose `command:`, Kubernetes `args:`, Dockerfile `CMD`).
+   */
+  entry: 'launch_server' | 'serve' | 'api_server' | 'image';
+  engine: LaunchEngine;
   /** From the first prefix env assignment (or the interpreter) to the end of the last argument. */
   range: Range;
-  /** From the interpreter / `sglang` word to the module / `serve` word. */
+  /** From the interpreter / `sglang` / `vllm` word to the module / `serve` word (the image reference for `image`). */
   entryRange: Range;
   /** The interpreter (`python3`, `/opt/venv/bin/python`, `sys.executable`) or the `sglang` executable. */
   executable: LaunchToken;
@@ -87,7 +95,12 @@ export interface FindOptions {
    * How many values a flag takes: 0 (store_true), 1, or 'many' (nargs="+"). Unknown flags (undefined)
    * take every following non-flag word. The language server passes the flag catalog's answer here.
    */
-  flagArity?: (name: string) => 0 | 1 | 'many' | undefined;
+  flagArity?: (name: string, engine: LaunchEngine) => 0 | 1 | 'many' | undefined;
+  /**
+   * Which servers' commands to return (default `['sglang']`: the callers that act on SGLang flags,
+   * the fix loop and the sweep, never see a vLLM command). The language server asks for both.
+   */
+  engines?: readonly LaunchEngine[];
   /** Stop after this many commands (default 1000). */
   maxCommands?: number;
   /** Keep at most this many arguments per command (default 5000; real launches have a few dozen). */

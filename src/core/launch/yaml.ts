@@ -15,7 +15,7 @@
  */
 import type * as YAML from 'yaml';
 import type { CST, Document, Node as YNode, Pair, Scalar, YAMLMap } from 'yaml';
-import { type Ctx, analyzeWords, envOf } from './analyze';
+import { type Ctx, analyzeWords, envOf, isVllmImage, mentionsLaunch } from './analyze';
 import { doubleQuoted, singleQuoted } from './quoted';
 import { type Word, WordBuilder, srcOfWord } from './source';
 import { tokenizeShell } from './shell';
@@ -31,7 +31,6 @@ const ARGV_KEYS = ['entrypoint', 'command', 'args'] as const;
 const ENV_KEYS = new Set(['environment', 'env']);
 const SHELL_KEYS = new Set(['run', 'script', 'before_script', 'after_script']);
 const KEYS = new Set<string>([...ARGV_KEYS, ...ENV_KEYS, ...SHELL_KEYS]);
-const MODULE = 'sglang.launch_server';
 const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TEMPLATE = /\{\{|\{%/;
@@ -68,7 +67,7 @@ export function findInYaml(ctx: Ctx, hint: LanguageHint, from: number, to: numbe
     // megabytes is no launch file (a long stream is split into its documents first)
     if (b - a > MAX_DOCUMENT) continue;
     const text = boundNesting(ctx.text.slice(a, b));
-    if (!text.includes('sglang')) continue;
+    if (!text.includes('sglang') && !text.includes('vllm')) continue;
     let docs = parseAll(y, text);
     let blanked = false;
     // Templated YAML (Helm `{{- if }}` lines, Jinja `{% %}`) often does not parse. Blanking the
@@ -142,9 +141,9 @@ function walk(r: Reader, root: unknown): void {
 /** A string that is not under a command key but holds a whole launch command (a script in a ConfigMap). */
 function looseScalar(r: Reader, n: Scalar): void {
   const raw = n.srcToken ? ('source' in n.srcToken ? n.srcToken.source : '') : '';
-  if (!raw.includes('sglang')) return;
+  if (!raw.includes('sglang') && !raw.includes('vllm')) return;
   const w = scalarWord(r, n);
-  if (!w || !(w.value.includes(MODULE) || w.value.includes('sglang serve')) || !/\s/.test(w.value)) return;
+  if (!w || !mentionsLaunch(w.value) || !/\s/.test(w.value)) return;
   analyzeWords(r.ctx, shellWords(w), { host: r.hint, form: 'shell' });
 }
 
@@ -252,7 +251,10 @@ function readMap(r: Reader, map: YAMLMap): void {
       if (w) for (const t of shellWords(w)) if (t.op !== '\n') words.push(t);
     }
   }
-  if (words.length) analyzeWords(r.ctx, words, { host: r.hint, form, env });
+  if (words.length) {
+    const image = vllmImageEntry(r, pairs);
+    analyzeWords(r.ctx, words, { host: r.hint, form, env, ...(image ? { image } : {}) });
+  }
   for (const key of SHELL_KEYS) {
     const v = resolve(r, pairs.get(key)?.value);
     const scripts = y.isSeq(v) ? v.items.slice(0, MAX_ITEMS).map((i) => resolve(r, i)) : [v];
@@ -263,6 +265,19 @@ function readMap(r: Reader, map: YAMLMap): void {
       if (w) analyzeWords(r.ctx, shellWords(w), { host: r.hint, form: 'shell', env });
     }
   }
+}
+
+/**
+ * The `image:` of a container that runs the vllm/vllm-openai image's own entrypoint: compose without
+ * `entrypoint:` (its `command:` is the arguments), Kubernetes with `args:` and no `command:`.
+ */
+function vllmImageEntry(r: Reader, pairs: Map<string, Pair>): Word | undefined {
+  const v = resolve(r, pairs.get('image')?.value);
+  if (!r.y.isScalar(v)) return undefined;
+  const k8s = pairs.has('args');
+  if (k8s ? pairs.has('command') : pairs.has('entrypoint')) return undefined;
+  const w = scalarWord(r, v);
+  return w && isVllmImage(w.value) ? w : undefined;
 }
 
 /** A shell script or command line held by a scalar, tokenized in original-document offsets. */

@@ -56,6 +56,7 @@ function flagsForDocument(state: ServerState, p: FlagsForDocumentParams): Docume
   if (!d) return [];
   return state.analysisOf(d).commands.map((ac) => ({
     entry: ac.cmd.entry,
+    engine: ac.cmd.engine,
     range: ac.cmd.range,
     env: ac.env,
     rules: ac.matches.map((m) => m.rule.id),

@@ -69,6 +69,8 @@ export function registerLanguageFeatures(state: ServerState): void {
   connection.onCompletionResolve(async (item) => {
     await state.ready;
     try {
+      const vllm = (item.data as { vllm?: unknown } | undefined)?.vllm;
+      if (typeof vllm === 'string') return resolveCompletion(item, state.store.vllmBundledFor(vllm === 'main' ? undefined : vllm)?.loaded.index);
       return resolveCompletion(item, state.indexFor(undefined));
     } catch (e) {
       state.log(`error: ${errorDetail(e)}`);

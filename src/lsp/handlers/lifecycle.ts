@@ -74,7 +74,7 @@ function initialize(state: ServerState, params: InitializeParams): InitializeRes
 
 async function initialLoad(state: ServerState): Promise<void> {
   try {
-    await Promise.all([state.rules.load(state.folders), loadSettings(state), loadWorkspace(state), state.store.loadBundled()]);
+    await Promise.all([state.rules.load(state.folders), loadSettings(state), loadWorkspace(state), state.store.loadBundled(), state.store.loadVllmBundled()]);
   } catch (e) {
     state.log(`initial load failed: ${errorMessage(e)}`);
   }

@@ -3,7 +3,7 @@
  * with the releases where that exact set of facts holds. Pure; the build script and the tests call it.
  */
 import type { ChoiceValue, FlagCatalog, FlagEntry } from '../types';
-import { BUNDLED_SCHEMA, type BundledCatalogData, type BundledFacts, type BundledFlag, type BundledRelease, type Span } from './types';
+import { BUNDLED_SCHEMA, type BundledCatalogData, type BundledEngine, type BundledFacts, type BundledFlag, type BundledRelease, type Span } from './types';
 
 export interface ReleaseCatalog {
   release: Omit<BundledRelease, 'flags'>;
@@ -48,7 +48,7 @@ function factsOf(e: FlagEntry, sets: ChoiceSets): BundledFacts {
   return f;
 }
 
-function addToSpans(spans: Span[], r: number): void {
+export function addToSpans(spans: Span[], r: number): void {
   const last = spans[spans.length - 1];
   if (last && last[1] === r - 1) last[1] = r;
   else spans.push([r, r]);
@@ -60,8 +60,8 @@ function withoutNewestField(f: BundledFlag): BundledFlag {
   return f;
 }
 
-/** Releases must be in ascending order. Help text is dropped: it is SGLang's prose. */
-export function mergeReleaseCatalogs(list: ReleaseCatalog[]): BundledCatalogData {
+/** Releases must be in ascending order. Help text is dropped: it is the engine's prose. */
+export function mergeReleaseCatalogs(list: ReleaseCatalog[], engine: BundledEngine = 'sglang'): BundledCatalogData {
   const sets = new ChoiceSets();
   const byFlag = new Map<string, { flag: BundledFlag; keys: Map<string, number> }>();
   const releases: BundledRelease[] = [];
@@ -90,7 +90,7 @@ export function mergeReleaseCatalogs(list: ReleaseCatalog[]): BundledCatalogData
   });
   return {
     schema: BUNDLED_SCHEMA,
-    engine: 'sglang',
+    engine,
     releases,
     choiceSets: sets.sets,
     flags: [...byFlag.values()].map((s) => withoutNewestField(s.flag)),

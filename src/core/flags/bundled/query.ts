@@ -43,6 +43,11 @@ export class BundledCatalog {
     }
   }
 
+  /** "SGLang" or "vLLM", for sentences. */
+  get engineLabel(): string {
+    return this.data.engine === 'vllm' ? 'vLLM' : 'SGLang';
+  }
+
   get releases(): BundledRelease[] {
     return this.data.releases;
   }
@@ -139,8 +144,11 @@ export class BundledCatalog {
     const present = this.optionSpans(option);
     if (present.length && present.includes(r)) return undefined;
     const catalog = this.catalogFor(r);
-    const field = this.byOption.get(option)?.[0]?.field ?? fieldFromFlag(option);
-    const now = catalog.entries.find((e) => e.field === field && !e.deprecated && e.flag !== option);
+    const known = this.byOption.get(option)?.[0];
+    const field = known?.field ?? fieldFromFlag(option);
+    // vLLM's field names repeat across config classes (`backend`): a rename keeps the class too
+    const group = this.data.engine === 'vllm' ? (known?.variants[known.variants.length - 1]?.facts.group ?? '') : undefined;
+    const now = catalog.entries.find((e) => e.field === field && (group === undefined || e.group === group) && !e.deprecated && e.flag !== option);
     if (present.length && present[0] > r) {
       // A later name of a field this release has under another flag: "not yet renamed".
       if (now) return { kind: 'not-yet-renamed', to: option, from: now.flag, renamedIn: this.releases[present[0]].version };
@@ -186,21 +194,21 @@ function eraOf(r: BundledRelease): FlagCatalog['era'] {
 }
 
 /** One line for a history note, in the words of a diagnostic. */
-export function flagHistoryText(option: string, release: string, n: FlagHistoryNote): string {
+export function flagHistoryText(option: string, release: string, n: FlagHistoryNote, engine = 'SGLang'): string {
   switch (n.kind) {
     case 'added-later':
-      return `${option} does not exist in SGLang ${release} (added in ${n.addedIn}).`;
+      return `${option} does not exist in ${engine} ${release} (added in ${n.addedIn}).`;
     case 'removed':
-      return `${option} was removed in SGLang ${n.removedIn} (last in ${n.lastIn}); ${release} rejects it.`;
+      return `${option} was removed in ${engine} ${n.removedIn} (last in ${n.lastIn}); ${release} rejects it.`;
     case 'renamed':
-      return `${option} was renamed in SGLang ${n.renamedIn}: use ${n.to}.`;
+      return `${option} was renamed in ${engine} ${n.renamedIn}: use ${n.to}.`;
     case 'not-yet-renamed':
-      return `${option} is the name from SGLang ${n.renamedIn} on; ${release} calls it ${n.from}.`;
+      return `${option} is the name from ${engine} ${n.renamedIn} on; ${release} calls it ${n.from}.`;
   }
 }
 
-export function choiceHistoryText(flag: string, value: string, release: string, n: ChoiceHistoryNote): string {
+export function choiceHistoryText(flag: string, value: string, release: string, n: ChoiceHistoryNote, engine = 'SGLang'): string {
   return n.kind === 'added-later'
-    ? `Choice ${JSON.stringify(value)} of ${flag} needs SGLang ≥ ${n.addedIn}; ${release} does not have it.`
-    : `Choice ${JSON.stringify(value)} of ${flag} was removed in SGLang ${n.removedIn} (last in ${n.lastIn}).`;
+    ? `Choice ${JSON.stringify(value)} of ${flag} needs ${engine} ≥ ${n.addedIn}; ${release} does not have it.`
+    : `Choice ${JSON.stringify(value)} of ${flag} was removed in ${engine} ${n.removedIn} (last in ${n.lastIn}).`;
 }

@@ -61,12 +61,24 @@ export interface BundledFlag {
   variants: BundledVariant[];
 }
 
+/** An environment variable of the engine (vLLM's envs.py) with the releases where each set of facts holds. */
+export interface BundledEnvVar {
+  name: string;
+  variants: { in: Span[]; facts: { type: string; default?: unknown; choices?: ChoiceValue[] } }[];
+  /** The flag that took over its job (its use is then deprecated, and ignored once it is gone). */
+  replacement?: string;
+}
+
+export type BundledEngine = 'sglang' | 'vllm';
+
 export interface BundledCatalogData {
   schema: typeof BUNDLED_SCHEMA;
-  engine: 'sglang';
+  engine: BundledEngine;
   /** Ascending by version; "main" last. */
   releases: BundledRelease[];
   /** Distinct choice lists, shared by flags and releases. */
   choiceSets: ChoiceValue[][];
   flags: BundledFlag[];
+  /** Environment variables (vLLM only). */
+  env?: BundledEnvVar[];
 }
