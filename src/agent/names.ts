@@ -14,6 +14,8 @@ export interface AgentToolInfo {
 export const AGENT_TOOLS: readonly AgentToolInfo[] = [
   { name: 'probe', title: 'Probe an inference server', touchesHost: false, changesServer: false },
   { name: 'diagnose', title: 'Diagnose a deployment', touchesHost: false, changesServer: false },
+  { name: 'eval', title: 'Run an accuracy smoke test', touchesHost: false, changesServer: false },
+  { name: 'compare', title: 'Compare a server with a known-good one', touchesHost: false, changesServer: false },
   { name: 'flags', title: 'Look up SGLang flags', touchesHost: false, changesServer: false },
   { name: 'check_launch', title: 'Check a launch command', touchesHost: false, changesServer: false },
   { name: 'search_source', title: 'Search source on a host', touchesHost: true, changesServer: false },

@@ -93,7 +93,19 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
 
   it('lists every tool with an input and an output schema', () => {
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['apply_fix', 'check_launch', 'diagnose', 'environment', 'flags', 'probe', 'search_source', 'server_info', 'sweep']);
+    assert.deepEqual(names, [
+      'apply_fix',
+      'check_launch',
+      'compare',
+      'diagnose',
+      'environment',
+      'eval',
+      'flags',
+      'probe',
+      'search_source',
+      'server_info',
+      'sweep',
+    ]);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.equal(t.outputSchema?.type, 'object', t.name);
@@ -124,6 +136,24 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     assert.equal(findings[0]?.id, 'sglang-fp4-gemm-cutlass-sm120-zero-output', JSON.stringify(findings.map((f) => f.id)));
     assert.equal(findings[0].confidence, 'match');
     assert.deepEqual(findings[0].fix.flags, { '--fp4-gemm-backend': 'flashinfer_cudnn' });
+  });
+
+  it('eval: a model that answers fluently but wrong fails the accuracy floors; the right one passes', async () => {
+    const sim = await pool.start(scenarioPath('accuracy'));
+    const wrong = await call(plain, 'eval', { server: sim.url, model: 'Qwen/Qwen3-8B-kv-fp8-no-scale', n: 30, concurrency: 8 });
+    assert.equal(wrong.status, 'completed');
+    assert.equal(wrong.pass, false, JSON.stringify(wrong.reasons));
+    const right = await call(plain, 'eval', { server: sim.url, model: 'Qwen/Qwen3-8B', n: 30, concurrency: 8 });
+    assert.equal(right.pass, true, JSON.stringify(right.reasons));
+    assert.equal(right.accuracy, 1);
+  });
+
+  it('compare: a diverging server is broken against the reference, a drifting one is not', async () => {
+    const sim = await pool.start(scenarioPath('drift'));
+    const broken = await call(plain, 'compare', { reference: sim.url, suspect: sim.url, modelReference: 'reference', modelSuspect: 'diverging', prompts: 4 });
+    assert.equal(broken.verdict, 'broken', JSON.stringify(broken.reasons));
+    const drift = await call(plain, 'compare', { reference: sim.url, suspect: sim.url, modelReference: 'reference', modelSuspect: 'drifting', prompts: 4 });
+    assert.notEqual(drift.verdict, 'broken', JSON.stringify(drift.reasons));
   });
 
   it('refuses apply_fix and sweep without --allow-changes, and says how to allow them', async () => {

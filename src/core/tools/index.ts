@@ -4,11 +4,11 @@
  * a tool that changes a server without consent, bounds the run in time, redacts secrets and cuts
  * the output to the size limit.
  *
- * `eval` and `compare` are being written elsewhere: each becomes one more module here exporting a
- * ToolDefinition, added to TOOLS (and to package.json's languageModelTools, which a unit test
- * holds against this list).
+ * A new tool is one more module here exporting a ToolDefinition, added to TOOLS (and to
+ * package.json's languageModelTools and agent/names.ts, which a unit test holds against this list).
  */
 import { errorMessage } from '../errors';
+import { compareTool, evalTool } from './accuracy';
 import { applyFixTool, sweepTool } from './applyFix';
 import { checkLaunchTool } from './checkLaunch';
 import { diagnoseTool } from './diagnose';
@@ -27,7 +27,19 @@ export { sshHostAccess, type HostAccessOptions } from './hostAccess';
 type AnyTool = ToolDefinition<never>;
 
 export const TOOLS: readonly ToolDefinition[] = (
-  [probeTool, diagnoseTool, flagsTool, checkLaunchTool, searchSourceTool, environmentTool, serverInfoTool, applyFixTool, sweepTool] as AnyTool[]
+  [
+    probeTool,
+    diagnoseTool,
+    evalTool,
+    compareTool,
+    flagsTool,
+    checkLaunchTool,
+    searchSourceTool,
+    environmentTool,
+    serverInfoTool,
+    applyFixTool,
+    sweepTool,
+  ] as AnyTool[]
 ).map((t) => t as unknown as ToolDefinition);
 
 export function findTool(name: string): ToolDefinition | undefined {
