@@ -52,7 +52,11 @@ const fakeVscode = {
 const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const original = M._resolveFilename;
 
+/** Modules loaded while the fake was installed: they hold it, so they are forgotten afterwards. */
+let cachedBefore = new Set<string>();
+
 function installFakeVscode(): void {
+  cachedBefore = new Set(Object.keys(require.cache));
   const fake = join(ROOT, 'test', 'integration', '__fake_vscode__.js');
   M._resolveFilename = function (request: string, ...rest: unknown[]) {
     return request === 'vscode' ? fake : original.call(this, request, ...rest);
@@ -85,8 +89,10 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
   });
 
   after(async () => {
-    // Other test files in the same mocha process resolve modules as usual again.
+    // Other test files in the same mocha process resolve modules as usual again, and load the
+    // project's modules afresh (a cached src/ui/lazy.ts would keep this file's fake vscode).
     M._resolveFilename = original;
+    for (const key of Object.keys(require.cache)) if (!cachedBefore.has(key)) delete require.cache[key];
     await pool.closeAll();
   });
 
