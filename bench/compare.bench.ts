@@ -5,36 +5,15 @@
  * read and nothing parsed. Wall and CPU time of this process, best of five interleaved runs.
  * Goal: compare wall time ≤ 1.2 × the plain requests'.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { startSimChild } from './lib/simChild';
 import { promptSet } from '../src/core/compare/prompts';
 import { greedyBody } from '../src/core/compare/request';
 import { COMPARE_DEFAULTS, runCompare } from '../src/core/compare/run';
 
-const ROOT = join(__dirname, '..');
 const PROMPTS = 50;
 const TOP = 20;
 
-async function startSim(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--port', '0', '--scenario', 'test/fixtures/scenarios/drift.json'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('simulator did not start in 20 s')), 20_000);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-  return { url, child };
-}
+const startSim = (): ReturnType<typeof startSimChild> => startSimChild('test/fixtures/scenarios/drift.json');
 
 interface Sample {
   cpuMs: number;

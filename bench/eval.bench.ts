@@ -6,37 +6,16 @@
  * Goal: eval CPU ≤ 1.1 × plain fetch CPU (cpuRatio: best against best; cpuRatioMedianOfPairs: the
  * median of each repetition's eval / fetch).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { startSimChild } from './lib/simChild';
 import { generateProblems } from '../src/core/eval/problems';
 import { probeParamsFor, runEval } from '../src/core/eval/run';
 import { buildRequestBody } from '../src/core/probe/runner';
 
-const ROOT = join(__dirname, '..');
 const N = 500;
 const CONCURRENCY = 64;
 const MODEL = 'Qwen/Qwen3-8B';
 
-async function startSim(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--port', '0', '--scenario', 'test/fixtures/scenarios/accuracy.json'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('simulator did not start in 20 s')), 20_000);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-  return { url, child };
-}
+const startSim = (): ReturnType<typeof startSimChild> => startSimChild('test/fixtures/scenarios/accuracy.json');
 
 interface Sample {
   cpuMs: number;

@@ -4,33 +4,11 @@
  * streams. The simulator runs in a child process so its CPU time is not counted.
  * Goal: runProbe CPU ≤ 1.1 × raw fetch CPU.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { startSimChild } from './lib/simChild';
 import { buildRequestBody, runProbe } from '../src/core/probe/runner';
 import type { ProbeParams } from '../src/core/probe/types';
 
-const ROOT = join(__dirname, '..');
-
-async function startSim(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--port', '0', '--scenario', 'test/fixtures/scenarios/fast.json'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('simulator did not start in 20 s')), 20_000);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-  return { url, child };
-}
+const startSim = (): ReturnType<typeof startSimChild> => startSimChild('test/fixtures/scenarios/fast.json');
 
 interface Sample {
   cpuMs: number;
