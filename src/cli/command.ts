@@ -4,6 +4,8 @@
  * thrown UsageError prints its message and the usage and exits 64, a missing input file exits 66.
  */
 import type { Readable, Writable } from 'node:stream';
+import { errorMessage } from '../core/errors';
+import { normaliseBaseUrl } from '../core/servers';
 
 export interface CliIo {
   stdin: Readable;
@@ -61,4 +63,14 @@ export function write(stream: Writable, text: string): Promise<void> {
     if (stream.write(text)) resolve();
     else stream.once('drain', resolve);
   });
+}
+
+/** The one operand of a command that talks to one server (probe, eval): its base URL, or a UsageError. */
+export function serverUrlOperand(positionals: readonly string[]): string {
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `Unexpected argument: ${positionals[1]}` : 'Missing the server URL');
+  try {
+    return normaliseBaseUrl(positionals[0]);
+  } catch (error) {
+    throw new UsageError(`Bad URL ${positionals[0]}: ${errorMessage(error)}`);
+  }
 }

@@ -8,7 +8,7 @@ import { ccText } from '../core/gpu/gpus';
 import { deriveFromArgs } from '../core/diagnose/derive';
 import { emptyEvidence, fact, mergeAll, setOwn, type Certainty, type Evidence, type FlagValue, type GpuFamily } from '../core/diagnose/evidence';
 import { hintsOfFile } from '../core/diagnose/launch';
-import { bundledDiagnosisRules, judgeFinding, type ConditionOutcome, type DiagnosisRule, type Finding } from '../core/diagnose/rules';
+import { bundledDiagnosisRules, judgeContext, judgeFinding, type ConditionOutcome, type DiagnosisRule, type Finding } from '../core/diagnose/rules';
 import { parseComputeCap } from '../core/gpu/gpus';
 import { ccNumber } from '../core/gpu/names';
 
@@ -105,8 +105,9 @@ export function launchFindings(input: LaunchDiagnosisInput, limit = 3): CommandF
   if (!candidates.size) return [];
   const ev = evidenceOf(input);
   const out: { finding: Finding; outcomes: ConditionOutcome[] }[] = [];
+  const ctx = judgeContext(ev);
   for (const rule of candidates) {
-    const j = judgeFinding(rule, ev, []);
+    const j = judgeFinding(rule, ev, [], ctx);
     if (j?.finding.confidence === 'match' && j.outcomes.some((o) => o.kind === 'flags' && o.state === 'held' && o.source !== 'default')) out.push(j);
   }
   out.sort((a, b) => b.finding.score - a.finding.score || (a.finding.id < b.finding.id ? -1 : 1));

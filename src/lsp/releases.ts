@@ -74,29 +74,35 @@ export class ReleaseFinder {
   }
 
   private vllmNearbyOf(dir: string, self: string): ReleaseCandidate[] {
-    let hit = this.vllmNearby.get(dir);
-    if (!hit || (Date.now() - hit.at > NEARBY_TTL_MS && !hit.pending)) {
-      const entry: Nearby = hit ?? { at: Date.now(), candidates: [] };
-      entry.pending = readVllmPins(dir, self).then(
-        (found) => {
-          const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
-          entry.candidates = found;
-          entry.at = Date.now();
-          entry.pending = undefined;
-          if (changed) {
-            this.generation++;
-            this.onNearby(dir);
-          }
-        },
-        () => {
-          entry.at = Date.now();
-          entry.pending = undefined;
-        },
-      );
-      this.vllmNearby.set(dir, entry);
-      hit = entry;
-    }
-    return hit.candidates;
+    return this.cached(this.vllmNearby, dir, () => readVllmPins(dir, self));
+  }
+
+  /**
+   * The candidates read near `dir`, from `cache` while fresh; otherwise read again in the
+   * background (what was there meanwhile counts), and documents re-analysed when they changed.
+   */
+  private cached(cache: Map<string, Nearby>, dir: string, read: () => Promise<ReleaseCandidate[]>): ReleaseCandidate[] {
+    const hit = cache.get(dir);
+    if (hit && (Date.now() - hit.at <= NEARBY_TTL_MS || hit.pending)) return hit.candidates;
+    const entry: Nearby = hit ?? { at: Date.now(), candidates: [] };
+    entry.pending = read().then(
+      (found) => {
+        const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
+        entry.candidates = found;
+        entry.at = Date.now();
+        entry.pending = undefined;
+        if (changed) {
+          this.generation++;
+          this.onNearby(dir);
+        }
+      },
+      () => {
+        entry.at = Date.now();
+        entry.pending = undefined;
+      },
+    );
+    cache.set(dir, entry);
+    return entry.candidates;
   }
 
   setServer(p: SetServerReleaseParams): void {
@@ -131,41 +137,20 @@ export class ReleaseFinder {
   }
 
   private nearbyOf(dir: string): ReleaseCandidate[] {
-    const hit = this.nearby.get(dir);
-    if (!hit || (Date.now() - hit.at > NEARBY_TTL_MS && !hit.pending)) this.readNearby(dir, hit);
-    return hit?.candidates ?? [];
-  }
-
-  private readNearby(dir: string, prev: Nearby | undefined): void {
-    const entry: Nearby = prev ?? { at: Date.now(), candidates: [] };
-    const root = this.roots().find((r) => dir === r || dir.startsWith(`${r}/`) || dir.startsWith(`${r}\\`));
-    entry.pending = detectWorkspaceReleases(
-      {
-        listDir: async (p) => fsp.readdir(p),
-        readFile: async (p) => {
-          const st = await fsp.stat(p);
-          return st.isFile() && st.size <= 2 * 1024 * 1024 ? fsp.readFile(p, 'utf8') : undefined;
+    return this.cached(this.nearby, dir, () => {
+      const root = this.roots().find((r) => dir === r || dir.startsWith(`${r}/`) || dir.startsWith(`${r}\\`));
+      return detectWorkspaceReleases(
+        {
+          listDir: async (p) => fsp.readdir(p),
+          readFile: async (p) => {
+            const st = await fsp.stat(p);
+            return st.isFile() && st.size <= 2 * 1024 * 1024 ? fsp.readFile(p, 'utf8') : undefined;
+          },
         },
-      },
-      dir,
-      { ...(root ? { root } : { maxLevels: 3 }), maxFiles: 16 },
-    ).then(
-      (found) => {
-        const changed = JSON.stringify(found) !== JSON.stringify(entry.candidates);
-        entry.candidates = found;
-        entry.at = Date.now();
-        entry.pending = undefined;
-        if (changed) {
-          this.generation++;
-          this.onNearby(dir);
-        }
-      },
-      () => {
-        entry.at = Date.now();
-        entry.pending = undefined;
-      },
-    );
-    this.nearby.set(dir, entry);
+        dir,
+        { ...(root ? { root } : { maxLevels: 3 }), maxFiles: 16 },
+      );
+    });
   }
 }
 

@@ -176,38 +176,39 @@ function parse(argv: readonly string[]): DiagnoseArgs {
 
 class InputError extends Error {}
 
+/** The first `bytes` of a file as UTF-8 (a cut character at the end is replaced, never fatal). */
+async function readHead(path: string, bytes: number): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+function inputError(path: string, error: unknown): InputError {
+  return error instanceof InputError ? error : new InputError(`Cannot read ${showControls(path)}: ${showControls(errorMessage(error))}`);
+}
+
+/** A launch file or an env report, at most MAX_TEXT_BYTES of it. */
 async function readText(path: string): Promise<string> {
   try {
     const s = await stat(path);
     if (!s.isFile()) throw new InputError(`${showControls(path)} is not a file`);
-    if (s.size <= MAX_TEXT_BYTES) return await readFile(path, 'utf8');
-    const fh = await open(path, 'r');
-    try {
-      const buf = Buffer.alloc(MAX_TEXT_BYTES);
-      const { bytesRead } = await fh.read(buf, 0, MAX_TEXT_BYTES, 0);
-      return buf.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await fh.close();
-    }
+    return s.size <= MAX_TEXT_BYTES ? await readFile(path, 'utf8') : await readHead(path, MAX_TEXT_BYTES);
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`Cannot read ${showControls(path)}: ${showControls(errorMessage(error))}`);
+    throw inputError(path, error);
   }
 }
 
 /** The first 64 KB of a log, to tell SGLang's from vLLM's. */
 async function headOf(path: string): Promise<string> {
   try {
-    const fh = await open(path, 'r');
-    try {
-      const buf = Buffer.alloc(64 * 1024);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-      return buf.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await fh.close();
-    }
+    return await readHead(path, 64 * 1024);
   } catch (error) {
-    throw new InputError(`Cannot read ${showControls(path)}: ${showControls(errorMessage(error))}`);
+    throw inputError(path, error);
   }
 }
 

@@ -13,9 +13,8 @@ import { runEval, type EvalProgress, type EvalRun } from '../../core/eval/run';
 import { errorMessage } from '../../core/errors';
 import { fetchModels } from '../../core/probe/server-api';
 import type { ServerTarget } from '../../core/probe/types';
-import { normaliseBaseUrl } from '../../core/servers';
 import { showControls } from '../../core/text/foreign';
-import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
+import { EXIT, serverUrlOperand, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor eval URL [--model M] [--suite arithmetic|word|mixed] [--n N] [--concurrency C]
                              [--seed S] [--baseline FILE] [--save-baseline FILE] [--api-key K] [--json]
@@ -99,13 +98,7 @@ function parse(argv: string[]): Args {
     throw new UsageError(errorMessage(error));
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `Unexpected argument: ${positionals[1]}` : 'Missing the server URL');
-  let baseUrl: string;
-  try {
-    baseUrl = normaliseBaseUrl(positionals[0]);
-  } catch (error) {
-    throw new UsageError(`Bad URL ${positionals[0]}: ${errorMessage(error)}`);
-  }
+  const baseUrl = serverUrlOperand(positionals);
   const suite = values.suite;
   if (suite !== undefined && !SUITES.includes(suite as Suite)) throw new UsageError(`--suite must be ${SUITES.join(', ')}, not ${suite}`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);

@@ -4,8 +4,7 @@ import { errorMessage } from '../../core/errors';
 import { runProbe } from '../../core/probe/runner';
 import { fetchModels } from '../../core/probe/server-api';
 import type { Endpoint, ProbeParams, ProbeResult, ServerTarget } from '../../core/probe/types';
-import { normaliseBaseUrl } from '../../core/servers';
-import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
+import { EXIT, serverUrlOperand, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor probe URL [options]
 
@@ -57,13 +56,7 @@ function parse(argv: string[]): { target: ServerTarget; params: ProbeParams; jso
     throw new UsageError(errorMessage(error));
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `Unexpected argument: ${positionals[1]}` : 'Missing the server URL');
-  let baseUrl: string;
-  try {
-    baseUrl = normaliseBaseUrl(positionals[0]);
-  } catch (error) {
-    throw new UsageError(`Bad URL ${positionals[0]}: ${errorMessage(error)}`);
-  }
+  const baseUrl = serverUrlOperand(positionals);
   const endpoint = (values.endpoint ?? 'chat') as Endpoint;
   if (!['chat', 'completions', 'generate'].includes(endpoint)) throw new UsageError(`--endpoint must be chat, completions or generate, not ${values.endpoint}`);
   const number = (name: string, text: string | undefined, integer: boolean): number | undefined => {

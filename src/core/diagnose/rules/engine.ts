@@ -4,7 +4,7 @@
  * in order, and one next check that would separate the top two.
  */
 import type { Engine, Evidence } from '../evidence';
-import { certaintyFactor, judgeContext, judgeRule, type ConditionOutcome } from './judge';
+import { certaintyFactor, judgeContext, judgeRule, type ConditionOutcome, type JudgeContext } from './judge';
 import { symptomFit, symptomsOf, type ObservedSymptom } from './symptoms';
 import type { DiagnosisRule, FixStep, Symptom } from './types';
 
@@ -137,10 +137,15 @@ function fixOf(rule: DiagnosisRule): Finding['fix'] {
 }
 
 /** A rule judged: a finding, or null when a condition failed, the symptom does not fit, or nothing decides it. */
-export function judgeFinding(rule: DiagnosisRule, ev: Evidence, observed: readonly ObservedSymptom[]): { finding: Finding; outcomes: ConditionOutcome[] } | null {
+export function judgeFinding(
+  rule: DiagnosisRule,
+  ev: Evidence,
+  observed: readonly ObservedSymptom[],
+  ctx: JudgeContext = judgeContext(ev),
+): { finding: Finding; outcomes: ConditionOutcome[] } | null {
   const fit = symptomFit(rule.symptoms, observed);
   if (fit === 0) return null;
-  const outcomes = judgeRule(rule, ev, judgeContext(ev));
+  const outcomes = judgeRule(rule, ev, ctx);
   if (outcomes.some((o) => o.state === 'failed')) return null;
   const unknown = outcomes.filter((o) => o.state === 'unknown');
   const deciding = outcomes.some((o) => o.deciding);
@@ -201,8 +206,10 @@ function nextCheckOf(top: readonly { finding: Finding; outcomes: ConditionOutcom
 export function diagnose(ev: Evidence, options: DiagnoseOptions): Diagnosis {
   const observed = symptomsOf(ev, options.symptom);
   const judged: { finding: Finding; outcomes: ConditionOutcome[] }[] = [];
+  // What the evidence as a whole says (a configuration read, a log read) is the same for every rule.
+  const ctx = judgeContext(ev);
   for (const rule of options.rules) {
-    const j = judgeFinding(rule, ev, observed);
+    const j = judgeFinding(rule, ev, observed, ctx);
     if (j) judged.push(j);
   }
   judged.sort(
