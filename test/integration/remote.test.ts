@@ -188,6 +188,7 @@ describe('remote service layer over a real sshd', function () {
         }
       });
       const server = {
+        engine: 'sglang' as const,
         kind: 'launch_server' as const,
         argv: ['python3', '-m', 'sglang.launch_server'],
         port: 30000,

@@ -178,6 +178,7 @@ describe('diagnose: discovery and probe readers', () => {
     nvccVersion: '12.9',
     servers: [
       {
+        engine: 'sglang',
         kind: 'launch_server',
         argv: [],
         interpreter: '/opt/sgl/bin/python3',

@@ -11,6 +11,7 @@ import {
   formatEnvReport,
   parseProbeOutput,
   parsePs,
+  parseServerCommandLine,
   parseSglangCommandLine,
   parseSs,
   parseSystemctlCat,
@@ -111,6 +112,30 @@ describe('discovery parsers', () => {
     assert.equal(parseSglangCommandLine('python -m sglang.bench_serving --port 1'), undefined);
     assert.equal(parseSglangCommandLine('grep sglang.launch_server'), undefined);
     assert.equal(parseSglangCommandLine('python -m sglang.launch_server --port 99999')!.port, 30000);
+  });
+
+  it('vLLM command lines: vllm serve, the OpenAI server module, units and wrappers', () => {
+    const a = parseServerCommandLine('/srv/vllm/.venv/bin/vllm serve /models/Qwen3-30B-A3B-NVFP4 --port 8100 -tp 2 --kv-cache-dtype fp8')!;
+    assert.deepEqual(
+      [a.engine, a.kind, a.port, a.portIsDefault, a.host, a.modelPath, a.script, a.interpreter],
+      ['vllm', 'vllm_serve', 8100, false, '0.0.0.0', '/models/Qwen3-30B-A3B-NVFP4', '/srv/vllm/.venv/bin/vllm', undefined],
+    );
+    const b = parseServerCommandLine('python3 -m vllm.entrypoints.openai.api_server --model=meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1')!;
+    assert.deepEqual(
+      [b.engine, b.kind, b.port, b.portIsDefault, b.host, b.modelPath, b.interpreter],
+      ['vllm', 'vllm_api_server', 8000, true, '127.0.0.1', 'meta-llama/Llama-3.1-8B-Instruct', 'python3'],
+    );
+    // The image's entrypoint (`vllm serve`) with its arguments naming the model by flag.
+    const c = parseServerCommandLine('/usr/bin/python3 /usr/local/bin/vllm serve --model /m --port=9000')!;
+    assert.deepEqual([c.kind, c.modelPath, c.port, c.interpreter], ['vllm_serve', '/m', 9000, '/usr/bin/python3']);
+    const d = parseServerCommandLine(`/bin/bash -lc 'source /opt/vllm/bin/activate && exec python -m vllm.entrypoints.openai.api_server --model /m'`)!;
+    assert.deepEqual([d.engine, d.interpreter], ['vllm', '/opt/vllm/bin/python']);
+    assert.equal(parseServerCommandLine('/venv/bin/vllm bench serve --port 1'), undefined);
+    assert.equal(parseServerCommandLine('VLLM::EngineCore'), undefined);
+    assert.equal(parseServerCommandLine('python -m vllm.entrypoints.openai.run_batch -i x'), undefined);
+    // SGLang's parser keeps to SGLang.
+    assert.equal(parseSglangCommandLine('vllm serve /m'), undefined);
+    assert.equal(parseServerCommandLine('python -m sglang.launch_server --model-path /m')!.engine, 'sglang');
   });
 
   it('ss -ltnp', () => {
