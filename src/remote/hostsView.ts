@@ -147,6 +147,11 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
           s.unit ? `systemd unit: ${s.unit}` : '',
           s.pid !== undefined ? `pid ${s.pid}` : '',
           s.interpreter ? `Python: ${s.interpreter}` : '',
+          s.env && Object.keys(s.env).length
+            ? `Environment: ${Object.entries(s.env)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' ')}`
+            : '',
           fwd ? `Forwarded to http://127.0.0.1:${fwd.localPort}` : '',
         ]
           .filter(Boolean)

@@ -17,6 +17,7 @@ import {
   parseSystemctlCat,
   parseUnitList,
   PROBE_MARKER,
+  serverEnvOf,
   type EnvReport,
 } from '../../src/core/discovery';
 import { COLLECT_ENV_CUDA_ARCHS_NOTE, mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
@@ -136,6 +137,20 @@ describe('discovery parsers', () => {
     // SGLang's parser keeps to SGLang.
     assert.equal(parseSglangCommandLine('vllm serve /m'), undefined);
     assert.equal(parseServerCommandLine('python -m sglang.launch_server --model-path /m')!.engine, 'sglang');
+  });
+
+  it('keeps the backend-choosing variables of a process environment, never secrets', () => {
+    const environ = [
+      'PATH=/usr/bin',
+      'VLLM_ATTENTION_BACKEND=FLASHINFER',
+      'VLLM_API_KEY=sk-1',
+      'HF_TOKEN=hf_x',
+      'CUDA_VISIBLE_DEVICES=0,1',
+      'SGLANG_ENABLE_JIT_DEEPGEMM=0',
+      'VLLM_ATTENTION_BACKEND=late',
+      '',
+    ].join('\0');
+    assert.deepEqual(serverEnvOf(environ), { VLLM_ATTENTION_BACKEND: 'FLASHINFER', CUDA_VISIBLE_DEVICES: '0,1', SGLANG_ENABLE_JIT_DEEPGEMM: '0' });
   });
 
   it('ss -ltnp', () => {

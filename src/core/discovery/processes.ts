@@ -37,6 +37,31 @@ export interface RunningServer extends ServerCommand {
   unit?: string;
   /** Ports this process listens on (from ss), when known. */
   listening?: number[];
+  /**
+   * The variables of the process's environment that choose backends (`VLLM_*`, `SGLANG_*`,
+   * FlashInfer's, CUDA_VISIBLE_DEVICES…), from /proc/PID/environ when readable; secret-looking
+   * names are left out.
+   */
+  env?: Record<string, string>;
+}
+
+/** Environment variables that change what an inference server runs. */
+const SERVER_ENV_NAME = /^(?:VLLM_|SGLANG_|SGL_|FLASHINFER_|NCCL_|TORCH_CUDA_ARCH_LIST$|CUDA_VISIBLE_DEVICES$|PYTORCH_CUDA_ALLOC_CONF$)/;
+/** Environment variables whose values are secrets (kept as a name only, or left out). */
+export const SECRET_ENV_NAME = /(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
+
+/** The backend-choosing variables of a `/proc/PID/environ` text (NUL-separated), bounded. */
+export function serverEnvOf(environ: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const entry of environ.split('\0')) {
+    const eq = entry.indexOf('=');
+    const name = eq > 0 ? entry.slice(0, eq) : '';
+    if (!SERVER_ENV_NAME.test(name) || SECRET_ENV_NAME.test(name) || Object.prototype.hasOwnProperty.call(out, name)) continue;
+    out[name] = entry.slice(eq + 1, eq + 1 + 1000);
+    if (++n >= 64) break;
+  }
+  return out;
 }
 
 export interface ListeningSocket {

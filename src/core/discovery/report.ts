@@ -22,7 +22,7 @@ import {
 } from '../gpu/gpus';
 import type { HostLike } from '../gpu/hostLike';
 import { DEFAULT_ROOTS, findInterpreters, type EnvRoots } from './interpreters';
-import { parsePs, parseServerCommandLine, parseSs, parseSystemctlCat, parseUnitList, type ListeningSocket, type RunningServer } from './processes';
+import { parsePs, parseServerCommandLine, parseSs, parseSystemctlCat, parseUnitList, serverEnvOf, type ListeningSocket, type RunningServer } from './processes';
 import { PROBE_SCRIPT, parseProbeOutput, type PythonProbe } from './probeScript';
 import { mapLimit, runGuarded, type RunOptions } from './run';
 import { errorMessage } from '../errors';
@@ -214,30 +214,34 @@ async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): 
   return { servers, listening };
 }
 
+/** A process's environment (NUL-separated), or undefined when not readable (another user's process). */
+async function readEnviron(host: HostLike, pid: number): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await host.readFile(`/proc/${pid}/environ`, { maxBytes: 256 * 1024 }));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The interpreter behind a server process: from argv, /proc/PID/exe, or a console script's shebang. */
-async function serverInterpreter(host: HostLike, s: RunningServer, run: RunOptions): Promise<string | undefined> {
+async function serverInterpreter(host: HostLike, s: RunningServer, environ: string | undefined, run: RunOptions): Promise<string | undefined> {
   if (s.interpreter?.startsWith('/')) return s.interpreter;
   if (s.pid !== undefined && s.interpreter) {
     // A bare `python3` from an activated venv or conda env: the process environment says which.
-    try {
-      const env = new TextDecoder().decode(await host.readFile(`/proc/${s.pid}/environ`, { maxBytes: 256 * 1024 }));
-      for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
-        const v = env
-          .split('\0')
-          .find((e) => e.startsWith(`${key}=`))
-          ?.slice(key.length + 1);
-        if (v?.startsWith('/')) {
-          const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
-          try {
-            await host.stat(cand);
-            return cand;
-          } catch {
-            /* not there */
-          }
+    for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
+      const v = environ
+        ?.split('\0')
+        .find((e) => e.startsWith(`${key}=`))
+        ?.slice(key.length + 1);
+      if (v?.startsWith('/')) {
+        const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
+        try {
+          await host.stat(cand);
+          return cand;
+        } catch {
+          /* not there */
         }
       }
-    } catch {
-      /* not readable (other user) */
     }
     const r = await runGuarded(host, ['readlink', `/proc/${s.pid}/exe`], run);
     const p = r.stdout.trim();
@@ -504,7 +508,9 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
 
   const fromServers: { path: string; source: string }[] = [];
   for (const s of report.servers) {
-    const py = await serverInterpreter(host, s, run);
+    const environ = s.pid !== undefined ? await readEnviron(host, s.pid) : undefined;
+    if (environ !== undefined) s.env = serverEnvOf(environ);
+    const py = await serverInterpreter(host, s, environ, run);
     if (py) {
       s.interpreter = py;
       try {
@@ -670,6 +676,8 @@ export function formatEnvReport(r: EnvReport): string {
     L.push(`  ${who}: ${SERVER_KIND_LABEL[s.kind]} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`);
     if (s.modelPath) L.push(`      model ${s.modelPath}`);
     if (s.interpreter) L.push(`      python ${s.interpreter}`);
+    const env = Object.entries(s.env ?? {});
+    if (env.length) L.push(`      env ${env.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
   L.push('');
 
