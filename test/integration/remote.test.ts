@@ -172,7 +172,7 @@ describe('remote service layer over a real sshd', function () {
 
   it("reads the runtime flag catalog over SSH and gives the language server the host's GPU and package versions", async () => {
     const report = session.report ?? (await session.discover());
-    const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_sglang_args.py'));
+    const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_engine_args.py'));
     // The interpreter on the host imports the fake SGLang whose plugin grows a choice list.
     const rt = await readRuntimeCatalog(session.host, python, {
       script,
