@@ -127,7 +127,7 @@ describe('inference-doctor diagnose on a vLLM host', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("ranks vLLM's missing kernels first from the host's fatbins, its launch file and its log", async () => {
+  it("ranks vLLM's missing SM120 kernels first, from the host's fatbins, its launch file and its log", async () => {
     const launch = join(dir, 'serve.sh');
     writeFileSync(launch, '#!/bin/sh\nexec vllm serve /models/Qwen3-8B --port 8100 --max-model-len 16384 -tp 1\n');
     const log = join(dir, 'vllm.log');
@@ -139,16 +139,31 @@ describe('inference-doctor diagnose on a vLLM host', function () {
       out.symptoms.some((s) => s.symptom === 'crash'),
       JSON.stringify(out.symptoms),
     );
-    const top = out.findings[0];
-    assert.equal(top.id, 'vllm-kernel-missing-arch-crash', JSON.stringify(out.findings.map((f) => [f.id, f.confidence])));
-    assert.equal(top.confidence, 'match');
-    // The fatbin reader's targets, judged against the GPU nvidia-smi reported, and the log line.
-    assert.ok(
-      top.evidence.some((e) => e.stance === 'for' && /vllm carries .*sm_100a.*sm_86.*sm_90a.*none for sm_120/.test(e.text) && /fatbin targets/.test(e.text)),
-      JSON.stringify(top.evidence),
-    );
-    assert.ok(top.evidence.some((e) => e.stance === 'for' && /no kernel image/.test(e.text)));
+    const ranked = out.findings.map((f) => [f.id, f.confidence]);
+    // The RTX Blackwell rule first, then the general one: both now stand on what vLLM's libraries carry.
+    assert.deepEqual(ranked.slice(0, 2), [
+      ['vllm-no-sm120-kernel-image', 'match'],
+      ['vllm-kernel-missing-arch-crash', 'match'],
+    ]);
+    for (const f of out.findings.slice(0, 2)) {
+      // The fatbin reader's targets, judged against the GPU nvidia-smi reported, and the log line.
+      assert.ok(
+        f.evidence.some((e) => e.stance === 'for' && /vllm carries .*sm_100a.*sm_86.*sm_90a.*none for sm_120/.test(e.text) && /fatbin targets/.test(e.text)),
+        JSON.stringify(f.evidence),
+      );
+      assert.ok(f.evidence.some((e) => e.stance === 'for' && /no kernel image/.test(e.text)));
+    }
     // The SGLang rule on the same signature needs sgl-kernel, which is not on this host.
     assert.ok(!out.findings.some((f) => f.id === 'sglang-sgl-kernel-missing-arch-crash' && f.confidence === 'match'));
+  });
+  it("rules both out once vLLM's libraries carry sm_120 code: the missing kernel is another library's", async () => {
+    const pkg = join(dir, 'fake', 'site-packages', 'vllm');
+    for (const lib of ['_C.abi3.so', '_moe_C.abi3.so']) copyFileSync(join(fixtures, 'elf', 'sm100a_sm120_ptx120.so'), join(pkg, lib));
+    const log = join(dir, 'vllm.log');
+    writeFileSync(log, readFileSync(join(fixtures, 'diagnose', 'vllm-rtx5090-no-kernel.log')));
+    const r = await runCli(['diagnose', '--host', 'local', '--log', log, '--json'], { env, timeoutMs: 100_000 });
+    const out = JSON.parse(r.stdout) as { findings: JsonFinding[] };
+    const kernelRules = out.findings.filter((f) => f.id === 'vllm-no-sm120-kernel-image' || f.id === 'vllm-kernel-missing-arch-crash');
+    assert.deepEqual(kernelRules, [], JSON.stringify(out.findings.map((f) => [f.id, f.confidence])));
   });
 });
