@@ -51,13 +51,14 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
         items: {
           type: 'object',
           properties: {
+            engine: { type: 'string', enum: ['sglang', 'vllm'] },
             kind: { type: 'string' },
             port: { type: 'integer' },
             modelPath: { type: 'string' },
             pid: { type: 'integer' },
             unit: { type: 'string' },
           },
-          required: ['kind', 'port'],
+          required: ['engine', 'kind', 'port'],
         },
       },
       interpreters: {
@@ -118,6 +119,7 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
         ...(r.driverVersion ? { driverVersion: r.driverVersion } : {}),
         ...(r.driverCudaVersion ? { driverCudaVersion: r.driverCudaVersion } : {}),
         servers: r.servers.map((s) => ({
+          engine: s.engine,
           kind: s.kind,
           port: s.port,
           ...(s.modelPath ? { modelPath: s.modelPath } : {}),
