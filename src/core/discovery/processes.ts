@@ -167,7 +167,7 @@ const VLLM_API_SERVER = 'vllm.entrypoints.openai.api_server';
 /**
  * Recognise `vllm serve MODEL ...` (the model positional, or `--model` as older releases and the
  * image's entrypoint arguments write it), `python -m vllm.entrypoints.openai.api_server ...` and
- * that module's file. vLLM accepts underscores in flag names, so `--model_path`-style spellings count.
+ * that module's file.
  */
 function parseVllmArgv(argv: string[]): ServerCommand | undefined {
   for (let i = 0; i < argv.length; i++) {
