@@ -1,7 +1,7 @@
 /**
  * "Load Flags from Installed SGLang" on this machine: pick an interpreter (setting
  * inferenceDoctor.flags.python, then `which -a python3 python`), build SGLang's parser in it with
- * python/dump_sglang_args.py (cached per interpreter and version), merge with the catalog read from
+ * python/dump_engine_args.py (cached per interpreter and version), merge with the catalog read from
  * server_args.py, and hand the result to the language server. Loaded on first use of the command.
  */
 import { join } from 'node:path';
@@ -124,7 +124,7 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
   const hostLabel = target && target.id !== LOCAL_ID ? target.label : local.label;
   const python = typeof opts.python === 'string' && opts.python ? opts.python : await pickInterpreter(ctx, local, target);
   if (!python) return undefined;
-  const script = await loadDumpScript(context.asAbsolutePath(join('python', 'dump_sglang_args.py')));
+  const script = await loadDumpScript(context.asAbsolutePath(join('python', 'dump_engine_args.py')));
   const cacheDir = join(context.globalStorageUri.fsPath, 'flag-catalogs');
   let rt: RuntimeCatalog;
   try {

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import { BACKEND_OPTION_PRESETS } from '../core/hosts/search';
 import { parseHostSpec } from '../core/hosts/sshConfig';
-import { formatEnvReport, type SglangServer } from '../core/discovery/index';
+import { formatEnvReport, type RunningServer } from '../core/discovery/index';
 import { comparisonJson, summariseComparison } from '../core/remote/compare';
 import { describeLogSource, followArgv, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
@@ -178,7 +178,7 @@ export class RemoteFeature implements vscode.Disposable {
     return entry && session ? { entry, session } : undefined;
   }
 
-  private serverOf(arg: unknown): { hostId: string; key: string; server: SglangServer } | undefined {
+  private serverOf(arg: unknown): { hostId: string; key: string; server: RunningServer } | undefined {
     const n = arg as Partial<Extract<HostsNode, { kind: 'server' }>> | undefined;
     if (n?.kind !== 'server' || !n.hostId || !n.key) return undefined;
     const server = this.hostsView.findServer(n.hostId, n.key);
@@ -188,7 +188,7 @@ export class RemoteFeature implements vscode.Disposable {
   private async pickServerOnHost(
     arg: unknown,
     placeHolder: string,
-  ): Promise<{ hostId: string; key: string; server: SglangServer; session: HostSession; entry: HostEntry } | undefined> {
+  ): Promise<{ hostId: string; key: string; server: RunningServer; session: HostSession; entry: HostEntry } | undefined> {
     const direct = this.serverOf(arg);
     if (direct) {
       const session = this.hosts.session(direct.hostId);
@@ -200,7 +200,7 @@ export class RemoteFeature implements vscode.Disposable {
     const report = picked.session.report ?? (await this.hosts.discover(picked.entry.id));
     const servers = report?.servers ?? [];
     if (servers.length === 0) {
-      void vscode.window.showInformationMessage(`No running SGLang server was found on ${notificationText(picked.entry.label)}.`);
+      void vscode.window.showInformationMessage(`No running SGLang or vLLM server was found on ${notificationText(picked.entry.label)}.`);
       return undefined;
     }
     const server =
@@ -211,7 +211,7 @@ export class RemoteFeature implements vscode.Disposable {
               guardPicks(
                 servers.map((s) => ({
                   label: s.unit ?? `pid ${s.pid ?? '?'}`,
-                  description: `port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`,
+                  description: `${s.engine === 'vllm' ? 'vLLM' : 'SGLang'} · port ${s.port}${s.modelPath ? ` · ${s.modelPath}` : ''}`,
                   s,
                 })),
               ),
@@ -307,7 +307,7 @@ export class RemoteFeature implements vscode.Disposable {
     if (!picked) return;
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Discovering the environment on ${notificationText(picked.entry.label)}…` },
-      // The report asked for by hand includes SGLang's own check_env where it exists.
+      // The report asked for by hand includes SGLang's check_env and vLLM's collect_env where they exist.
       () => this.hosts.discover(picked.entry.id, { checkEnv: true }),
     );
     if (!report) {

@@ -2,8 +2,8 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import { ccText, archOf } from '../core/gpu/gpus';
-import type { EnvWarning, InterpreterReport, SglangServer } from '../core/discovery/index';
-import { PACKAGE_LABELS } from '../core/discovery/report';
+import type { EnvWarning, InterpreterReport, RunningServer } from '../core/discovery/index';
+import { PACKAGE_LABELS, SERVER_KIND_LABEL } from '../core/discovery/report';
 import { serverKey } from '../core/remote/session';
 import type { HostEntry, HostManager } from './hostManager';
 import { guardTreeItem } from '../ui/foreignText';
@@ -30,7 +30,7 @@ export interface ForwardInfo {
 }
 
 /** The last segment of the server's model path (`/models/Qwen3-8B/` → `Qwen3-8B`). */
-export function modelName(s: SglangServer): string | undefined {
+export function modelName(s: RunningServer): string | undefined {
   return s.modelPath?.replace(/\/+$/, '').split('/').pop() || undefined;
 }
 
@@ -100,8 +100,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         const it = this.hosts.session(node.hostId)?.report?.interpreters[node.index];
         const item = new vscode.TreeItem(it?.path ?? '?', vscode.TreeItemCollapsibleState.Collapsed);
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
-        const sg = it?.probe?.packages.sglang;
-        item.description = it?.error ? 'could not inspect' : sg?.found ? `sglang ${sg.version ?? '?'}` : 'no sglang';
+        item.description = it?.error ? 'could not inspect' : enginesText(it);
         item.tooltip = `${it?.path ?? ''}\nFound via: ${it?.sources.join(', ') ?? ''}${it?.alsoAt?.length ? `\nAlso found as: ${it.alsoAt.join(', ')}` : ''}`;
         item.contextValue = 'hostInterpreter';
         return item;
@@ -135,16 +134,24 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     const fwd = this.forwardOf(node.hostId, node.key);
     const who = s?.unit ?? (s?.pid !== undefined ? `pid ${s.pid}` : 'server');
     const item = new vscode.TreeItem(`${who} :${s?.port ?? '?'}`);
+    // Which engine, first: the rest of the row (model, forward) reads the same for both.
+    const engine = s ? (s.engine === 'vllm' ? 'vLLM' : 'SGLang') : undefined;
     item.iconPath = new vscode.ThemeIcon(fwd ? 'plug' : 'server-process', fwd ? new vscode.ThemeColor('testing.iconPassed') : undefined);
     const model = s && modelName(s);
-    item.description = [model, fwd ? `→ 127.0.0.1:${fwd.localPort}` : undefined].filter(Boolean).join(' · ');
+    item.description = [engine, model, fwd ? `→ 127.0.0.1:${fwd.localPort}` : undefined].filter(Boolean).join(' · ');
     item.tooltip = s
       ? [
-          `${s.kind === 'serve' ? 'sglang serve' : 'sglang.launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,
+          `${SERVER_KIND_LABEL[s.kind]} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}`,
           s.modelPath ? `Model: ${s.modelPath}` : '',
+          flagsText(s.argv),
           s.unit ? `systemd unit: ${s.unit}` : '',
           s.pid !== undefined ? `pid ${s.pid}` : '',
           s.interpreter ? `Python: ${s.interpreter}` : '',
+          s.env && Object.keys(s.env).length
+            ? `Environment: ${Object.entries(s.env)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' ')}`
+            : '',
           fwd ? `Forwarded to http://127.0.0.1:${fwd.localPort}` : '',
         ]
           .filter(Boolean)
@@ -154,7 +161,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
     return item;
   }
 
-  findServer(hostId: string, key: string): SglangServer | undefined {
+  findServer(hostId: string, key: string): RunningServer | undefined {
     return this.hosts.session(hostId)?.report?.servers.find((s) => serverKey(s) === key);
   }
 
@@ -183,7 +190,7 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         if (st.discoveryError) return [{ kind: 'error', hostId: id, message: `Discovery failed: ${st.discoveryError}` }];
         if (!report) return [{ kind: 'info', hostId: id, label: 'Not discovered yet', icon: 'circle-outline' }];
         if (node.section === 'servers') {
-          if (report.servers.length === 0) return [{ kind: 'info', hostId: id, label: 'No SGLang server running', icon: 'info' }];
+          if (report.servers.length === 0) return [{ kind: 'info', hostId: id, label: 'No SGLang or vLLM server running', icon: 'info' }];
           return report.servers.map((s) => ({ kind: 'server', hostId: id, key: serverKey(s) }));
         }
         return this.envRows(id);
@@ -220,6 +227,13 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
   }
 }
 
+/** The engines an interpreter has, with versions: `sglang 0.5.2 · vllm 0.10.1`, else `no sglang or vllm`. */
+function enginesText(it: InterpreterReport | undefined): string {
+  const pk = it?.probe?.packages;
+  const found = (['sglang', 'vllm'] as const).filter((k) => pk?.[k].found).map((k) => `${k} ${pk?.[k].version ?? '?'}`);
+  return found.length ? found.join(' · ') : 'no sglang or vllm';
+}
+
 function warningRow(hostId: string, w: EnvWarning): HostsNode {
   const [icon, color] =
     w.severity === 'error'
@@ -231,16 +245,22 @@ function warningRow(hostId: string, w: EnvWarning): HostsNode {
   return { kind: 'info', hostId, label: short.length > 120 ? `${short.slice(0, 117)}…` : short, icon, ...(color ? { color } : {}), tooltip: w.message };
 }
 
-/** The tree leaves vLLM to the report: this view is about SGLang. */
-const PACKAGES = PACKAGE_LABELS.filter(([key]) => key !== 'vllm');
+/** The server's options as written (everything from its first `--flag`), cut for a tooltip. */
+function flagsText(argv: string[]): string {
+  const at = argv.findIndex((a) => a.startsWith('-') && a !== '-m' && !a.startsWith('-m'));
+  const text = at < 0 ? '' : argv.slice(at).join(' ');
+  return text ? `Flags: ${text.length > 600 ? `${text.slice(0, 597)}…` : text}` : '';
+}
 
 function interpreterRows(hostId: string, it: InterpreterReport | undefined): HostsNode[] {
   if (!it) return [];
   if (it.error || !it.probe) return [{ kind: 'error', hostId, message: it.error ?? 'could not inspect' }];
   const p = it.probe;
   const rows: HostsNode[] = [{ kind: 'info', hostId, label: 'Python', description: p.python.version, icon: 'symbol-misc' }];
-  for (const [key, label] of PACKAGES) {
+  for (const [key, label] of PACKAGE_LABELS) {
     const pkg = p.packages[key];
+    // vLLM's row only where it is installed: most SGLang hosts have none, and the reverse.
+    if (key === 'vllm' && !pkg.found) continue;
     let description = pkg.found ? (pkg.version ?? '(version unknown)') : 'not installed';
     if (key === 'torch' && p.packages.torch.found && p.packages.torch.imported) {
       description += ` · CUDA ${p.packages.torch.cudaVersion ?? 'none'}`;

@@ -198,6 +198,29 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.equal(list.releases[0].version, '0.3.0');
   });
 
+  it('flags --python: the runtime catalog of an installed vLLM, from its own parser', async () => {
+    const env = { ...process.env, PYTHONPATH: join(ROOT, 'test', 'fixtures', 'fake-vllm-runtime'), FAKE_VLLM_PLUGIN_BACKEND: 'FAKE_PLUGIN_ATTN' };
+    const json = await runCli(['flags', '--python', 'python3', '--engine', 'vllm', '--json'], { env, timeoutMs: 40_000 });
+    assert.equal(json.code, 0, json.stderr);
+    const out = JSON.parse(json.stdout) as { runtime: { engine: string; version: string; source: string }; entries: { flag: string; choices?: string[] }[] };
+    assert.deepEqual([out.runtime.engine, out.runtime.version, out.runtime.source], ['vllm', '0.11.0', 'dump']);
+    assert.deepEqual(out.entries.find((e) => e.flag === '--attention-backend')?.choices, ['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FAKE_PLUGIN_ATTN']);
+    const text = await runCli(['flags', '--python', 'python3', '--engine', 'vllm', '--family', 'kv-cache'], { env, timeoutMs: 40_000 });
+    assert.match(
+      text.stdout,
+      /^runtime catalog of vLLM 0\.11\.0 in python3 \(read from its parser\): 1 flags\n\nkv-cache \(1\)\n {2}--kv-cache-dtype {2}\[CacheConfig\]/,
+    );
+    // No vLLM in that interpreter: exit 3 with the reason; --engine alone is a usage error.
+    const none = await runCli(['flags', '--python', 'python3', '--engine', 'vllm'], {
+      env: { ...process.env, PYTHONPATH: join(ROOT, 'test', 'fixtures', 'diagnose') },
+      timeoutMs: 40_000,
+    });
+    assert.equal(none.code, 3);
+    assert.match(none.stderr, /vllm is not importable by this interpreter/);
+    assert.equal((await cli(['flags', '--engine', 'vllm'])).code, 64);
+    assert.equal((await cli(['flags', '--engine', 'tgi', '--python', 'python3'])).code, 64);
+  });
+
   it('detect - reads standard input', async () => {
     const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
     assert.equal(r.code, 0);

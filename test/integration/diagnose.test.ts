@@ -1,9 +1,11 @@
 /**
  * `inference-doctor diagnose` as a user runs it: against the simulator over real HTTP (the
- * incident's server), on a launch file and a server log on disk, and with bad input.
+ * incident's server), on a launch file and a server log on disk, on a (fake) vLLM host whose
+ * discovery runs for real, and with bad input.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, scenarioPath, SimPool } from './helpers';
@@ -96,5 +98,72 @@ describe('inference-doctor diagnose', function () {
       out.notes.some((n) => /\/v1\/models/.test(n)),
       out.notes.join('|'),
     );
+  });
+});
+
+describe('inference-doctor diagnose on a vLLM host', function () {
+  this.timeout(120_000);
+  const fixtures = join(__dirname, '..', 'fixtures');
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  before(function () {
+    dir = mkdtempSync(join(tmpdir(), 'id-diagnose-vllm-'));
+    // test/fixtures/fake-vllm: ps, ss and systemctl stubs, a vLLM package whose _C and _moe_C have no sm_120 code.
+    cpSync(join(fixtures, 'fake-vllm'), join(dir, 'fake'), { recursive: true });
+    for (const f of readdirSync(join(dir, 'fake', 'bin'))) chmodSync(join(dir, 'fake', 'bin', f), 0o755);
+    const pkg = join(dir, 'fake', 'site-packages', 'vllm');
+    copyFileSync(join(fixtures, 'elf', 'sm90a_sm100a.so'), join(pkg, '_C.abi3.so'));
+    copyFileSync(join(fixtures, 'elf', 'relfatbin_sm86.so'), join(pkg, '_moe_C.abi3.so'));
+    writeFileSync(join(dir, 'vllm'), '#!/usr/bin/env python3\n', { mode: 0o755 });
+    env = {
+      ...process.env,
+      // The fake nvidia-smi (an RTX PRO 6000, compute 12.0) and which come from fake-install.
+      PATH: `${join(dir, 'fake', 'bin')}:${join(fixtures, 'fake-install', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      PYTHONPATH: join(dir, 'fake', 'site-packages'),
+      FAKE_PYTHON: execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 }).trim(),
+      FAKE_VLLM_SCRIPT: join(dir, 'vllm'),
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("ranks vLLM's missing SM120 kernels first, from the host's fatbins, its launch file and its log", async () => {
+    const launch = join(dir, 'serve.sh');
+    writeFileSync(launch, '#!/bin/sh\nexec vllm serve /models/Qwen3-8B --port 8100 --max-model-len 16384 -tp 1\n');
+    const log = join(dir, 'vllm.log');
+    writeFileSync(log, readFileSync(join(fixtures, 'diagnose', 'vllm-rtx5090-no-kernel.log')));
+    const r = await runCli(['diagnose', '--host', 'local', '--launch', launch, '--log', log, '--json'], { env, timeoutMs: 100_000 });
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { symptoms: { symptom: string }[]; findings: JsonFinding[] };
+    assert.ok(
+      out.symptoms.some((s) => s.symptom === 'crash'),
+      JSON.stringify(out.symptoms),
+    );
+    const ranked = out.findings.map((f) => [f.id, f.confidence]);
+    // The RTX Blackwell rule first, then the general one: both now stand on what vLLM's libraries carry.
+    assert.deepEqual(ranked.slice(0, 2), [
+      ['vllm-no-sm120-kernel-image', 'match'],
+      ['vllm-kernel-missing-arch-crash', 'match'],
+    ]);
+    for (const f of out.findings.slice(0, 2)) {
+      // The fatbin reader's targets, judged against the GPU nvidia-smi reported, and the log line.
+      assert.ok(
+        f.evidence.some((e) => e.stance === 'for' && /vllm carries .*sm_100a.*sm_86.*sm_90a.*none for sm_120/.test(e.text) && /fatbin targets/.test(e.text)),
+        JSON.stringify(f.evidence),
+      );
+      assert.ok(f.evidence.some((e) => e.stance === 'for' && /no kernel image/.test(e.text)));
+    }
+    // The SGLang rule on the same signature needs sgl-kernel, which is not on this host.
+    assert.ok(!out.findings.some((f) => f.id === 'sglang-sgl-kernel-missing-arch-crash' && f.confidence === 'match'));
+  });
+  it("rules both out once vLLM's libraries carry sm_120 code: the missing kernel is another library's", async () => {
+    const pkg = join(dir, 'fake', 'site-packages', 'vllm');
+    for (const lib of ['_C.abi3.so', '_moe_C.abi3.so']) copyFileSync(join(fixtures, 'elf', 'sm100a_sm120_ptx120.so'), join(pkg, lib));
+    const log = join(dir, 'vllm.log');
+    writeFileSync(log, readFileSync(join(fixtures, 'diagnose', 'vllm-rtx5090-no-kernel.log')));
+    const r = await runCli(['diagnose', '--host', 'local', '--log', log, '--json'], { env, timeoutMs: 100_000 });
+    const out = JSON.parse(r.stdout) as { findings: JsonFinding[] };
+    const kernelRules = out.findings.filter((f) => f.id === 'vllm-no-sm120-kernel-image' || f.id === 'vllm-kernel-missing-arch-crash');
+    assert.deepEqual(kernelRules, [], JSON.stringify(out.findings.map((f) => [f.id, f.confidence])));
   });
 });

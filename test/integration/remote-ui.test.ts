@@ -429,6 +429,52 @@ describe('remote feature in a fake VS Code', function () {
     }
   });
 
+  it('shows a vLLM server on This machine with its engine, model, flags and backend environment, and its evidence for Diagnose', async () => {
+    const fake = await startFakeLaunchServer({
+      simJs: join(__dirname, '..', '..', 'dist', 'sim.js'),
+      scenario: join(__dirname, '..', 'fixtures', 'scenarios', 'e2e.json'),
+      port: await freePort(),
+      engine: 'vllm',
+      flags: ['--model', '/models/Qwen3-30B-A3B-NVFP4', '--kv-cache-dtype', 'fp8'],
+      env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER', VLLM_API_KEY: 'sk-not-shown' },
+    });
+    try {
+      await commands.get('inferenceDoctor.refreshHosts')!({ kind: 'host', hostId: 'local' });
+      const report = runtimeHosts
+        .connected()
+        .find((h) => h.local)
+        ?.report?.();
+      const server = report?.servers.find((s) => s.port === fake.port);
+      assert.ok(server, 'discovery found the vLLM server');
+      assert.deepEqual([server.engine, server.kind, server.pid, server.modelPath], ['vllm', 'vllm_api_server', fake.pid, '/models/Qwen3-30B-A3B-NVFP4']);
+      assert.equal(server.env?.VLLM_ATTENTION_BACKEND, 'FLASHINFER', 'read from /proc/PID/environ');
+      assert.ok(!('VLLM_API_KEY' in (server.env ?? {})), 'a secret is never kept');
+
+      const p = trees.get('inferenceDoctor.hosts')!.provider;
+      const host = (await p.getChildren(undefined))[0];
+      const section = (await p.getChildren(host)).find((n: any) => n.section === 'servers');
+      const rows = await p.getChildren(section);
+      const items = await Promise.all(rows.map((r: unknown) => p.getTreeItem(r)));
+      const item = items.find((i: any) => i.label === `pid ${fake.pid} :${fake.port}`);
+      assert.ok(item, JSON.stringify(items.map((i: any) => i.label)));
+      assert.equal(item.description, 'vLLM · Qwen3-30B-A3B-NVFP4');
+      // The tooltip is escaped markdown, one paragraph per line.
+      const tip = (item.tooltip as { value: string }).value.replace(/\\(.)/g, '$1').split('\n\n');
+      assert.deepEqual(tip.slice(0, 3), [
+        `vllm api_server on 0.0.0.0:${fake.port}`,
+        'Model: /models/Qwen3-30B-A3B-NVFP4',
+        `Flags: --port ${fake.port} --model /models/Qwen3-30B-A3B-NVFP4 --kv-cache-dtype fp8`,
+      ]);
+      assert.ok(tip.includes('Environment: VLLM_ATTENTION_BACKEND=FLASHINFER'), tip.join('|'));
+
+      const ev = await runtimeHosts.connected().find((h) => h.local)!.serverEvidence!({ key: serverKey(server) });
+      assert.match(ev?.launch?.text ?? '', /'-m' 'vllm\.entrypoints\.openai\.api_server' '--port' '\d+' '--model' '\/models\/Qwen3-30B-A3B-NVFP4'/);
+      assert.match(ev?.log?.text ?? '', /test stand-in/);
+    } finally {
+      await fake.stop();
+    }
+  });
+
   it('asks about an unknown host key in a modal with its SHA256 fingerprint; Cancel rejects', async () => {
     const p = trees.get('inferenceDoctor.hosts')!.provider;
     warningAnswer = () => undefined; // Cancel

@@ -15,6 +15,7 @@ import { resolveSshTarget } from '../../src/core/hosts/sshConfig';
 import { HostError } from '../../src/core/hosts/types';
 import { BACKEND_OPTION_PRESETS } from '../../src/core/hosts/search';
 import { HostSession, serverKey } from '../../src/core/remote/session';
+import { formatEnvReport } from '../../src/core/discovery';
 import { NOT_SET } from '../../src/core/remote/compare';
 import { ruleContextFromReport } from '../../src/core/remote/ruleContext';
 import { loadDumpScript, readRuntimeCatalog } from '../../src/core/flags/runtime';
@@ -119,9 +120,59 @@ describe('remote service layer over a real sshd', function () {
     assert.deepEqual(report.servers.map(serverKey).sort(), ['pid:4242', 'unit:sglang-b.service']);
   });
 
+  it('discovers a vLLM host over SSH: its servers by engine, its kernels judged for sm_120, collect_env with the CUDA Archs caveat', async () => {
+    const fake = join(root, 'fake-vllm');
+    cpSync(join(FIXTURES, 'fake-vllm'), fake, { recursive: true });
+    for (const f of readdirSync(join(fake, 'bin'))) chmodSync(join(fake, 'bin', f), 0o755);
+    copyFileSync(join(FIXTURES, 'elf', 'sm90a_sm100a.so'), join(fake, 'site-packages', 'vllm', '_C.abi3.so'));
+    copyFileSync(join(FIXTURES, 'elf', 'relfatbin_sm86.so'), join(fake, 'site-packages', 'vllm', '_moe_C.abi3.so'));
+    const vllmSession = new HostSession(host, 'vllm-host', {
+      env: {
+        PATH: `${join(fake, 'bin')}:${join(root, 'fake', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        PYTHONPATH: join(fake, 'site-packages'),
+        FAKE_PYTHON: python,
+        FAKE_VLLM_SCRIPT: join(fake, 'bin', 'vllm'),
+        PYTHONDONTWRITEBYTECODE: '1',
+        HOME: join(root, 'home'),
+        TORCH_CUDA_ARCH_LIST: '12.0',
+      },
+      home: join(root, 'home'),
+      roots: { envsDirs: [join(root, 'no-envs')], envDirs: [], projectDirs: [] },
+      torch: 'no',
+      cuobjdump: 'never',
+    });
+    try {
+      const report = await vllmSession.discover({ checkEnv: true });
+      assert.deepEqual(
+        report.servers.map((s) => [serverKey(s), s.engine, s.kind, s.port, s.modelPath]),
+        [
+          ['pid:5100', 'vllm', 'vllm_serve', 8100, '/models/Qwen3-30B-A3B-NVFP4'],
+          ['pid:5200', 'vllm', 'vllm_api_server', 8000, '/models/small'],
+          ['unit:vllm-embed.service', 'vllm', 'vllm_serve', 8200, '/models/embed'],
+        ],
+      );
+      const it = report.interpreters.find((i) => i.probe?.packages.vllm.found)!;
+      assert.deepEqual(
+        it.verdicts.filter((v) => v.package === 'vLLM').map((v) => [v.gpuArch, v.level]),
+        [['sm_120', 'none']],
+      );
+      assert.match(it.collectEnv?.output ?? '', /CUDA Archs: 12\.0; ROCm: Disabled/);
+      assert.match(
+        formatEnvReport(report),
+        /note: collect_env's "CUDA Archs" is the TORCH_CUDA_ARCH_LIST variable of the shell that ran it, not what vLLM was compiled for/,
+      );
+      // The unit's launch file is found for the vLLM server as for SGLang's.
+      const unit = report.servers.find((s) => s.unit)!;
+      assert.deepEqual(await vllmSession.launchSource(unit), { kind: 'unit-file', path: '/etc/systemd/system/vllm-embed.service', unit: 'vllm-embed.service' });
+      await assert.rejects(vllmSession.compareWithLaunch(unit, 'http://127.0.0.1:9'), /is vLLM: the comparison reads SGLang's \/server_info fields/);
+    } finally {
+      await vllmSession.dispose();
+    }
+  });
+
   it("reads the runtime flag catalog over SSH and gives the language server the host's GPU and package versions", async () => {
     const report = session.report ?? (await session.discover());
-    const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_sglang_args.py'));
+    const script = await loadDumpScript(join(__dirname, '..', '..', 'python', 'dump_engine_args.py'));
     // The interpreter on the host imports the fake SGLang whose plugin grows a choice list.
     const rt = await readRuntimeCatalog(session.host, python, {
       script,
@@ -188,6 +239,7 @@ describe('remote service layer over a real sshd', function () {
         }
       });
       const server = {
+        engine: 'sglang' as const,
         kind: 'launch_server' as const,
         argv: ['python3', '-m', 'sglang.launch_server'],
         port: 30000,
@@ -316,6 +368,38 @@ describe('remote service layer over a real sshd', function () {
     }
     const end = await f.done;
     assert.equal(end.reason, 'stopped');
+  });
+
+  it('follows a vLLM log: its backend choices picked out silently, its Corrupted count notified as NaN', async () => {
+    const log = join(root, 'vllm.log');
+    writeFileSync(log, '(APIServer pid=812) INFO 03-02 09:11:50 [api_server.py:1839] vLLM API server version 0.11.0\n');
+    const alerts: [LogAlert, boolean][] = [];
+    const f = session.followLog({ kind: 'file', path: log }, { quietMs: 60_000, onAlert: (a, n) => alerts.push([a, n]) });
+    const stats = (n: number): string =>
+      `(APIServer pid=812) INFO 03-02 09:14:5${n} [loggers.py:123] Engine 000: Avg prompt throughput: 40.2 tokens/s, Avg generation throughput: 96.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.9%, Prefix cache hit rate: 0.0%, Corrupted: ${n} reqs\n`;
+    try {
+      await waitFor('the first line', () => f.buffer.lineCount >= 1);
+      appendFileSync(
+        log,
+        "(EngineCore_DP0 pid=901) INFO 03-02 09:12:01 [cuda.py:351] Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'TRITON_ATTN']\n" +
+          "(EngineCore_DP0 pid=901) INFO 03-02 09:12:03 [nvfp4.py:88] Using 'FLASHINFER_CUTLASS' NvFp4 MoE backend out of potential backends: ['FLASHINFER_CUTLASS', 'MARLIN']\n" +
+          stats(0) +
+          stats(2),
+      );
+      await waitFor('three alerts', () => alerts.length >= 3);
+      assert.deepEqual(
+        alerts.map(([a, n]) => [a.kind, a.level, n, a.lineNumber]),
+        [
+          ['backend-selected', 'info', false, 2],
+          ['backend-selected', 'info', false, 3],
+          ['nan', 'problem', true, 5],
+        ],
+      );
+      assert.equal(alerts[1][0].title, 'vLLM chose FLASHINFER_CUTLASS for MoE');
+    } finally {
+      f.stop();
+    }
+    assert.equal((await f.done).reason, 'stopped');
   });
 
   it('keeps partial results with a clear error when the connection dies mid-search, then reconnects', async () => {

@@ -1,7 +1,7 @@
 /**
- * A process that looks like `python3 -m sglang.launch_server …` in `ps` and answers like SGLang:
- * a tiny `sglang/launch_server.py` (written here, on PYTHONPATH) starts the simulator on the
- * `--port` it was given and waits for it. Its stdout and stderr go to a log file, so the remote
+ * A process that looks like `python3 -m sglang.launch_server …` (or, with `engine: 'vllm'`,
+ * `python3 -m vllm.entrypoints.openai.api_server …`) in `ps` and answers like SGLang: a tiny
+ * module (written here, on PYTHONPATH) starts the simulator on the `--port` it was given and waits for it. Its stdout and stderr go to a log file, so the remote
  * feature can find and follow the log through /proc/PID/fd. Stopping kills the whole group.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const WRAPPER = `"""Stands in for SGLang's launch_server in tests: the simulator does the serving."""
+const WRAPPER = `"""Stands in for the engine's server module in tests: the simulator does the serving."""
 import os
 import subprocess
 import sys
@@ -31,21 +31,36 @@ export interface FakeLaunchServer {
   stop(): Promise<void>;
 }
 
-export async function startFakeLaunchServer(opts: { simJs: string; scenario: string; port: number; flags: string[] }): Promise<FakeLaunchServer> {
+/** The module each engine's server runs as. */
+const SERVER_MODULE = { sglang: 'sglang.launch_server', vllm: 'vllm.entrypoints.openai.api_server' } as const;
+
+export async function startFakeLaunchServer(opts: {
+  simJs: string;
+  scenario: string;
+  port: number;
+  flags: string[];
+  engine?: keyof typeof SERVER_MODULE;
+  /** Extra environment of the server process (what discovery reads from /proc/PID/environ). */
+  env?: Record<string, string>;
+}): Promise<FakeLaunchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'id-fake-launch-'));
-  mkdirSync(join(dir, 'sglang'));
-  writeFileSync(join(dir, 'sglang', '__init__.py'), '');
-  writeFileSync(join(dir, 'sglang', 'launch_server.py'), WRAPPER);
+  const module = SERVER_MODULE[opts.engine ?? 'sglang'];
+  const parts = module.split('.');
+  for (let i = 1; i < parts.length; i++) {
+    mkdirSync(join(dir, ...parts.slice(0, i)), { recursive: true });
+    writeFileSync(join(dir, ...parts.slice(0, i), '__init__.py'), '');
+  }
+  writeFileSync(join(dir, ...parts.slice(0, -1), `${parts[parts.length - 1]}.py`), WRAPPER);
   const logFile = join(dir, 'server.log');
   const fd = openSync(logFile, 'a');
-  const argv = ['-m', 'sglang.launch_server', '--port', String(opts.port), ...opts.flags];
+  const argv = ['-m', module, '--port', String(opts.port), ...opts.flags];
   let child: ChildProcess;
   try {
     child = spawn('python3', argv, {
       cwd: dir,
       detached: true,
       stdio: ['ignore', fd, fd],
-      env: { ...process.env, PYTHONPATH: dir, ID_SIM_NODE: process.execPath, ID_SIM_JS: opts.simJs, ID_SIM_SCENARIO: opts.scenario },
+      env: { ...process.env, ...opts.env, PYTHONPATH: dir, ID_SIM_NODE: process.execPath, ID_SIM_JS: opts.simJs, ID_SIM_SCENARIO: opts.scenario },
     });
   } finally {
     closeSync(fd);

@@ -47,6 +47,32 @@ describe('diagnose: launch file reader', () => {
     assert.equal(ev.model.traits.hybridLinearAttention?.value, true);
   });
 
+  it('reads a vllm serve command: the positional model, fields as EngineArgs names them, aliases, --no-x, env', () => {
+    const ev = fromLaunch(
+      [
+        '#!/bin/sh',
+        'export VLLM_USE_FLASHINFER_MOE_FP4=1',
+        'vllm serve nvidia/Qwen3-30B-A3B-NVFP4 -tp 2 --kv_cache_dtype fp8 --attention-backend FLASHINFER \\',
+        '  --no-enable-prefix-caching --compilation-config.cudagraph_mode FULL -O3',
+        '',
+      ].join('\n'),
+      'serve.sh',
+    );
+    assert.equal(ev.engine?.value, 'vllm');
+    const w = ev.flags.written;
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(w).map(([k, f]) => [k, f.value])),
+      { model: 'nvidia/Qwen3-30B-A3B-NVFP4', tensor_parallel_size: '2', kv_cache_dtype: 'fp8', attention_backend: 'FLASHINFER', enable_prefix_caching: false },
+      'a dotted config key and -O (whose field changed in 0.12) are left out',
+    );
+    assert.equal(w.attention_backend.where, 'serve.sh line 3');
+    assert.equal(ev.env.VLLM_USE_FLASHINFER_MOE_FP4.value, '1');
+    assert.equal(ev.model.path?.value, 'nvidia/Qwen3-30B-A3B-NVFP4');
+    assert.equal(ev.model.quantization?.value, 'nvfp4');
+    assert.equal(ev.model.kvCacheDtype?.value, 'fp8');
+    assert.equal(ev.gpu.count?.value, 2);
+  });
+
   it('records hints that disagree (file name vs ROCm image) and keeps dynamic values as guesses', () => {
     const ev = fromLaunch(fixture('serve-rtx5090.sh'), 'serve-rtx5090.sh');
     assert.equal(ev.gpu.name?.value, 'NVIDIA GeForce RTX 5090');
@@ -135,15 +161,20 @@ describe('diagnose: check_env and collect_env readers', () => {
     assert.deepEqual(ev.conflicts, []);
   });
 
-  it('reads collect_env, new padded layout: sections, build archs, environment variables', () => {
+  it('reads collect_env, new padded layout: sections, the CUDA Archs line as TORCH_CUDA_ARCH_LIST, environment variables', () => {
     const ev = fromCollectEnv(fixture('collect-env-new.txt'));
     assert.equal(ev.gpu.name?.value, 'NVIDIA RTX PRO 6000 Blackwell Workstation Edition');
     assert.equal(ev.gpu.family?.value, 'blackwell-rtx');
     assert.equal(ev.versions.vllm?.value, '0.10.2');
     assert.equal(ev.versions.cuda?.value, '12.8');
     assert.equal(ev.env.VLLM_ATTENTION_BACKEND.value, 'FLASHINFER');
-    assert.deepEqual(ev.kernels.vllm?.value.sass, ['sm_100', 'sm_120', 'sm_80', 'sm_90']);
-    assert.deepEqual(ev.kernels.vllm?.value.ptx, ['compute_120']);
+    // "CUDA Archs" is the shell's TORCH_CUDA_ARCH_LIST, not what vLLM was compiled for: a variable, never kernel coverage.
+    assert.equal(ev.kernels.vllm, undefined);
+    assert.equal(ev.env.TORCH_CUDA_ARCH_LIST.value, '8.0 9.0 10.0 12.0+PTX');
+    assert.match(
+      ev.env.TORCH_CUDA_ARCH_LIST.where ?? '',
+      /^collect_env line 42 \(.*TORCH_CUDA_ARCH_LIST variable of the shell that ran it, not what vLLM was compiled for/,
+    );
   });
 
   it('never throws on junk', () => {
@@ -178,6 +209,7 @@ describe('diagnose: discovery and probe readers', () => {
     nvccVersion: '12.9',
     servers: [
       {
+        engine: 'sglang',
         kind: 'launch_server',
         argv: [],
         interpreter: '/opt/sgl/bin/python3',
@@ -289,6 +321,35 @@ describe('diagnose: discovery and probe readers', () => {
     assert.deepEqual(ev.kernels.torch?.value.ptx, ['compute_120']);
     assert.equal(ev.model.path?.value, 'acme/Qwen3.5-27B-FP8');
     assert.deepEqual(ev.conflicts, []);
+  });
+
+  it("reads a vLLM server's engine, model and backend environment, the one the chosen interpreter runs", () => {
+    const r = report();
+    r.servers = [
+      { ...r.servers[0], engine: 'sglang', interpreter: '/usr/bin/python3', pid: 7, modelPath: '/models/other' },
+      {
+        engine: 'vllm',
+        kind: 'vllm_serve',
+        argv: [],
+        interpreter: '/opt/sgl/bin/python3',
+        port: 8000,
+        portIsDefault: true,
+        host: '0.0.0.0',
+        modelPath: '/models/Qwen3-8B',
+        source: 'process',
+        pid: 42,
+        env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER', CUDA_VISIBLE_DEVICES: '0,1' },
+      },
+    ];
+    const ev = fromDiscovery(r, { interpreter: '/opt/sgl/bin/python3' });
+    assert.equal(ev.engine?.value, 'vllm');
+    assert.equal(ev.model.path?.value, '/models/Qwen3-8B');
+    assert.equal(ev.env.VLLM_ATTENTION_BACKEND.value, 'FLASHINFER');
+    assert.match(ev.env.VLLM_ATTENTION_BACKEND.where ?? '', /discovery on gpu-box \(pid 42\) \/proc environment/);
+    // A report saved before servers had an engine held SGLang's only.
+    const old = report();
+    delete (old.servers[0] as Partial<(typeof old.servers)[0]>).engine;
+    assert.equal(fromDiscovery(old).engine?.value, 'sglang');
   });
 
   it('tolerates a bare report', () => {

@@ -11,14 +11,16 @@ import {
   formatEnvReport,
   parseProbeOutput,
   parsePs,
+  parseServerCommandLine,
   parseSglangCommandLine,
   parseSs,
   parseSystemctlCat,
   parseUnitList,
   PROBE_MARKER,
+  serverEnvOf,
   type EnvReport,
 } from '../../src/core/discovery';
-import { mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
+import { COLLECT_ENV_CUDA_ARCHS_NOTE, mergeSameInterpreters, type InterpreterReport } from '../../src/core/discovery/report';
 import { runEnvOnHost } from '../../src/cli/commands/env';
 import { DEFAULT_LIBRARY_MAX_BYTES, DEFAULT_MAX_READ_BYTES } from '../../src/core/gpu/fatbin';
 import { countingHost } from './sparseElf';
@@ -111,6 +113,44 @@ describe('discovery parsers', () => {
     assert.equal(parseSglangCommandLine('python -m sglang.bench_serving --port 1'), undefined);
     assert.equal(parseSglangCommandLine('grep sglang.launch_server'), undefined);
     assert.equal(parseSglangCommandLine('python -m sglang.launch_server --port 99999')!.port, 30000);
+  });
+
+  it('vLLM command lines: vllm serve, the OpenAI server module, units and wrappers', () => {
+    const a = parseServerCommandLine('/srv/vllm/.venv/bin/vllm serve /models/Qwen3-30B-A3B-NVFP4 --port 8100 -tp 2 --kv-cache-dtype fp8')!;
+    assert.deepEqual(
+      [a.engine, a.kind, a.port, a.portIsDefault, a.host, a.modelPath, a.script, a.interpreter],
+      ['vllm', 'vllm_serve', 8100, false, '0.0.0.0', '/models/Qwen3-30B-A3B-NVFP4', '/srv/vllm/.venv/bin/vllm', undefined],
+    );
+    const b = parseServerCommandLine('python3 -m vllm.entrypoints.openai.api_server --model=meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1')!;
+    assert.deepEqual(
+      [b.engine, b.kind, b.port, b.portIsDefault, b.host, b.modelPath, b.interpreter],
+      ['vllm', 'vllm_api_server', 8000, true, '127.0.0.1', 'meta-llama/Llama-3.1-8B-Instruct', 'python3'],
+    );
+    // The image's entrypoint (`vllm serve`) with its arguments naming the model by flag.
+    const c = parseServerCommandLine('/usr/bin/python3 /usr/local/bin/vllm serve --model /m --port=9000')!;
+    assert.deepEqual([c.kind, c.modelPath, c.port, c.interpreter], ['vllm_serve', '/m', 9000, '/usr/bin/python3']);
+    const d = parseServerCommandLine(`/bin/bash -lc 'source /opt/vllm/bin/activate && exec python -m vllm.entrypoints.openai.api_server --model /m'`)!;
+    assert.deepEqual([d.engine, d.interpreter], ['vllm', '/opt/vllm/bin/python']);
+    assert.equal(parseServerCommandLine('/venv/bin/vllm bench serve --port 1'), undefined);
+    assert.equal(parseServerCommandLine('VLLM::EngineCore'), undefined);
+    assert.equal(parseServerCommandLine('python -m vllm.entrypoints.openai.run_batch -i x'), undefined);
+    // SGLang's parser keeps to SGLang.
+    assert.equal(parseSglangCommandLine('vllm serve /m'), undefined);
+    assert.equal(parseServerCommandLine('python -m sglang.launch_server --model-path /m')!.engine, 'sglang');
+  });
+
+  it('keeps the backend-choosing variables of a process environment, never secrets', () => {
+    const environ = [
+      'PATH=/usr/bin',
+      'VLLM_ATTENTION_BACKEND=FLASHINFER',
+      'VLLM_API_KEY=sk-1',
+      'HF_TOKEN=hf_x',
+      'CUDA_VISIBLE_DEVICES=0,1',
+      'SGLANG_ENABLE_JIT_DEEPGEMM=0',
+      'VLLM_ATTENTION_BACKEND=late',
+      '',
+    ].join('\0');
+    assert.deepEqual(serverEnvOf(environ), { VLLM_ATTENTION_BACKEND: 'FLASHINFER', CUDA_VISIBLE_DEVICES: '0,1', SGLANG_ENABLE_JIT_DEEPGEMM: '0' });
   });
 
   it('ss -ltnp', () => {
@@ -570,5 +610,94 @@ describe('discovery on a fake host', function () {
       ['no-gpu'],
     );
     assert.match(formatEnvReport(r), /GPUs\n {2}none found/);
+  });
+});
+
+describe('discovery on a fake vLLM host', function () {
+  this.timeout(60000);
+  let root: string;
+  let python: string | undefined;
+  let host: TestHost;
+  let env: Record<string, string>;
+  let script: string;
+  const noRoots = { envsDirs: [], envDirs: [], projectDirs: [] };
+
+  before(async () => {
+    python = realPython();
+    root = await fs.mkdtemp(join(tmpdir(), 'idoc-vllm-discovery-'));
+    await fs.cp(join(FIXTURES, 'fake-vllm'), join(root, 'fake'), { recursive: true });
+    const pkg = join(root, 'fake', 'site-packages', 'vllm');
+    await fs.copyFile(join(FIXTURES, 'elf', 'sm90a_sm100a.so'), join(pkg, '_C.abi3.so'));
+    await fs.copyFile(join(FIXTURES, 'elf', 'relfatbin_sm86.so'), join(pkg, '_moe_C.abi3.so'));
+    for (const f of await fs.readdir(join(root, 'fake', 'bin'))) await fs.chmod(join(root, 'fake', 'bin', f), 0o755);
+    // The console script the `vllm serve` process runs (ps shows it after its interpreter).
+    script = join(root, 'venv', 'bin', 'vllm');
+    await fs.mkdir(dirname(script), { recursive: true });
+    await fs.writeFile(script, `#!${python ?? '/nonexistent/python3'}\nimport sys\n`, { mode: 0o755 });
+    env = {
+      PATH: `${join(root, 'fake', 'bin')}:${join(FIXTURES, 'fake-install', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      PYTHONPATH: join(root, 'fake', 'site-packages'),
+      FAKE_PYTHON: python ?? '/nonexistent/python3',
+      FAKE_VLLM_SCRIPT: script,
+      PYTHONDONTWRITEBYTECODE: '1',
+      HOME: join(root, 'home'),
+      // What the shell that runs collect_env says, whatever vLLM was compiled for.
+      TORCH_CUDA_ARCH_LIST: '12.0',
+    };
+    host = new TestHost(env);
+  });
+
+  after(async () => {
+    if (root) await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('finds vLLM servers (process and unit), reads its kernels for the GPU and runs collect_env with the CUDA Archs caveat', async function () {
+    if (!python) this.skip();
+    const report = await discoverEnv(host, { env, roots: noRoots, home: join(root, 'home'), torch: 'no', cuobjdump: 'never', checkEnv: true });
+
+    assert.deepEqual(
+      report.servers.map((s) => [s.engine, s.kind, s.source, s.pid ?? s.unit, s.port, s.host, s.modelPath, s.interpreter, s.listening]),
+      [
+        ['vllm', 'vllm_serve', 'process', 5100, 8100, '0.0.0.0', '/models/Qwen3-30B-A3B-NVFP4', python, [8100]],
+        ['vllm', 'vllm_api_server', 'process', 5200, 8000, '127.0.0.1', '/models/small', python, [8000]],
+        ['vllm', 'vllm_serve', 'systemd', 'vllm-embed.service', 8200, '0.0.0.0', '/models/embed', undefined, undefined],
+      ],
+      'the engine-core child and the shell are not servers',
+    );
+
+    const it = report.interpreters.find((i) => i.path === python)!;
+    assert.equal(it.probe!.packages.vllm.version, '0.11.0');
+    assert.deepEqual(
+      it.libraries.map((l) => [l.path.slice(l.path.lastIndexOf('/') + 1), l.package, l.sass, l.ptx]),
+      [
+        ['_C.abi3.so', 'vllm', ['sm_90a', 'sm_100a'], []],
+        ['_moe_C.abi3.so', 'vllm', ['sm_86'], []],
+      ],
+    );
+    const verdict = it.verdicts.find((v) => v.package === 'vLLM')!;
+    assert.deepEqual([verdict.gpuArch, verdict.level], ['sm_120', 'none']);
+    assert.match(verdict.message, /^vLLM has no sm_120 code: its compiled ops .* \(built for sm_86, sm_90a, sm_100a\)$/);
+    assert.ok(
+      report.warnings.some(
+        (w) => w.code === 'arch-missing' && w.library === 'vLLM' && w.severity === 'error' && /used by the server on port 8100/.test(w.message),
+      ),
+    );
+
+    // collect_env says 12.0 (the shell's TORCH_CUDA_ARCH_LIST) while the libraries have no sm_120 code.
+    assert.equal(it.collectEnv!.code, 0, it.collectEnv!.output);
+    assert.match(it.collectEnv!.output, /CUDA Archs: 12\.0; ROCm: Disabled/);
+    assert.equal(it.checkEnv, undefined, 'no SGLang here');
+    const text = formatEnvReport(report);
+    for (const s of [
+      'SGLang and vLLM servers',
+      'pid 5100: vllm serve on 0.0.0.0:8100, listening on 8100',
+      'pid 5200: vllm api_server on 127.0.0.1:8000 (default port), listening on 8000',
+      'systemd vllm-embed.service: vllm serve on 0.0.0.0:8200',
+      '      model /models/Qwen3-30B-A3B-NVFP4',
+      '          _moe_C.abi3.so: sm_86\n',
+      '      python -m vllm.collect_env\n          Collecting environment information...',
+      `          note: ${COLLECT_ENV_CUDA_ARCHS_NOTE}`,
+    ])
+      assert.ok(text.includes(s), `${s}\n---\n${text}`);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Runtime flag catalog: the real python3 builds the parser of a fake sglang package
- * (test/fixtures/fake-sglang) through LocalHost; hook-added choices, plugin flags and changed
+ * (test/fixtures/fake-sglang) and of a fake vllm package (test/fixtures/fake-vllm-runtime) through LocalHost; hook-added choices, plugin flags and changed
  * defaults appear only at run time and mergeCatalogs marks them; the --help fallback; the cache.
  */
 import assert from 'node:assert/strict';
@@ -72,7 +72,7 @@ describe('runtime flag catalog (fake sglang, real python3)', function () {
   before(async function () {
     const r = spawnSync(PYTHON, ['--version'], { encoding: 'utf8', timeout: 10_000 });
     if (r.status !== 0) this.skip();
-    script = await loadDumpScript(join(ROOT, 'python', 'dump_sglang_args.py'));
+    script = await loadDumpScript(join(ROOT, 'python', 'dump_engine_args.py'));
     staticCatalog = await buildCatalog(readFileSync(join(FAKE, 'sglang', 'srt', 'server_args.py'), 'utf8'), { keepTree: false });
   });
 
@@ -254,6 +254,84 @@ describe('runtime flag catalog (fake sglang, real python3)', function () {
 
   it('reports a missing interpreter', async () => {
     await assert.rejects(readRuntimeCatalog(new LocalHost(), '/nonexistent/python3', { script, timeoutMs: TIMEOUT }), /not found/);
+  });
+});
+
+describe('runtime flag catalog of vLLM (fake vllm, real python3)', function () {
+  this.timeout(TIMEOUT * 2);
+  const VLLM = join(ROOT, 'test', 'fixtures', 'fake-vllm-runtime');
+  const VENV = { PYTHONPATH: VLLM, PYTHONDONTWRITEBYTECODE: '1' };
+  let script: string;
+
+  before(async function () {
+    if (spawnSync(PYTHON, ['--version'], { encoding: 'utf8', timeout: 10_000 }).status !== 0) this.skip();
+    script = await loadDumpScript(join(ROOT, 'python', 'dump_engine_args.py'));
+  });
+
+  it("builds vLLM's OpenAI-server parser: short aliases, --no-x negations, config groups, run-time choices and defaults", async () => {
+    const host = new RecordingHost();
+    const rt = await readRuntimeCatalog(host, PYTHON, {
+      script,
+      engine: 'vllm',
+      env: { ...VENV, FAKE_VLLM_PLUGIN_BACKEND: 'FAKE_PLUGIN_ATTN', FAKE_VLLM_MAX_LEN: '32768', FAKE_VLLM_NOISY: '1' },
+      timeoutMs: TIMEOUT,
+    });
+    assert.deepEqual([rt.source, rt.version, rt.install.engine, rt.warnings], ['dump', '0.11.0', 'vllm', []]);
+    assert.equal(rt.install.argsFile?.path, join(VLLM, 'vllm', 'engine', 'arg_utils.py'));
+    assert.deepEqual(
+      host.calls.map((c) => [c[3], c[4]]),
+      [
+        ['version', 'vllm'],
+        ['dump', 'vllm'],
+      ],
+    );
+    const c = rt.catalog;
+    assert.deepEqual(
+      c.entries.map((e) => e.flag),
+      ['--host', '--port', '--model', '--max-model-len', '--tensor-parallel-size', '--kv-cache-dtype', '--enable-prefix-caching', '--attention-backend'],
+    );
+    assert.deepEqual(entry(c, '--tensor-parallel-size')!.aliases, ['-tp']);
+    const prefix = entry(c, '--enable-prefix-caching')!;
+    assert.deepEqual([prefix.negations, prefix.action], [['--no-enable-prefix-caching'], 'BooleanOptionalAction']);
+    const attention = entry(c, '--attention-backend')!;
+    assert.deepEqual([attention.field, attention.group], ['backend', 'AttentionConfig']);
+    assert.deepEqual(attention.choices, ['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FAKE_PLUGIN_ATTN']);
+    assert.equal(entry(c, '--max-model-len')!.default, 32768);
+    assert.equal(entry(c, '--port')!.help, 'Port (default: 8000).');
+  });
+
+  it("falls back to the api_server module's --help, and keys its cache apart from SGLang's", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'id-rt-vllm-'));
+    try {
+      const host = new RecordingHost();
+      const rt = await readRuntimeCatalog(host, PYTHON, {
+        script,
+        engine: 'vllm',
+        env: { ...VENV, FAKE_VLLM_BREAK_PARSER: '1' },
+        cacheDir,
+        timeoutMs: TIMEOUT,
+      });
+      assert.equal(rt.source, 'help');
+      assert.match(rt.warnings[0], /could not build vLLM's parser: RuntimeError: fake vllm: the parser could not be built/);
+      assert.deepEqual(host.calls.at(-1), [PYTHON, '-m', 'vllm.entrypoints.openai.api_server', '--help']);
+      assert.deepEqual(entry(rt.catalog, '--kv-cache-dtype')!.choices, ['auto', 'fp8', 'fp8_e4m3', 'fp8_e5m2']);
+      assert.deepEqual(readdirSync(cacheDir), [runtimeCacheFile(cacheDir, 'local', PYTHON, '0.11.0', 'vllm').slice(cacheDir.length + 1)]);
+      assert.notEqual(runtimeCacheFile(cacheDir, 'local', PYTHON, '0.11.0', 'vllm'), runtimeCacheFile(cacheDir, 'local', PYTHON, '0.11.0'));
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says so when the interpreter has no vllm', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'id-rt-novllm-'));
+    try {
+      await assert.rejects(
+        readRuntimeCatalog(new LocalHost(), PYTHON, { script, engine: 'vllm', env: { PYTHONPATH: empty }, timeoutMs: TIMEOUT }),
+        (e: Error) => e instanceof RuntimeCatalogError && /vllm is not importable/.test(e.message),
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

@@ -40,6 +40,40 @@ describe('remote: log classification', () => {
     for (const [line, kind] of cases) assert.equal(classifyLogLine(line)?.kind, kind, line);
   });
 
+  it("picks out vLLM's NaN count and its backend choices, and notifies only for trouble", () => {
+    const stats = (n: number): string =>
+      `(APIServer pid=812) INFO 03-02 09:14:55 [loggers.py:123] Engine 000: Avg prompt throughput: 40.2 tokens/s, Avg generation throughput: 96.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.9%, Prefix cache hit rate: 0.0%, Corrupted: ${n} reqs`;
+    const cases: [string, string | undefined, string | undefined, string | undefined][] = [
+      [stats(3), 'nan', 'problem', 'Requests with NaN logits (vLLM counted corrupted requests)'],
+      [stats(0), undefined, undefined, undefined],
+      [
+        "(EngineCore_DP0 pid=901) INFO 03-02 09:12:01 [cuda.py:351] Using FLASHINFER attention backend out of potential backends: ['FLASHINFER', 'TRITON_ATTN']",
+        'backend-selected',
+        'info',
+        'vLLM chose FLASHINFER for attention',
+      ],
+      [
+        "INFO 03-02 09:12:03 [nvfp4.py:88] Using 'FLASHINFER_CUTLASS' NvFp4 MoE backend out of potential backends: ['FLASHINFER_CUTLASS', 'MARLIN']",
+        'backend-selected',
+        'info',
+        'vLLM chose FLASHINFER_CUTLASS for MoE',
+      ],
+      ['INFO 01-20 11:02:33 [cuda.py:240] Using AttentionBackendEnum.TRITON_ATTN backend.', 'backend-selected', 'info', 'vLLM chose TRITON_ATTN for attention'],
+      ['INFO 05-05 10:00:00 selector.py:135] Using Flash Attention backend.', 'backend-selected', 'info', 'vLLM chose FLASH_ATTN for attention'],
+      [
+        'INFO 03-02 09:12:04 [kernels.py:20] Selected CutlassFP8ScaledMMLinearKernel for Fp8LinearMethod',
+        'backend-selected',
+        'info',
+        'vLLM chose CutlassFP8ScaledMMLinearKernel for the linear layers of Fp8LinearMethod',
+      ],
+      ['(EngineCore_DP0 pid=901) RuntimeError: CUDA error: no kernel image is available for execution on the device', 'cuda-error', 'problem', 'CUDA error'],
+    ];
+    for (const [line, kind, level, title] of cases) {
+      const c = classifyLogLine(line);
+      assert.deepEqual([c?.kind, c?.level, c?.title], [kind, level, title], line);
+    }
+  });
+
   it('keeps only the last N lines across arbitrary chunking', () => {
     const b = new LogBuffer(3);
     const done = [...b.push('one\ntw'), ...b.push('o\r\nthree\nfour\nfi'), ...b.push('ve\n')];
@@ -78,7 +112,7 @@ describe('remote: log classification', () => {
   it('notifies once per burst', () => {
     let t = 0;
     const n = new BurstNotifier(1000, () => t);
-    const a = (kind: LogAlert['kind']): LogAlert => ({ kind, title: kind, line: kind, lineNumber: 1 });
+    const a = (kind: LogAlert['kind']): LogAlert => ({ kind, level: 'problem', title: kind, line: kind, lineNumber: 1 });
     assert.equal(n.offer(a('nan')), true);
     t = 500;
     assert.equal(n.offer(a('cuda-error')), false);
@@ -320,7 +354,10 @@ describe('remote: URIs and small helpers', () => {
     assert.equal(launchHintForPath('/etc/systemd/system/sglang.service'), 'systemd');
     assert.equal(launchHintForPath('/srv/compose.yaml'), 'yaml');
     assert.equal(launchHintForPath('/srv/run.sh'), 'shellscript');
-    assert.equal(serverKey({ kind: 'serve', argv: [], port: 1, portIsDefault: false, host: 'h', source: 'systemd', unit: 'u.service' }), 'unit:u.service');
+    assert.equal(
+      serverKey({ engine: 'sglang', kind: 'serve', argv: [], port: 1, portIsDefault: false, host: 'h', source: 'systemd', unit: 'u.service' }),
+      'unit:u.service',
+    );
     const report = {
       interpreters: [
         { path: '/a', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },

@@ -19,7 +19,8 @@ Options:
   --python PATH       also inspect this interpreter (repeatable)
   --no-torch          do not import torch (faster; no CUDA runtime details)
   --cuobjdump         also run cuobjdump and merge its targets (the built-in reader's names win)
-  --no-check-env      skip \`python -m sglang.check_env\` (it imports torch and touches the GPU)
+  --no-check-env      skip \`python -m sglang.check_env\` and \`python -m vllm.collect_env\` (they import
+                      torch and touch the GPU)
   --max-lib-mb N      read at most N MiB of each shared library (default 256)
   -h, --help          show this help
 

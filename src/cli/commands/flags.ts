@@ -3,29 +3,39 @@
  * install declares. PATH is a server_args.py, an `sglang` package directory or its `srt`
  * directory; a package whose flags are split over `srt/arg_groups/` is read as a whole
  * (core/flags/packageLayout.ts). Without PATH, the bundled catalog of release V (default the newest).
+ * With `--python PY [--engine sglang|vllm]`: the runtime catalog of the engine installed in PY
+ * (core/flags/runtime: its own parser, built by python/dump_engine_args.py).
  */
 import { stat } from 'node:fs/promises';
 import { buildPackageCatalog, catalogToJson, familyOf, FLAG_FAMILIES, resolveLocalPackage, type FlagEntry, type FlagFamily } from '../../core/flags';
 import { errorMessage } from '../../core/errors';
 import { loadBundledCatalog } from '../../core/flags/bundled/load';
 import type { BundledCatalog } from '../../core/flags/bundled/query';
+import { loadDumpScript, readRuntimeCatalog, type RuntimeCatalog, type RuntimeEngine } from '../../core/flags/runtime';
+import { LocalHost } from '../../core/hosts/local';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor flags [PATH] [--release V] [--json] [--family NAME]
+       inference-doctor flags --python PY [--engine sglang|vllm] [--json] [--family NAME]
 
 Lists the backend flags SGLang declares, by family: names and aliases, defaults, choices,
 deprecations and renames, and where each is defined. PATH is a server_args.py, an sglang
 package directory or its srt directory; when the flags live in srt/arg_groups/ (SGLang's
 newest layout) every file server_args.py draws them from is read, and each flag says its file.
-Without PATH, the bundled catalog of SGLang releases answers for release V.
+Without PATH, the bundled catalog of SGLang releases answers for release V. With --python, the
+flags the SGLang (or vLLM) installed in that interpreter accepts, read from its own parser.
 
 Options:
   --release V       without PATH: the bundled catalog of release V (default: the newest;
                     a version between releases gets the nearest older one; "list" lists them)
   --json            print the catalog as JSON
   --family NAME     only one family: ${FLAG_FAMILIES.join('|')}
+  --python PY       read the runtime catalog of the engine installed in this interpreter (this
+                    machine; it imports the engine's argument modules, never starts a server)
+  --engine E        with --python: sglang (default) or vllm
 
-Exit status: 0 listed, 64 bad usage or an unknown release, 66 the file cannot be read.`;
+Exit status: 0 listed, 3 the engine in --python cannot be read, 64 bad usage or an unknown release,
+66 the file cannot be read.`;
 
 function describe(e: FlagEntry, where: string): string {
   const names = [e.flag, ...e.aliases].join(', ');
@@ -45,6 +55,8 @@ interface FlagsArgs {
   release?: string;
   json: boolean;
   family?: FlagFamily;
+  python?: string;
+  engine?: RuntimeEngine;
 }
 
 function parse(argv: string[]): FlagsArgs {
@@ -52,6 +64,8 @@ function parse(argv: string[]): FlagsArgs {
   let release: string | undefined;
   let json = false;
   let family: FlagFamily | undefined;
+  let python: string | undefined;
+  let engine: RuntimeEngine | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') json = true;
@@ -62,12 +76,28 @@ function parse(argv: string[]): FlagsArgs {
       const f = argv[++i] as FlagFamily | undefined;
       if (!f || !FLAG_FAMILIES.includes(f)) throw new UsageError(`--family needs one of ${FLAG_FAMILIES.join(', ')}`);
       family = f;
+    } else if (a === '--python') {
+      python = argv[++i];
+      if (!python || python.startsWith('-')) throw new UsageError('--python needs an interpreter path, e.g. /opt/vllm/bin/python');
+    } else if (a === '--engine') {
+      const e = argv[++i];
+      if (e !== 'sglang' && e !== 'vllm') throw new UsageError('--engine needs sglang or vllm');
+      engine = e;
     } else if (a.startsWith('-')) throw new UsageError(`Unknown option ${a}`);
     else if (path) throw new UsageError(`Unexpected argument: ${a}`);
     else path = a;
   }
   if (path && release) throw new UsageError('--release picks a bundled release; give it without PATH');
-  return { json, ...(path ? { path } : {}), ...(release ? { release } : {}), ...(family ? { family } : {}) };
+  if (python && (path || release)) throw new UsageError('--python reads an installed engine; give it without PATH or --release');
+  if (engine && !python) throw new UsageError('--engine goes with --python');
+  return {
+    json,
+    ...(path ? { path } : {}),
+    ...(release ? { release } : {}),
+    ...(family ? { family } : {}),
+    ...(python ? { python } : {}),
+    ...(engine ? { engine } : {}),
+  };
 }
 
 /** Families, each flag with its facts: the text form of a catalog. */
@@ -127,6 +157,34 @@ async function runBundled(args: FlagsArgs, io: CliIo): Promise<number> {
   return EXIT.ok;
 }
 
+/** With --python: the runtime catalog of the engine installed in that interpreter, on this machine. */
+async function runRuntime(args: FlagsArgs & { python: string }, io: CliIo): Promise<number> {
+  const engine = args.engine ?? 'sglang';
+  let rt: RuntimeCatalog;
+  try {
+    rt = await readRuntimeCatalog(new LocalHost(), args.python, { script: await loadDumpScript(), engine });
+  } catch (error) {
+    await write(io.stderr, `${errorMessage(error)}\n`);
+    return EXIT.error;
+  }
+  const entries = args.family ? rt.catalog.entries.filter((e) => familyOf(e) === args.family) : rt.catalog.entries;
+  if (args.json) {
+    const out = catalogToJson({ ...rt.catalog, entries });
+    const source = { engine, python: rt.python, version: rt.version ?? null, source: rt.source, warnings: rt.warnings };
+    await write(
+      io.stdout,
+      `${JSON.stringify({ path: null, runtime: source, ...out, families: Object.fromEntries(entries.map((e) => [e.flag, familyOf(e)])) }, null, 2)}\n`,
+    );
+    return EXIT.ok;
+  }
+  const label = engine === 'vllm' ? 'vLLM' : 'SGLang';
+  const how = rt.source === 'help' ? 'its --help' : 'its parser';
+  const lines = [`runtime catalog of ${label}${rt.version ? ` ${rt.version}` : ''} in ${rt.python} (read from ${how}): ${entries.length} flags`];
+  lines.push(...familyLines(entries, (e) => e.group ?? 'run time'), ...rt.warnings.map((w) => `note: ${w}`));
+  await write(io.stdout, `${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
 export const flagsCommand: Command = {
   name: 'flags',
   summary: 'list the backend flags a server_args.py declares (choices, defaults, renames)',
@@ -134,7 +192,8 @@ export const flagsCommand: Command = {
   inputFile: true,
   async run(argv: string[], io: CliIo): Promise<number> {
     const args = parse(argv);
-    const { path, json, family } = args;
+    const { path, json, family, python } = args;
+    if (python) return runRuntime({ ...args, python }, io);
     if (!path) return runBundled(args, io);
     let pkg: Awaited<ReturnType<typeof resolveLocalPackage>>;
     try {

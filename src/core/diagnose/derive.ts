@@ -5,6 +5,7 @@
  */
 import { putSlot, type Certainty, type Evidence, type Fact, type FlagValue, type ModelTrait, type Quantization } from './evidence';
 import { hintsOfModelPath, normalizeQuantization, torchDtypeName } from './modelHints';
+import { SECRET_ENV_NAME } from '../discovery/processes';
 
 export type MakeFact = <T>(value: T, certainty: Certainty) => Fact<T>;
 
@@ -68,10 +69,7 @@ export function deriveFromArgs(ev: Evidence, args: Record<string, FlagValue>, ma
   if (count) putSlot(ev, ev.gpu, 'count', make(count, opts.count), 'gpu.count');
 }
 
-/** Environment variables whose values are secrets: kept as a name only. */
-const SECRET_ENV = /(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
-
-/** The value to keep for an environment variable: `(redacted)` for secret-looking names. */
+/** The value to keep for an environment variable (secret-looking names are kept as a name only): `(redacted)` for secret-looking names. */
 export function redactEnv(name: string, value: string): string {
-  return SECRET_ENV.test(name) ? '(redacted)' : value;
+  return SECRET_ENV_NAME.test(name) ? '(redacted)' : value;
 }

@@ -5,8 +5,21 @@
  * carry (fatbin reader, with discovery's own verdict for this GPU), plus torch's arch list.
  */
 import { PACKAGE_LABELS, type EnvReport, type InterpreterReport, type LibrarySource } from '../discovery/report';
+import type { RunningServer } from '../discovery/processes';
+import { redactEnv } from './derive';
 import { ccText } from '../gpu/gpus';
-import { emptyEvidence, fact, putEngine, putSlot, type Evidence, type KernelArchCoverage, type KernelLibrary, type VersionKey } from './evidence';
+import {
+  emptyEvidence,
+  fact,
+  MAX_RECORD_KEYS,
+  putEngine,
+  putFact,
+  putSlot,
+  type Evidence,
+  type KernelArchCoverage,
+  type KernelLibrary,
+  type VersionKey,
+} from './evidence';
 import { gpuFamilyOf } from './gpuFamily';
 import { versionAt } from './logScan';
 
@@ -132,9 +145,22 @@ export function fromDiscovery(report: EnvReport, options: DiscoveryOptions = {})
   const first = ev.gpu.name?.value;
   const cc = ev.gpu.computeCapability?.value;
   if (first || cc) putSlot(ev, ev.gpu, 'family', fact(gpuFamilyOf(cc, first), 'discovery', cc ? 'certain' : 'likely', smi), 'gpu.family');
-  const servers = Array.isArray(report.servers) ? report.servers : [];
-  if (servers.length) putEngine(ev, fact('sglang', 'discovery', 'likely', `discovery on ${host} (processes)`));
-  const modelPath = servers.find((s) => s.modelPath)?.modelPath;
-  if (modelPath) putSlot(ev, ev.model, 'path', fact(modelPath, 'discovery', 'likely', `discovery on ${host} (processes)`), 'model.path');
+  const server = serverOf(report, it);
+  if (server) {
+    const where = `discovery on ${host} (${server.unit ? `unit ${server.unit}` : `pid ${server.pid ?? '?'}`})`;
+    // Reports saved before vLLM servers were found have no engine: they held SGLang's only.
+    putEngine(ev, fact(server.engine === 'vllm' ? 'vllm' : 'sglang', 'discovery', 'likely', where));
+    if (server.modelPath) putSlot(ev, ev.model, 'path', fact(server.modelPath, 'discovery', 'likely', where), 'model.path');
+    for (const [name, value] of Object.entries(server.env ?? {}))
+      if (typeof value === 'string')
+        putFact(ev.env, name, fact(redactEnv(name, value), 'discovery', 'certain', `${where} /proc environment`), ev.conflicts, `env.${name}`, MAX_RECORD_KEYS);
+  }
   return ev;
+}
+
+/** The server the evidence is about: the one the chosen interpreter runs, else the first found. */
+function serverOf(report: EnvReport, it: InterpreterReport | undefined): RunningServer | undefined {
+  const servers = Array.isArray(report.servers) ? report.servers : [];
+  const runs = (s: RunningServer): boolean => !!it && !!s.interpreter && (s.interpreter === it.path || !!it.alsoAt?.includes(s.interpreter));
+  return servers.find(runs) ?? servers[0];
 }

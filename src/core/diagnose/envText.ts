@@ -15,7 +15,7 @@
  *   CUDA runtime version: 12.1.105        GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090
  *   (or the GPUs on the following lines)  Nvidia driver version: 535.183.01
  *   vLLM Version: 0.7.1 / vLLM Version                 : 0.8.5.post1
- *   vLLM Build Flags: CUDA Archs: 8.0 9.0+PTX; ROCm: Disabled
+ *   vLLM Build Flags: CUDA Archs: 8.0 9.0+PTX; ROCm: Disabled   (the shell's TORCH_CUDA_ARCH_LIST, read as that variable)
  *   [pip3] torch==2.7.0   [pip3] flashinfer-python==0.2.5
  */
 import { emptyEvidence, fact, MAX_RECORD_KEYS, putFact, putSlot, type Certainty, type Evidence, type EvidenceSource, type VersionKey } from './evidence';
@@ -23,6 +23,7 @@ import { ccString, computeCapabilityOfName, gpuFamilyOf, isRocmName } from './gp
 import { forEachLineSync } from './lines';
 import { versionAt, versionKeyOfPackage } from './logScan';
 import { redactEnv } from './derive';
+import { COLLECT_ENV_CUDA_ARCHS_NOTE } from '../discovery/report';
 
 const MAX_TEXT = 4 * 1024 * 1024;
 const MAX_LINE = 16 * 1024;
@@ -80,8 +81,15 @@ class EnvTextReader {
     this.gpuCc ??= c;
   }
 
-  env(name: string, value: string): void {
-    putFact(this.ev.env, name, fact(redactEnv(name, value), this.source, 'certain', this.where()), this.ev.conflicts, `env.${name}`, MAX_RECORD_KEYS);
+  env(name: string, value: string, whereNote = ''): void {
+    putFact(
+      this.ev.env,
+      name,
+      fact(redactEnv(name, value), this.source, 'certain', `${this.where()}${whereNote}`),
+      this.ev.conflicts,
+      `env.${name}`,
+      MAX_RECORD_KEYS,
+    );
   }
 
   finish(): Evidence {
@@ -213,31 +221,12 @@ export function fromCollectEnv(text: string, options: { label?: string } = {}): 
         else if (value && !/could not collect/i.test(value)) r.gpu('0', value);
         return;
       }
-      if (k === 'vllm build flags') {
-        // "CUDA Archs: 8.0 9.0 12.0+PTX; ROCm: Disabled" (often on the next line).
-        return;
-      }
       if (k === 'cuda archs') {
+        // "CUDA Archs: 8.0 9.0 12.0+PTX; ROCm: Disabled" under "vLLM Build Flags:". collect_env prints
+        // the TORCH_CUDA_ARCH_LIST of the shell that ran it there, not what vLLM was compiled for:
+        // it is that variable, never kernel coverage (discovery reads the compiled targets).
         const archs = value.split(';')[0].trim();
-        if (archs && !/not set/i.test(archs)) {
-          const sass: string[] = [];
-          const ptx: string[] = [];
-          for (const a of archs.split(/[\s,]+/)) {
-            const m = /^(\d+)\.(\d)([af]?)(\+PTX)?$/i.exec(a);
-            if (!m) continue;
-            sass.push(`sm_${m[1]}${m[2]}${m[3]}`);
-            if (m[4]) ptx.push(`compute_${m[1]}${m[2]}${m[3]}`);
-          }
-          if (sass.length) {
-            putSlot(
-              r.ev,
-              r.ev.kernels,
-              'vllm',
-              fact({ sass: [...new Set(sass)].sort(), ptx: [...new Set(ptx)].sort(), files: 0, complete: false }, 'collect-env', 'likely', r.where()),
-              'kernels.vllm',
-            );
-          }
-        }
+        if (archs && !/not set/i.test(archs)) r.env('TORCH_CUDA_ARCH_LIST', archs, ` (${COLLECT_ENV_CUDA_ARCHS_NOTE})`);
       }
     } catch {
       /* one odd line */

@@ -1,6 +1,7 @@
 /**
- * Evidence from a launch file: the flags and environment of its SGLang command (found by
- * core/launch, never a regex over the file), and the hints around it about the machine it is
+ * Evidence from a launch file: the flags and environment of its SGLang or vLLM command (found by
+ * core/launch, never a regex over the file; vLLM's flags keyed by EngineArgs field as its
+ * "non-default args" log line keys them), and the hints around it about the machine it is
  * meant for — image tags (`-b200`, `-cu130`, `rocm`), comments ("# for 8x H100"), the file name
  * (`h100.sh`), `CUDA_VISIBLE_DEVICES`, `--gpus`, `nvidia.com/gpu`, `--tp` — and what the model path
  * says (`-FP8`, `-NVFP4`, `DeepSeek-V3` → MLA + MoE). Hints are `guess`es; flags as written are
@@ -32,9 +33,9 @@ export interface LaunchEvidenceOptions {
   languageHint?: LanguageHint;
   /** Which command when the file holds several (default 0, the first). */
   commandIndex?: number;
-  /** Flag → dataclass field (a catalog's fieldResolverFromCatalog); default the built-in table. */
+  /** Flag → dataclass field of an SGLang command (a catalog's fieldResolverFromCatalog); default the built-in table. */
   fieldOf?: (flag: string) => string | undefined;
-  /** What a bare flag means (false for `--no-x`); default true. */
+  /** What a bare flag of an SGLang command means (false for `--no-x`); default true. */
   bareValueOf?: (flag: string) => unknown;
 }
 
@@ -126,14 +127,55 @@ function lineOf(text: string, offset: number): number {
   return n;
 }
 
-/** Evidence from one launch file's text. Never throws; a file without an SGLang command still gives its hints. */
+/**
+ * vLLM's short aliases (facts of its parser, as the bundled catalog records them) → EngineArgs
+ * field. `-O` is left out: its field changed in 0.12 (compilation config, then optimization level).
+ */
+const VLLM_ALIAS_FIELD: Readonly<Record<string, string>> = {
+  '-tp': 'tensor_parallel_size',
+  '-pp': 'pipeline_parallel_size',
+  '-dp': 'data_parallel_size',
+  '-dpl': 'data_parallel_size_local',
+  '-dpa': 'data_parallel_address',
+  '-dpp': 'data_parallel_rpc_port',
+  '-dpr': 'data_parallel_start_rank',
+  '-dpn': 'data_parallel_rank',
+  '-dpb': 'data_parallel_backend',
+  '-dph': 'data_parallel_hybrid_lb',
+  '-dpe': 'data_parallel_external_lb',
+  '-dcp': 'decode_context_parallel_size',
+  '-pcp': 'prefill_context_parallel_size',
+  '-ep': 'enable_expert_parallel',
+  '-q': 'quantization',
+  '-sc': 'speculative_config',
+  '-cc': 'compilation_config',
+  '-ac': 'attention_config',
+  '-asc': 'api_server_count',
+  '-n': 'nnodes',
+  '-r': 'node_rank',
+  '-spec-draft-tp': 'speculative_draft_tensor_parallel_size',
+};
+
+/**
+ * A vLLM option's EngineArgs field: its long name with dashes (or the underscores vLLM accepts) as
+ * underscores, `--no-x` as x, a short alias through the table; a dotted key of a JSON config
+ * (`--compilation-config.cudagraph_mode`) and `-O` have none.
+ */
+export function vllmFieldOfFlag(flag: string): string | undefined {
+  if (VLLM_ALIAS_FIELD[flag]) return VLLM_ALIAS_FIELD[flag];
+  if (!flag.startsWith('--') || flag.includes('.')) return undefined;
+  const name = flag.slice(2).replace(/-/g, '_');
+  return /^[a-z][a-z0-9_]*$/.test(name) ? name.replace(/^no_/, '') : undefined;
+}
+
+/** Evidence from one launch file's text. Never throws; a file without an SGLang or vLLM command still gives its hints. */
 export function fromLaunch(text: string, fileName: string, options: LaunchEvidenceOptions = {}): Evidence {
   const ev = emptyEvidence();
   if (typeof text !== 'string') return ev;
   const name = baseName(typeof fileName === 'string' ? fileName : 'launch file');
   try {
     const hint = options.languageHint ?? launchSyntaxOfPath(fileName) ?? 'shellscript';
-    const cmds = findLaunchCommands(text, hint);
+    const cmds = findLaunchCommands(text, hint, { engines: ['sglang', 'vllm'] });
     const cmd = cmds[Math.max(0, Math.min(cmds.length - 1, options.commandIndex ?? 0))];
     if (cmd) readCommand(ev, cmd, name, options);
     readHints(ev, text, fileName, name);
@@ -160,9 +202,24 @@ export function hintsOfFile(text: string, fileName: string): Evidence {
 
 function readCommand(ev: Evidence, cmd: LaunchCommand, name: string, options: LaunchEvidenceOptions): void {
   const at = (line: number): string => `${name} line ${line + 1}`;
-  putEngine(ev, fact('sglang', 'launch', 'certain', at(cmd.entryRange.start.line)));
-  const fieldOf = options.fieldOf ?? fieldOfFlag;
+  putEngine(ev, fact(cmd.engine, 'launch', 'certain', at(cmd.entryRange.start.line)));
+  const vllm = cmd.engine === 'vllm';
+  const fieldOf = vllm ? vllmFieldOfFlag : (options.fieldOf ?? fieldOfFlag);
+  const bareValueOf = vllm ? (flag: string) => !flag.startsWith('--no-') : options.bareValueOf;
   const args: Record<string, FlagValue> = {};
+  // `vllm serve MODEL`: the model is the first positional word after `serve`.
+  const model = vllm ? cmd.args.find((a) => a.kind === 'positional') : undefined;
+  if (model && !model.dynamic) {
+    putFact(
+      ev.flags.written,
+      'model',
+      fact(model.value, 'launch', 'certain', at(model.range.start.line)),
+      ev.conflicts,
+      'flags.written.model',
+      MAX_RECORD_KEYS,
+    );
+    setOwn(args, 'model', model.value);
+  }
   for (const a of cmd.args) {
     if (a.kind !== 'flag' || !a.name) continue;
     const field = fieldOf(a.name);
@@ -170,7 +227,7 @@ function readCommand(ev: Evidence, cmd: LaunchCommand, name: string, options: La
     const vs = a.values ?? [];
     let value: FlagValue;
     if (vs.length === 0) {
-      const bare = options.bareValueOf?.(a.name);
+      const bare = bareValueOf?.(a.name);
       value = bare === undefined ? true : (JSON.parse(JSON.stringify(bare) ?? 'null') as FlagValue);
     } else value = vs.length === 1 ? vs[0].value : vs.map((v) => v.value);
     const dynamic = a.dynamic || vs.some((v) => v.dynamic);

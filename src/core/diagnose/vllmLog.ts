@@ -37,6 +37,40 @@ const OLD_BACKEND: Record<string, string> = {
   pallas: 'PALLAS',
 };
 
+/** A backend vLLM chose, as its log line says it: the evidence field it resolves, and the quantization it implies. */
+export interface VllmBackendChoice {
+  /** `attention_backend`, `moe_backend`, `mla_prefill_backend`, `mm_encoder_attn_backend`, `nvfp4_gemm_backend`, `linear_kernel.<method>`. */
+  field: string;
+  value: string;
+  quantization?: string;
+}
+
+/**
+ * The backend-selection line of a vLLM log (attention, MoE, MLA prefill, the multimodal encoder's
+ * attention, NVFP4 GEMM, linear kernels), else undefined. Shared by the diagnosis log reader and
+ * the Hosts view's log follower, which picks these lines out.
+ */
+export function readVllmBackendLine(line: string): VllmBackendChoice | undefined {
+  if (!/Using|Selected /.test(line)) return undefined;
+  const moe = /Using '?(\w+)'? (\w+) MoE backend/.exec(line);
+  if (moe) return { field: 'moe_backend', value: moe[1], ...(/^(?:nvfp4|mxfp4|fp8)$/i.test(moe[2]) ? { quantization: moe[2] } : {}) };
+  const mlaPrefill = /Using (\w+) MLA prefill backend/.exec(line);
+  if (mlaPrefill) return { field: 'mla_prefill_backend', value: mlaPrefill[1] };
+  const mm = /Using (?:backend )?AttentionBackendEnum\.(\w+) for /.exec(line);
+  if (mm) return { field: 'mm_encoder_attn_backend', value: mm[1] };
+  const en = /Using AttentionBackendEnum\.(\w+) backend/.exec(line);
+  if (en) return { field: 'attention_backend', value: en[1] };
+  const pot = /Using (\w+) attention backend out of potential backends/.exec(line);
+  if (pot) return { field: 'attention_backend', value: pot[1] };
+  const fp4 = /Using (\w+) for NVFP4 GEMM/.exec(line);
+  if (fp4) return { field: 'nvfp4_gemm_backend', value: fp4[1], quantization: 'nvfp4' };
+  const sel = /\bSelected (\w+) for (\w+)/.exec(line);
+  if (sel) return { field: `linear_kernel.${sel[2]}`, value: sel[1] };
+  const old = /Using (FlashInfer|Flash Attention|XFormers|Torch SDPA|ROCmFlashAttention|Triton MLA|Triton|FlashMLA|CUTLASS MLA|Pallas) backend/i.exec(line);
+  const name = old && OLD_BACKEND[old[1].toLowerCase()];
+  return name ? { field: 'attention_backend', value: name } : undefined;
+}
+
 /** vLLM CUDAGraphMode values as numbers or pairs in a JSON dump. */
 function cudagraphModeText(v: FlagValue | undefined): string | undefined {
   const names = ['NONE', 'PIECEWISE', 'FULL'];
@@ -94,11 +128,7 @@ export class VllmLogReader extends LogReaderBase {
       }
       return;
     }
-    if (lower.includes('using')) this.usingLine(line, lower);
-    if (lower.includes('selected ') && lower.includes(' for ')) {
-      const m = /\bSelected (\w+) for (\w+)/.exec(line);
-      if (m) this.putResolved(`linear_kernel.${m[2]}`, m[1]);
-    }
+    if (lower.includes('using') || lower.includes('selected ')) this.usingLine(line, lower);
     if (lower.includes('capturing cuda graph')) {
       const m = /Capturing CUDA graphs? \(([^)]*)\)/i.exec(line);
       if (m) {
@@ -132,24 +162,10 @@ export class VllmLogReader extends LogReaderBase {
   }
 
   private usingLine(line: string, lower: string): void {
-    const moe = /Using '?(\w+)'? (\w+) MoE backend/.exec(line);
-    if (moe) {
-      this.putResolved('moe_backend', moe[1]);
-      if (/^(?:nvfp4|mxfp4|fp8)$/i.test(moe[2])) this.putQuantization(moe[2], 'likely');
-      return;
-    }
-    const mlaPrefill = /Using (\w+) MLA prefill backend/.exec(line);
-    if (mlaPrefill) return this.putResolved('mla_prefill_backend', mlaPrefill[1]);
-    const mm = /Using (?:backend )?AttentionBackendEnum\.(\w+) for /.exec(line);
-    if (mm) return this.putResolved('mm_encoder_attn_backend', mm[1]);
-    const en = /Using AttentionBackendEnum\.(\w+) backend/.exec(line);
-    if (en) return this.putResolved('attention_backend', en[1]);
-    const pot = /Using (\w+) attention backend out of potential backends/.exec(line);
-    if (pot) return this.putResolved('attention_backend', pot[1]);
-    const fp4 = /Using (\w+) for NVFP4 GEMM/.exec(line);
-    if (fp4) {
-      this.putResolved('nvfp4_gemm_backend', fp4[1]);
-      this.putQuantization('nvfp4', 'likely');
+    const chosen = readVllmBackendLine(line);
+    if (chosen) {
+      this.putResolved(chosen.field, chosen.value);
+      if (chosen.quantization) this.putQuantization(chosen.quantization, 'likely');
       return;
     }
     const fa = /Using FlashAttention version (\d+)/.exec(line);
@@ -157,11 +173,6 @@ export class VllmLogReader extends LogReaderBase {
     if (lower.includes('data type to store kv cache')) {
       const m = /Using (\w+) data type to store kv cache/i.exec(line);
       if (m) return this.putModel('kvCacheDtype', m[1]);
-    }
-    const old = /Using (FlashInfer|Flash Attention|XFormers|Torch SDPA|ROCmFlashAttention|Triton MLA|Triton|FlashMLA|CUTLASS MLA|Pallas) backend/i.exec(line);
-    if (old) {
-      const name = OLD_BACKEND[old[1].toLowerCase()];
-      if (name) this.putResolved('attention_backend', name);
     }
   }
 

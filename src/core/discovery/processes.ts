@@ -1,22 +1,29 @@
 /**
- * Running SGLang servers: `ps -eo pid,args`, systemd units whose ExecStart runs the server, and
- * listening TCP sockets from `ss -ltnp`. Pure parsers plus small guarded gatherers.
+ * Running SGLang and vLLM servers: `ps -eo pid,args`, systemd units whose ExecStart runs the
+ * server, and listening TCP sockets from `ss -ltnp`. Pure parsers plus small guarded gatherers.
  */
 
 export const DEFAULT_SGLANG_PORT = 30000;
 export const DEFAULT_SGLANG_HOST = '127.0.0.1';
+/** vLLM's `--port` default; without `--host` it listens on every address. */
+export const DEFAULT_VLLM_PORT = 8000;
+export const DEFAULT_VLLM_HOST = '0.0.0.0';
+
+export type ServerEngine = 'sglang' | 'vllm';
 
 export interface ProcessRow {
   pid: number;
   args: string;
 }
 
-export interface SglangCommand {
-  kind: 'launch_server' | 'serve';
+export interface ServerCommand {
+  engine: ServerEngine;
+  /** `launch_server` / `serve`: SGLang's module and CLI; `vllm_serve` / `vllm_api_server`: vLLM's CLI and its OpenAI server module. */
+  kind: 'launch_server' | 'serve' | 'vllm_serve' | 'vllm_api_server';
   argv: string[];
   /** The Python interpreter when the command line names one (argv[0] like /venv/bin/python3). */
   interpreter?: string;
-  /** A console script such as /venv/bin/sglang whose shebang names the interpreter. */
+  /** A console script such as /venv/bin/sglang or /venv/bin/vllm whose shebang names the interpreter. */
   script?: string;
   port: number;
   portIsDefault: boolean;
@@ -24,12 +31,37 @@ export interface SglangCommand {
   modelPath?: string;
 }
 
-export interface SglangServer extends SglangCommand {
+export interface RunningServer extends ServerCommand {
   source: 'process' | 'systemd';
   pid?: number;
   unit?: string;
   /** Ports this process listens on (from ss), when known. */
   listening?: number[];
+  /**
+   * The variables of the process's environment that choose backends (`VLLM_*`, `SGLANG_*`,
+   * FlashInfer's, CUDA_VISIBLE_DEVICES…), from /proc/PID/environ when readable; secret-looking
+   * names are left out.
+   */
+  env?: Record<string, string>;
+}
+
+/** Environment variables that change what an inference server runs. */
+const SERVER_ENV_NAME = /^(?:VLLM_|SGLANG_|SGL_|FLASHINFER_|NCCL_|TORCH_CUDA_ARCH_LIST$|CUDA_VISIBLE_DEVICES$|PYTORCH_CUDA_ALLOC_CONF$)/;
+/** Environment variables whose values are secrets (kept as a name only, or left out). */
+export const SECRET_ENV_NAME = /(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
+
+/** The backend-choosing variables of a `/proc/PID/environ` text (NUL-separated), bounded. */
+export function serverEnvOf(environ: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const entry of environ.split('\0')) {
+    const eq = entry.indexOf('=');
+    const name = eq > 0 ? entry.slice(0, eq) : '';
+    if (!SERVER_ENV_NAME.test(name) || SECRET_ENV_NAME.test(name) || Object.prototype.hasOwnProperty.call(out, name)) continue;
+    out[name] = entry.slice(eq + 1, eq + 1 + 1000);
+    if (++n >= 64) break;
+  }
+  return out;
 }
 
 export interface ListeningSocket {
@@ -91,47 +123,74 @@ function flagValue(argv: string[], names: string[]): string | undefined {
   return undefined;
 }
 
-/** Recognise `python -m sglang.launch_server ...`, `.../sglang/launch_server.py ...` and `sglang serve ...`. */
-export function parseSglangCommand(argv: string[]): SglangCommand | undefined {
-  let kind: SglangCommand['kind'] | undefined;
-  let scriptAt = -1;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === 'sglang.launch_server' && argv[i - 1] === '-m') {
-      kind = 'launch_server';
-      break;
-    }
-    if (a === '-msglang.launch_server') {
-      kind = 'launch_server';
-      break;
-    }
-    if (/(^|\/)sglang\/launch_server\.py$/.test(a)) {
-      kind = 'launch_server';
-      break;
-    }
-    if (base(a) === 'sglang' && argv[i + 1] === 'serve') {
-      kind = 'serve';
-      scriptAt = i;
-      break;
-    }
-  }
-  if (!kind) return undefined;
-  const portText = flagValue(argv, ['--port']);
-  const port = portText !== undefined && /^\d{1,5}$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : undefined;
-  const cmd: SglangCommand = {
+function portOf(argv: string[]): number | undefined {
+  const text = flagValue(argv, ['--port']);
+  return text !== undefined && /^\d{1,5}$/.test(text) && Number(text) <= 65535 ? Number(text) : undefined;
+}
+
+/**
+ * The command's port, host and interpreter. `scriptAt` is the console script's index (`sglang`,
+ * `vllm`), -1 for a module run by an interpreter; argv[0] may be `env`, `numactl ...`, so the
+ * interpreter is the first word before the script that looks like one.
+ */
+function serverCommand(engine: ServerEngine, kind: ServerCommand['kind'], argv: string[], scriptAt: number): ServerCommand {
+  const port = portOf(argv);
+  const cmd: ServerCommand = {
+    engine,
     kind,
     argv,
-    port: port ?? DEFAULT_SGLANG_PORT,
+    port: port ?? (engine === 'vllm' ? DEFAULT_VLLM_PORT : DEFAULT_SGLANG_PORT),
     portIsDefault: port === undefined,
-    host: flagValue(argv, ['--host']) ?? DEFAULT_SGLANG_HOST,
+    host: flagValue(argv, ['--host']) ?? (engine === 'vllm' ? DEFAULT_VLLM_HOST : DEFAULT_SGLANG_HOST),
   };
-  const model = flagValue(argv, ['--model-path', '--model']);
-  if (model) cmd.modelPath = model;
-  // argv[0] may be `env`, `numactl ...`: take the first word that looks like a Python interpreter.
   const py = argv.find((a, i) => PYTHON_NAME.test(base(a)) && (scriptAt < 0 || i < scriptAt));
   if (py) cmd.interpreter = py;
   else if (scriptAt >= 0 && argv[scriptAt].startsWith('/')) cmd.script = argv[scriptAt];
   return cmd;
+}
+
+/** Recognise `python -m sglang.launch_server ...`, `.../sglang/launch_server.py ...` and `sglang serve ...`. */
+function parseSglangArgv(argv: string[]): ServerCommand | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === 'sglang.launch_server' && argv[i - 1] === '-m') || a === '-msglang.launch_server' || /(^|\/)sglang\/launch_server\.py$/.test(a)) {
+      return withModel(serverCommand('sglang', 'launch_server', argv, -1), flagValue(argv, ['--model-path', '--model']));
+    }
+    if (base(a) === 'sglang' && argv[i + 1] === 'serve')
+      return withModel(serverCommand('sglang', 'serve', argv, i), flagValue(argv, ['--model-path', '--model']));
+  }
+  return undefined;
+}
+
+const VLLM_API_SERVER = 'vllm.entrypoints.openai.api_server';
+
+/**
+ * Recognise `vllm serve MODEL ...` (the model positional, or `--model` as older releases and the
+ * image's entrypoint arguments write it), `python -m vllm.entrypoints.openai.api_server ...` and
+ * that module's file.
+ */
+function parseVllmArgv(argv: string[]): ServerCommand | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === VLLM_API_SERVER && argv[i - 1] === '-m') || a === `-m${VLLM_API_SERVER}` || /(^|\/)vllm\/entrypoints\/openai\/api_server\.py$/.test(a)) {
+      return withModel(serverCommand('vllm', 'vllm_api_server', argv, -1), flagValue(argv, ['--model']));
+    }
+    if (base(a) === 'vllm' && argv[i + 1] === 'serve') {
+      const positional = argv[i + 2] !== undefined && !argv[i + 2].startsWith('-') ? argv[i + 2] : undefined;
+      return withModel(serverCommand('vllm', 'vllm_serve', argv, i), positional ?? flagValue(argv, ['--model']));
+    }
+  }
+  return undefined;
+}
+
+function withModel(cmd: ServerCommand, model: string | undefined): ServerCommand {
+  if (model) cmd.modelPath = model;
+  return cmd;
+}
+
+/** An SGLang or vLLM server command in argv, else undefined. */
+export function parseServerCommand(argv: string[]): ServerCommand | undefined {
+  return parseSglangArgv(argv) ?? parseVllmArgv(argv);
 }
 
 /** `ss -ltnp` → listening sockets with owning pids (pids need privileges; may be empty). */
@@ -199,17 +258,17 @@ export function parseSystemctlCat(text: string): UnitExec[] {
  * Parse a whole command line, also looking inside `sh -c "…"` / `bash -lc '…'` wrappers, which
  * systemd units and containers often use to activate a venv first.
  */
-export function parseSglangCommandLine(line: string): SglangCommand | undefined {
+export function parseServerCommandLine(line: string): ServerCommand | undefined {
   const argv = splitCommandLine(line);
-  const direct = parseSglangCommand(argv);
+  const direct = parseServerCommand(argv);
   if (direct) return direct;
   for (const a of argv) {
-    if (!/\s/.test(a) || !a.includes('sglang')) continue;
+    if (!/\s/.test(a) || !/sglang|vllm/.test(a)) continue;
     let venv: string | undefined;
     for (const part of a.split(/&&|\|\||;/)) {
       const act = /^\s*(?:source|\.)\s+(\/\S+)\/bin\/activate\s*$/.exec(part);
       if (act) venv = act[1];
-      const inner = parseSglangCommand(splitCommandLine(part.replace(/^\s*exec\s+/, '')));
+      const inner = parseServerCommand(splitCommandLine(part.replace(/^\s*exec\s+/, '')));
       if (inner) {
         if (venv && inner.interpreter && !inner.interpreter.includes('/')) inner.interpreter = `${venv}/bin/${inner.interpreter}`;
         return inner;
@@ -217,4 +276,10 @@ export function parseSglangCommandLine(line: string): SglangCommand | undefined 
     }
   }
   return undefined;
+}
+
+/** parseServerCommandLine for SGLang only (the simulator's process title is checked with it). */
+export function parseSglangCommandLine(line: string): ServerCommand | undefined {
+  const cmd = parseServerCommandLine(line);
+  return cmd?.engine === 'sglang' ? cmd : undefined;
 }

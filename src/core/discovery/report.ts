@@ -1,5 +1,5 @@
 /**
- * Environment discovery: GPUs, CUDA versions, running SGLang servers, Python environments with
+ * Environment discovery: GPUs, CUDA versions, running SGLang and vLLM servers, Python environments with
  * their inference packages, and the GPU architectures compiled into sgl-kernel, FlashInfer (its
  * wheel and its JIT cache) and vLLM.
  * Everything is guarded: a missing tool becomes a note, never an exception.
@@ -22,7 +22,7 @@ import {
 } from '../gpu/gpus';
 import type { HostLike } from '../gpu/hostLike';
 import { DEFAULT_ROOTS, findInterpreters, type EnvRoots } from './interpreters';
-import { parsePs, parseSglangCommandLine, parseSs, parseSystemctlCat, parseUnitList, type ListeningSocket, type SglangServer } from './processes';
+import { parsePs, parseServerCommandLine, parseSs, parseSystemctlCat, parseUnitList, serverEnvOf, type ListeningSocket, type RunningServer } from './processes';
 import { PROBE_SCRIPT, parseProbeOutput, type PythonProbe } from './probeScript';
 import { mapLimit, runGuarded, type RunOptions } from './run';
 import { errorMessage } from '../errors';
@@ -62,6 +62,8 @@ export interface InterpreterReport {
   verdicts: PackageVerdict[];
   /** `python -m sglang.check_env`, when asked for and the installed SGLang has it. */
   checkEnv?: CheckEnvResult;
+  /** `python -m vllm.collect_env` (what `vllm collect-env` runs), when asked for and the installed vLLM has it. */
+  collectEnv?: CheckEnvResult;
 }
 
 export interface CheckEnvResult {
@@ -73,11 +75,24 @@ export interface CheckEnvResult {
   error?: string;
 }
 
-/** check_env imports torch and initialises CUDA: slow, and it can hang on a broken driver. */
+/** check_env and collect_env import torch and initialise CUDA: slow, and they can hang on a broken driver. */
 export const CHECK_ENV_TIMEOUT_MS = 120_000;
 export const CHECK_ENV_MAX_BYTES = 64 * 1024;
-/** Interpreters with SGLang to run it in (servers' interpreters come first). */
+/** Interpreters with the engine to run its report in (servers' interpreters come first). */
 const CHECK_ENV_MAX_INTERPRETERS = 2;
+
+/** Each engine's own environment report: the package, its module (run with -m) and where its result goes. */
+const ENGINE_ENV_REPORTS = [
+  { pkg: 'sglang', module: 'sglang.check_env', file: 'check_env.py', field: 'checkEnv' },
+  { pkg: 'vllm', module: 'vllm.collect_env', file: 'collect_env.py', field: 'collectEnv' },
+] as const;
+
+/**
+ * collect_env's "vLLM Build Flags: CUDA Archs" prints the TORCH_CUDA_ARCH_LIST variable of the shell
+ * that ran it ("Not Set" when unset), not the architectures the installed vLLM was compiled for.
+ */
+export const COLLECT_ENV_CUDA_ARCHS_NOTE =
+  'collect_env\'s "CUDA Archs" is the TORCH_CUDA_ARCH_LIST variable of the shell that ran it, not what vLLM was compiled for: the compiled targets are read from its libraries';
 
 export interface EnvReport {
   host: string;
@@ -87,7 +102,7 @@ export interface EnvReport {
   driverCudaVersion?: string;
   driverVersion?: string;
   nvccVersion?: string;
-  servers: SglangServer[];
+  servers: RunningServer[];
   listening: ListeningSocket[];
   interpreters: InterpreterReport[];
   warnings: EnvWarning[];
@@ -110,8 +125,9 @@ export interface DiscoverOptions {
   torch?: 'auto' | 'yes' | 'no';
   probeTimeoutMs?: number;
   /**
-   * Also run `python -m sglang.check_env` where the installed SGLang has it. Off by default: it
-   * imports torch and touches the GPU, so the report commands ask for it, not every connect.
+   * Also run `python -m sglang.check_env` and `python -m vllm.collect_env` where the installed
+   * engine has them. Off by default: they import torch and touch the GPU, so the report commands
+   * ask for them, not every connect.
    */
   checkEnv?: boolean;
   checkEnvTimeoutMs?: number;
@@ -164,18 +180,18 @@ async function gatherNvcc(host: HostLike, run: RunOptions): Promise<string | und
   return undefined;
 }
 
-async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): Promise<{ servers: SglangServer[]; listening: ListeningSocket[] }> {
+async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): Promise<{ servers: RunningServer[]; listening: ListeningSocket[] }> {
   const [ps, ss, units] = await Promise.all([
     runGuarded(host, ['ps', '-eo', 'pid,args'], run),
     runGuarded(host, ['ss', '-ltnp'], run),
     runGuarded(host, ['systemctl', 'list-units', '--type=service', '--no-legend', '--plain'], run),
   ]);
-  const servers: SglangServer[] = [];
+  const servers: RunningServer[] = [];
   if (!ps.ok) notes.push(`ps failed: ${ps.error ?? 'no output'}`);
   for (const row of parsePs(ps.stdout)) {
-    if (!/sglang/.test(row.args)) continue;
+    if (!/sglang|vllm/.test(row.args)) continue;
     // ps shows arguments joined by spaces, without quoting: quotes and backslashes are literal.
-    const cmd = parseSglangCommandLine(row.args.replace(/[\\'"]/g, (c) => `\\${c}`));
+    const cmd = parseServerCommandLine(row.args.replace(/[\\'"]/g, (c) => `\\${c}`));
     if (cmd) servers.push({ ...cmd, source: 'process', pid: row.pid });
   }
   const listening = ss.ok ? parseSs(ss.stdout) : [];
@@ -190,7 +206,7 @@ async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): 
     for (let i = 0; i < names.length; i += 40) {
       const cat = await runGuarded(host, ['systemctl', 'cat', '--', ...names.slice(i, i + 40)], run);
       for (const u of parseSystemctlCat(cat.stdout)) {
-        const cmd = parseSglangCommandLine(u.execStart);
+        const cmd = parseServerCommandLine(u.execStart);
         if (cmd) servers.push({ ...cmd, source: 'systemd', unit: u.unit });
       }
     }
@@ -198,30 +214,34 @@ async function gatherServers(host: HostLike, run: RunOptions, notes: string[]): 
   return { servers, listening };
 }
 
+/** A process's environment (NUL-separated), or undefined when not readable (another user's process). */
+async function readEnviron(host: HostLike, pid: number): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await host.readFile(`/proc/${pid}/environ`, { maxBytes: 256 * 1024 }));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The interpreter behind a server process: from argv, /proc/PID/exe, or a console script's shebang. */
-async function serverInterpreter(host: HostLike, s: SglangServer, run: RunOptions): Promise<string | undefined> {
+async function serverInterpreter(host: HostLike, s: RunningServer, environ: string | undefined, run: RunOptions): Promise<string | undefined> {
   if (s.interpreter?.startsWith('/')) return s.interpreter;
   if (s.pid !== undefined && s.interpreter) {
     // A bare `python3` from an activated venv or conda env: the process environment says which.
-    try {
-      const env = new TextDecoder().decode(await host.readFile(`/proc/${s.pid}/environ`, { maxBytes: 256 * 1024 }));
-      for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
-        const v = env
-          .split('\0')
-          .find((e) => e.startsWith(`${key}=`))
-          ?.slice(key.length + 1);
-        if (v?.startsWith('/')) {
-          const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
-          try {
-            await host.stat(cand);
-            return cand;
-          } catch {
-            /* not there */
-          }
+    for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX']) {
+      const v = environ
+        ?.split('\0')
+        .find((e) => e.startsWith(`${key}=`))
+        ?.slice(key.length + 1);
+      if (v?.startsWith('/')) {
+        const cand = `${v.replace(/\/+$/, '')}/bin/${s.interpreter.slice(s.interpreter.lastIndexOf('/') + 1)}`;
+        try {
+          await host.stat(cand);
+          return cand;
+        } catch {
+          /* not there */
         }
       }
-    } catch {
-      /* not readable (other user) */
     }
     const r = await runGuarded(host, ['readlink', `/proc/${s.pid}/exe`], run);
     const p = r.stdout.trim();
@@ -488,7 +508,9 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
 
   const fromServers: { path: string; source: string }[] = [];
   for (const s of report.servers) {
-    const py = await serverInterpreter(host, s, run);
+    const environ = s.pid !== undefined ? await readEnviron(host, s.pid) : undefined;
+    if (environ !== undefined) s.env = serverEnvOf(environ);
+    const py = await serverInterpreter(host, s, environ, run);
     if (py) {
       s.interpreter = py;
       try {
@@ -536,7 +558,7 @@ export async function discoverEnv(host: HostLike, opts: DiscoverOptions = {}): P
   });
 
   report.interpreters = mergeSameInterpreters(report.interpreters);
-  if (opts.checkEnv) await runCheckEnv(host, report.interpreters, opts);
+  if (opts.checkEnv) await runEngineEnvReports(host, report.interpreters, opts);
   const caps = gpuCaps(report);
   for (const it of report.interpreters) it.verdicts = verdictsFor(it, caps);
   computeWarnings(report);
@@ -567,26 +589,33 @@ export function mergeSameInterpreters(list: InterpreterReport[]): InterpreterRep
   return out;
 }
 
-async function runCheckEnv(host: HostLike, interpreters: InterpreterReport[], opts: DiscoverOptions): Promise<void> {
-  const withSglang = interpreters.filter((it) => it.probe?.packages.sglang.found && it.probe.packages.sglang.path).slice(0, CHECK_ENV_MAX_INTERPRETERS);
-  for (const it of withSglang) {
-    // Older SGLang has no check_env module: look for the file rather than run an ImportError.
-    const file = `${it.probe!.packages.sglang.path!}/check_env.py`;
-    try {
-      await host.stat(file);
-    } catch {
-      continue;
+async function runEngineEnvReports(host: HostLike, interpreters: InterpreterReport[], opts: DiscoverOptions): Promise<void> {
+  for (const tool of ENGINE_ENV_REPORTS) {
+    const withPkg = interpreters.filter((it) => it.probe?.packages[tool.pkg].found && it.probe.packages[tool.pkg].path).slice(0, CHECK_ENV_MAX_INTERPRETERS);
+    for (const it of withPkg) {
+      // Older releases have no such module: look for the file rather than run an ImportError.
+      const file = `${it.probe!.packages[tool.pkg].path!}/${tool.file}`;
+      try {
+        await host.stat(file);
+      } catch {
+        continue;
+      }
+      const r = await runGuarded(host, [it.path, '-m', tool.module], {
+        env: opts.env,
+        signal: opts.signal,
+        timeoutMs: opts.checkEnvTimeoutMs ?? CHECK_ENV_TIMEOUT_MS,
+        maxOutputBytes: CHECK_ENV_MAX_BYTES,
+      });
+      const clean = (t: string): string => t.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r\n?/g, '\n');
+      const text = [clean(r.stdout).trimEnd(), clean(r.stderr).trimEnd()].filter(Boolean).join('\n');
+      const truncated = text.length > CHECK_ENV_MAX_BYTES;
+      it[tool.field] = {
+        code: r.code,
+        output: truncated ? text.slice(0, CHECK_ENV_MAX_BYTES) : text,
+        truncated,
+        ...(r.ok ? {} : { error: r.error ?? 'failed' }),
+      };
     }
-    const r = await runGuarded(host, [it.path, '-m', 'sglang.check_env'], {
-      env: opts.env,
-      signal: opts.signal,
-      timeoutMs: opts.checkEnvTimeoutMs ?? CHECK_ENV_TIMEOUT_MS,
-      maxOutputBytes: CHECK_ENV_MAX_BYTES,
-    });
-    const clean = (t: string): string => t.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r\n?/g, '\n');
-    const text = [clean(r.stdout).trimEnd(), clean(r.stderr).trimEnd()].filter(Boolean).join('\n');
-    const truncated = text.length > CHECK_ENV_MAX_BYTES;
-    it.checkEnv = { code: r.code, output: truncated ? text.slice(0, CHECK_ENV_MAX_BYTES) : text, truncated, ...(r.ok ? {} : { error: r.error ?? 'failed' }) };
   }
 }
 
@@ -600,6 +629,14 @@ function targetsText(ts: CudaTarget[]): string {
 }
 
 const MARK: Record<Severity, string> = { error: 'ERROR', warning: 'WARN ', info: 'info ' };
+
+/** How the report names each kind of server command. */
+export const SERVER_KIND_LABEL: Record<RunningServer['kind'], string> = {
+  launch_server: 'launch_server',
+  serve: 'sglang serve',
+  vllm_serve: 'vllm serve',
+  vllm_api_server: 'vllm api_server',
+};
 
 /** The packages an interpreter row reports, in report order, with the name users know them by. */
 export const PACKAGE_LABELS = [
@@ -631,16 +668,16 @@ export function formatEnvReport(r: EnvReport): string {
     .join(', ');
   L.push(`  ${cuda}`, '');
 
-  L.push('SGLang servers');
+  L.push('SGLang and vLLM servers');
   if (r.servers.length === 0) L.push('  none running');
   for (const s of r.servers) {
     const who = s.source === 'systemd' ? `systemd ${s.unit ?? ''}` : `pid ${s.pid ?? '?'}`;
     const listen = s.listening?.length ? `listening on ${s.listening.join(', ')}` : s.source === 'process' ? 'not seen listening' : '';
-    L.push(
-      `  ${who}: ${s.kind === 'serve' ? 'sglang serve' : 'launch_server'} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`,
-    );
+    L.push(`  ${who}: ${SERVER_KIND_LABEL[s.kind]} on ${s.host}:${s.port}${s.portIsDefault ? ' (default port)' : ''}${listen ? `, ${listen}` : ''}`);
     if (s.modelPath) L.push(`      model ${s.modelPath}`);
     if (s.interpreter) L.push(`      python ${s.interpreter}`);
+    const env = Object.entries(s.env ?? {});
+    if (env.length) L.push(`      env ${env.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
   L.push('');
 
@@ -687,12 +724,14 @@ export function formatEnvReport(r: EnvReport): string {
       }
     }
     for (const v of it.verdicts) L.push(`      → ${v.message}`);
-    if (it.checkEnv) {
-      const c = it.checkEnv;
-      L.push(`      python -m sglang.check_env${c.code === 0 ? '' : ` (${c.code === null ? (c.error ?? 'did not finish') : `exit ${c.code}`})`}`);
+    for (const tool of ENGINE_ENV_REPORTS) {
+      const c = it[tool.field];
+      if (!c) continue;
+      L.push(`      python -m ${tool.module}${c.code === 0 ? '' : ` (${c.code === null ? (c.error ?? 'did not finish') : `exit ${c.code}`})`}`);
       const lines = c.output.split('\n');
       for (const line of lines.slice(0, 120)) L.push(`          ${line}`);
       if (lines.length > 120 || c.truncated) L.push('          … (cut; run it on the host for the rest)');
+      if (tool.pkg === 'vllm' && /CUDA Archs/.test(c.output)) L.push(`          note: ${COLLECT_ENV_CUDA_ARCHS_NOTE}`);
     }
   }
   L.push('');

@@ -12,7 +12,7 @@ export function flagDifferencesReport(hostLabel: string, rt: RuntimeCatalog, dif
     '# Flags of the installed SGLang vs server_args.py',
     '',
     `- Interpreter: ${codeSpan(rt.python)} on ${escapeMarkdown(hostLabel)}`,
-    `- SGLang: ${escapeMarkdown(rt.version ?? 'unknown version')} (${escapeMarkdown(rt.install.sglangDir ?? '?')})`,
+    `- SGLang: ${escapeMarkdown(rt.version ?? 'unknown version')} (${escapeMarkdown(rt.install.packageDir ?? '?')})`,
     `- Read by: ${readBy}`,
     '',
   ];

@@ -239,6 +239,15 @@ export function catalogFromJson(json: unknown): FlagCatalog | undefined {
 }
 
 export { readRuntimeCatalog, mergeCatalogs, loadDumpScript, parseArgparseHelp, actionsToCatalog, runtimeCacheFile, RuntimeCatalogError } from './runtime';
-export type { RuntimeCatalog, ReadRuntimeOptions, MergedCatalog, FlagDifference, FlagDifferenceKind, RuntimeAction, SglangInstall } from './runtime';
+export type {
+  RuntimeCatalog,
+  ReadRuntimeOptions,
+  MergedCatalog,
+  FlagDifference,
+  FlagDifferenceKind,
+  RuntimeAction,
+  EngineInstall,
+  RuntimeEngine,
+} from './runtime';
 export { buildPackageCatalog, resolveLocalPackage, isFieldFilePath } from './packageLayout';
 export type { PackageReadFile, PackageCatalogOptions, PackageCatalogInfo, LocalPackage } from './packageLayout';

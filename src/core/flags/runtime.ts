@@ -1,10 +1,11 @@
 /**
- * The runtime flag catalog: what the SGLang installed in an interpreter really accepts, read by
- * building its own argparse parser (python/dump_sglang_args.py), or, when that fails, by parsing
- * `python -m sglang.launch_server --help`. It sees choices that add_*_choices hooks and plugins add
- * at import time, which no reading of server_args.py can.
+ * The runtime flag catalog: what the SGLang (or vLLM) installed in an interpreter really accepts,
+ * read by building its own argparse parser (python/dump_engine_args.py), or, when that fails, by
+ * parsing `python -m sglang.launch_server --help` (`python -m vllm.entrypoints.openai.api_server
+ * --help`). It sees choices that add_*_choices hooks and plugins add at import time, which no
+ * reading of server_args.py (or arg_utils.py) can.
  *
- *   const script = await loadDumpScript(context.asAbsolutePath('python/dump_sglang_args.py'));
+ *   const script = await loadDumpScript(context.asAbsolutePath('python/dump_engine_args.py'));
  *   const rt = await readRuntimeCatalog(host, '/opt/venv/bin/python', { script, cacheDir });
  *   const { catalog, differences } = mergeCatalogs(staticCatalog, rt.catalog);
  *
@@ -18,10 +19,18 @@ import { errorMessage } from '../errors';
 import { HostError, type Host } from '../hosts/types';
 import { choiceText, fieldFromFlag, type ChoiceValue, type FlagCatalog, type FlagEntry } from './types';
 
-/** The line python/dump_sglang_args.py prints before its JSON document. */
+/** The line python/dump_engine_args.py prints before its JSON document. */
 export const RUNTIME_JSON_MARKER = '@@INFERENCE_DOCTOR_JSON@@';
 /** Bumped when the cache file shape or the conversion changes (old files are then ignored). */
-export const RUNTIME_CACHE_VERSION = 1;
+export const RUNTIME_CACHE_VERSION = 2;
+
+export type RuntimeEngine = 'sglang' | 'vllm';
+
+/** Per engine: its name for messages and the module whose --help is the fallback. */
+const ENGINE_RUNTIME: Record<RuntimeEngine, { label: string; package: string; helpModule: string }> = {
+  sglang: { label: 'SGLang', package: 'sglang', helpModule: 'sglang.launch_server' },
+  vllm: { label: 'vLLM', package: 'vllm', helpModule: 'vllm.entrypoints.openai.api_server' },
+};
 
 /** One argparse action as the dump script describes it. */
 export interface RuntimeAction {
@@ -42,13 +51,15 @@ export interface RuntimeAction {
   group?: string;
 }
 
-/** Where sglang is in an interpreter, found without importing it (the cache key). */
-export interface SglangInstall {
+/** Where the engine's package is in an interpreter, found without importing it (the cache key). */
+export interface EngineInstall {
+  engine?: RuntimeEngine;
   python?: string;
   pythonVersion?: string;
-  sglangDir?: string;
+  packageDir?: string;
   version?: string | null;
-  serverArgs?: { path: string; size: number; mtimeMs: number };
+  /** The file the flags are declared in: sglang/srt/server_args.py, vllm/engine/arg_utils.py. */
+  argsFile?: { path: string; size: number; mtimeMs: number };
   error?: string;
 }
 
@@ -56,26 +67,28 @@ export type RuntimeSource = 'dump' | 'help';
 
 export interface RuntimeCatalog {
   catalog: FlagCatalog;
-  /** How the catalog was read: SGLang's parser (dump) or its --help text. */
+  /** How the catalog was read: the engine's parser (dump) or its --help text. */
   source: RuntimeSource;
   fromCache: boolean;
   hostId: string;
   python: string;
   version?: string;
-  install: SglangInstall;
+  install: EngineInstall;
   /** Why the dump failed when the --help fallback was used, and similar notes. */
   warnings: string[];
   builtAt: string;
 }
 
 export interface ReadRuntimeOptions {
-  /** Text of python/dump_sglang_args.py (see loadDumpScript). */
+  /** Text of python/dump_engine_args.py (see loadDumpScript). */
   script: string;
+  /** Which engine's flags: SGLang's (default) or vLLM's. */
+  engine?: RuntimeEngine;
   /** Extra environment for the interpreter (PYTHONPATH, CUDA_VISIBLE_DEVICES=…). */
   env?: Record<string, string>;
   cwd?: string;
   signal?: AbortSignal;
-  /** Per command. Importing a real SGLang (torch, CUDA) takes a while. Default 180 s. */
+  /** Per command. Importing a real SGLang or vLLM (torch, CUDA) takes a while. Default 180 s. */
   timeoutMs?: number;
   /** Directory for the JSON cache (created when missing); no caching when absent. */
   cacheDir?: string;
@@ -107,7 +120,7 @@ const ZERO_RANGE = { start: { line: 0, character: 0 }, end: { line: 0, character
 export async function loadDumpScript(path?: string): Promise<string> {
   const candidates = path
     ? [path]
-    : [join(__dirname, '..', 'python', 'dump_sglang_args.py'), join(__dirname, '..', '..', '..', 'python', 'dump_sglang_args.py')];
+    : [join(__dirname, '..', 'python', 'dump_engine_args.py'), join(__dirname, '..', '..', '..', 'python', 'dump_engine_args.py')];
   for (const p of candidates) {
     try {
       return await fsp.readFile(p, 'utf8');
@@ -115,7 +128,7 @@ export async function loadDumpScript(path?: string): Promise<string> {
       /* next */
     }
   }
-  throw new RuntimeCatalogError(`The SGLang dump script was not found (${candidates.join(', ')}).`);
+  throw new RuntimeCatalogError(`The flag dump script was not found (${candidates.join(', ')}).`);
 }
 
 /** The JSON document after the marker line (anything printed before it is ignored). */
@@ -475,24 +488,30 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
 interface CacheFile {
   cacheVersion: number;
   key: { hostId: string; python: string; version: string | null };
-  /** server_args.py size/mtime and the dump script's hash: a changed checkout or script is a miss. */
+  /** The flags file's size/mtime and the dump script's hash: a changed checkout or script is a miss. */
   fingerprint: string;
   result: Omit<RuntimeCatalog, 'fromCache'>;
 }
 
-/** File name of the cache entry for (host id, interpreter path, sglang version). */
-export function runtimeCacheFile(cacheDir: string, hostId: string, python: string, version: string | null | undefined): string {
+/** File name of the cache entry for (host id, interpreter path, engine version[, engine when not SGLang]). */
+export function runtimeCacheFile(
+  cacheDir: string,
+  hostId: string,
+  python: string,
+  version: string | null | undefined,
+  engine: RuntimeEngine = 'sglang',
+): string {
   const h = createHash('sha256')
-    .update(JSON.stringify([hostId, python, version ?? null]))
+    .update(JSON.stringify([hostId, python, version ?? null, ...(engine === 'sglang' ? [] : [engine])]))
     .digest('hex')
     .slice(0, 24);
   return join(cacheDir, `runtime-catalog-${h}.json`);
 }
 
-function fingerprintOf(install: SglangInstall, script: string): string {
-  const sa = install.serverArgs;
+function fingerprintOf(install: EngineInstall, script: string): string {
+  const af = install.argsFile;
   const scriptHash = createHash('sha256').update(script).digest('hex').slice(0, 16);
-  return JSON.stringify([sa?.path ?? null, sa?.size ?? null, sa?.mtimeMs ?? null, install.sglangDir ?? null, scriptHash, RUNTIME_CACHE_VERSION]);
+  return JSON.stringify([af?.path ?? null, af?.size ?? null, af?.mtimeMs ?? null, install.packageDir ?? null, scriptHash, RUNTIME_CACHE_VERSION]);
 }
 
 async function readCache(file: string, fingerprint: string): Promise<Omit<RuntimeCatalog, 'fromCache'> | undefined> {
@@ -516,7 +535,8 @@ async function writeCache(file: string, body: CacheFile): Promise<void> {
 // reading
 
 async function runScript(host: Host, python: string, mode: 'version' | 'dump', opts: ReadRuntimeOptions): Promise<unknown> {
-  const r = await host.exec([python, '-c', opts.script, mode], {
+  const engine = opts.engine ?? 'sglang';
+  const r = await host.exec([python, '-c', opts.script, mode, engine], {
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
@@ -526,7 +546,7 @@ async function runScript(host: Host, python: string, mode: 'version' | 'dump', o
   if (r.truncated) throw new RuntimeCatalogError(`The ${mode} script printed more than ${MAX_OUTPUT} bytes.`);
   if (r.code !== 0) {
     throw new RuntimeCatalogError(
-      `${python} could not ${mode === 'dump' ? "build SGLang's parser" : 'locate sglang'}: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`,
+      `${python} could not ${mode === 'dump' ? `build ${ENGINE_RUNTIME[engine].label}'s parser` : `locate ${ENGINE_RUNTIME[engine].package}`}: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`,
       tail(r.stderr),
     );
   }
@@ -534,7 +554,8 @@ async function runScript(host: Host, python: string, mode: 'version' | 'dump', o
 }
 
 async function readHelp(host: Host, python: string, opts: ReadRuntimeOptions): Promise<RuntimeAction[]> {
-  const r = await host.exec([python, '-m', 'sglang.launch_server', '--help'], {
+  const module = ENGINE_RUNTIME[opts.engine ?? 'sglang'].helpModule;
+  const r = await host.exec([python, '-m', module, '--help'], {
     // Wide "terminal" so argparse wraps help text as little as possible.
     env: { ...(opts.env ?? {}), COLUMNS: '2000' },
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
@@ -542,10 +563,9 @@ async function readHelp(host: Host, python: string, opts: ReadRuntimeOptions): P
     timeoutMs: opts.timeoutMs ?? 180_000,
     maxOutputBytes: MAX_OUTPUT,
   });
-  if (r.code !== 0)
-    throw new RuntimeCatalogError(`python -m sglang.launch_server --help failed: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`, tail(r.stderr));
+  if (r.code !== 0) throw new RuntimeCatalogError(`python -m ${module} --help failed: ${lastErrorLine(r.stderr) ?? `exit code ${r.code}`}`, tail(r.stderr));
   const actions = parseArgparseHelp(r.stdout);
-  if (!actions.length) throw new RuntimeCatalogError('python -m sglang.launch_server --help printed no options.', tail(r.stdout));
+  if (!actions.length) throw new RuntimeCatalogError(`python -m ${module} --help printed no options.`, tail(r.stdout));
   return actions;
 }
 
@@ -554,18 +574,21 @@ function isActionList(v: unknown): v is RuntimeAction[] {
 }
 
 /**
- * Reads the flags the SGLang installed in `python` on `host` accepts. Uses the cache under
- * `opts.cacheDir` when host, interpreter, sglang version and server_args.py are unchanged.
+ * Reads the flags the SGLang (or, with `engine: 'vllm'`, the vLLM) installed in `python` on `host`
+ * accepts. Uses the cache under `opts.cacheDir` when host, interpreter, engine version and its
+ * flags file are unchanged.
  */
 export async function readRuntimeCatalog(host: Host, python: string, opts: ReadRuntimeOptions): Promise<RuntimeCatalog> {
+  const engine = opts.engine ?? 'sglang';
+  const { label, package: pkg, helpModule } = ENGINE_RUNTIME[engine];
   const progress = opts.onProgress ?? (() => undefined);
-  progress(`Locating sglang with ${python}…`);
-  const install = (await runScript(host, python, 'version', opts)) as SglangInstall;
+  progress(`Locating ${pkg} with ${python}…`);
+  const install = (await runScript(host, python, 'version', opts)) as EngineInstall;
   if (!install || typeof install !== 'object') throw new RuntimeCatalogError('The version script returned no description.');
   if (install.error) throw new RuntimeCatalogError(`${python}: ${install.error}`);
   const version = install.version ?? undefined;
   const fingerprint = fingerprintOf(install, opts.script);
-  const file = opts.cacheDir ? runtimeCacheFile(opts.cacheDir, host.id, python, version) : undefined;
+  const file = opts.cacheDir ? runtimeCacheFile(opts.cacheDir, host.id, python, version, engine) : undefined;
   const mode = opts.mode ?? 'auto';
   if (file && !opts.refresh) {
     const hit = await readCache(file, fingerprint);
@@ -575,7 +598,7 @@ export async function readRuntimeCatalog(host: Host, python: string, opts: ReadR
   let actions: RuntimeAction[] | undefined;
   let source: RuntimeSource = 'dump';
   if (mode !== 'help') {
-    progress(`Building SGLang's parser${version ? ` (${version})` : ''}…`);
+    progress(`Building ${label}'s parser${version ? ` (${version})` : ''}…`);
     try {
       const doc = (await runScript(host, python, 'dump', opts)) as { actions?: unknown; error?: string };
       if (doc?.error) throw new RuntimeCatalogError(doc.error);
@@ -587,7 +610,7 @@ export async function readRuntimeCatalog(host: Host, python: string, opts: ReadR
     }
   }
   if (!actions) {
-    progress('Reading python -m sglang.launch_server --help…');
+    progress(`Reading python -m ${helpModule} --help…`);
     actions = await readHelp(host, python, opts);
     source = 'help';
   }

@@ -1,13 +1,18 @@
 /**
- * Following an SGLang server log: classify lines that mean trouble (NaN, sampling errors, CUDA
- * failures), keep only the last N lines, and decide when to tell the user (once per burst, not
- * once per line). No vscode import: the extension and the integration tests share it.
+ * Following an SGLang or vLLM server log: classify lines that mean trouble (NaN, vLLM's count of
+ * corrupted requests, sampling errors, CUDA failures) and pick out the lines where vLLM says which
+ * attention / MoE / GEMM backend it chose, keep only the last N lines, and decide when to tell the
+ * user (once per burst of trouble, not once per line). No vscode import: the extension and the
+ * integration tests share it.
  */
+import { readVllmBackendLine } from '../diagnose/vllmLog';
 
-export type LogAlertKind = 'sampling-error' | 'nan' | 'cuda-error' | 'illegal-memory-access' | 'no-valid-tactics' | 'unsupported-arch';
+export type LogAlertKind = 'sampling-error' | 'nan' | 'cuda-error' | 'illegal-memory-access' | 'no-valid-tactics' | 'unsupported-arch' | 'backend-selected';
 
 export interface LogAlert {
   kind: LogAlertKind;
+  /** `problem`: trouble, worth a notification; `info`: a line worth finding again (a backend choice), never a notification. */
+  level: 'problem' | 'info';
   /** Short human text for notifications ("NaN in the log"). */
   title: string;
   /** The line that triggered it (trimmed to 500 characters). */
@@ -25,6 +30,8 @@ interface AlertRule {
 /** Most specific first: a line is reported once, under the first rule that matches. */
 const RULES: readonly AlertRule[] = [
   { kind: 'sampling-error', title: 'Detected errors during sampling', test: /Detected errors during sampling/ },
+  // vLLM's periodic stats line counts requests with NaN logits when VLLM_COMPUTE_NANS_IN_LOGITS=1; "Corrupted: 0 reqs" is fine.
+  { kind: 'nan', title: 'Requests with NaN logits (vLLM counted corrupted requests)', test: /\bCorrupted: [1-9]\d* reqs\b/ },
   { kind: 'illegal-memory-access', title: 'CUDA illegal memory access', test: /illegal memory access/i },
   { kind: 'no-valid-tactics', title: 'No valid tactics (GEMM backend has no kernel for this GPU)', test: /No valid tactics/ },
   { kind: 'unsupported-arch', title: 'Unsupported architecture', test: /Unsupported architecture/i },
@@ -36,6 +43,15 @@ const RULES: readonly AlertRule[] = [
 /** Lines that mention NaN only as a setting, not as an event: server-args dumps and flag echoes. */
 const BENIGN_NAN = /(?:server_args=ServerArgs\(|--(?:enable|disable)-nan-detection|(?:enable|disable)_nan_detection\s*[=:])/;
 
+/** What the backend-selection lines choose, in the user's words. */
+const BACKEND_WHAT: Record<string, string> = {
+  attention_backend: 'attention',
+  moe_backend: 'MoE',
+  mla_prefill_backend: 'MLA prefill',
+  mm_encoder_attn_backend: "the multimodal encoder's attention",
+  nvfp4_gemm_backend: 'NVFP4 GEMM',
+};
+
 /** The alert kind of one log line, or undefined for an ordinary line. */
 export function classifyLogLine(line: string): Omit<LogAlert, 'lineNumber' | 'line'> | undefined {
   if (line.length === 0) return undefined;
@@ -43,9 +59,12 @@ export function classifyLogLine(line: string): Omit<LogAlert, 'lineNumber' | 'li
   for (const r of RULES) {
     if (!r.test.test(text)) continue;
     if (r.kind === 'nan' && BENIGN_NAN.test(text) && !/NaN happened|NaN in the logits/.test(text)) return undefined;
-    return { kind: r.kind, title: r.title };
+    return { kind: r.kind, level: 'problem', title: r.title };
   }
-  return undefined;
+  const chosen = readVllmBackendLine(text);
+  if (!chosen) return undefined;
+  const what = BACKEND_WHAT[chosen.field] ?? chosen.field.replace(/^linear_kernel\./, 'the linear layers of ');
+  return { kind: 'backend-selected', level: 'info', title: `vLLM chose ${chosen.value} for ${what}` };
 }
 
 /**

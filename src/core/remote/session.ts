@@ -1,10 +1,10 @@
 /**
  * The service layer behind the Hosts view, without vscode: one connected Host plus what the
  * extension does with it — discovery, search over the installed SGLang package, port forwards to
- * running servers, launch-file lookup and comparison with /server_info, and log following.
+ * running SGLang and vLLM servers, launch-file lookup and comparison with /server_info, and log following.
  * Integration tests drive this class end to end against a real sshd.
  */
-import { discoverEnv, parseSglangCommandLine, parseSystemctlCat, type DiscoverOptions, type EnvReport, type SglangServer } from '../discovery/index';
+import { discoverEnv, parseServerCommandLine, parseSystemctlCat, type DiscoverOptions, type EnvReport, type RunningServer } from '../discovery/index';
 import { searchHost, type SearchSummary } from '../hosts/search';
 import { quoteArgv } from '../hosts/quote';
 import { HostError, type ExecOptions, type ExecResult, type ForwardedPort, type Host } from '../hosts/types';
@@ -64,7 +64,7 @@ export interface LogFollowOptions {
   signal?: AbortSignal;
   /** New complete lines (already in `buffer`). */
   onLines?(lines: { text: string; lineNumber: number }[]): void;
-  /** Every alert; `notify` is true for the first alert of a burst. */
+  /** Every alert; `notify` is true for the first problem of a burst (never for an `info` line). */
   onAlert?(alert: LogAlert, notify: boolean): void;
   now?: () => number;
 }
@@ -96,7 +96,7 @@ export function sglangPackageDirs(report: EnvReport): string[] {
 }
 
 /** A stable key for a discovered server (unit, else pid, else port). */
-export function serverKey(s: SglangServer): string {
+export function serverKey(s: RunningServer): string {
   return s.unit ? `unit:${s.unit}` : s.pid !== undefined ? `pid:${s.pid}` : `port:${s.port}`;
 }
 
@@ -210,13 +210,13 @@ export class HostSession {
   // ---- launch files -------------------------------------------------------------------------
 
   /** Find the unit file or script that starts `server`, else its command line. */
-  async launchSource(server: SglangServer): Promise<LaunchSource | undefined> {
+  async launchSource(server: RunningServer): Promise<LaunchSource | undefined> {
     if (server.unit) {
       const cat = await this.run(['systemctl', 'cat', '--', server.unit], { timeoutMs: 15_000, maxOutputBytes: 1 << 20 }).catch(() => undefined);
       if (cat?.code === 0) {
         const execs = parseSystemctlCat(cat.stdout).filter((u) => u.unit === server.unit || u.unit === `${server.unit}.service`);
-        const withSglang = execs.filter((u) => parseSglangCommandLine(u.execStart));
-        const pick = withSglang[withSglang.length - 1] ?? execs[execs.length - 1];
+        const withServer = execs.filter((u) => parseServerCommandLine(u.execStart));
+        const pick = withServer[withServer.length - 1] ?? execs[execs.length - 1];
         if (pick?.file) return { kind: 'unit-file', path: pick.file, unit: server.unit };
       }
       const show = await this.run(['systemctl', 'show', '-p', 'FragmentPath', '--value', '--', server.unit], {
@@ -291,10 +291,15 @@ export class HostSession {
    * maps flags to fields (from a flag catalog); without it the built-in table is used.
    */
   async compareWithLaunch(
-    server: SglangServer,
+    server: RunningServer,
     baseUrl: string,
     opts: { apiKey?: string; signal?: AbortSignal; launch?: LaunchText; fields?: FlagFieldResolver } = {},
   ): Promise<{ comparison: Comparison; launch: LaunchText; command: LaunchCommand; info: Record<string, unknown> }> {
+    if (server.engine === 'vllm')
+      throw new HostError(
+        'invalid-argument',
+        `The server on port ${server.port} is vLLM: the comparison reads SGLang's /server_info fields, which vLLM does not have (its /server_info exists only with VLLM_SERVER_DEV_MODE=1). Diagnose Server reads a vLLM server's log and launch file instead.`,
+      );
     const launch =
       opts.launch ??
       (await (async () => {
@@ -313,7 +318,7 @@ export class HostSession {
   // ---- logs ---------------------------------------------------------------------------------
 
   /** Where `server` logs: its systemd journal, or the file its stdout/stderr goes to. */
-  async logSourceFor(server: SglangServer): Promise<LogSource | undefined> {
+  async logSourceFor(server: RunningServer): Promise<LogSource | undefined> {
     if (server.unit) return { kind: 'journal', unit: server.unit };
     if (server.pid === undefined) return undefined;
     for (const fd of [2, 1]) {
@@ -342,7 +347,7 @@ export class HostSession {
         const alert: LogAlert = { ...c, line: l.text.slice(0, 500), lineNumber: l.lineNumber };
         if (alerts.length >= 1000) alerts.shift();
         alerts.push(alert);
-        opts.onAlert?.(alert, burst.offer(alert));
+        opts.onAlert?.(alert, alert.level === 'problem' && burst.offer(alert));
       }
       opts.onLines?.(lines);
     };

@@ -18,14 +18,17 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
   title: 'Inspect a GPU host',
   description:
     'Inspect a host ("local" or an SSH host whose key is already trusted): its GPUs and compute capability, driver and CUDA versions, ' +
-    "running SGLang servers, and each Python environment's sglang, sgl-kernel, FlashInfer, torch, triton, transformers and vLLM, " +
+    "running SGLang and vLLM servers, and each Python environment's sglang, sgl-kernel, FlashInfer, torch, triton, transformers and vLLM, " +
     'with a check that their CUDA libraries carry code for the GPU (a missing sm_120 build, say). Read-only; it runs discovery commands on the host.',
   inputSchema: {
     type: 'object',
     properties: {
       host: HOST_INPUT,
       torch: { type: 'boolean', description: 'Import torch in each environment for CUDA runtime details (slower; default false)' },
-      checkEnv: { type: 'boolean', description: 'Also run `python -m sglang.check_env` (imports torch, touches the GPU; default false)' },
+      checkEnv: {
+        type: 'boolean',
+        description: 'Also run `python -m sglang.check_env` and `python -m vllm.collect_env` where installed (import torch, touch the GPU; default false)',
+      },
     },
     required: ['host'],
     additionalProperties: false,
@@ -48,13 +51,14 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
         items: {
           type: 'object',
           properties: {
+            engine: { type: 'string', enum: ['sglang', 'vllm'] },
             kind: { type: 'string' },
             port: { type: 'integer' },
             modelPath: { type: 'string' },
             pid: { type: 'integer' },
             unit: { type: 'string' },
           },
-          required: ['kind', 'port'],
+          required: ['engine', 'kind', 'port'],
         },
       },
       interpreters: {
@@ -115,6 +119,7 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
         ...(r.driverVersion ? { driverVersion: r.driverVersion } : {}),
         ...(r.driverCudaVersion ? { driverCudaVersion: r.driverCudaVersion } : {}),
         servers: r.servers.map((s) => ({
+          engine: s.engine,
           kind: s.kind,
           port: s.port,
           ...(s.modelPath ? { modelPath: s.modelPath } : {}),

@@ -314,7 +314,15 @@ export function judgeRule(rule: DiagnosisRule, ev: Evidence, ctx: JudgeContext =
     if (!want) continue;
     const f = ev.kernels[lib as keyof Evidence['kernels']];
     const level = f?.value.level;
-    if (!f || !level) out.push(outcome('kernels', `kernels.${lib}`, 'unknown', `which GPU architectures ${lib} carries is not known`, { check: CHECK.kernels(lib) }));
+    if ((!f || !level) && want.unread === 'held')
+      out.push(
+        outcome('kernels', `kernels.${lib}`, 'held', `which GPU architectures ${lib} carries is not known; the rule stands on the rest`, {
+          deciding: false,
+          certainty: 'guess',
+          check: CHECK.kernels(lib),
+        }),
+      );
+    else if (!f || !level) out.push(outcome('kernels', `kernels.${lib}`, 'unknown', `which GPU architectures ${lib} carries is not known`, { check: CHECK.kernels(lib) }));
     else {
       const targets = [...f.value.sass, ...f.value.ptx].join(' ') || 'no device code';
       const text = `${lib} carries ${targets} (${whereOf(f)}): ${level === 'native' ? 'native code' : level} for ${f.value.gpuArch ?? 'this GPU'}`;

@@ -52,8 +52,10 @@ export interface RuleWhen {
   /**
    * What an installed library carries for the GPU (discovery's fatbin reader): held when its
    * level is one of `levels` (`none`, `no-device-code`, `ptx-jit`: no native code for the GPU).
+   * `unread: 'held'`: a rule that stands on other evidence (a GPU family and a crash line) keeps
+   * standing while the library was not read, but fails once its targets show native code.
    */
-  kernels?: Partial<Record<KernelLibrary, { levels: CompatLevel[] }>>;
+  kernels?: Partial<Record<KernelLibrary, { levels: CompatLevel[]; unread?: 'held' }>>;
   /**
    * The model's architecture class matches one of these regular expressions. Only where the
    * mechanism is tied to one model family's code (a model file's bug), never as a stand-in for a

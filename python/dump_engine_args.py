@@ -1,13 +1,18 @@
-"""Inference Doctor: describe the command-line flags of the SGLang installed in this interpreter.
+"""Inference Doctor: describe the command-line flags of the SGLang or vLLM installed in this interpreter.
 
-Run by the extension as `python -c <this file's text> MODE` (argv only, no shell):
+Run by the extension as `python -c <this file's text> MODE [ENGINE]` (argv only, no shell;
+ENGINE is sglang, the default, or vllm):
 
-    version  -> where sglang is and which version, without importing it (cheap; cache key)
-    dump     -> build SGLang's own argparse parser (ServerArgs.add_cli_args) and describe every
-                action, so choices added at import time by add_*_choices hooks or plugins show up
+    version  -> where the engine's package is and which version, without importing it (cheap;
+                cache key)
+    dump     -> build the engine's own argparse parser and describe every action, so choices
+                added at import time (SGLang's add_*_choices hooks, plugins, vLLM's Literal and
+                enum choices) show up. SGLang: ServerArgs.add_cli_args. vLLM: the OpenAI
+                server's make_arg_parser on vLLM's FlexibleArgumentParser, which imports its
+                config modules (and torch) but starts no engine and touches no GPU.
 
 Output: one line `@@INFERENCE_DOCTOR_JSON@@` followed by a JSON document on stdout. Anything
-SGLang prints while importing is sent to stderr so it cannot corrupt the JSON.
+the engine prints while importing is sent to stderr so it cannot corrupt the JSON.
 """
 
 import argparse
@@ -78,26 +83,36 @@ def described(value):
             return None, "<unrepresentable>"
 
 
-def sglang_location():
-    spec = importlib.util.find_spec("sglang")
+# engine -> (package, the file its flags are declared in, relative to the package)
+ENGINES = {
+    "sglang": ("sglang", ("srt", "server_args.py")),
+    "vllm": ("vllm", ("engine", "arg_utils.py")),
+}
+
+# `__version__ = "0.5.2"`, `__version__: str = ...`, setuptools-scm's `__version__ = version = '0.11.0'`
+VERSION_RE = re.compile(r"__version__\s*(?::\s*str\s*)?=\s*(?:version\s*(?::\s*str\s*)?=\s*)?['\"]([^'\"]+)['\"]")
+
+
+def package_location(package):
+    spec = importlib.util.find_spec(package)
     if spec is None:
         return None
     roots = list(spec.submodule_search_locations or [])
     return roots[0] if roots else os.path.dirname(spec.origin or "")
 
 
-def read_version(root):
-    """SGLang's version from package metadata, else sglang/version.py, without importing sglang."""
+def read_version(package, root):
+    """The package's version from its metadata, else its version files, without importing it."""
     try:
         from importlib import metadata
 
-        return metadata.version("sglang")
+        return metadata.version(package)
     except Exception:
         pass
-    for name in ("version.py", "__init__.py"):
+    for name in ("version.py", "_version.py", "__init__.py"):
         try:
             with open(os.path.join(root, name), encoding="utf-8") as handle:
-                match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", handle.read())
+                match = VERSION_RE.search(handle.read())
             if match:
                 return match.group(1)
         except OSError:
@@ -105,18 +120,19 @@ def read_version(root):
     return None
 
 
-def version_info():
-    info = {"python": sys.executable, "pythonVersion": "%d.%d.%d" % sys.version_info[:3]}
-    root = sglang_location()
+def version_info(engine):
+    package, args_file = ENGINES[engine]
+    info = {"engine": engine, "python": sys.executable, "pythonVersion": "%d.%d.%d" % sys.version_info[:3]}
+    root = package_location(package)
     if root is None:
-        info["error"] = "sglang is not importable by this interpreter"
+        info["error"] = "%s is not importable by this interpreter" % package
         return info
-    info["sglangDir"] = root
-    info["version"] = read_version(root)
-    path = os.path.join(root, "srt", "server_args.py")
+    info["packageDir"] = root
+    info["version"] = read_version(package, root)
+    path = os.path.join(root, *args_file)
     try:
         st = os.stat(path)
-        info["serverArgs"] = {"path": path, "size": st.st_size, "mtimeMs": int(st.st_mtime * 1000)}
+        info["argsFile"] = {"path": path, "size": st.st_size, "mtimeMs": int(st.st_mtime * 1000)}
     except OSError:
         pass
     return info
@@ -174,25 +190,44 @@ def describe(parser, action):
     return out
 
 
-def dump():
-    info = version_info()
+def sglang_parser():
+    from sglang.srt.server_args import ServerArgs
+
+    parser = argparse.ArgumentParser(prog="sglang.launch_server", add_help=False)
+    ServerArgs.add_cli_args(parser)
+    return parser
+
+
+def vllm_parser():
+    from vllm.entrypoints.openai.cli_args import make_arg_parser
+
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:  # before vLLM moved its argparse helpers out of vllm.utils
+        from vllm.utils import FlexibleArgumentParser
+    return make_arg_parser(FlexibleArgumentParser(prog="vllm serve", add_help=False))
+
+
+def dump(engine):
+    info = version_info(engine)
     if "error" in info:
         return info
     with contextlib.redirect_stdout(sys.stderr):
-        from sglang.srt.server_args import ServerArgs
-
-        parser = argparse.ArgumentParser(prog="sglang.launch_server", add_help=False)
-        ServerArgs.add_cli_args(parser)
+        parser = vllm_parser() if engine == "vllm" else sglang_parser()
     info["actions"] = [describe(parser, a) for a in parser._actions]
     return info
 
 
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "dump"
+    engine = argv[2] if len(argv) > 2 else "sglang"
+    if engine not in ENGINES:
+        sys.stderr.write("unknown engine %r (use sglang or vllm)\n" % engine)
+        return 2
     if mode == "version":
-        emit(version_info())
+        emit(version_info(engine))
     elif mode == "dump":
-        emit(dump())
+        emit(dump(engine))
     else:
         sys.stderr.write("unknown mode %r (use version or dump)\n" % mode)
         return 2
