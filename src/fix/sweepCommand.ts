@@ -20,7 +20,7 @@ import type { SweepEnd, SweepWebviewToHost } from '../shared/sweepProtocol';
 import { guardPicks, iconText } from '../ui/foreignText';
 import { findWorkspaceLaunchFiles, isLaunchDocument } from '../services/launchFiles';
 import { pickProbeServer, pickTarget, restartTarget, targetRecord, targetWords, type TargetChoice } from './pickers';
-import { SweepPanel } from './sweepPanel';
+import { createSweepPanel, type SweepPanel } from './sweepPanel';
 import { axisViews, knownIssueSuggestions, launchCommandOf, preselectedValues, proposedLaunchEdits, sweepFlagOptions, type SweepFlagOption } from './sweepPlan';
 import { SweepSession } from './sweepSession';
 
@@ -105,7 +105,7 @@ export class Sweeps {
       post: (m) => panel?.post(m),
     });
     const running = { session, panel: undefined as SweepPanel | undefined };
-    panel = running.panel = new SweepPanel({
+    panel = running.panel = createSweepPanel({
       extensionUri: this.ctx.extension.extensionUri,
       title: `Sweep: ${basename(file.uri.fsPath)}`,
       snapshot: () => session.snapshot(),
