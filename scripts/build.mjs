@@ -49,7 +49,7 @@ const bundles = {
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
-    entryPoints: { probe: 'webview/probe/main.ts', sweep: 'webview/sweep/main.ts', diagnose: 'webview/diagnose/main.ts' },
+    entryPoints: { probe: 'webview/probe/main.ts', sweep: 'webview/sweep/main.ts', diagnose: 'webview/diagnose/main.ts', eval: 'webview/eval/main.ts', compare: 'webview/compare/main.ts' },
     outdir: 'dist/webview',
     loader: { '.css': 'text' },
   },

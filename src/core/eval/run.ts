@@ -25,6 +25,8 @@ export interface EvalOptions {
   maxTokens?: number;
   signal?: AbortSignal;
   onProgress?: (p: EvalProgress) => void;
+  /** Called with each graded or failed problem as it finishes, before onProgress. */
+  onResult?: (r: ProblemResult) => void;
   /** Failed requests tolerated before the run gives up. Default max(2, n / 10). */
   maxErrors?: number;
 }
@@ -171,6 +173,7 @@ export async function runEval(target: ServerTarget, opts: EvalOptions): Promise<
           stop.abort();
         }
       }
+      opts.onResult?.(result);
       opts.onProgress?.({ done, total: problems.length, ...counts });
     }
   };
