@@ -15,16 +15,10 @@ import { BaselineError, makeBaseline, parseBaseline, type Baseline } from '../co
 import { boundReport, EvalHistoryStore } from '../core/eval/history';
 import { DIFFICULTIES, SUITES, type Suite } from '../core/eval/problems';
 import { summarise } from '../core/eval/report';
-import { runEval, type EvalProgress, type ProblemResult } from '../core/eval/run';
+import { runEval, type EvalProgress } from '../core/eval/run';
 import type { ServerConfig } from '../core/servers';
 import { notificationText } from '../core/text/foreign';
-import {
-  isEvalWebviewMessage,
-  type DifficultyTally,
-  type EvalViewState,
-  type EvalWebviewToHost,
-  type HostToEvalWebview,
-} from '../shared/evalProtocol';
+import { addToTally, emptyTally, isEvalWebviewMessage, type EvalViewState, type EvalWebviewToHost, type HostToEvalWebview } from '../shared/evalProtocol';
 import { PagePanel, panelTitle } from '../ui/pagePanel';
 import { pickModel } from './pickModel';
 
@@ -35,18 +29,6 @@ export const EVAL_VIEW_TYPE = 'inferenceDoctor.evalPanel';
 const PROGRESS_INTERVAL_MS = 100;
 
 const pct = (x: number | null): string => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
-
-export function emptyTally(): DifficultyTally {
-  return { easy: { correct: 0, graded: 0 }, medium: { correct: 0, graded: 0 }, hard: { correct: 0, graded: 0 } };
-}
-
-/** Counts one finished problem into the tally (failed requests are not graded). */
-export function addToTally(tally: DifficultyTally, r: ProblemResult): void {
-  if (r.outcome === 'error') return;
-  const t = tally[r.problem.difficulty];
-  t.graded++;
-  if (r.outcome === 'correct') t.correct++;
-}
 
 interface PickedBaseline {
   label: string;
@@ -141,7 +123,16 @@ export class AccuracyTests {
     const abort = new AbortController();
     const { suite, n, seed, concurrency } = this.settings(baseline?.baseline);
     const state: EvalViewState = {
-      setup: { serverLabel: server.label, url: server.baseUrl, model: null, suite, n, seed, concurrency, ...(baseline ? { baselineLabel: baseline.label } : {}) },
+      setup: {
+        serverLabel: server.label,
+        url: server.baseUrl,
+        model: null,
+        suite,
+        n,
+        seed,
+        concurrency,
+        ...(baseline ? { baselineLabel: baseline.label } : {}),
+      },
       phase: 'running',
       progress: { done: 0, total: n, correct: 0, wrong: 0, invalid: 0, errors: 0 },
       tally: emptyTally(),
@@ -328,8 +319,8 @@ export class AccuracyTests {
       );
       if (answer !== replace) return;
     }
-    const version = String((this.ctx.extension.extension.packageJSON as { version?: unknown }).version ?? '');
-    const text = `${JSON.stringify(makeBaseline(report, version), null, 2)}\n`;
+    const { version } = this.ctx.extension.extension.packageJSON as { version?: unknown };
+    const text = `${JSON.stringify(makeBaseline(report, typeof version === 'string' ? version : ''), null, 2)}\n`;
     await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
     cur.state.savedBaseline = basename(uri.path);
     if (this.current === cur) this.panel?.post({ type: 'state', state: cur.state });
@@ -368,7 +359,9 @@ async function pickBaseline(): Promise<PickedBaseline | undefined> {
     return { label: basename(uri.path), baseline };
   } catch (e) {
     const why = e instanceof BaselineError ? e.message : errorMessage(e);
-    void vscode.window.showErrorMessage(`Inference Doctor: ${notificationText(basename(uri.path))} is not a baseline the test can use: ${notificationText(why)}`);
+    void vscode.window.showErrorMessage(
+      `Inference Doctor: ${notificationText(basename(uri.path))} is not a baseline the test can use: ${notificationText(why)}`,
+    );
     return undefined;
   }
 }

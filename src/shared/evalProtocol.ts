@@ -5,7 +5,7 @@
  */
 import type { Difficulty, Suite } from '../core/eval/problems';
 import type { EvalReport } from '../core/eval/report';
-import type { EvalProgress } from '../core/eval/run';
+import type { EvalProgress, ProblemResult } from '../core/eval/run';
 
 /** What the run is: shown while it runs and after. */
 export interface EvalSetup {
@@ -22,6 +22,18 @@ export interface EvalSetup {
 
 /** Correct answers and graded ones per difficulty, so far. */
 export type DifficultyTally = Record<Difficulty, { correct: number; graded: number }>;
+
+export function emptyTally(): DifficultyTally {
+  return { easy: { correct: 0, graded: 0 }, medium: { correct: 0, graded: 0 }, hard: { correct: 0, graded: 0 } };
+}
+
+/** Counts one finished problem into the tally (failed requests are not graded). */
+export function addToTally(tally: DifficultyTally, r: ProblemResult): void {
+  if (r.outcome === 'error') return;
+  const t = tally[r.problem.difficulty];
+  t.graded++;
+  if (r.outcome === 'correct') t.correct++;
+}
 
 export interface EvalViewState {
   setup: EvalSetup;
