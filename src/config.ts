@@ -35,6 +35,7 @@ export interface Settings {
   'fix.superviseStateDir': string;
   'fix.readyTimeoutSeconds': number;
   'fix.remoteCli': string;
+  'fix.probeSet': 'quick' | 'accuracy';
   'gpu.nvidiaSmiPath': string;
 }
 
@@ -77,6 +78,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'fix.superviseStateDir': { default: '', scope: 'machine' },
   'fix.readyTimeoutSeconds': { default: 900, scope: 'window' },
   'fix.remoteCli': { default: 'inference-doctor', scope: 'machine' },
+  'fix.probeSet': { default: 'quick', scope: 'window' },
   'gpu.nvidiaSmiPath': { default: '', scope: 'machine' },
 };
 

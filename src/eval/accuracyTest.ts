@@ -13,7 +13,8 @@ import type { Ctx } from '../context';
 import { errorMessage } from '../core/errors';
 import { BaselineError, makeBaseline, parseBaseline, type Baseline } from '../core/eval/baseline';
 import { boundReport, EvalHistoryStore } from '../core/eval/history';
-import { DIFFICULTIES, SUITES, type Suite } from '../core/eval/problems';
+import { evalSettings } from '../core/eval/asProbe';
+import { DIFFICULTIES, type Suite } from '../core/eval/problems';
 import { summarise } from '../core/eval/report';
 import { runEval, type EvalProgress } from '../core/eval/run';
 import type { ServerConfig } from '../core/servers';
@@ -106,16 +107,10 @@ export class AccuracyTests {
   }
 
   private settings(baseline: Baseline | undefined): { suite: Suite; n: number; seed: number; concurrency: number } {
-    const configured = this.ctx.config.get('eval.suite');
-    const suite = baseline?.suite ?? (SUITES.includes(configured) ? configured : 'mixed');
-    const whole = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, Math.floor(x)));
-    return {
-      suite,
-      // A baseline is for its own set: the same problems, or the comparison says little.
-      n: baseline?.n ?? whole(this.ctx.config.get('eval.problems'), 1, 5000),
-      seed: baseline?.seed ?? 1,
-      concurrency: whole(this.ctx.config.get('eval.concurrency'), 1, 256),
-    };
+    const { config } = this.ctx;
+    const set = evalSettings({ suite: config.get('eval.suite'), problems: config.get('eval.problems'), concurrency: config.get('eval.concurrency') });
+    // A baseline is for its own set: the same problems, or the comparison says little.
+    return { suite: baseline?.suite ?? set.suite, n: baseline?.n ?? set.n, seed: baseline?.seed ?? 1, concurrency: set.concurrency };
   }
 
   private async run(server: ServerConfig, baseline?: PickedBaseline): Promise<void> {

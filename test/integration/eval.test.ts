@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accuracyProbe } from '../../src/core/eval/asProbe';
 import { runEval } from '../../src/core/eval/run';
 import { runProbe } from '../../src/core/probe/runner';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
@@ -270,5 +271,40 @@ describe('runEval (in process, against the simulator)', function () {
     assert.match(run.failure ?? '', /requests failed.*took longer than|requests failed.*sent nothing/);
     assert.ok(run.counts.errors >= 3);
     assert.ok(performance.now() - t0 < 5000);
+  });
+});
+
+describe('the accuracy smoke test as the fix loop probe (core/eval/asProbe) against the simulator', function () {
+  this.timeout(60_000);
+  let sim: RunningSimulator;
+
+  before(async () => {
+    sim = await startSimulator({ port: 0, scenario: scenarioPath('accuracy') });
+  });
+  after(() => sim?.close());
+
+  const probe = (model?: string) => accuracyProbe({ baseUrl: sim.url }, { suite: 'mixed', n: 45, seed: 1, concurrency: 8, ...(model ? { model } : {}) });
+
+  it('the healthy model (the first one listed) is OK, one item per answer with its timings', async () => {
+    const r = await probe();
+    assert.equal(r.summary.verdict, 'ok', r.summary.message);
+    assert.equal(r.items.length, 45);
+    assert.ok(r.items.every((i) => i.result.verdict.kind === 'ok' && i.result.ttftMs !== null));
+    assert.match(r.summary.message, /accuracy 100\.0% \(45\/45\)\. PASS/);
+  });
+
+  it('the fluent-but-wrong model is degenerate although the detector passes every answer, and the message says why', async () => {
+    const r = await probe(WRONG);
+    assert.ok(
+      r.items.every((i) => i.result.verdict.kind === 'ok'),
+      'every answer reads fine',
+    );
+    assert.equal(r.summary.verdict, 'degenerate');
+    assert.match(r.summary.message, /FAIL: accuracy below the floor/);
+  });
+
+  it('NaN answers make it NaN, as the Quick Health Probe would', async () => {
+    const r = await probe(NAN);
+    assert.equal(r.summary.verdict, 'nan');
   });
 });
