@@ -171,7 +171,6 @@ export class EvidenceGatherer {
     const { evidence, notes: gatherNotes } = await gatherEvidence(inputs, { signal: opts.signal, onProgress: opts.onProgress });
     const { rules, errors } = bundledDiagnosisRules();
     for (const e of errors) ctx.log.warn(`diagnosis rule ${e.rule ?? ''} in ${e.source} ignored: ${e.message}`);
-    if (subject.symptom) sources.push({ kind: 'probe', label: subject.symptom.from });
     const d = diagnose(evidence, { rules, limit: MAX_FINDINGS, ...(subject.symptom ? { symptom: subject.symptom.symptom } : {}) });
     const state: DiagnoseViewState = {
       serverLabel: server?.label ?? (remote && target ? `port ${remote.port} on ${target.label}` : subject.label),
@@ -179,7 +178,10 @@ export class EvidenceGatherer {
       at: Date.now(),
       sources,
       notes: [...notes, ...gatherNotes],
-      symptoms: d.symptoms,
+      // A symptom that came with the command says where it was seen, not just "given".
+      symptoms: d.symptoms.map((o) =>
+        subject.symptom && o.symptom === subject.symptom.symptom && o.from === 'given' ? { ...o, from: subject.symptom.from } : o,
+      ),
       findings: d.findings,
       rulesJudged: d.rulesJudged,
       ...(d.nextCheck ? { nextCheck: d.nextCheck } : {}),

@@ -92,6 +92,18 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     await toast.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-accuracy-fail.png') });
     await runCommand(page, 'Notifications: Clear All Notifications');
+  });
+
+  it('Diagnose on the failed run opens Diagnose Server with the accuracy drop as the symptom', async () => {
+    await probeFrame(page).locator('[data-testid="diagnose"]').click();
+    // The Diagnose panel replaces the accuracy panel in the editor group (a hidden page is unloaded).
+    await page.locator('.tab.active', { hasText: 'Diagnose: fp8-box' }).waitFor({ timeout: 30_000 });
+    const symptom = probeFrame(page).locator('[data-testid="symptom"]', { hasText: 'accuracy-drop' });
+    await symptom.waitFor({ timeout: 120_000 });
+    assert.match(await probeFrame(page).locator('[data-testid="symptoms"]').innerText(), /accuracy smoke test: 58\.3% right/);
+    await probeFrame(page).locator('#app[data-phase="done"]').waitFor({ timeout: 120_000 });
+    await page.screenshot({ path: join(resultsDir, 'e2e-accuracy-diagnose.png') });
+    await runCommand(page, 'Notifications: Clear All Notifications');
     await runCommand(page, 'View: Close All Editors');
   });
 
