@@ -5,12 +5,13 @@
  * Reference Server… tells a drifting server (late splits, close logprobs) from a reference.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
+import { waitFor } from '../support/wait';
 import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
 
 const scenario = (name: string): string => join(repoRoot, 'test/fixtures/scenarios', `${name}.json`);
@@ -92,6 +93,25 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     await toast.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-accuracy-fail.png') });
     await runCommand(page, 'Notifications: Clear All Notifications');
+  });
+
+  it('saves the run as a baseline file where the user says, and Undo removes it again', async () => {
+    await probeFrame(page).locator('[data-testid="save-baseline"]').click();
+    // code-server's save dialog is a quick input holding the path.
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    const file = join(workspace, 'fp8.eval.json');
+    await input.fill(file);
+    await input.press('Enter');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Saved the baseline to fp8.eval.json' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.match(await toast.innerText(), /this run did not pass/);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { format: string; n: number; counts: { correct: number }; model: string };
+    assert.deepEqual([saved.format, saved.n, saved.counts.correct, saved.model], ['inference-doctor-eval-baseline', 60, 35, 'Qwen/Qwen3-8B-kv-fp8-no-scale']);
+    await probeFrame(page).locator('[data-testid="saved"]', { hasText: 'fp8.eval.json' }).waitFor({ timeout: 10_000 });
+    await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
+    await waitFor('the baseline file removed', () => !existsSync(file), 10_000);
+    await probeFrame(page).locator('[data-testid="saved"]').waitFor({ state: 'detached', timeout: 10_000 });
   });
 
   it('Diagnose on the failed run opens Diagnose Server with the accuracy drop as the symptom', async () => {
