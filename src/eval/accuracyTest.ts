@@ -1,7 +1,7 @@
 /**
- * "Run Accuracy Smoke Test": the server's model (the one it lists, else the user's pick) gets the seeded problem set of the settings
- * (core/eval runEval: bounded concurrency, the detector on every answer), live in a panel and a
- * cancellable notification; the run is judged against a baseline file the user picked or the
+ * "Run Accuracy Smoke Test": the server's model (the one it lists, else the user's pick) gets the
+ * seeded problem set of the settings (core/eval runEval: bounded concurrency, the detector on every
+ * answer), live in a panel and a cancellable notification; the run is judged against a baseline file the user picked or the
  * floors, kept in the accuracy test history, and a failed one offers Diagnose Server with the
  * accuracy-drop symptom. Saving a baseline never replaces a file without asking, and can be undone.
  * Loaded on first use by ./register.ts.
@@ -37,8 +37,8 @@ interface PickedBaseline {
 }
 
 interface Current {
+  /** undefined: a run from the history whose server left the Servers view. */
   server: ServerConfig | undefined;
-  serverId: string;
   state: EvalViewState;
   baseline?: PickedBaseline;
   abort?: AbortController;
@@ -84,7 +84,6 @@ export class AccuracyTests {
     this.current?.abort?.abort();
     this.current = {
       server: this.ctx.servers.store.get(entry.serverId),
-      serverId: entry.serverId,
       state: {
         setup: {
           serverLabel: entry.serverLabel,
@@ -132,7 +131,7 @@ export class AccuracyTests {
       progress: { done: 0, total: n, correct: 0, wrong: 0, invalid: 0, errors: 0 },
       tally: emptyTally(),
     };
-    const current: Current = { server, serverId: server.id, state, abort, ...(baseline ? { baseline } : {}) };
+    const current: Current = { server, state, abort, ...(baseline ? { baseline } : {}) };
     this.current = current;
     this.showPanel();
     const mine = (): boolean => this.current === current;

@@ -10,9 +10,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
+import { makeBaseline } from '../../src/core/eval/baseline';
+import { summarise } from '../../src/core/eval/report';
+import { runEval } from '../../src/core/eval/run';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { waitFor } from '../support/wait';
 import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+
+/**
+ * code-server's open and save dialogs are a quick input holding a path. It fills in its starting
+ * folder (or the default name) a moment after it shows: wait for that, so it does not overwrite
+ * the path typed over it.
+ */
+async function answerFileDialog(page: Page, path: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  await waitFor('the dialog to fill in its path', async () => (await input.inputValue()).startsWith('/'), 10_000);
+  await input.fill(path);
+  await waitFor('the typed path', async () => (await input.inputValue()) === path, 10_000);
+  await input.press('Enter');
+}
 
 const scenario = (name: string): string => join(repoRoot, 'test/fixtures/scenarios', `${name}.json`);
 
@@ -97,12 +114,8 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
 
   it('saves the run as a baseline file where the user says, and Undo removes it again', async () => {
     await probeFrame(page).locator('[data-testid="save-baseline"]').click();
-    // code-server's save dialog is a quick input holding the path.
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
     const file = join(workspace, 'fp8.eval.json');
-    await input.fill(file);
-    await input.press('Enter');
+    await answerFileDialog(page, file);
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Saved the baseline to fp8.eval.json' });
     await toast.waitFor({ timeout: 30_000 });
     assert.match(await toast.innerText(), /this run did not pass/);
@@ -112,6 +125,24 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
     await waitFor('the baseline file removed', () => !existsSync(file), 10_000);
     await probeFrame(page).locator('[data-testid="saved"]').waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('Compare with Baseline… runs the problem set of the baseline again and fails the drop against it', async () => {
+    // The baseline: the healthy model's run of the same set, made here with the same core and written as --save-baseline does.
+    const healthy = summarise(await runEval({ baseUrl: sims[0].url }, { suite: 'mixed', n: 60, seed: 1, concurrency: 8, model: 'Qwen/Qwen3-8B' }));
+    const file = join(workspace, 'healthy.eval.json');
+    writeFileSync(file, JSON.stringify(makeBaseline(healthy, 'test')));
+    await probeFrame(page).locator('[data-testid="compare-baseline"]').click();
+    await answerFileDialog(page, file);
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Which model of fp8-box?' }).waitFor({ timeout: 30_000 });
+    await pickQuickItem(page, 'Qwen/Qwen3-8B-kv-fp8-no-scale');
+    const panel = probeFrame(page);
+    await panel.locator('[data-testid="baseline-label"]', { hasText: 'healthy.eval.json' }).waitFor({ timeout: 30_000 });
+    const verdict = panel.locator('#app[data-phase="done"] [data-testid="verdict"]');
+    await verdict.waitFor({ timeout: 120_000 });
+    assert.match(await verdict.innerText(), /FAIL: accuracy significantly below the baseline: 58\.3% vs baseline 100\.0%/);
+    assert.equal(await panel.locator('[data-testid="chart"] .floor').count(), 0, 'judged by the baseline, not the floors');
+    await runCommand(page, 'Notifications: Clear All Notifications');
   });
 
   it('Diagnose on the failed run opens Diagnose Server with the accuracy drop as the symptom', async () => {
