@@ -159,10 +159,15 @@ describe('inference-doctor eval (dist/cli.js against the simulator)', function (
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'eval', slow.url, '--n', '200', '--concurrency', '2'], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
+    let interrupted = false;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
-      if (/eval: [1-9]/.test(stderr)) child.kill('SIGINT');
+      // One Ctrl-C: a second one, while the report is written, would kill the process outright.
+      if (!interrupted && /eval: [1-9]/.test(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
