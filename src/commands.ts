@@ -103,7 +103,8 @@ export type HostArg = HostsNode | string;
  * instead of probing again), or a symptom a check saw that no probe shows (`accuracy-drop` from a failed
  * accuracy test, with where it was seen).
  */
-export type DiagnoseArg = ServerArg | HostsNode | { serverId: string; historyId?: string; quickProbe?: QuickProbeResult; symptom?: Symptom; symptomFrom?: string };
+export type DiagnoseArg =
+  ServerArg | HostsNode | { serverId: string; historyId?: string; quickProbe?: QuickProbeResult; symptom?: Symptom; symptomFrom?: string };
 /** A server to test (a Servers row or id), or a stored run to show (`{ historyId }` of the accuracy test history). */
 export type AccuracyTestArg = ServerArg | { historyId: string };
 /** A Backend Flags row, a code lens's arguments, or a flag name. */
