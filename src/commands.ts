@@ -11,6 +11,7 @@ import type { LoadRuntimeArgs } from './flags/loadRuntime';
 import type { HostsNode } from './remote/hostsView';
 import type { Uri } from 'vscode';
 import type { QuickProbeResult } from './core/probe/quick';
+import type { Symptom } from './core/diagnose/rules/types';
 
 export const SERVERS_COMMANDS = {
   addServer: 'inferenceDoctor.addServer',
@@ -68,6 +69,11 @@ export const DIAGNOSE_COMMANDS = {
   diagnoseServer: 'inferenceDoctor.diagnoseServer',
 } as const;
 
+export const EVAL_COMMANDS = {
+  runAccuracyTest: 'inferenceDoctor.runAccuracyTest',
+  compareWithReference: 'inferenceDoctor.compareWithReference',
+} as const;
+
 /** All of them; the values are exactly package.json's `contributes.commands`. */
 export const COMMANDS = {
   ...SERVERS_COMMANDS,
@@ -77,6 +83,7 @@ export const COMMANDS = {
   ...FIX_COMMANDS,
   ...SWEEP_COMMANDS,
   ...DIAGNOSE_COMMANDS,
+  ...EVAL_COMMANDS,
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
@@ -93,9 +100,13 @@ export type HostArg = HostsNode | string;
 /**
  * What Diagnose Server is about: a Servers row or id, a Hosts view's running server, or a server
  * with the probe that prompted it (a probe history entry, or the Quick Health Probe's result, used
- * instead of probing again).
+ * instead of probing again), or a symptom a check saw that no probe shows (`accuracy-drop` from a failed
+ * accuracy test, with where it was seen).
  */
-export type DiagnoseArg = ServerArg | HostsNode | { serverId: string; historyId?: string; quickProbe?: QuickProbeResult };
+export type DiagnoseArg =
+  ServerArg | HostsNode | { serverId: string; historyId?: string; quickProbe?: QuickProbeResult; symptom?: Symptom; symptomFrom?: string };
+/** A server to test (a Servers row or id), or a stored run to show (`{ historyId }` of the accuracy test history). */
+export type AccuracyTestArg = ServerArg | { historyId: string };
 /** A Backend Flags row, a code lens's arguments, or a flag name. */
 export type FlagArg = FlagsNode | FlagLensArgs | string;
 
@@ -140,6 +151,9 @@ export interface CommandArgs {
   /** The launch file (editor context menu and title pass the resource). */
   [SWEEP_COMMANDS.sweep]: [Uri?];
   [DIAGNOSE_COMMANDS.diagnoseServer]: [DiagnoseArg?];
+  [EVAL_COMMANDS.runAccuracyTest]: [AccuracyTestArg?];
+  /** The server under suspicion (B); the reference is picked. */
+  [EVAL_COMMANDS.compareWithReference]: [ServerArg?];
 }
 
 /** A compile error names the command when the table and CommandArgs disagree (either way). */

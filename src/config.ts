@@ -5,6 +5,7 @@
  * Only a type import of vscode: the table loads in plain Node for that test.
  */
 import type * as vscode from 'vscode';
+import type { Suite } from './core/eval/problems';
 
 export const CONFIG_ROOT = 'inferenceDoctor';
 
@@ -16,6 +17,11 @@ export interface Settings {
   'probe.maxTokens': number;
   'probe.earlyStop': boolean;
   'history.maxEntries': number;
+  'eval.suite': Suite;
+  'eval.problems': number;
+  'eval.concurrency': number;
+  'compare.prompts': number;
+  'compare.topLogprobs': number;
   servers: unknown[];
   'flags.serverArgsPath': string;
   'flags.sglangVersion': string;
@@ -29,6 +35,7 @@ export interface Settings {
   'fix.superviseStateDir': string;
   'fix.readyTimeoutSeconds': number;
   'fix.remoteCli': string;
+  'fix.probeSet': 'quick' | 'accuracy';
   'gpu.nvidiaSmiPath': string;
 }
 
@@ -53,6 +60,11 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'probe.maxTokens': { default: 256, scope: 'window' },
   'probe.earlyStop': { default: true, scope: 'window' },
   'history.maxEntries': { default: 200, scope: 'machine' },
+  'eval.suite': { default: 'mixed', scope: 'window' },
+  'eval.problems': { default: 100, scope: 'window' },
+  'eval.concurrency': { default: 16, scope: 'window' },
+  'compare.prompts': { default: 12, scope: 'window' },
+  'compare.topLogprobs': { default: 5, scope: 'window' },
   servers: { default: [], scope: 'window' },
   'flags.serverArgsPath': { default: '', scope: 'resource' },
   'flags.sglangVersion': { default: '', scope: 'resource' },
@@ -66,6 +78,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec<Settings[K]> } = {
   'fix.superviseStateDir': { default: '', scope: 'machine' },
   'fix.readyTimeoutSeconds': { default: 900, scope: 'window' },
   'fix.remoteCli': { default: 'inference-doctor', scope: 'machine' },
+  'fix.probeSet': { default: 'quick', scope: 'window' },
   'gpu.nvidiaSmiPath': { default: '', scope: 'machine' },
 };
 

@@ -10,12 +10,13 @@ import { register as registerFlags } from './flags/register';
 import { register as registerRemote } from './remote/register';
 import { register as registerFix } from './fix/register';
 import { register as registerDiagnose } from './diagnose/register';
+import { register as registerEval } from './eval/register';
 import { register as registerAgent } from './agent/register';
 
 const moduleLoadedAt = performance.now();
 
 /** Every feature, each one `register(ctx)`; they meet only through the context's services. */
-const FEATURES: Feature[] = [registerServers, registerProbe, registerFlags, registerRemote, registerFix, registerDiagnose, registerAgent];
+const FEATURES: Feature[] = [registerServers, registerProbe, registerFlags, registerRemote, registerFix, registerDiagnose, registerEval, registerAgent];
 
 let flagsClient: FlagsClient | undefined;
 

@@ -1,5 +1,6 @@
 /**
- * Probe history on disk: one JSON file per finished run inside `<dir>/probe-history/`.
+ * Run history on disk: one JSON file per finished run inside `<dir>/probe-history/` (probes) or
+ * `<dir>/eval-history/` (accuracy smoke tests, ../eval/history.ts): one EntryFiles store each.
  *
  * - Each entry is written atomically (temp file in the same directory, fsync, rename), so a
  *   reader never sees half an entry written by us; a file that is corrupt anyway (disk full,
@@ -16,15 +17,34 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryEntry, HistorySummary } from '../shared/webviewProtocol';
 
-export interface HistoryStoreOptions {
+/** What every stored run carries: the file name is made of both. */
+export interface StoredRun {
+  id: string;
+  startedAt: number;
+}
+
+/** How one kind of run is stored: its folder, what a readable entry looks like, its summary, its size bound. */
+export interface EntryKind<E extends StoredRun, S> {
+  /** The folder below the root, and the word for an entry in errors ("probe history"). */
+  folder: string;
+  what: string;
+  looksLike(value: unknown): value is E;
+  summarise(entry: E): S;
+  bound(entry: E): E;
+}
+
+export interface EntryFilesOptions {
   /** Newest entries kept; older ones are deleted after each add. Default 200. */
   maxEntries?: number;
+  /** Called once per unreadable file (it is skipped, never deleted). */
+  onCorrupt?: (file: string, error: Error) => void;
+}
+
+export interface HistoryStoreOptions extends EntryFilesOptions {
   /** Max UTF-16 chars kept of the answer content and of the reasoning. Default 200_000. */
   maxContentChars?: number;
   /** Max chars kept of the prompt and system prompt. Default 50_000. */
   maxPromptChars?: number;
-  /** Called once per unreadable file (it is skipped, never deleted). */
-  onCorrupt?: (file: string, error: Error) => void;
 }
 
 /** Characters of the prompt carried in a summary (for the history list). */
@@ -42,7 +62,7 @@ export function newHistoryId(): string {
   return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
 }
 
-function cutTail(text: string, max: number): { text: string; dropped: number } {
+export function cutTail(text: string, max: number): { text: string; dropped: number } {
   if (text.length <= max) return { text, dropped: 0 };
   let start = text.length - max;
   // Do not start on the low half of a surrogate pair.
@@ -51,7 +71,7 @@ function cutTail(text: string, max: number): { text: string; dropped: number } {
   return { text: text.slice(start), dropped: start };
 }
 
-function cutHead(text: string | undefined, max: number): string | undefined {
+export function cutHead(text: string | undefined, max: number): string | undefined {
   if (text === undefined || text.length <= max) return text;
   let end = max;
   const code = text.charCodeAt(end - 1);
@@ -95,38 +115,63 @@ function looksLikeEntry(value: unknown): value is HistoryEntry {
   );
 }
 
-export class HistoryStore {
+function boundProbe(entry: HistoryEntry, maxContentChars: number, maxPromptChars: number): HistoryEntry {
+  const content = cutTail(entry.result.content, maxContentChars);
+  const reasoning = cutTail(entry.result.reasoning ?? '', maxContentChars);
+  return {
+    ...entry,
+    params: {
+      ...entry.params,
+      prompt: cutHead(entry.params.prompt, maxPromptChars) ?? '',
+      systemPrompt: cutHead(entry.params.systemPrompt, maxPromptChars),
+    },
+    result: {
+      ...entry.result,
+      content: content.text,
+      contentDroppedChars: (entry.result.contentDroppedChars ?? 0) + content.dropped,
+      reasoning: reasoning.text,
+      error: entry.result.error && {
+        ...entry.result.error,
+        message: cutHead(entry.result.error.message, maxPromptChars) ?? '',
+        bodySnippet: cutHead(entry.result.error.bodySnippet, 4096),
+      },
+    },
+  };
+}
+
+/** One kind of run's files: atomic writes, newest first, pruned, corrupt files reported and skipped. */
+export class EntryFiles<E extends StoredRun, S> {
   readonly dir: string;
   private readonly maxEntries: number;
-  private readonly maxContentChars: number;
-  private readonly maxPromptChars: number;
   private readonly onCorrupt: (file: string, error: Error) => void;
   /** Files are immutable once renamed into place, so their summaries can be cached by name. */
-  private readonly summaries = new Map<string, HistorySummary>();
+  private readonly summaries = new Map<string, S>();
   private readonly reported = new Set<string>();
   private ready: Promise<void> | undefined;
 
-  constructor(rootDir: string, options: HistoryStoreOptions = {}) {
-    this.dir = join(rootDir, 'probe-history');
+  constructor(
+    rootDir: string,
+    private readonly kind: EntryKind<E, S>,
+    options: EntryFilesOptions = {},
+  ) {
+    this.dir = join(rootDir, kind.folder);
     this.maxEntries = Math.max(1, options.maxEntries ?? 200);
-    this.maxContentChars = Math.max(1, options.maxContentChars ?? 200_000);
-    this.maxPromptChars = Math.max(1, options.maxPromptChars ?? 50_000);
-    this.onCorrupt = options.onCorrupt ?? ((file, error) => console.warn(`Probe history: skipping ${file}: ${error.message}`));
+    this.onCorrupt = options.onCorrupt ?? ((file, error) => console.warn(`${kind.what}: skipping ${file}: ${error.message}`));
   }
 
   /** Summaries, newest first. Unreadable files are reported once and left out. */
-  async list(): Promise<HistorySummary[]> {
+  async list(): Promise<S[]> {
     await this.init();
     const files = await this.entryFiles();
     const live = new Set(files);
     for (const name of [...this.summaries.keys()]) if (!live.has(name)) this.summaries.delete(name);
-    const out: HistorySummary[] = [];
+    const out: S[] = [];
     for (const name of files) {
       let summary = this.summaries.get(name);
       if (!summary) {
         const entry = await this.readFile(name);
         if (!entry) continue;
-        summary = summarise(entry);
+        summary = this.kind.summarise(entry);
         this.summaries.set(name, summary);
       }
       out.push(summary);
@@ -134,7 +179,7 @@ export class HistoryStore {
     return out;
   }
 
-  async get(id: string): Promise<HistoryEntry | undefined> {
+  async get(id: string): Promise<E | undefined> {
     if (!isHistoryId(id)) return undefined;
     await this.init();
     const name = (await this.entryFiles()).find((file) => FILE_PATTERN.exec(file)?.[2] === id);
@@ -145,13 +190,13 @@ export class HistoryStore {
    * Stores a finished run (bounded) and prunes to the newest maxEntries. Returns what was
    * stored, with an id assigned when the caller gave none.
    */
-  async add(input: Omit<HistoryEntry, 'id'> & { id?: string }): Promise<HistoryEntry> {
+  async add(input: Omit<E, 'id'> & { id?: string }): Promise<E> {
     await this.init();
     const id = input.id !== undefined && isHistoryId(input.id) ? input.id : newHistoryId();
-    const entry = this.bound({ ...input, id });
+    const entry = this.kind.bound({ ...input, id } as E);
     const name = `${String(Math.max(0, Math.floor(entry.startedAt))).padStart(13, '0')}-${id}.json`;
     await this.writeAtomically(name, JSON.stringify(entry));
-    this.summaries.set(name, summarise(entry));
+    this.summaries.set(name, this.kind.summarise(entry));
     await this.prune();
     return entry;
   }
@@ -167,30 +212,6 @@ export class HistoryStore {
       this.summaries.delete(name);
     }
     return removed;
-  }
-
-  private bound(entry: HistoryEntry): HistoryEntry {
-    const content = cutTail(entry.result.content, this.maxContentChars);
-    const reasoning = cutTail(entry.result.reasoning ?? '', this.maxContentChars);
-    return {
-      ...entry,
-      params: {
-        ...entry.params,
-        prompt: cutHead(entry.params.prompt, this.maxPromptChars) ?? '',
-        systemPrompt: cutHead(entry.params.systemPrompt, this.maxPromptChars),
-      },
-      result: {
-        ...entry.result,
-        content: content.text,
-        contentDroppedChars: (entry.result.contentDroppedChars ?? 0) + content.dropped,
-        reasoning: reasoning.text,
-        error: entry.result.error && {
-          ...entry.result.error,
-          message: cutHead(entry.result.error.message, this.maxPromptChars) ?? '',
-          bodySnippet: cutHead(entry.result.error.bodySnippet, 4096),
-        },
-      },
-    };
   }
 
   private init(): Promise<void> {
@@ -222,11 +243,11 @@ export class HistoryStore {
       .reverse();
   }
 
-  private async readFile(name: string): Promise<HistoryEntry | undefined> {
+  private async readFile(name: string): Promise<E | undefined> {
     try {
       const text = await fs.readFile(join(this.dir, name), 'utf8');
       const parsed: unknown = JSON.parse(text);
-      if (!looksLikeEntry(parsed)) throw new Error('not a probe history entry');
+      if (!this.kind.looksLike(parsed)) throw new Error(`not a ${this.kind.what} entry`);
       if (FILE_PATTERN.exec(name)?.[2] !== parsed.id) throw new Error('file name and id disagree');
       return parsed;
     } catch (error) {
@@ -283,5 +304,24 @@ export class HistoryStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false; // a concurrent prune won
       throw error;
     }
+  }
+}
+
+/** The probe panel's history: finished probe runs, their answers cut to a size bound. */
+export class HistoryStore extends EntryFiles<HistoryEntry, HistorySummary> {
+  constructor(rootDir: string, options: HistoryStoreOptions = {}) {
+    const maxContentChars = Math.max(1, options.maxContentChars ?? 200_000);
+    const maxPromptChars = Math.max(1, options.maxPromptChars ?? 50_000);
+    super(
+      rootDir,
+      {
+        folder: 'probe-history',
+        what: 'probe history',
+        looksLike: looksLikeEntry,
+        summarise,
+        bound: (entry) => boundProbe(entry, maxContentChars, maxPromptChars),
+      },
+      options,
+    );
   }
 }

@@ -12,6 +12,7 @@ import { errorMessage } from '../core/errors';
 import type { FlagChange } from '../core/launch/edit';
 import { notificationText } from '../core/text/foreign';
 import { githubLink, type DiagnoseViewState, type DiagnoseWebviewToHost } from '../shared/diagnoseProtocol';
+import { SYMPTOMS, type Symptom } from '../core/diagnose/rules/types';
 import { DiagnosePanel } from './diagnosePanel';
 import { EvidenceGatherer, type DiagnoseRun, type DiagnoseSubject } from './gather';
 
@@ -51,6 +52,10 @@ export class Diagnoses {
       if (typeof arg.historyId === 'string') subject.historyId = arg.historyId;
       const q = arg.quickProbe;
       if (isObj(q) && Array.isArray(q.items) && isObj(q.summary)) subject.quickProbe = q as unknown as NonNullable<DiagnoseSubject['quickProbe']>;
+      if (typeof arg.symptom === 'string' && (SYMPTOMS as readonly string[]).includes(arg.symptom)) {
+        const from = typeof arg.symptomFrom === 'string' ? arg.symptomFrom : 'given with the command';
+        subject.symptom = { symptom: arg.symptom as Symptom, from };
+      }
     }
     return subject;
   }
@@ -139,7 +144,12 @@ export class Diagnoses {
       // Again from scratch: a new probe, a fresh discovery report.
       if (cur)
         await this.diagnose(
-          { label: cur.subject.label, ...(cur.subject.server ? { server: cur.subject.server } : {}), ...(cur.subject.host ? { host: cur.subject.host } : {}) },
+          {
+            label: cur.subject.label,
+            ...(cur.subject.server ? { server: cur.subject.server } : {}),
+            ...(cur.subject.host ? { host: cur.subject.host } : {}),
+            ...(cur.subject.symptom ? { symptom: cur.subject.symptom } : {}),
+          },
           true,
         );
       return;

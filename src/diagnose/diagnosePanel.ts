@@ -1,11 +1,10 @@
 /**
- * The Diagnose Server panel's host side: one webview panel showing a diagnosis. Every page message
- * is validated first; the page gets the whole state when it (re)loads and whenever it changes.
+ * The Diagnose Server panel's host side (../ui/pagePanel.ts): one webview panel showing a
+ * diagnosis, sent whole when the page (re)loads and whenever it changes.
  */
-import * as vscode from 'vscode';
-import { isDiagnoseWebviewMessage, type DiagnoseViewState, type DiagnoseWebviewToHost } from '../shared/diagnoseProtocol';
-import { showControls } from '../core/text/foreign';
-import { renderWebviewHtml, webviewOptions } from '../ui/webviewHtml';
+import type * as vscode from 'vscode';
+import { isDiagnoseWebviewMessage, type DiagnoseViewState, type DiagnoseWebviewToHost, type HostToDiagnoseWebview } from '../shared/diagnoseProtocol';
+import { PagePanel, panelTitle } from '../ui/pagePanel';
 
 /** viewType of the panel (not restored after a reload: a diagnosis is re-run, not kept). */
 export const DIAGNOSE_VIEW_TYPE = 'inferenceDoctor.diagnosePanel';
@@ -18,32 +17,22 @@ export interface DiagnosePanelDeps {
 }
 
 export class DiagnosePanel implements vscode.Disposable {
-  private readonly panel: vscode.WebviewPanel;
-  private readonly disposables: vscode.Disposable[] = [];
-  /** False until the page says `ready` (it drops anything posted before), and again while hidden. */
-  private ready = false;
-  private disposed = false;
+  private readonly panel: PagePanel<DiagnoseWebviewToHost, HostToDiagnoseWebview>;
   private state: DiagnoseViewState;
 
-  constructor(
-    private readonly deps: DiagnosePanelDeps,
-    initial: DiagnoseViewState,
-  ) {
+  constructor(deps: DiagnosePanelDeps, initial: DiagnoseViewState) {
     this.state = initial;
-    this.panel = vscode.window.createWebviewPanel(
-      DIAGNOSE_VIEW_TYPE,
-      title(initial),
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(deps.extensionUri), retainContextWhenHidden: false },
-    );
-    this.panel.webview.html = renderWebviewHtml(this.panel.webview, deps.extensionUri, 'diagnose', 'Inference Doctor: Diagnose Server');
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.dispose()),
-      this.panel.onDidChangeViewState(() => {
-        if (!this.panel.visible) this.ready = false;
-      }),
-      this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
-    );
+    this.panel = new PagePanel({
+      extensionUri: deps.extensionUri,
+      viewType: DIAGNOSE_VIEW_TYPE,
+      page: 'diagnose',
+      pageTitle: 'Inference Doctor: Diagnose Server',
+      title: title(initial),
+      isMessage: isDiagnoseWebviewMessage,
+      snapshot: () => ({ type: 'state', state: this.state }),
+      onMessage: (m) => deps.onMessage(m),
+      onDidDispose: () => deps.onDidDispose(),
+    });
   }
 
   reveal(): void {
@@ -53,30 +42,15 @@ export class DiagnosePanel implements vscode.Disposable {
   /** Shows a new state (the page gets it now, or when it is next ready). */
   show(state: DiagnoseViewState): void {
     this.state = state;
-    if (this.disposed) return;
-    this.panel.title = title(state);
-    if (this.ready) void this.panel.webview.postMessage({ type: 'state', state });
+    this.panel.setTitle(title(state));
+    this.panel.post({ type: 'state', state });
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
-    this.deps.onDidDispose();
-  }
-
-  private receive(message: unknown): void {
-    if (!isDiagnoseWebviewMessage(message)) return; // untrusted: ignore anything malformed
-    if (message.type === 'ready') {
-      this.ready = true;
-      void this.panel.webview.postMessage({ type: 'state', state: this.state });
-      return;
-    }
-    this.deps.onMessage(message);
   }
 }
 
 function title(state: DiagnoseViewState): string {
-  return `Diagnose: ${showControls(state.serverLabel.replace(/\s+/g, ' ').slice(0, 60))}`;
+  return panelTitle('Diagnose: ', state.serverLabel);
 }

@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { gatherEvidence, type GatherInputs } from '../core/diagnose/gather';
 import { bundledDiagnosisRules, diagnose } from '../core/diagnose/rules';
+import type { Symptom } from '../core/diagnose/rules/types';
 import { discoverEnv, type EnvReport } from '../core/discovery/index';
 import { errorMessage } from '../core/errors';
 import { launchServerUrl } from '../core/fix/loop';
@@ -37,6 +38,8 @@ export interface DiagnoseSubject {
   /** The probe that prompted it: a history entry, or a Quick Health Probe's result (then no probe is sent again). */
   historyId?: string;
   quickProbe?: QuickProbeResult;
+  /** What the user or a check saw that the probes cannot (an accuracy test that failed), and where it was seen. */
+  symptom?: { symptom: Symptom; from: string };
 }
 
 /** The launch file a cause's fix goes to. */
@@ -168,14 +171,17 @@ export class EvidenceGatherer {
     const { evidence, notes: gatherNotes } = await gatherEvidence(inputs, { signal: opts.signal, onProgress: opts.onProgress });
     const { rules, errors } = bundledDiagnosisRules();
     for (const e of errors) ctx.log.warn(`diagnosis rule ${e.rule ?? ''} in ${e.source} ignored: ${e.message}`);
-    const d = diagnose(evidence, { rules, limit: MAX_FINDINGS });
+    const d = diagnose(evidence, { rules, limit: MAX_FINDINGS, ...(subject.symptom ? { symptom: subject.symptom.symptom } : {}) });
     const state: DiagnoseViewState = {
       serverLabel: server?.label ?? (remote && target ? `port ${remote.port} on ${target.label}` : subject.label),
       phase: 'done',
       at: Date.now(),
       sources,
       notes: [...notes, ...gatherNotes],
-      symptoms: d.symptoms,
+      // A symptom that came with the command says where it was seen, not just "given".
+      symptoms: d.symptoms.map((o) =>
+        subject.symptom && o.symptom === subject.symptom.symptom && o.from === 'given' ? { ...o, from: subject.symptom.from } : o,
+      ),
       findings: d.findings,
       rulesJudged: d.rulesJudged,
       ...(d.nextCheck ? { nextCheck: d.nextCheck } : {}),

@@ -12,7 +12,7 @@ import { OUTCOME_LABEL, runOutcome } from '../core/probe/outcome';
 import type { VerdictKind } from '../core/detect/types';
 import { notificationText, escapeMarkdown, codeSpan } from '../core/text/foreign';
 import type { ApplyAndVerifyArgs } from '../shared/lspProtocol';
-import { canRestartFrom, pickProbeServer, pickTarget, restartTarget, targetWords } from './pickers';
+import { accuracyProbeOf, canRestartFrom, pickProbeServer, pickTarget, restartTarget, targetWords } from './pickers';
 
 export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs): Promise<void> {
   const uri = vscode.Uri.parse(args.uri);
@@ -58,6 +58,7 @@ export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs):
           server: serverTarget,
           readyTimeoutMs: ctx.config.get('fix.readyTimeoutSeconds') * 1000,
           signal: abort.signal,
+          ...(ctx.config.get('fix.probeSet') === 'accuracy' ? { probe: accuracyProbeOf(ctx, abort.signal) } : {}),
           onProgress: (m) => progress.report({ message: m }),
         });
       },
@@ -72,6 +73,9 @@ export async function applyAndVerifyCommand(ctx: Ctx, args: ApplyAndVerifyArgs):
   void ctx.servers.health.refresh(server.id);
   await showOutcome(ctx, server, target, args, result);
 }
+
+/** Probe answers quoted in the outcome report at most. */
+const MAX_REPORTED_ANSWERS = 12;
 
 const label = (v: VerdictKind | undefined): string => (v ? OUTCOME_LABEL[v] : '?');
 
@@ -118,7 +122,9 @@ function outcomeReport(server: ServerConfig, target: RestartTarget, args: ApplyA
     '',
     `Outcome: **${r.outcome}**${r.readySeconds !== undefined ? ` (ready after ${r.readySeconds.toFixed(1)} s)` : ''}${r.restored ? '; the launch was rolled back' : ''}.`,
   ];
-  for (const item of r.probe?.items ?? [])
+  if (r.probe) lines.push('', escapeMarkdown(r.probe.summary.message));
+  // The accuracy test is a hundred answers: the first few say enough.
+  for (const item of r.probe?.items.slice(0, MAX_REPORTED_ANSWERS) ?? [])
     lines.push('', `## ${item.label}: ${item.result.verdict.kind}`, '', '```text', item.result.content.slice(0, 400).replace(/```/g, "'''"), '```');
   if (r.logTail) lines.push('', '## Server log', '', '```text', r.logTail.replace(/```/g, "'''"), '```');
   return `${lines.join('\n')}\n`;

@@ -9,11 +9,14 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import type { ServerConfig } from '../core/servers';
+import { accuracyProbe, evalSettings } from '../core/eval/asProbe';
 import { ComposeTarget, composeServices } from '../core/fix/compose';
 import { hostSupervised, launchServerUrl, localSupervised, ScriptTarget, SystemdTarget, type RestartTarget } from '../core/fix/loop';
 import { defaultSupervisorDir, Supervisor } from '../core/fix/supervisor';
 import { LocalHost } from '../core/hosts/local';
 import type { Host } from '../core/hosts/types';
+import type { QuickProbeResult } from '../core/probe/quick';
+import type { ServerTarget } from '../core/probe/types';
 import { decodeHostAuthority, REMOTE_SCHEME } from '../core/remote/uris';
 import { guardPicks } from '../ui/foreignText';
 import { PROBE_SERVER_KEY as SERVER_KEY } from '../services/launchFiles';
@@ -165,4 +168,11 @@ export async function pickProbeServer(ctx: Ctx, uri: vscode.Uri): Promise<Server
   const picked = await ctx.servers.pick(undefined, 'Probe which server after the restart?');
   if (picked) await ctx.extension.workspaceState.update(key, picked.id);
   return picked;
+}
+
+/** The accuracy smoke test of the eval settings as the fix loop's probe (core/eval/asProbe). */
+export function accuracyProbeOf(ctx: Ctx, signal?: AbortSignal): (server: ServerTarget) => Promise<QuickProbeResult> {
+  const { config } = ctx;
+  const set = evalSettings({ suite: config.get('eval.suite'), problems: config.get('eval.problems'), concurrency: config.get('eval.concurrency') });
+  return (server) => accuracyProbe(server, { ...set, seed: 1, ...(signal ? { signal } : {}) });
 }

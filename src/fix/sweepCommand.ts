@@ -9,7 +9,8 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { errorMessage } from '../core/errors';
-import { QUICK_PROMPTS, runQuickProbe, type QuickPrompt } from '../core/probe/quick';
+import { QUICK_PROMPTS, runQuickProbe, type QuickProbeResult, type QuickPrompt } from '../core/probe/quick';
+import type { ServerTarget } from '../core/probe/types';
 import { combinations, MAX_COMBINATIONS, type SweepAxis } from '../core/fix/sweep';
 import { launchSyntaxOf } from '../core/launch/syntax';
 import type { LanguageHint } from '../core/launch/types';
@@ -19,8 +20,8 @@ import { DIAGNOSTIC_SOURCE } from '../shared/lspProtocol';
 import type { SweepEnd, SweepWebviewToHost } from '../shared/sweepProtocol';
 import { guardPicks, iconText } from '../ui/foreignText';
 import { findWorkspaceLaunchFiles, isLaunchDocument } from '../services/launchFiles';
-import { pickProbeServer, pickTarget, restartTarget, targetRecord, targetWords, type TargetChoice } from './pickers';
-import { SweepPanel } from './sweepPanel';
+import { accuracyProbeOf, pickProbeServer, pickTarget, restartTarget, targetRecord, targetWords, type TargetChoice } from './pickers';
+import { createSweepPanel, type SweepPanel } from './sweepPanel';
 import { axisViews, knownIssueSuggestions, launchCommandOf, preselectedValues, proposedLaunchEdits, sweepFlagOptions, type SweepFlagOption } from './sweepPlan';
 import { SweepSession } from './sweepSession';
 
@@ -68,12 +69,12 @@ export class Sweeps {
       void vscode.window.showErrorMessage(`${total} combinations: a sweep runs at most ${MAX_COMBINATIONS} (each restarts the server). Pick fewer values.`);
       return;
     }
-    const prompts = await pickProbePrompts();
-    if (!prompts) return;
+    const probe = await pickProbe(this.ctx);
+    if (!probe) return;
     if (!(await confirm(file, choice, server.label, axes, total))) return;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.uri.toString());
     if (doc?.isDirty && !(await doc.save())) return;
-    await this.run(file, choice, server.id, server.label, axes, total, prompts);
+    await this.run(file, choice, server.id, server.label, axes, total, probe);
   }
 
   private async run(
@@ -83,7 +84,7 @@ export class Sweeps {
     serverLabel: string,
     axes: SweepAxis[],
     total: number,
-    prompts: readonly QuickPrompt[],
+    probe: (server: ServerTarget) => Promise<QuickProbeResult>,
   ): Promise<void> {
     const target = restartTarget(this.ctx, file.uri, choice);
     let panel: SweepPanel | undefined;
@@ -101,11 +102,11 @@ export class Sweeps {
       launchPath: file.uri.fsPath,
       restart: targetRecord(choice),
       readyTimeoutMs: this.ctx.config.get('fix.readyTimeoutSeconds') * 1000,
-      probe: (s) => runQuickProbe(s, { prompts }),
+      probe,
       post: (m) => panel?.post(m),
     });
     const running = { session, panel: undefined as SweepPanel | undefined };
-    panel = running.panel = new SweepPanel({
+    panel = running.panel = createSweepPanel({
       extensionUri: this.ctx.extension.extensionUri,
       title: `Sweep: ${basename(file.uri.fsPath)}`,
       snapshot: () => session.snapshot(),
@@ -323,13 +324,19 @@ async function launchDiagnostics(uri: vscode.Uri): Promise<vscode.Diagnostic[]> 
   return ours();
 }
 
-/** What each combination is probed with: the Quick Health Probe's prompts, or one of the user's. */
-async function pickProbePrompts(): Promise<readonly QuickPrompt[] | undefined> {
-  const quick = { label: 'Quick Health Probe', description: QUICK_PROMPTS.map((p) => p.label.toLowerCase()).join(', '), prompts: QUICK_PROMPTS };
-  const own = { label: 'A prompt of my own…', description: 'one prompt, greedy, streamed', prompts: undefined };
-  const picked = await vscode.window.showQuickPick([quick, own], { title: 'Backend Sweep: probe each combination with', ignoreFocusOut: true });
+/**
+ * What each combination is probed with: the Quick Health Probe's prompts, one of the user's, or
+ * the accuracy smoke test of the settings (a combination whose answers read fine but are wrong
+ * fails it).
+ */
+async function pickProbe(ctx: Ctx): Promise<((server: ServerTarget) => Promise<QuickProbeResult>) | undefined> {
+  const quick = { label: 'Quick Health Probe', description: QUICK_PROMPTS.map((p) => p.label.toLowerCase()).join(', '), probeSet: 'quick' as const };
+  const own = { label: 'A prompt of my own…', description: 'one prompt, greedy, streamed', probeSet: 'own' as const };
+  const accuracy = { label: 'Accuracy smoke test', description: 'problems with exact answers (the eval settings)', probeSet: 'accuracy' as const };
+  const picked = await vscode.window.showQuickPick([quick, own, accuracy], { title: 'Backend Sweep: probe each combination with', ignoreFocusOut: true });
   if (!picked) return undefined;
-  if (picked.prompts) return picked.prompts;
+  if (picked.probeSet === 'quick') return (s) => runQuickProbe(s, { prompts: QUICK_PROMPTS });
+  if (picked.probeSet === 'accuracy') return accuracyProbeOf(ctx);
   const prompt = await vscode.window.showInputBox({
     title: 'Backend Sweep: the prompt',
     prompt: 'Sent to the server after each restart (temperature 0); the verdict is read as it streams',
@@ -337,5 +344,6 @@ async function pickProbePrompts(): Promise<readonly QuickPrompt[] | undefined> {
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() ? undefined : 'Type a prompt'),
   });
-  return prompt?.trim() ? [{ id: 'own', label: 'Your prompt', prompt: prompt.trim() }] : undefined;
+  const prompts: QuickPrompt[] | undefined = prompt?.trim() ? [{ id: 'own', label: 'Your prompt', prompt: prompt.trim() }] : undefined;
+  return prompts && ((s) => runQuickProbe(s, { prompts }));
 }

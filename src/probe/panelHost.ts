@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
+import { EvalHistoryStore } from '../core/eval/history';
 import { HistoryStore } from '../core/history';
 import { runOutcome, OUTCOME_ICON } from '../core/probe/outcome';
 import { runProbe } from '../core/probe/runner';
@@ -17,8 +18,10 @@ import { probeWebviewOptions } from './html';
 export class ProbePanels {
   private current: ProbePanel | undefined;
   private readonly deps: ProbePanelDeps;
+  /** The accuracy smoke tests, listed beside the probes (the eval feature writes them). */
+  private readonly evalHistory: EvalHistoryStore;
 
-  constructor(ctx: Ctx) {
+  constructor(private readonly ctx: Ctx) {
     const { servers, config } = ctx;
     this.deps = {
       extensionUri: ctx.extension.extensionUri,
@@ -44,6 +47,10 @@ export class ProbePanels {
         earlyStop: config.get('probe.earlyStop'),
       }),
     };
+    this.evalHistory = new EvalHistoryStore(ctx.extension.globalStorageUri.fsPath, {
+      maxEntries: config.get('history.maxEntries'),
+      onCorrupt: (file, error) => ctx.log.warn(`skipped unreadable accuracy test history file ${file}: ${error.message}`),
+    });
     ctx.pushCleanup({ dispose: () => this.current?.dispose() });
   }
 
@@ -70,27 +77,39 @@ export class ProbePanels {
     this.adopt(webviewPanel);
   }
 
-  /** "Open Probe History": quick pick over the history; the chosen run opens in the panel. */
+  /**
+   * "Open Probe History": quick pick over the probe history and, beside it, the accuracy smoke
+   * tests (newest first); a probe opens in the panel, an accuracy test in its own.
+   */
   async pickHistoryEntry(): Promise<void> {
-    const entries = await this.deps.history.list();
-    if (entries.length === 0) {
+    const [probes, tests] = await Promise.all([this.deps.history.list(), this.evalHistory.list()]);
+    if (probes.length === 0 && tests.length === 0) {
       void vscode.window.showInformationMessage('No probes in the history yet. Run one from the Probe panel.');
       return;
     }
-    const picked = await vscode.window.showQuickPick(
-      guardPicks(
-        entries.map((entry) => ({
-          label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
-          ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
-          description: entry.serverLabel,
-          detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
-          id: entry.id,
-        })),
-      ),
-      { title: 'Open Probe History', matchOnDescription: true, matchOnDetail: true },
-    );
-    // showEntry reads the entry (and says so in the panel if it went away since the list).
-    if (picked) this.show({ historyId: picked.id });
+    const probeItems = probes.map((entry) => ({
+      label: entry.prompt.replace(/\s+/g, ' ').slice(0, 120) || '(empty prompt)',
+      ownIcon: OUTCOME_ICON[runOutcome(entry.verdict, entry.status)],
+      description: entry.serverLabel,
+      detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.verdict}${entry.status === 'completed' ? '' : ` · ${entry.status}`}`,
+      startedAt: entry.startedAt,
+      open: () => this.show({ historyId: entry.id }),
+    }));
+    const testItems = tests.map((entry) => ({
+      label: `Accuracy smoke test · ${entry.suite} · ${entry.n} problems${entry.model ? ` · ${entry.model}` : ''}`,
+      ownIcon: entry.pass === null ? 'circle-slash' : entry.pass ? 'pass' : 'error',
+      description: entry.serverLabel,
+      detail: `${new Date(entry.startedAt).toLocaleString()} · ${entry.accuracy === null ? 'nothing graded' : `${(entry.accuracy * 100).toFixed(1)}% right`} · ${entry.pass === null ? entry.status : entry.pass ? 'pass' : 'fail'}`,
+      startedAt: entry.startedAt,
+      open: () => this.ctx.executeCommand(COMMANDS.runAccuracyTest, { historyId: entry.id }),
+    }));
+    const picked = await vscode.window.showQuickPick(guardPicks([...probeItems, ...testItems].sort((a, b) => b.startedAt - a.startedAt)), {
+      title: 'Open Probe History',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    // The probe panel's showEntry reads the entry (and says so if it went away since the list).
+    if (picked) await picked.open();
   }
 
   private adopt(webviewPanel: vscode.WebviewPanel): ProbePanel {

@@ -223,3 +223,52 @@ describe('inference-doctor compare against the simulator', function () {
     }
   });
 });
+
+describe('runCompare with keepLogprobs (the panel plot) against the simulator', function () {
+  this.timeout(60_000);
+  const pool = new SimPool();
+  let a: RunningSimulator;
+  let b: RunningSimulator;
+
+  before(async () => {
+    a = await pool.start(scenarioPath('drift'));
+    b = await pool.start(scenarioPath('drift'));
+  });
+  after(() => pool.closeAll());
+
+  it("each row carries both sides' chosen-token logprobs: numbers for a drifting model, NaN spelled for a NaN model", async () => {
+    const drift = await runCompare({
+      a: { baseUrl: a.url, model: 'reference' },
+      b: { baseUrl: b.url, model: 'drifting' },
+      prompts: 2,
+      keepLogprobs: true,
+      repeatCheck: false,
+    });
+    assert.equal(drift.verdict, 'drift');
+    for (const row of drift.prompts) {
+      assert.ok(row.logprobs, 'a series per row');
+      assert.ok(row.logprobs.a.length > 16 && row.logprobs.b.length > 16);
+      assert.ok(
+        [...row.logprobs.a, ...row.logprobs.b].every((v) => typeof v === 'number' && v <= 0),
+        'finite logprobs',
+      );
+      // Before the split the two stay close: drift.
+      const split = row.alignment?.divergence?.tokenA ?? 0;
+      for (let i = 0; i < split; i++) assert.ok(Math.abs((row.logprobs.a[i] as number) - (row.logprobs.b[i] as number)) < 0.1);
+    }
+    const nan = await runCompare({
+      a: { baseUrl: a.url, model: 'reference' },
+      b: { baseUrl: b.url, model: 'nan' },
+      prompts: 1,
+      keepLogprobs: true,
+      repeatCheck: false,
+    });
+    assert.ok(nan.prompts[0].logprobs?.b.includes('NaN'), 'NaN survives JSON as a string');
+    assert.equal(
+      JSON.parse(JSON.stringify(nan.prompts[0].logprobs)).b.filter((v: unknown) => v === 'NaN').length,
+      nan.prompts[0].logprobs?.b.filter((v) => v === 'NaN').length,
+    );
+    const plain = await runCompare({ a: { baseUrl: a.url, model: 'reference' }, b: { baseUrl: b.url, model: 'drifting' }, prompts: 1, repeatCheck: false });
+    assert.equal(plain.prompts[0].logprobs, undefined, 'the CLI leaves them out');
+  });
+});

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accuracyProbe } from '../../src/core/eval/asProbe';
 import { runEval } from '../../src/core/eval/run';
 import { runProbe } from '../../src/core/probe/runner';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
@@ -158,10 +159,15 @@ describe('inference-doctor eval (dist/cli.js against the simulator)', function (
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'eval', slow.url, '--n', '200', '--concurrency', '2'], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
+    let interrupted = false;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
-      if (/eval: [1-9]/.test(stderr)) child.kill('SIGINT');
+      // One Ctrl-C: a second one, while the report is written, would kill the process outright.
+      if (!interrupted && /eval: [1-9]/.test(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -270,5 +276,40 @@ describe('runEval (in process, against the simulator)', function () {
     assert.match(run.failure ?? '', /requests failed.*took longer than|requests failed.*sent nothing/);
     assert.ok(run.counts.errors >= 3);
     assert.ok(performance.now() - t0 < 5000);
+  });
+});
+
+describe('the accuracy smoke test as the fix loop probe (core/eval/asProbe) against the simulator', function () {
+  this.timeout(60_000);
+  let sim: RunningSimulator;
+
+  before(async () => {
+    sim = await startSimulator({ port: 0, scenario: scenarioPath('accuracy') });
+  });
+  after(() => sim?.close());
+
+  const probe = (model?: string) => accuracyProbe({ baseUrl: sim.url }, { suite: 'mixed', n: 45, seed: 1, concurrency: 8, ...(model ? { model } : {}) });
+
+  it('the healthy model (the first one listed) is OK, one item per answer with its timings', async () => {
+    const r = await probe();
+    assert.equal(r.summary.verdict, 'ok', r.summary.message);
+    assert.equal(r.items.length, 45);
+    assert.ok(r.items.every((i) => i.result.verdict.kind === 'ok' && i.result.ttftMs !== null));
+    assert.match(r.summary.message, /accuracy 100\.0% \(45\/45\)\. PASS/);
+  });
+
+  it('the fluent-but-wrong model is degenerate although the detector passes every answer, and the message says why', async () => {
+    const r = await probe(WRONG);
+    assert.ok(
+      r.items.every((i) => i.result.verdict.kind === 'ok'),
+      'every answer reads fine',
+    );
+    assert.equal(r.summary.verdict, 'degenerate');
+    assert.match(r.summary.message, /FAIL: accuracy below the floor/);
+  });
+
+  it('NaN answers make it NaN, as the Quick Health Probe would', async () => {
+    const r = await probe(NAN);
+    assert.equal(r.summary.verdict, 'nan');
   });
 });

@@ -60,6 +60,14 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
+/** The sweep, diagnose, accuracy test and reference check panels ship the same shell with their own bundles: path → [bundle, title]. */
+const SHELL_PAGES: Record<string, [string, string]> = {
+  '/sweep': ['sweep', 'Inference Doctor: Backend Sweep'],
+  '/diagnose': ['diagnose', 'Inference Doctor: Diagnose Server'],
+  '/eval': ['eval', 'Inference Doctor: Accuracy Smoke Test'],
+  '/compare': ['compare', 'Inference Doctor: Compare with Reference Server'],
+};
+
 export interface Harness {
   origin: string;
   server: Server;
@@ -70,7 +78,8 @@ export interface Harness {
 
 /**
  * Serves `/` (the shipped probe page), `/nocsp` (same page without the CSP meta, to test the DOM
- * code alone), `/sweep` (the sweep panel's page) and `/diagnose` (the Diagnose Server panel's).
+ * code alone), `/sweep` (the sweep panel's page), `/diagnose` (the Diagnose Server panel's), `/eval`
+ * (the Accuracy Smoke Test's) and `/compare` (the reference check's).
  */
 export async function startHarness(): Promise<Harness> {
   let nonce = '';
@@ -78,7 +87,7 @@ export async function startHarness(): Promise<Harness> {
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
-      if (url.pathname === '/' || url.pathname === '/nocsp' || url.pathname === '/sweep' || url.pathname === '/diagnose') {
+      if (url.pathname === '/' || url.pathname === '/nocsp' || Object.hasOwn(SHELL_PAGES, url.pathname)) {
         nonce = randomBytes(18).toString('base64');
         const page = {
           cspSource: origin,
@@ -86,12 +95,7 @@ export async function startHarness(): Promise<Harness> {
           scriptUri: `${origin}/webview/probe.js`,
           codiconsUri: `${origin}/webview/codicons/codicon.css`,
         };
-        // The sweep and diagnose panels ship the same shell with their own bundles.
-        const pages: Record<string, [string, string]> = {
-          '/sweep': ['sweep', 'Inference Doctor: Backend Sweep'],
-          '/diagnose': ['diagnose', 'Inference Doctor: Diagnose Server'],
-        };
-        const own = pages[url.pathname];
+        const own = Object.hasOwn(SHELL_PAGES, url.pathname) ? SHELL_PAGES[url.pathname] : undefined;
         let html = own ? webviewHtml({ ...page, scriptUri: `${origin}/webview/${own[0]}.js`, title: own[1] }) : probeHtml(page);
         const stub = `<link rel="stylesheet" href="${origin}/theme.css">\n<script nonce="${nonce}">${STUB}</script>\n`;
         html = html.replace('<title>', `${stub}<title>`);

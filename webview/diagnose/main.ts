@@ -11,20 +11,10 @@ import type { Finding, FindingEvidence } from '../../src/core/diagnose/rules/eng
 import type { FixStep } from '../../src/core/diagnose/rules/types';
 import { githubLink, type DiagnoseViewState, type DiagnoseWebviewToHost, type HostToDiagnoseWebview } from '../../src/shared/diagnoseProtocol';
 import { h, icon, markedText, type Child } from '../probe/dom';
+import { onHostMessage, startPage } from '../shared/page';
 import css from './diagnose.css';
 
-interface VsCodeApi {
-  postMessage(message: DiagnoseWebviewToHost): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
-const post = (message: DiagnoseWebviewToHost) => vscode.postMessage(message);
-
-// Own styles as a constructable stylesheet: allowed by the CSP without inline <style>.
-const sheet = new CSSStyleSheet();
-sheet.replaceSync(css);
-document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+const post = startPage<DiagnoseWebviewToHost>(css);
 
 /** Foreign text, its invisible and reordering characters shown. */
 const text = (s: unknown): Node[] => markedText(typeof s === 'string' ? s : String(s));
@@ -261,8 +251,7 @@ function render(s: DiagnoseViewState): void {
   app.replaceChildren(...parts.filter((p): p is Node => p instanceof Node));
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToDiagnoseWebview>) => {
-  const m = event.data;
-  if (m && typeof m === 'object' && m.type === 'state' && m.state && typeof m.state === 'object') render(m.state);
+onHostMessage<HostToDiagnoseWebview>((m) => {
+  if (m.type === 'state' && m.state && typeof m.state === 'object') render(m.state);
 });
 post({ type: 'ready' });

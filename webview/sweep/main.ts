@@ -7,20 +7,10 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { SweepRow } from '../../src/core/fix/sweep';
 import type { HostToSweepWebview, SweepViewState, SweepWebviewToHost } from '../../src/shared/sweepProtocol';
 import { h, icon, markedText } from '../probe/dom';
+import { onHostMessage, startPage } from '../shared/page';
 import css from './sweep.css';
 
-interface VsCodeApi {
-  postMessage(message: SweepWebviewToHost): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
-const post = (message: SweepWebviewToHost) => vscode.postMessage(message);
-
-// Own styles as a constructable stylesheet: allowed by the CSP without inline <style>.
-const sheet = new CSSStyleSheet();
-sheet.replaceSync(css);
-document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+const post = startPage<SweepWebviewToHost>(css);
 
 const VERDICT: Record<SweepRow['verdict'], { icon: string; label: string }> = {
   ok: { icon: 'pass', label: 'OK' },
@@ -226,8 +216,5 @@ function onMessage(m: HostToSweepWebview): void {
   render();
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToSweepWebview>) => {
-  const m = event.data;
-  if (m && typeof m === 'object' && typeof m.type === 'string') onMessage(m);
-});
+onHostMessage(onMessage);
 post({ type: 'ready' });

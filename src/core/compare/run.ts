@@ -9,7 +9,7 @@ import { alignAnswers } from './align';
 import { COMPARE_PROMPTS, promptSet } from './prompts';
 import { nonFiniteTotal } from './align';
 import { askGreedy, judgeAnswer, type Greedy, type GreedyAnswer, type GreedyParams } from './request';
-import type { CompareTarget, CompareVerdict, PromptComparison, RepeatCheck, RunNumbers, SideReport } from './types';
+import type { CompareTarget, CompareVerdict, LogprobSeries, PlotLogprob, PromptComparison, RepeatCheck, RunNumbers, SideReport } from './types';
 import { divergenceToken, isEarly, judgeRun, THRESHOLDS } from './verdict';
 
 export interface CompareOptions {
@@ -28,6 +28,8 @@ export interface CompareOptions {
   /** Send the first prompt to each server a second time to see whether it repeats itself (default true). */
   repeatCheck?: boolean;
   signal?: AbortSignal;
+  /** Keep each side's chosen-token logprobs on the rows (for a plot; the CLI leaves them out). */
+  keepLogprobs?: boolean;
   /** Called as each prompt's pair is in (in completion order). */
   onPrompt?: (row: PromptComparison) => void;
 }
@@ -51,6 +53,19 @@ export const COMPARE_DEFAULTS = { topLogprobs: 5, maxTokens: 128, seed: 1234, co
 
 /** Characters of each continuation kept in a row. */
 const CONTINUATION_CHARS = 240;
+
+/** Tokens of each side kept for a plot. */
+export const SERIES_TOKENS = 512;
+
+const plotValue = (lp: number | null): PlotLogprob =>
+  lp === null ? null : Number.isNaN(lp) ? 'NaN' : lp === Infinity ? 'Infinity' : lp === -Infinity ? '-Infinity' : lp;
+
+/** Each side's chosen-token logprobs (the first SERIES_TOKENS), or undefined when neither sent any. */
+export function logprobSeries(a: GreedyAnswer, b: GreedyAnswer): LogprobSeries | undefined {
+  if (!a.tokens && !b.tokens) return undefined;
+  const of = (x: GreedyAnswer): PlotLogprob[] => (x.tokens ?? []).slice(0, SERIES_TOKENS).map((t) => plotValue(t.logprob));
+  return { a: of(a), b: of(b) };
+}
 
 function side(g: Greedy): SideReport {
   if (!g.ok) {
@@ -158,6 +173,10 @@ export async function runCompare(opts: CompareOptions): Promise<CompareResult> {
       const [ga, gb] = await Promise.all([askGreedy(a, params(a, prompts[i]), signal), askGreedy(b, params(b, prompts[i]), signal)]);
       if (i === 0) Object.assign(first, { a: ga, b: gb });
       rows[i] = comparePair(i, prompts[i], ga, gb);
+      if (opts.keepLogprobs && ga.ok && gb.ok) {
+        const series = logprobSeries(ga.answer, gb.answer);
+        if (series) rows[i].logprobs = series;
+      }
       opts.onPrompt?.(rows[i]);
     },
   );

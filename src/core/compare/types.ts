@@ -105,6 +105,17 @@ export interface PromptComparison {
   continuationB?: string;
   /** The divergence counts as early (see THRESHOLDS.earlyTokens) and is no near tie. */
   early?: boolean;
+  /** Only with CompareOptions.keepLogprobs, and only when a side sent logprobs. */
+  logprobs?: LogprobSeries;
+}
+
+/** A chosen token's logprob as it survives JSON: non-finite values spelled, null where the server sent none. */
+export type PlotLogprob = number | 'NaN' | 'Infinity' | '-Infinity' | null;
+
+/** Each side's chosen-token logprobs from the start (bounded), for a plot. */
+export interface LogprobSeries {
+  a: PlotLogprob[];
+  b: PlotLogprob[];
 }
 
 export type CompareVerdict = 'identical' | 'drift' | 'broken' | 'error';

@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ReasonCode, VerdictKind } from '../detect/types';
 import { runProbe } from '../probe/runner';
-import type { Endpoint, ProbeError, ProbeErrorKind, ProbeParams, ServerTarget } from '../probe/types';
+import type { Endpoint, ProbeError, ProbeErrorKind, ProbeParams, ProbeResult, ServerTarget } from '../probe/types';
 import { parseAnswer, type AnswerSource } from './parse';
 import { generateProblems, type Problem, type Suite } from './problems';
 
@@ -25,6 +25,10 @@ export interface EvalOptions {
   maxTokens?: number;
   signal?: AbortSignal;
   onProgress?: (p: EvalProgress) => void;
+  /** Called with each graded or failed problem as it finishes, before onProgress. */
+  onResult?: (r: ProblemResult) => void;
+  /** Called with each answered problem's whole probe result (the fix loop reads its timings and verdicts). */
+  onAnswer?: (problem: Problem, r: ProbeResult) => void;
   /** Failed requests tolerated before the run gives up. Default max(2, n / 10). */
   maxErrors?: number;
 }
@@ -155,6 +159,7 @@ export async function runEval(target: ServerTarget, opts: EvalOptions): Promise<
       const r = await runProbe(target, probeParamsFor(problem, opts), { signal: stop.signal, overallTimeoutMs: timeoutMs });
       const result = stop.signal.aborted && r.status !== 'completed' ? null : judge(problem, r);
       if (!result) continue;
+      opts.onAnswer?.(problem, r);
       slots[i] = result;
       done++;
       if (result.outcome === 'correct') counts.correct++;
@@ -171,6 +176,7 @@ export async function runEval(target: ServerTarget, opts: EvalOptions): Promise<
           stop.abort();
         }
       }
+      opts.onResult?.(result);
       opts.onProgress?.({ done, total: problems.length, ...counts });
     }
   };
