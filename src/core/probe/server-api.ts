@@ -34,7 +34,7 @@ interface RawResponse {
 }
 
 /** GET a route; resolves for any HTTP status, throws ServerApiError for network trouble. */
-async function get(target: ServerTarget, path: string, options: ApiOptions = {}): Promise<RawResponse> {
+async function get(target: ServerTarget, path: string, options: ApiOptions = {}, limit = 8 * 1024 * 1024): Promise<RawResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
   const url = joinUrl(target.baseUrl, path);
   const signals = [AbortSignal.timeout(timeoutMs)];
@@ -43,7 +43,7 @@ async function get(target: ServerTarget, path: string, options: ApiOptions = {})
   let response: Response;
   try {
     response = await fetch(url, { headers: { accept: 'application/json', ...authHeaders(target) }, signal });
-    const text = await readTextLimited(response, 8 * 1024 * 1024);
+    const text = await readTextLimited(response, limit);
     if (signal.aborted) throw signal.reason;
     return { status: response.status, text, contentType: response.headers.get('content-type') ?? '' };
   } catch (error) {
@@ -55,6 +55,16 @@ async function get(target: ServerTarget, path: string, options: ApiOptions = {})
       });
     }
     throw new ServerApiError(connectionError(error, url));
+  }
+}
+
+/** A route's body as text when it answers 2xx; undefined for anything else (missing route, network, timeout). */
+export async function fetchText(target: ServerTarget, path: string, options?: ApiOptions, limit?: number): Promise<string | undefined> {
+  try {
+    const r = await get(target, path, options, limit);
+    return r.status >= 200 && r.status < 300 ? r.text : undefined;
+  } catch {
+    return undefined;
   }
 }
 

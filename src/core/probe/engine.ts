@@ -1,0 +1,87 @@
+/**
+ * Which engine answers at a URL, and what it says about itself beside the answers: `/v1/models`'
+ * `owned_by` ("vllm", "sglang"), vLLM's `/version`, and vLLM's `/metrics` (the corrupted-requests
+ * counter, which only exists when the server runs with VLLM_COMPUTE_NANS_IN_LOGITS=1, and the
+ * cache config). Every call is bounded and never throws: what the server does not say stays unknown.
+ */
+import { compareVersions } from '../release/version';
+import { readPrometheusText, type PromSample } from './prometheus';
+import { fetchModels, fetchText, type ApiOptions } from './server-api';
+import type { ServerTarget, ServerWatch } from './types';
+
+export type EngineName = ServerWatch['engine'];
+
+/** The first vLLM version whose OpenAI requests take `repetition_detection` (finish_reason "repetition"). */
+export const VLLM_REPETITION_DETECTION_SINCE = '0.17.0.dev0';
+
+export function vllmHasRepetitionDetection(version: string | undefined): boolean {
+  return !!version && compareVersions(version, VLLM_REPETITION_DETECTION_SINCE) >= 0;
+}
+
+/** What a probe asks vLLM to watch for (its RepetitionDetectionParams): a pattern of up to 16 tokens seen 8 times. */
+export const PROBE_REPETITION_DETECTION = { max_pattern_size: 16, min_pattern_size: 1, min_count: 8 } as const;
+
+export interface EngineFacts {
+  engine: EngineName;
+  version?: string;
+  /** The context length /v1/models reports (vLLM's max_model_len). */
+  maxModelLen?: number;
+}
+
+const FACTS_TIMEOUT_MS = 5_000;
+
+/** The engine from /v1/models' owned_by, and vLLM's version from /version. Unknown when neither answers. */
+export async function detectEngine(target: ServerTarget, options: ApiOptions = {}): Promise<EngineFacts> {
+  const opts = { timeoutMs: FACTS_TIMEOUT_MS, ...options };
+  let facts: EngineFacts = { engine: 'unknown' };
+  try {
+    const models = await fetchModels(target, opts);
+    const owner = models[0]?.ownedBy?.toLowerCase();
+    if (owner === 'vllm' || owner === 'sglang') facts = { engine: owner };
+    if (models[0]?.maxModelLen !== undefined) facts.maxModelLen = models[0].maxModelLen;
+  } catch {
+    // not an OpenAI-compatible server, or not now: the engine stays unknown
+  }
+  if (facts.engine === 'sglang') return facts;
+  const version = await fetchVllmVersion(target, opts);
+  if (version) facts = { ...facts, engine: 'vllm', version };
+  return facts;
+}
+
+/** vLLM's GET /version: `{"version": "0.11.0"}`; undefined when the route is missing or says something else. */
+async function fetchVllmVersion(target: ServerTarget, options: ApiOptions): Promise<string | undefined> {
+  const text = await fetchText(target, '/version', options);
+  if (text === undefined) return undefined;
+  try {
+    const body = JSON.parse(text) as unknown;
+    const v = body && typeof body === 'object' ? (body as { version?: unknown }).version : undefined;
+    return typeof v === 'string' && v.length <= 100 ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface VllmMetrics {
+  /** Sum of vllm:corrupted_requests(_total) over its labels; undefined when the server does not export it. */
+  corruptedRequests?: number;
+  /** Labels of vllm:cache_config_info (block_size, cache_dtype, …). */
+  cacheConfig?: Record<string, string>;
+}
+
+const CORRUPTED = new Set(['vllm:corrupted_requests', 'vllm:corrupted_requests_total']);
+
+/** The facts a probe reads from vLLM's /metrics. */
+export function vllmMetricsOf(samples: Iterable<PromSample>): VllmMetrics {
+  const out: VllmMetrics = {};
+  for (const s of samples) {
+    if (CORRUPTED.has(s.name) && Number.isFinite(s.value)) out.corruptedRequests = (out.corruptedRequests ?? 0) + s.value;
+    else if (s.name === 'vllm:cache_config_info' && !out.cacheConfig) out.cacheConfig = { ...s.labels };
+  }
+  return out;
+}
+
+/** GET /metrics, read for vLLM's facts; undefined when there is no /metrics. */
+export async function fetchVllmMetrics(target: ServerTarget, options: ApiOptions = {}): Promise<VllmMetrics | undefined> {
+  const text = await fetchText(target, '/metrics', { timeoutMs: FACTS_TIMEOUT_MS, ...options }, 16 * 1024 * 1024);
+  return text === undefined ? undefined : vllmMetricsOf(readPrometheusText(text));
+}
