@@ -6,7 +6,7 @@
 import { familyOf } from '../core/flags/family';
 import { choiceText, type FlagEntry } from '../core/flags/types';
 import { findLaunchCommands, flagValue, type LanguageHint, type LaunchCommand } from '../core/launch';
-import { flagEdits, type FlagChange, type TextEdit } from '../core/launch/edit';
+import { EDITABLE_ENGINES, launchEdits, type FlagChange, type TextEdit } from '../core/launch/edit';
 import type { SweepAxis, SweepRow } from '../core/fix/sweep';
 import { DIAGNOSTIC_SOURCE, type DiagnosticFix } from '../shared/lspProtocol';
 import type { SweepAxisView } from '../shared/sweepProtocol';
@@ -87,7 +87,7 @@ function isBackendFlag(e: FlagEntry): boolean {
 
 /** The first launch command of a file's text, if any. */
 export function launchCommandOf(text: string, hint: LanguageHint): LaunchCommand | undefined {
-  return findLaunchCommands(text, hint)[0];
+  return findLaunchCommands(text, hint, { engines: EDITABLE_ENGINES })[0];
 }
 
 /** A flag's value in the command under any of its spellings (the last occurrence wins, as in argparse). */
@@ -165,7 +165,7 @@ export function rowChanges(axes: readonly SweepAxis[], row: Pick<SweepRow, 'flag
  */
 export function proposedLaunchEdits(text: string, hint: LanguageHint, changes: FlagChange[]): TextEdit[] {
   const cmd = launchCommandOf(text, hint);
-  if (!cmd) throw new Error('No SGLang launch command in the file any more');
+  if (!cmd) throw new Error('No SGLang or vLLM launch command in the file any more');
   const needed = changes.filter((c) => typeof c.value !== 'string' || currentValue(cmd, [c.flag, ...(c.aliases ?? [])]) !== c.value);
-  return needed.length ? flagEdits(cmd, text, needed) : [];
+  return needed.length ? launchEdits(cmd, text, needed) : [];
 }

@@ -95,7 +95,7 @@ describe('compose restart target (stand-in docker CLI)', () => {
 
   it('says what is wrong: no such service, no launch command, bad YAML, a name that could be an option', () => {
     assert.throws(() => serviceLaunchCommand(COMPOSE, 'huge'), /No service "huge"/);
-    assert.throws(() => serviceLaunchCommand('services:\n  web:\n    command: nginx -g "daemon off;"\n', 'web'), /no SGLang launch command/);
+    assert.throws(() => serviceLaunchCommand('services:\n  web:\n    command: nginx -g "daemon off;"\n', 'web'), /no SGLang or vLLM launch command/);
     assert.throws(() => serviceLaunchCommand('services: [\n', 'big'), /not valid YAML/);
     assert.throws(() => new ComposeTarget(new LocalHost(), file, '--rm', [docker]), /Not a compose service name/);
   });

@@ -6,7 +6,7 @@
  */
 import { isMap, isNode, parseDocument } from 'yaml';
 import { findLaunchCommands } from '../launch/index';
-import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { applyTextEdits, EDITABLE_ENGINES, launchEdits, type FlagChange } from '../launch/edit';
 import type { LaunchCommand } from '../launch/types';
 import { LineIndex } from '../lines';
 import type { Host } from '../hosts/types';
@@ -23,7 +23,7 @@ export function serviceLaunchCommand(text: string, service: string): LaunchComma
   const node = isMap(services) ? services.get(service, true) : undefined;
   if (!isMap(node)) throw new FixError(`No service "${service}" under services: in the compose file`);
   const lines = new LineIndex(text);
-  const commands = findLaunchCommands(text, 'yaml');
+  const commands = findLaunchCommands(text, 'yaml', { engines: EDITABLE_ENGINES });
   for (const key of ['command', 'entrypoint']) {
     const value = node.get(key, true);
     if (!isNode(value) || !value.range) continue;
@@ -34,10 +34,10 @@ export function serviceLaunchCommand(text: string, service: string): LaunchComma
     });
     if (inside) return inside;
   }
-  throw new FixError(`Service "${service}" has no SGLang launch command in its command: or entrypoint:`);
+  throw new FixError(`Service "${service}" has no SGLang or vLLM launch command in its command: or entrypoint:`);
 }
 
-/** Services of a compose file whose command is an SGLang launch (none when it is no compose file). */
+/** Services of a compose file whose command is an SGLang or vLLM launch (none when it is no compose file). */
 export function composeServices(text: string): string[] {
   const doc = parseDocument(text);
   const services = doc.errors.length ? undefined : doc.get('services', true);
@@ -82,7 +82,7 @@ export class ComposeTarget implements RestartTarget {
     const text = new TextDecoder().decode(await this.host.readFile(this.file, { maxBytes: 4 * 1024 * 1024 }));
     this.original ??= text;
     const cmd = serviceLaunchCommand(text, this.service);
-    await this.run(writeFileArgv(this.file, applyTextEdits(text, flagEdits(cmd, text, changes))), `Writing ${this.file}`);
+    await this.run(writeFileArgv(this.file, applyTextEdits(text, launchEdits(cmd, text, changes))), `Writing ${this.file}`);
     await this.recreate();
   }
 

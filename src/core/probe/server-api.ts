@@ -113,18 +113,18 @@ export async function fetchModels(target: ServerTarget, options?: ApiOptions): P
 export interface HealthResult {
   /** GET /health */
   health: HealthState;
-  /** GET /health_generate: runs a one-token generation. A NaN server still passes it. */
+  /** GET /health_generate: runs a one-token generation. A NaN server still passes it. `unknown` where the route is missing (vLLM). */
   generateHealth: HealthState;
   /** Why a state is not healthy. */
   error?: string;
 }
 
-async function healthOf(target: ServerTarget, path: string, options?: ApiOptions): Promise<{ state: HealthState; error?: string }> {
+async function healthOf(target: ServerTarget, path: string, options?: ApiOptions): Promise<{ state: HealthState; error?: string; missing?: boolean }> {
   try {
     const r = await get(target, path, options);
     if (r.status >= 200 && r.status < 300) return { state: 'healthy' };
     const e = httpError(r.status, '', r.text, r.contentType, !!target.apiKey);
-    return { state: 'unhealthy', error: `${path}: ${e.message}` };
+    return { state: 'unhealthy', error: `${path}: ${e.message}`, ...(r.status === 404 ? { missing: true } : {}) };
   } catch (error) {
     const e = error as ServerApiError;
     return { state: e.kind === 'timeout' ? 'unhealthy' : 'unreachable', error: `${path}: ${e.message}` };
@@ -143,6 +143,8 @@ export async function fetchHealth(target: ServerTarget, options?: HealthOptions)
   if (options?.checkGenerate === false) return { health: health.state, generateHealth: 'unknown', ...(health.error ? { error: health.error } : {}) };
   // /health_generate runs a real generation: give it longer.
   const gen = await healthOf(target, '/health_generate', { ...options, timeoutMs: Math.max(options?.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, 30_000) });
+  // vLLM has no such route: that says nothing about its health.
+  if (gen.missing) return { health: health.state, generateHealth: 'unknown', ...(health.error ? { error: health.error } : {}) };
   const error = health.error ?? gen.error;
   return { health: health.state, generateHealth: gen.state, ...(error ? { error } : {}) };
 }
