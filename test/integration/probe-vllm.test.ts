@@ -5,7 +5,8 @@ import { runQuickProbe } from '../../src/core/probe/quick';
 import { runProbe } from '../../src/core/probe/runner';
 import { runWatchedProbe } from '../../src/core/probe/watch';
 import type { ModelBehaviour, Scenario } from '../../src/sim/scenario';
-import { SimPool } from './helpers';
+import { quickProbeReport } from '../../src/core/probe/quickReport';
+import { runCli, SimPool } from './helpers';
 
 const vllm = (behaviour: ModelBehaviour, extra: Partial<Scenario> = {}): Scenario => ({
   engine: 'vllm',
@@ -78,10 +79,25 @@ describe("probe against the simulator's vLLM personality", function () {
         /vllm:corrupted_requests counter rose by 3 during the probe \(0 → 3\)/,
       );
     }
+    const report = quickProbeReport({ label: 'gpu box', baseUrl: sim.url }, q).replace(/\\(.)/g, '$1');
+    assert.match(report, /^Server: vLLM 0\.17\.1 · max_model_len 32768 · repetition detection asked · corrupted requests 0 → 3 · KV cache auto$/m);
     // A second probe starts from the new count.
     const again = await runWatchedProbe({ baseUrl: sim.url }, { endpoint: 'chat', model: 'org/model', prompt: PROMPT, stream: false, maxTokens: 50 });
     assert.deepEqual(again.server?.corruptedRequests, { before: 3, after: 4 });
     assert.equal(again.verdict.kind, 'nan');
+  });
+
+  it('inference-doctor probe --json carries the engine and the counter; the text summary names them (needs dist/cli.js)', async () => {
+    const sim = await pool.start(vllm({ behaviour: 'healthy', logprobs: 'nan' }, { env: { VLLM_COMPUTE_NANS_IN_LOGITS: '1' } }));
+    const json = await runCli(['probe', sim.url, '--json', '--max-tokens', '40']);
+    assert.equal(json.code, 2, json.stderr);
+    const out = JSON.parse(json.stdout) as { result: { server: { engine: string; corruptedRequests: unknown }; verdict: { kind: string } } };
+    assert.equal(out.result.server.engine, 'vllm');
+    assert.deepEqual(out.result.server.corruptedRequests, { before: 0, after: 1 });
+    assert.equal(out.result.verdict.kind, 'nan');
+    const text = await runCli(['probe', sim.url, '--max-tokens', '40']);
+    assert.match(text.stdout, /verdict: NAN \(nan-counter\)/);
+    assert.match(text.stdout, /vLLM 0\.17\.1 · max_model_len 32768 · repetition detection asked · corrupted requests 1 → 2/);
   });
 
   it('the same server without VLLM_COMPUTE_NANS_IN_LOGITS exports no counter, so the text alone decides', async () => {

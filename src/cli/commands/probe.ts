@@ -1,6 +1,7 @@
 /** `inference-doctor probe URL ...`: one probe, the answer and the verdict. */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors';
+import { serverWatchText } from '../../core/probe/serverText';
 import { runWatchedProbe } from '../../core/probe/watch';
 import { fetchModels } from '../../core/probe/server-api';
 import type { Endpoint, ProbeParams, ProbeResult, ServerTarget } from '../../core/probe/types';
@@ -105,9 +106,7 @@ function summary(result: ProbeResult, model: string | undefined): string {
   }
   for (const r of v.reasons) lines.push(`  - ${r.kind === 'suspect' ? 'suspect: ' : ''}${r.message}`);
   const bits: string[] = [];
-  const server = result.server;
-  if (server && server.engine !== 'unknown') bits.push(`${server.engine === 'vllm' ? 'vLLM' : 'SGLang'}${server.version ? ` ${server.version}` : ''}`);
-  if (server?.corruptedRequests) bits.push(`corrupted requests ${server.corruptedRequests.before} → ${server.corruptedRequests.after}`);
+  if (result.server) bits.push(serverWatchText(result.server));
   if (model) bits.push(`model ${model}`);
   bits.push(`status ${result.status}`);
   if (result.finishReason) bits.push(`finish ${result.finishReason}`);
