@@ -5,6 +5,7 @@ import { runQuickProbe } from '../../src/core/probe/quick';
 import { runProbe } from '../../src/core/probe/runner';
 import { runWatchedProbe } from '../../src/core/probe/watch';
 import type { ModelBehaviour, Scenario } from '../../src/sim/scenario';
+import { fromProbe } from '../../src/core/diagnose';
 import { quickProbeReport } from '../../src/core/probe/quickReport';
 import { runCli, SimPool } from './helpers';
 
@@ -81,6 +82,12 @@ describe("probe against the simulator's vLLM personality", function () {
     }
     const report = quickProbeReport({ label: 'gpu box', baseUrl: sim.url }, q).replace(/\\(.)/g, '$1');
     assert.match(report, /^Server: vLLM 0\.17\.1 · max_model_len 32768 · repetition detection asked · corrupted requests 0 → 3 · KV cache auto$/m);
+    // As diagnosis evidence: the engine and version the server reported, NaN counted, and the reason that says so.
+    const ev = fromProbe(q);
+    assert.equal(ev.engine?.value, 'vllm');
+    assert.equal(ev.versions.vllm?.value, '0.17.1');
+    assert.equal(ev.env.VLLM_COMPUTE_NANS_IN_LOGITS?.value, '1');
+    assert.ok(ev.probes.every((p) => p.verdict === 'nan' && p.reasons.includes('nan-counter')));
     // A second probe starts from the new count.
     const again = await runWatchedProbe({ baseUrl: sim.url }, { endpoint: 'chat', model: 'org/model', prompt: PROMPT, stream: false, maxTokens: 50 });
     assert.deepEqual(again.server?.corruptedRequests, { before: 3, after: 4 });
