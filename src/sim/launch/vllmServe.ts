@@ -84,7 +84,8 @@ export function parseVllmArgs(argv: readonly string[]): VllmLaunchArgs {
       value = next;
       i++;
     }
-    if (flag !== 'sim-argv0' && flag !== 'sim-title-pad') shown.push(word, ...(eq < 0 && value !== undefined ? [value] : []));
+    // ps shows the vLLM command alone: the simulator's options describe the machine, not the launch.
+    if (!SIM_FLAGS.has(flag)) shown.push(word, ...(eq < 0 && value !== undefined ? [value] : []));
     if (SIM_FLAGS.has(flag)) {
       if (value === undefined) throw new UsageError(`argument --${flag}: expected one argument`);
       applySim(sim, flag, value);
