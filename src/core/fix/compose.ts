@@ -29,7 +29,8 @@ export function serviceLaunchCommand(text: string, service: string): LaunchComma
     if (!isNode(value) || !value.range) continue;
     const [start, , end] = value.range;
     const inside = commands.find((c) => {
-      const at = lines.offset(c.range.start);
+      // The vllm/vllm-openai image's command starts at its `image:`: its arguments are what `command:` holds.
+      const at = lines.offset(c.entry === 'image' && c.args.length ? c.args[0].range.start : c.range.start);
       return at >= start && at <= end;
     });
     if (inside) return inside;
