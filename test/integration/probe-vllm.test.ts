@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runQuickProbe } from '../../src/core/probe/quick';
 import { runProbe } from '../../src/core/probe/runner';
+import { fetchServerStatus } from '../../src/core/probe/server-api';
 import { runWatchedProbe } from '../../src/core/probe/watch';
 import type { ModelBehaviour, Scenario } from '../../src/sim/scenario';
 import { fromProbe } from '../../src/core/diagnose';
@@ -33,6 +34,16 @@ describe("probe against the simulator's vLLM personality", function () {
     );
     assert.equal(r.server?.cacheConfig?.block_size, '16');
     assert.equal(r.server?.corruptedRequests, undefined, 'no counter without VLLM_COMPUTE_NANS_IN_LOGITS');
+  });
+
+  it("the Servers view's status of a vLLM server: healthy, version from /version, no error for the routes vLLM lacks", async () => {
+    const sim = await pool.start(vllm({ behaviour: 'healthy' }));
+    const status = await fetchServerStatus({ baseUrl: sim.url });
+    assert.equal(status.health, 'healthy');
+    assert.equal(status.generateHealth, 'unknown');
+    assert.equal(status.version, '0.17.1');
+    assert.deepEqual(status.models, ['org/model']);
+    assert.equal(status.lastError, undefined);
   });
 
   it('says sglang for an SGLang server and asks it for nothing vLLM-only', async () => {

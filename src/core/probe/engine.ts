@@ -6,7 +6,7 @@
  */
 import { compareVersions } from '../release/version';
 import { readPrometheusText, type PromSample } from './prometheus';
-import { fetchModels, fetchText, type ApiOptions } from './server-api';
+import { fetchModels, fetchText, fetchVllmVersion, type ApiOptions } from './server-api';
 import type { ServerTarget, ServerWatch } from './types';
 
 export type EngineName = ServerWatch['engine'];
@@ -46,19 +46,6 @@ export async function detectEngine(target: ServerTarget, options: ApiOptions = {
   const version = await fetchVllmVersion(target, opts);
   if (version) facts = { ...facts, engine: 'vllm', version };
   return facts;
-}
-
-/** vLLM's GET /version: `{"version": "0.11.0"}`; undefined when the route is missing or says something else. */
-async function fetchVllmVersion(target: ServerTarget, options: ApiOptions): Promise<string | undefined> {
-  const text = await fetchText(target, '/version', options);
-  if (text === undefined) return undefined;
-  try {
-    const body = JSON.parse(text) as unknown;
-    const v = body && typeof body === 'object' ? (body as { version?: unknown }).version : undefined;
-    return typeof v === 'string' && v.length <= 100 ? v : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface VllmMetrics {

@@ -83,6 +83,15 @@ async function getJson(target: ServerTarget, path: string, options?: ApiOptions)
   return parsed.value;
 }
 
+/** vLLM's GET /version: `{"version": "0.11.0"}`; undefined when the route is missing or says something else. */
+export async function fetchVllmVersion(target: ServerTarget, options?: ApiOptions): Promise<string | undefined> {
+  const text = await fetchText(target, '/version', options);
+  if (text === undefined) return undefined;
+  const parsed = tryParsePyJson(text);
+  const v = parsed.ok && parsed.value && typeof parsed.value === 'object' ? (parsed.value as { version?: unknown }).version : undefined;
+  return typeof v === 'string' && v.length <= 100 ? v : undefined;
+}
+
 export interface ModelEntry {
   id: string;
   ownedBy?: string;
@@ -238,6 +247,10 @@ export async function fetchServerStatus(target: ServerTarget, options?: HealthOp
     const s = summariseServerInfo(info.value);
     if (s.version) status.version = s.version;
     status.backends = s.backends;
+  } else if (models.status === 'fulfilled' && models.value[0]?.ownedBy === 'vllm') {
+    // vLLM has /server_info only in dev mode; its version is at /version.
+    const version = await fetchVllmVersion(target, options);
+    if (version) status.version = version;
   } else status.lastError ??= (info.reason as Error).message;
   return status;
 }
