@@ -163,6 +163,36 @@ describe("probe against the simulator's vLLM personality", function () {
     assert.match(metrics, /^vllm:request_success_total\{engine="0",model_name="org\/model",finished_reason="stop"\} \d+\.0$/m);
   });
 
+  it('another owner with a /version route (a proxy) stays unknown and gets no vLLM-only request field', async () => {
+    const bodies: string[] = [];
+    const other = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const reply =
+          req.url === '/v1/models'
+            ? { object: 'list', data: [{ id: 'm', object: 'model', owned_by: 'organization-owner' }] }
+            : req.url === '/version'
+              ? { version: '1.2.3' }
+              : { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Paris.' }, finish_reason: 'stop' }] };
+        if (req.method === 'POST') bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply));
+      });
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const r = await runWatchedProbe({ baseUrl: url }, { endpoint: 'chat', prompt: PROMPT, stream: false, maxTokens: 10 });
+      assert.equal(r.server?.engine, 'unknown');
+      assert.equal(r.server?.repetitionDetection, false);
+      assert.equal(bodies.length, 1);
+      assert.ok(!('repetition_detection' in (JSON.parse(bodies[0]) as object)));
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
   describe('finish reasons vLLM gives up with', () => {
     let server: Server;
     let url = '';

@@ -30,7 +30,11 @@ export interface EngineFacts {
 
 const FACTS_TIMEOUT_MS = 5_000;
 
-/** The engine from /v1/models' owned_by, and vLLM's version from /version. Unknown when neither answers. */
+/**
+ * The engine from /v1/models' owned_by; a vLLM's version from /version. Another owner (a proxy, an
+ * other server) stays unknown and is asked nothing vLLM-only: a strict server could refuse the
+ * request field.
+ */
 export async function detectEngine(target: ServerTarget, options: ApiOptions = {}): Promise<EngineFacts> {
   const opts = { timeoutMs: FACTS_TIMEOUT_MS, ...options };
   let facts: EngineFacts = { engine: 'unknown' };
@@ -42,10 +46,9 @@ export async function detectEngine(target: ServerTarget, options: ApiOptions = {
   } catch {
     // not an OpenAI-compatible server, or not now: the engine stays unknown
   }
-  if (facts.engine === 'sglang') return facts;
+  if (facts.engine !== 'vllm') return facts;
   const version = await fetchVllmVersion(target, opts);
-  if (version) facts = { ...facts, engine: 'vllm', version };
-  return facts;
+  return version ? { ...facts, version } : facts;
 }
 
 export interface VllmMetrics {
