@@ -23,7 +23,6 @@ import { LocalHost } from '../core/hosts/local';
 import type { QuickProbeResult } from '../core/probe/quick';
 import type { ServerConfig } from '../core/servers';
 import { MAX_FINDINGS, type DiagnoseViewState, type GatheredSource } from '../shared/diagnoseProtocol';
-import { EDITABLE_ENGINES } from '../core/launch/edit';
 import { findWorkspaceLaunchFiles, PROBE_SERVER_KEY } from '../services/launchFiles';
 import type { HostServerEvidence, RuntimeHostTarget } from '../services/runtimeHosts';
 import { guardPicks } from '../ui/foreignText';
@@ -187,8 +186,7 @@ export class EvidenceGatherer {
 
   /** The launch file Apply to Server remembers for this server, else the only workspace launch file on its port, else the user's pick among them. */
   private async launchFileFor(server: ServerConfig): Promise<{ uri: vscode.Uri; text: string } | undefined> {
-    // A vLLM server's launch file too: Apply and Verify changes either engine's command.
-    const files = await findWorkspaceLaunchFiles(300, EDITABLE_ENGINES);
+    const files = await findWorkspaceLaunchFiles();
     const state = this.ctx.extension.workspaceState;
     const remembered = files.filter((f) => state.get<string>(PROBE_SERVER_KEY + f.uri.toString()) === server.id);
     if (remembered.length === 1) return remembered[0];

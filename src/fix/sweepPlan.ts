@@ -3,7 +3,11 @@
  * name (from its diagnostics' fix data), the catalog's backend flags with their choices, each
  * flag's value in the launch command, and the edit that writes a swept row into the file.
  */
+import type { BundledCatalog } from '../core/flags/bundled/query';
 import { familyOf } from '../core/flags/family';
+import { vllmReleaseContext } from '../core/flags/vllm/bundled';
+import { chooseRelease } from '../core/release/detect';
+import { vllmReleasesInText } from '../core/release/vllm';
 import { choiceText, type FlagEntry } from '../core/flags/types';
 import { findLaunchCommands, flagValue, type LanguageHint, type LaunchCommand } from '../core/launch';
 import { EDITABLE_ENGINES, launchEdits, type FlagChange, type TextEdit } from '../core/launch/edit';
@@ -83,6 +87,16 @@ function isBackendFlag(e: FlagEntry): boolean {
   const choices = e.choices ?? [];
   if (choices.length < 2 || choices.every((c) => typeof c === 'boolean')) return false;
   return /backend|runner|kernel|algorithm|impl/.test(e.flag) || BACKEND_FAMILIES.has(familyOf(e));
+}
+
+/**
+ * The flags of the bundled vLLM release a vLLM launch file runs (its image tag or `vllm==` pin in
+ * the file, else the newest snapshot), as the language server judges it: what a vLLM sweep offers.
+ */
+export function vllmSweepEntries(bundled: BundledCatalog, text: string, fileName: string): FlagEntry[] {
+  const known = bundled.releases.map((r) => r.version).filter((v) => v !== 'main');
+  const choice = chooseRelease(vllmReleasesInText(text, fileName), known, bundled.newest().release.version);
+  return bundled.catalogFor(vllmReleaseContext(bundled, choice).match.index).entries;
 }
 
 /** The first launch command of a file's text, if any. */

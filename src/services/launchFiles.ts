@@ -1,6 +1,6 @@
 /**
  * Launch files: a document of a launch-file kind (core/launch/syntax's selector) whose text starts
- * SGLang (or vLLM, for Diagnose Server). The sweep offers them, Apply and Verify remembers which server each one's is, and Diagnose
+ * SGLang or vLLM. The sweep offers them, Apply and Verify remembers which server each one's is, and Diagnose
  * Server finds a server's launch file through both. Light on purpose: activation uses it for the
  * editor menus' context key.
  */
@@ -22,8 +22,8 @@ export const PROBE_SERVER_KEY = 'inferenceDoctor.fix.server:';
 /** Files the workspace search looks at for launch commands. */
 export const LAUNCH_FILES_GLOB = '**/{*.sh,*.bash,*.zsh,*.service,*.conf,*.yaml,*.yml,*.py,*.md,Dockerfile*,*.dockerfile}';
 
-/** Whether `text` mentions a launch command of one of `engines` (default SGLang's: the sweep's flags are SGLang's). */
-export function mentionsLaunchCommand(text: string, engines: readonly LaunchEngine[] = ['sglang']): boolean {
+/** Whether `text` mentions a launch command of one of `engines` (default: either). */
+export function mentionsLaunchCommand(text: string, engines: readonly LaunchEngine[] = ['sglang', 'vllm']): boolean {
   return text.length <= MAX_CHARS && engines.some((e) => STARTS[e].test(text));
 }
 
@@ -33,13 +33,13 @@ export function isLaunchDocument(doc: vscode.TextDocument): boolean {
 }
 
 /** Launch files in the workspace: files of a launch-file kind, under 1 MB, that mention a launch command. */
-export async function findWorkspaceLaunchFiles(max = 300, engines: readonly LaunchEngine[] = ['sglang']): Promise<{ uri: vscode.Uri; text: string }[]> {
+export async function findWorkspaceLaunchFiles(max = 300): Promise<{ uri: vscode.Uri; text: string }[]> {
   const found: { uri: vscode.Uri; text: string }[] = [];
   for (const uri of await vscode.workspace.findFiles(LAUNCH_FILES_GLOB, '**/node_modules/**', max)) {
     const bytes = await vscode.workspace.fs.readFile(uri).then(undefined, () => undefined);
     if (!bytes || bytes.byteLength >= 1_000_000) continue;
     const text = new TextDecoder().decode(bytes);
-    if (mentionsLaunchCommand(text, engines)) found.push({ uri, text });
+    if (mentionsLaunchCommand(text)) found.push({ uri, text });
   }
   return found;
 }
