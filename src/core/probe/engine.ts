@@ -18,8 +18,12 @@ export function vllmHasRepetitionDetection(version: string | undefined): boolean
   return !!version && compareVersions(version, VLLM_REPETITION_DETECTION_SINCE) >= 0;
 }
 
-/** What a probe asks vLLM to watch for (its RepetitionDetectionParams): a pattern of up to 16 tokens seen 8 times. */
-export const PROBE_REPETITION_DETECTION = { max_pattern_size: 16, min_pattern_size: 1, min_count: 8 } as const;
+/**
+ * What a probe asks vLLM to watch for (its RepetitionDetectionParams): a pattern of up to 12 tokens
+ * said 12 times back to back. High enough that a table rule or a run of dashes in a healthy answer
+ * does not end it; a loop still ends within a quick probe's 256 tokens.
+ */
+export const PROBE_REPETITION_DETECTION = { max_pattern_size: 12, min_pattern_size: 1, min_count: 12 } as const;
 
 export interface EngineFacts {
   engine: EngineName;
