@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   }
   try {
     const sim = await startSimulator({ port, host: values.host, scenario: values.scenario, apiKey: values['api-key'], ...(engine ? { engine } : {}) });
-    process.stdout.write(`${engine === 'vllm' ? 'vLLM' : 'SGLang'} simulator listening on ${sim.url}\n`);
+    process.stdout.write(`${sim.engine === 'vllm' ? 'vLLM' : 'SGLang'} simulator listening on ${sim.url}\n`);
     const stop = (): void => {
       void sim.close().then(() => process.exit(0));
     };

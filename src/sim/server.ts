@@ -30,6 +30,8 @@ export interface SimulatorOptions {
 export interface RunningSimulator {
   url: string;
   port: number;
+  /** Which server it plays (the scenario's engine, or the override). */
+  engine: SimEngine;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    engine: sim.scenario.engine,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
