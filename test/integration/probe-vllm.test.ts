@@ -8,7 +8,7 @@ import { runWatchedProbe } from '../../src/core/probe/watch';
 import type { ModelBehaviour, Scenario } from '../../src/sim/scenario';
 import { fromProbe } from '../../src/core/diagnose';
 import { quickProbeReport } from '../../src/core/probe/quickReport';
-import { runCli, SimPool } from './helpers';
+import { runCli, scenarioPath, SimPool } from './helpers';
 
 const vllm = (behaviour: ModelBehaviour, extra: Partial<Scenario> = {}): Scenario => ({
   engine: 'vllm',
@@ -44,6 +44,16 @@ describe("probe against the simulator's vLLM personality", function () {
     assert.equal(status.version, '0.17.1');
     assert.deepEqual(status.models, ['org/model']);
     assert.equal(status.lastError, undefined);
+  });
+
+  it("the scenario fixture test/fixtures/scenarios/vllm.json plays each of its models' verdicts", async () => {
+    const sim = await pool.start(scenarioPath('vllm'));
+    const verdicts: Record<string, string> = {};
+    for (const model of ['nan-text', 'nan-behind-text', 'loop', 'healthy']) {
+      const r = await runWatchedProbe({ baseUrl: sim.url }, { endpoint: 'chat', model, prompt: PROMPT, stream: true, maxTokens: 400 });
+      verdicts[model] = `${r.verdict.kind}/${r.finishReason ?? ''}`;
+    }
+    assert.deepEqual(verdicts, { 'nan-text': 'nan/repetition', 'nan-behind-text': 'nan/stop', loop: 'degenerate/repetition', healthy: 'ok/stop' });
   });
 
   it('says sglang for an SGLang server and asks it for nothing vLLM-only', async () => {
