@@ -16,6 +16,7 @@ import { runSweep } from '../../src/core/fix/sweep';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { LocalHost } from '../../src/core/hosts/local';
 import { runQuickProbe } from '../../src/core/probe/quick';
+import { runCli } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SIM = join(ROOT, 'dist', 'sim.js');
@@ -112,5 +113,35 @@ describe('apply and verify on a vLLM launch (supervisor + simulator in vLLM laun
     assert.ok(result.rows[0].reasons.includes('nan-counter'));
     assert.equal(result.restored, true);
     assert.equal(readFileSync(script, 'utf8'), original);
+  });
+
+  it('inference-doctor sweep --vary over the environment variable the flag replaced (needs dist/cli.js)', async () => {
+    await waitUntilReady(server, 30_000, 200);
+    // The CLI restarts through its own supervisor state: hand the running server over to it.
+    await supervisor.stop('vllm', { timeoutMs: 3000 });
+    const state = join(work, 'cli-state');
+    const env = { ...process.env, INFERENCE_DOCTOR_STATE_DIR: state };
+    assert.equal((await runCli(['supervise', 'start', 'vllm', '--', 'sh', script], { env })).code, 0);
+    try {
+      assert.ok((await waitUntilReady(server, 30_000, 200)) !== undefined);
+      const r = await runCli(['sweep', '--launch', script, '--supervise', 'vllm', '--vary', 'VLLM_USE_FLASHINFER_MOE_FP4=1,0', '--json'], {
+        env,
+        timeoutMs: 90_000,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { rows: { flags: Record<string, string>; verdict: string }[]; restored: boolean };
+      assert.deepEqual(
+        out.rows.map((x) => [x.flags.VLLM_USE_FLASHINFER_MOE_FP4, x.verdict]),
+        [
+          ['1', 'nan'],
+          ['0', 'ok'],
+        ],
+      );
+      assert.equal(out.restored, true);
+      assert.equal(readFileSync(script, 'utf8'), original);
+    } finally {
+      await runCli(['supervise', 'stop', 'vllm'], { env });
+      await supervisor.start('vllm', ['sh', script]);
+    }
   });
 });
