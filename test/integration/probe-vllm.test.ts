@@ -5,6 +5,7 @@ import { runQuickProbe } from '../../src/core/probe/quick';
 import { runProbe } from '../../src/core/probe/runner';
 import { fetchServerStatus } from '../../src/core/probe/server-api';
 import { runWatchedProbe } from '../../src/core/probe/watch';
+import { runTool, type ToolContext } from '../../src/core/tools';
 import type { ModelBehaviour, Scenario } from '../../src/sim/scenario';
 import { fromProbe } from '../../src/core/diagnose';
 import { quickProbeReport } from '../../src/core/probe/quickReport';
@@ -17,6 +18,15 @@ const vllm = (behaviour: ModelBehaviour, extra: Partial<Scenario> = {}): Scenari
   ...extra,
 });
 const PROMPT = 'Explain what a KV cache is.';
+const toolContext = (url: string): ToolContext => ({
+  signal: new AbortController().signal,
+  timeLimitMs: 20_000,
+  maxOutputChars: 64 * 1024,
+  servers: [{ name: 'box', url }],
+  hosts: { known: () => [], open: () => Promise.reject(new Error('no hosts here')) },
+  allowChanges: false,
+  services: {},
+});
 
 describe("probe against the simulator's vLLM personality", function () {
   this.timeout(30_000);
@@ -54,6 +64,16 @@ describe("probe against the simulator's vLLM personality", function () {
       verdicts[model] = `${r.verdict.kind}/${r.finishReason ?? ''}`;
     }
     assert.deepEqual(verdicts, { 'nan-text': 'nan/repetition', 'nan-behind-text': 'nan/stop', loop: 'degenerate/repetition', healthy: 'ok/stop' });
+  });
+
+  it('the agent server_info tool on vLLM: the version from /version, no error for the routes vLLM lacks', async () => {
+    const sim = await pool.start(vllm({ behaviour: 'healthy' }));
+    const r = await runTool('server_info', { server: 'box' }, toolContext(sim.url));
+    assert.ok(r.ok, JSON.stringify(r));
+    const data = r.data as { version?: string; generateHealth: string; errors: string[] };
+    assert.equal(data.version, '0.17.1');
+    assert.equal(data.generateHealth, 'unknown');
+    assert.deepEqual(data.errors, []);
   });
 
   it('says sglang for an SGLang server and asks it for nothing vLLM-only', async () => {
