@@ -30,6 +30,10 @@ describe('probe: what the server says about itself', () => {
     assert.equal(serverWatchText(undefined), '–');
     assert.equal(serverWatchText({ engine: 'sglang', repetitionDetection: false }), 'SGLang');
     assert.equal(serverWatchText({ engine: 'unknown', repetitionDetection: false }), 'engine unknown');
+    const readBack = JSON.parse('{"engine":"__proto__","version":7,"repetitionDetection":false,"cacheConfig":{"cache_dtype":{}}}') as Parameters<
+      typeof serverWatchText
+    >[0];
+    assert.equal(serverWatchText(readBack), 'engine unknown', 'a damaged history entry reads as unknown');
     assert.equal(
       serverWatchText({ engine: 'vllm', version: '0.15.1', maxModelLen: 8192, repetitionDetection: false, cacheConfig: { cache_dtype: 'fp8' } }),
       'vLLM 0.15.1 · max_model_len 8192 · no NaN counter (VLLM_COMPUTE_NANS_IN_LOGITS unset) · KV cache fp8',
