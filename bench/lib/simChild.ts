@@ -7,8 +7,9 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-export async function startSimChild(scenario: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--port', '0', '--scenario', scenario], {
+/** `extra`: more simulator options (`--engine vllm`). */
+export async function startSimChild(scenario: string, extra: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--port', '0', '--scenario', scenario, ...extra], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

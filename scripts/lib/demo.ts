@@ -25,6 +25,8 @@ export interface DemoOptions {
   tokensPerSecond?: number;
   /** Package dist/inference-doctor.vsix (vsce) while the incident's server starts; else use the one there. */
   packageVsix?: boolean;
+  /** Also the incident on vLLM: `vllm serve` of an NVFP4 MoE checkpoint on the same GPU (deploy/vllm.sh). */
+  vllm?: boolean;
 }
 
 /** The packaging half of `npm run package` (its one definition is package.json's `package:vsix`). */
@@ -46,10 +48,25 @@ export interface RunningDemo {
   /** Whether the incident's server answered before code-server was ready. */
   incidentReady: boolean;
   allUrl: string;
+  /** The vLLM incident's server and launch script (with `vllm`). */
+  vllm?: { url: string; script: string };
   supervisor: Supervisor;
   stateDir: string;
   temp: string;
   stop(): Promise<void>;
+}
+
+/** The incident on vLLM: FlashInfer's FP4 MoE on SM 12.0 answers "!!!!", and vLLM counts the NaN. */
+function vllmIncidentScript(vllm: string, port: number): string {
+  return [
+    '#!/bin/sh',
+    '# The incident on vLLM: an NVFP4 MoE model on an RTX PRO 6000 (SM 12.0). It answers "!!!!".',
+    '# VLLM_COMPUTE_NANS_IN_LOGITS=1 makes vLLM count requests with NaN logits in /metrics.',
+    'export VLLM_COMPUTE_NANS_IN_LOGITS=1',
+    `exec ${vllm} serve nvidia/Qwen3-30B-A3B-NVFP4 --port ${port} --max-model-len 32768 \\`,
+    '  --moe-backend flashinfer_cutlass',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -100,6 +117,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   chmodSync(join(bin, 'nvidia-smi'), 0o755);
   const machine = ['--sim-gpu', 'rtx-pro-6000', '--sim-start-seconds', String(o.startSeconds ?? 4), '--sim-tokens-per-second', String(o.tokensPerSecond ?? 40)];
   execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'wrapper', bin, ...machine]);
+  if (o.vllm) execFileSync(process.execPath, [join(repoRoot, 'dist/sim.js'), 'vllm', 'wrapper', bin, ...machine]);
   installSglKernel(temp, join(bin, 'python3'));
   process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
   // A server_args.py of the era the launch uses, so every flag hovers.
@@ -119,6 +137,14 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
   try {
     await supervisor.start('sglang', ['sh', script], { cwd: join(workspace, 'deploy') });
     cleanups.push(() => supervisor.stop('sglang', { timeoutMs: 3000 }));
+    let vllm: RunningDemo['vllm'];
+    if (o.vllm) {
+      const port = await freePort();
+      vllm = { url: `http://127.0.0.1:${port}`, script: join(workspace, 'deploy', 'vllm.sh') };
+      writeFileSync(vllm.script, vllmIncidentScript(join(bin, 'vllm'), port), { mode: 0o755 });
+      await supervisor.start('vllm', ['sh', vllm.script], { cwd: join(workspace, 'deploy') });
+      cleanups.push(() => supervisor.stop('vllm', { timeoutMs: 3000 }));
+    }
     const packaged = o.packageVsix ? packageVsix() : Promise.resolve();
     // Awaited below; a failure before then must not count as unhandled.
     packaged.catch(() => undefined);
@@ -132,6 +158,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
           'inferenceDoctor.servers': [
             { name: 'SM120 NVFP4 box (the incident)', url: incidentUrl },
             { name: 'Simulator: every failure mode (pick a model)', url: all.url },
+            ...(vllm ? [{ name: 'vLLM SM120 NVFP4 box (the incident on vLLM)', url: vllm.url }] : []),
           ],
         },
         null,
@@ -150,7 +177,20 @@ export async function startDemo(o: DemoOptions = {}): Promise<RunningDemo> {
     });
     cleanups.push(() => codeServer.close());
     const incidentReady = (await waitUntilReady({ baseUrl: incidentUrl }, 60_000, 250)) !== undefined;
-    return { codeServer, workspace, script, scriptText, incidentUrl, incidentReady, allUrl: all.url, supervisor, stateDir, temp, stop };
+    return {
+      codeServer,
+      workspace,
+      script,
+      scriptText,
+      incidentUrl,
+      incidentReady,
+      allUrl: all.url,
+      ...(vllm ? { vllm } : {}),
+      supervisor,
+      stateDir,
+      temp,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { errorMessage } from '../core/errors';
+import { loadBundledCatalog, VLLM_BUNDLED_FILE } from '../core/flags/bundled/load';
 import { QUICK_PROMPTS, runQuickProbe, type QuickProbeResult, type QuickPrompt } from '../core/probe/quick';
 import type { ServerTarget } from '../core/probe/types';
 import { combinations, MAX_COMBINATIONS, type SweepAxis } from '../core/fix/sweep';
@@ -22,7 +23,16 @@ import { guardPicks, iconText } from '../ui/foreignText';
 import { findWorkspaceLaunchFiles, isLaunchDocument } from '../services/launchFiles';
 import { accuracyProbeOf, pickProbeServer, pickTarget, restartTarget, targetRecord, targetWords, type TargetChoice } from './pickers';
 import { createSweepPanel, type SweepPanel } from './sweepPanel';
-import { axisViews, knownIssueSuggestions, launchCommandOf, preselectedValues, proposedLaunchEdits, sweepFlagOptions, type SweepFlagOption } from './sweepPlan';
+import {
+  axisViews,
+  knownIssueSuggestions,
+  launchCommandOf,
+  preselectedValues,
+  proposedLaunchEdits,
+  sweepFlagOptions,
+  vllmSweepEntries,
+  type SweepFlagOption,
+} from './sweepPlan';
 import { SweepSession } from './sweepSession';
 
 /** Read-only "before" side of an applied row's diff. */
@@ -175,9 +185,15 @@ export class Sweeps {
   }
 
   private async flagOptions(file: LaunchFile): Promise<SweepFlagOption[]> {
+    const cmd = launchCommandOf(file.text, file.hint);
+    if (cmd?.engine === 'vllm') {
+      // vLLM's backend flags come from the bundled vLLM catalog (the known-issue rules are SGLang's).
+      const bundled = await loadBundledCatalog(undefined, VLLM_BUNDLED_FILE).catch(() => undefined);
+      return sweepFlagOptions(bundled ? vllmSweepEntries(bundled, file.text, file.uri.path) : [], [], cmd);
+    }
     const catalog = await this.ctx.flags.catalogEntries().catch(() => undefined);
     const diagnostics = await launchDiagnostics(file.uri);
-    return sweepFlagOptions(catalog?.entries ?? [], knownIssueSuggestions(diagnostics), launchCommandOf(file.text, file.hint));
+    return sweepFlagOptions(catalog?.entries ?? [], knownIssueSuggestions(diagnostics), cmd);
   }
 
   /** The row's flags go into the editor (unsaved), shown beside what the file says now; the user saves. */
@@ -286,7 +302,7 @@ async function pickLaunchFile(arg: unknown): Promise<LaunchFile | undefined> {
     const doc = await vscode.workspace.openTextDocument(uri);
     const hint = launchSyntaxOf(doc.languageId, uri.path) ?? 'shellscript';
     if (!launchCommandOf(doc.getText(), hint)) {
-      void vscode.window.showWarningMessage(`No SGLang launch command in ${notificationText(vscode.workspace.asRelativePath(uri))}.`);
+      void vscode.window.showWarningMessage(`No SGLang or vLLM launch command in ${notificationText(vscode.workspace.asRelativePath(uri))}.`);
       return undefined;
     }
     return { uri, hint, text: doc.getText() };
@@ -296,7 +312,9 @@ async function pickLaunchFile(arg: unknown): Promise<LaunchFile | undefined> {
   if (active && isLaunchDocument(active)) return open(active.uri);
   const found = (await findWorkspaceLaunchFiles()).map((f) => f.uri);
   if (found.length === 0) {
-    void vscode.window.showInformationMessage('No launch file found: open the script or unit that starts SGLang, then run Backend Sweep from its editor.');
+    void vscode.window.showInformationMessage(
+      'No launch file found: open the script or unit that starts SGLang or vLLM, then run Backend Sweep from its editor.',
+    );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(guardPicks(found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }))), {

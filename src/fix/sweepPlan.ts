@@ -3,10 +3,14 @@
  * name (from its diagnostics' fix data), the catalog's backend flags with their choices, each
  * flag's value in the launch command, and the edit that writes a swept row into the file.
  */
+import type { BundledCatalog } from '../core/flags/bundled/query';
 import { familyOf } from '../core/flags/family';
+import { vllmReleaseContext } from '../core/flags/vllm/bundled';
+import { chooseRelease } from '../core/release/detect';
+import { vllmReleasesInText } from '../core/release/vllm';
 import { choiceText, type FlagEntry } from '../core/flags/types';
 import { findLaunchCommands, flagValue, type LanguageHint, type LaunchCommand } from '../core/launch';
-import { flagEdits, type FlagChange, type TextEdit } from '../core/launch/edit';
+import { EDITABLE_ENGINES, launchEdits, type FlagChange, type TextEdit } from '../core/launch/edit';
 import type { SweepAxis, SweepRow } from '../core/fix/sweep';
 import { DIAGNOSTIC_SOURCE, type DiagnosticFix } from '../shared/lspProtocol';
 import type { SweepAxisView } from '../shared/sweepProtocol';
@@ -85,9 +89,19 @@ function isBackendFlag(e: FlagEntry): boolean {
   return /backend|runner|kernel|algorithm|impl/.test(e.flag) || BACKEND_FAMILIES.has(familyOf(e));
 }
 
+/**
+ * The flags of the bundled vLLM release a vLLM launch file runs (its image tag or `vllm==` pin in
+ * the file, else the newest snapshot), as the language server judges it: what a vLLM sweep offers.
+ */
+export function vllmSweepEntries(bundled: BundledCatalog, text: string, fileName: string): FlagEntry[] {
+  const known = bundled.releases.map((r) => r.version).filter((v) => v !== 'main');
+  const choice = chooseRelease(vllmReleasesInText(text, fileName), known, bundled.newest().release.version);
+  return bundled.catalogFor(vllmReleaseContext(bundled, choice).match.index).entries;
+}
+
 /** The first launch command of a file's text, if any. */
 export function launchCommandOf(text: string, hint: LanguageHint): LaunchCommand | undefined {
-  return findLaunchCommands(text, hint)[0];
+  return findLaunchCommands(text, hint, { engines: EDITABLE_ENGINES })[0];
 }
 
 /** A flag's value in the command under any of its spellings (the last occurrence wins, as in argparse). */
@@ -165,7 +179,7 @@ export function rowChanges(axes: readonly SweepAxis[], row: Pick<SweepRow, 'flag
  */
 export function proposedLaunchEdits(text: string, hint: LanguageHint, changes: FlagChange[]): TextEdit[] {
   const cmd = launchCommandOf(text, hint);
-  if (!cmd) throw new Error('No SGLang launch command in the file any more');
+  if (!cmd) throw new Error('No SGLang or vLLM launch command in the file any more');
   const needed = changes.filter((c) => typeof c.value !== 'string' || currentValue(cmd, [c.flag, ...(c.aliases ?? [])]) !== c.value);
-  return needed.length ? flagEdits(cmd, text, needed) : [];
+  return needed.length ? launchEdits(cmd, text, needed) : [];
 }

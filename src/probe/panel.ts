@@ -32,7 +32,8 @@ export interface ProbePanelDeps {
   onDidChangeServers: vscode.Event<void>;
   /** Base URL and API key (from secret storage) of a server; throws when it is gone. */
   resolveTarget(serverId: string): Promise<ServerTarget>;
-  runProbe: typeof import('../core/probe/runner').runProbe;
+  /** A probe with the server watched around it (core/probe/watch). */
+  runProbe: typeof import('../core/probe/watch').runWatchedProbe;
   fetchModels(target: ServerTarget): Promise<string[]>;
   history: HistoryStore;
   /** Runs the extension's Add Server flow. */

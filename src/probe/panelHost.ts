@@ -9,7 +9,7 @@ import type { Ctx } from '../context';
 import { EvalHistoryStore } from '../core/eval/history';
 import { HistoryStore } from '../core/history';
 import { runOutcome, OUTCOME_ICON } from '../core/probe/outcome';
-import { runProbe } from '../core/probe/runner';
+import { runWatchedProbe } from '../core/probe/watch';
 import { fetchModels } from '../core/probe/server-api';
 import { guardPicks } from '../ui/foreignText';
 import { ProbePanel, PROBE_VIEW_TYPE, type ProbePanelDeps, type ShowOptions } from './panel';
@@ -29,7 +29,7 @@ export class ProbePanels {
       onDidChangeServers: servers.store.onDidChange,
       resolveTarget: (serverId) => servers.store.target(serverId),
       recordOutcome: (serverId, outcome) => servers.health.recordProbe(serverId, outcome),
-      runProbe,
+      runProbe: runWatchedProbe,
       fetchModels: async (target) => (await fetchModels(target)).map((m) => m.id),
       history: new HistoryStore(ctx.extension.globalStorageUri.fsPath, {
         maxEntries: config.get('history.maxEntries'),

@@ -1,16 +1,20 @@
 /**
  * Launch files: a document of a launch-file kind (core/launch/syntax's selector) whose text starts
- * SGLang. The sweep offers them, Apply and Verify remembers which server each one's is, and Diagnose
+ * SGLang or vLLM. The sweep offers them, Apply and Verify remembers which server each one's is, and Diagnose
  * Server finds a server's launch file through both. Light on purpose: activation uses it for the
  * editor menus' context key.
  */
 import * as vscode from 'vscode';
 import { LAUNCH_DOCUMENT_SELECTOR } from '../core/launch/syntax';
+import type { LaunchEngine } from '../core/launch/types';
 
 /** Bigger files are not launch scripts (and are not worth scanning on every editor switch). */
 const MAX_CHARS = 2_000_000;
-/** `python -m sglang.launch_server …` or `sglang serve …`: one cheap test, the parser decides later. */
-const STARTS_SGLANG = /launch_server|\bsglang\s+serve\b/;
+/** One cheap test per engine, the parser decides later: `python -m sglang.launch_server …` or `sglang serve …`; `vllm serve …`, the api_server module, the vllm/vllm-openai image. */
+const STARTS: Record<LaunchEngine, RegExp> = {
+  sglang: /launch_server|\bsglang\s+serve\b/,
+  vllm: /\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\/vllm-openai/,
+};
 
 /** workspaceState key (+ the launch file's URI) of the server the fix commands probe for that file. */
 export const PROBE_SERVER_KEY = 'inferenceDoctor.fix.server:';
@@ -18,8 +22,9 @@ export const PROBE_SERVER_KEY = 'inferenceDoctor.fix.server:';
 /** Files the workspace search looks at for launch commands. */
 export const LAUNCH_FILES_GLOB = '**/{*.sh,*.bash,*.zsh,*.service,*.conf,*.yaml,*.yml,*.py,*.md,Dockerfile*,*.dockerfile}';
 
-export function mentionsLaunchCommand(text: string): boolean {
-  return text.length <= MAX_CHARS && STARTS_SGLANG.test(text);
+/** Whether `text` mentions a launch command of one of `engines` (default: either). */
+export function mentionsLaunchCommand(text: string, engines: readonly LaunchEngine[] = ['sglang', 'vllm']): boolean {
+  return text.length <= MAX_CHARS && engines.some((e) => STARTS[e].test(text));
 }
 
 /** A file on this machine, of a launch-file kind, that mentions a launch command. */

@@ -136,7 +136,8 @@ export interface AnswerPlan {
   reasoning: SimToken[];
   /** Content tokens, lazily produced so huge answers never sit in memory whole. */
   content: Iterable<SimToken>;
-  finishReason: 'stop' | 'length';
+  /** 'repetition': vLLM's repetition detection ended it (vllm.ts). */
+  finishReason: 'stop' | 'length' | 'repetition';
   matchedStop: string | number | null;
   /**
    * The request ran with a tool-call parser: SGLang's chat layer turns a "stop" into

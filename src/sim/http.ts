@@ -1,6 +1,7 @@
 /** HTTP plumbing of the simulator: JSON answers, SGLang's two error shapes, bounded request bodies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringifyPyJson } from '../core/pyjson';
+import type { SimEngine } from './scenario';
 
 /** Which route family a request hit: the error shape depends on it. */
 export type Route = 'chat' | 'completions' | 'generate';
@@ -29,9 +30,10 @@ export function openAiError(status: number, message: string, type: string, param
   return { object: 'error', message, type, param, code: status };
 }
 
-/** The OpenAI layer's error object, or the native routes' `{"error": {"message"}}`. */
-export function sendError(res: ServerResponse, route: Route | 'other', err: HttpError): void {
-  if (route === 'generate') sendJson(res, err.status, { error: { message: err.message } });
+/** The OpenAI layer's error object, or the native routes' `{"error": {"message"}}`; vLLM nests every error under `error`. */
+export function sendError(res: ServerResponse, route: Route | 'other', err: HttpError, engine: SimEngine = 'sglang'): void {
+  if (engine === 'vllm') sendJson(res, err.status, { error: { message: err.message, type: err.type, param: err.param, code: err.status } });
+  else if (route === 'generate') sendJson(res, err.status, { error: { message: err.message } });
   else sendJson(res, err.status, openAiError(err.status, err.message, err.type, err.param));
 }
 

@@ -11,6 +11,7 @@ import { parseRequest } from './request';
 import { buildServerInfo, modelInfo } from './serverInfo';
 import type { SimState } from './state';
 import { answerStream } from './stream';
+import { countsNans, isNanAnswer, vllmInfoRoutes, vllmPlan } from './vllm';
 import { answerWhole } from './whole';
 
 const HTML_ERROR = `<html>
@@ -59,9 +60,20 @@ async function handleGeneration(sim: SimState, req: IncomingMessage, res: Server
       break;
   }
   const seed = sim.scenario.seed;
-  const plan = withDrift(planAnswer({ behaviour: r.behaviour, prompt: r.prompt, maxTokens: r.maxTokens, seed }), r.behaviour, r.prompt, seed, r.maxTokens);
-  if (r.stream) await answerStream(sim, res, r, plan);
-  else await answerWhole(sim, res, r, plan);
+  const planned = withDrift(planAnswer({ behaviour: r.behaviour, prompt: r.prompt, maxTokens: r.maxTokens, seed }), r.behaviour, r.prompt, seed, r.maxTokens);
+  const vllm = sim.scenario.engine === 'vllm';
+  const plan = vllm ? vllmPlan(sim, r.body, planned) : planned;
+  sim.running++;
+  try {
+    if (r.stream) await answerStream(sim, res, r, plan);
+    else await answerWhole(sim, res, r, plan);
+  } finally {
+    sim.running--;
+  }
+  if (!vllm) return;
+  const reason = res.writableFinished ? plan.finishReason : 'abort';
+  sim.finished.set(reason, (sim.finished.get(reason) ?? 0) + 1);
+  if (isNanAnswer(r.behaviour) && countsNans(sim)) sim.corruptedRequests++;
 }
 
 /** GET routes that describe the server; SGLang renamed the get_* ones (legacyRoutes: only the old names). */
@@ -74,6 +86,7 @@ function infoRoutes(sim: SimState): Map<string, (res: ServerResponse) => void> {
   const legacy = !!sim.scenario.legacyRoutes;
   const model = (res: ServerResponse): void => sendJson(res, 200, modelInfo(sim.firstModel, legacy));
   const server = (res: ServerResponse): void => sendJson(res, 200, buildServerInfo(sim.scenario, sim.firstModel, !!sim.apiKey, sim.address()));
+  if (sim.scenario.engine === 'vllm') return vllmInfoRoutes(sim);
   return new Map([
     ['/v1/models', models],
     ['/get_model_info', model],
@@ -88,23 +101,25 @@ function infoRoutes(sim: SimState): Map<string, (res: ServerResponse) => void> {
 }
 
 function sendHealth(sim: SimState, res: ServerResponse, path: string): void {
+  if (sim.scenario.engine === 'vllm' && path !== '/health') return sendJson(res, 404, { detail: 'Not Found' });
   const status = path === '/health' ? 200 : (sim.scenario.healthGenerateStatus ?? 200);
   res.writeHead(status, { 'content-length': 0 });
   res.end();
 }
 
-function sendUnauthorised(res: ServerResponse, path: string): void {
-  if (path.startsWith('/v1/')) sendJson(res, 401, openAiError(401, 'Invalid API key: send Authorization: Bearer <key>', 'AuthenticationError'));
+function sendUnauthorised(sim: SimState, res: ServerResponse, path: string): void {
+  if (sim.scenario.engine === 'vllm') sendJson(res, 401, { error: 'Unauthorized' });
+  else if (path.startsWith('/v1/')) sendJson(res, 401, openAiError(401, 'Invalid API key: send Authorization: Bearer <key>', 'AuthenticationError'));
   else sendJson(res, 401, { error: { message: 'Unauthorized' } });
 }
 
 /** The error as the route family answers it; FastAPI's own `{"detail"}` for 404 and 405. */
-function sendFailure(res: ServerResponse, route: Route | 'other', error: unknown): void {
+function sendFailure(sim: SimState, res: ServerResponse, route: Route | 'other', error: unknown): void {
   const err = error instanceof HttpError ? error : new HttpError(500, `Internal error in simulator: ${errorMessage(error)}`, 'InternalServerError');
   if (res.headersSent) res.destroy();
   else if (err.status === 404 && route === 'other') sendJson(res, 404, { detail: 'Not Found' });
   else if (err.status === 405) sendJson(res, 405, { detail: 'Method Not Allowed' });
-  else sendError(res, route, err);
+  else sendError(res, route, err, sim.scenario.engine);
 }
 
 /** The simulator's request listener. */
@@ -113,10 +128,12 @@ export function createRouter(sim: SimState): (req: IncomingMessage, res: ServerR
   return async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const method = req.method ?? 'GET';
-    const route: Route | 'other' = GENERATION_ROUTES.get(path) ?? 'other';
+    const generation = GENERATION_ROUTES.get(path);
+    // vLLM's OpenAI server has no native /generate.
+    const route: Route | 'other' = generation === 'generate' && sim.scenario.engine === 'vllm' ? 'other' : (generation ?? 'other');
     try {
       if (path === '/health' || path === '/health_generate') return sendHealth(sim, res, path);
-      if (!sim.authorised(req.headers.authorization)) return sendUnauthorised(res, path);
+      if (!sim.authorised(req.headers.authorization)) return sendUnauthorised(sim, res, path);
       if (route !== 'other') {
         if (method !== 'POST' && !(route === 'generate' && method === 'PUT')) throw new HttpError(405, 'Method Not Allowed', 'MethodNotAllowed');
         return await handleGeneration(sim, req, res, route);
@@ -126,7 +143,7 @@ export function createRouter(sim: SimState): (req: IncomingMessage, res: ServerR
       if (method !== 'GET') throw new HttpError(405, 'Method Not Allowed', 'MethodNotAllowed');
       handler(res);
     } catch (error) {
-      sendFailure(res, route, error);
+      sendFailure(sim, res, route, error);
     }
   };
 }

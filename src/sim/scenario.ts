@@ -95,8 +95,20 @@ export interface ModelBehaviour {
   defaultMaxTokens?: number;
 }
 
+/** Which server the simulator plays: SGLang's routes and shapes, or vLLM's (vllm.ts). */
+export type SimEngine = 'sglang' | 'vllm';
+
 export interface Scenario {
   name?: string;
+  /** Default sglang. vllm: vLLM's OpenAI server (no native routes, /version, /metrics, nested errors). */
+  engine?: SimEngine;
+  /**
+   * The server process's environment, as far as the simulator reads it (vLLM: VLLM_COMPUTE_NANS_IN_LOGITS
+   * counts corrupted requests in /metrics, VLLM_SERVER_DEV_MODE opens /server_info).
+   */
+  env?: Record<string, string>;
+  /** vLLM: the context length /v1/models reports (default 32768). */
+  maxModelLen?: number;
   description?: string;
   /** Seed for the pseudo-random parts (answer choice, salad, logprobs). */
   seed?: number;
@@ -132,8 +144,9 @@ function normaliseBehaviour(value: unknown, where: string): ModelBehaviour {
   return b as ModelBehaviour;
 }
 
-export interface ResolvedScenario extends Omit<Scenario, 'models' | 'default'> {
+export interface ResolvedScenario extends Omit<Scenario, 'models' | 'default' | 'engine'> {
   seed: number;
+  engine: SimEngine;
   models: Map<string, ModelBehaviour>;
   default?: ModelBehaviour;
 }
@@ -155,8 +168,10 @@ export function loadScenario(source: Scenario | string): ResolvedScenario {
   const models = new Map<string, ModelBehaviour>();
   for (const [name, value] of Object.entries(s.models)) models.set(name, normaliseBehaviour(value, `models.${name}`));
   if (models.size === 0 && !s.default) throw new ScenarioError('A scenario needs at least one model');
+  if (s.engine !== undefined && s.engine !== 'sglang' && s.engine !== 'vllm') throw new ScenarioError('engine must be "sglang" or "vllm"');
   return {
     ...s,
+    engine: s.engine ?? 'sglang',
     seed: typeof s.seed === 'number' ? s.seed : 1,
     models,
     default: s.default === undefined ? undefined : normaliseBehaviour(s.default, 'default'),

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createRouter } from './routes';
-import type { Scenario } from './scenario';
+import type { Scenario, SimEngine } from './scenario';
 import { SimState } from './state';
 
 export interface SimulatorOptions {
@@ -18,6 +18,8 @@ export interface SimulatorOptions {
   scenario: Scenario | string;
   /** Overrides the scenario's apiKey. */
   apiKey?: string;
+  /** Overrides the scenario's engine (`sim --engine vllm`). */
+  engine?: SimEngine;
   /**
    * Sees every request first and calls `next` to route it, or answers it itself (launch mode: 503
    * while starting, the access log).
@@ -28,6 +30,8 @@ export interface SimulatorOptions {
 export interface RunningSimulator {
   url: string;
   port: number;
+  /** Which server it plays (the scenario's engine, or the override). */
+  engine: SimEngine;
   close(): Promise<void>;
 }
 
@@ -42,7 +46,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
-  const sim = new SimState(options.scenario, options.apiKey);
+  const sim = new SimState(options.scenario, options.apiKey, options.engine);
   const route = createRouter(sim);
   const gate = options.gate;
   const handle = gate ? (req: IncomingMessage, res: ServerResponse) => gate(req, res, () => route(req, res)) : route;
@@ -69,6 +73,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    engine: sim.scenario.engine,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

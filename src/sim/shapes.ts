@@ -60,10 +60,15 @@ export function nativeMeta(r: SimRequest, completion: number, finish: unknown, t
   return meta;
 }
 
-/** finish_reason + matched_stop as the OpenAI chat layer reports them (tool-call stops lose the marker). */
-export function chatFinish(plan: AnswerPlan): { finish_reason: string; matched_stop: string | number | null } {
-  if (plan.toolCallStop && plan.finishReason === 'stop') return { finish_reason: 'tool_calls', matched_stop: null };
-  return { finish_reason: plan.finishReason, matched_stop: plan.matchedStop };
+/** Which stop a choice matched, as each engine names the field: SGLang's matched_stop, vLLM's stop_reason. */
+export function stopField(sim: SimState, value: string | number | null): Record<string, string | number | null> {
+  return sim.scenario.engine === 'vllm' ? { stop_reason: value } : { matched_stop: value };
+}
+
+/** finish_reason + the matched stop as the OpenAI chat layer reports them (tool-call stops lose the marker). */
+export function chatFinish(sim: SimState, plan: AnswerPlan): Record<string, string | number | null> {
+  if (plan.toolCallStop && plan.finishReason === 'stop') return { finish_reason: 'tool_calls', ...stopField(sim, null) };
+  return { finish_reason: plan.finishReason, ...stopField(sim, plan.matchedStop) };
 }
 
 /** All tokens of a plan in order: reasoning first (wrapped in <think> unless parsed). */

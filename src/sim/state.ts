@@ -1,7 +1,7 @@
 /** What the simulator's handlers share: the scenario, its models, the API key and the request counter. */
 import { hashString } from './answers';
 import { HttpError } from './http';
-import { loadScenario, type ModelBehaviour, type ResolvedScenario, type Scenario } from './scenario';
+import { loadScenario, type ModelBehaviour, type ResolvedScenario, type Scenario, type SimEngine } from './scenario';
 
 export class SimState {
   readonly scenario: ResolvedScenario;
@@ -13,9 +13,14 @@ export class SimState {
   /** Where the server listens, once it does (for /server_info). */
   address: () => { host: string; port: number } | undefined = () => undefined;
   private counter = 0;
+  /** vLLM's /metrics: requests being answered, finished ones by finish reason, and those answered from NaN logits. */
+  running = 0;
+  readonly finished = new Map<string, number>();
+  corruptedRequests = 0;
 
-  constructor(scenario: Scenario | string, apiKey: string | undefined) {
-    this.scenario = loadScenario(scenario);
+  constructor(scenario: Scenario | string, apiKey: string | undefined, engine?: SimEngine) {
+    const loaded = loadScenario(scenario);
+    this.scenario = engine ? { ...loaded, engine } : loaded;
     this.apiKey = apiKey ?? this.scenario.apiKey;
     this.modelNames = [...this.scenario.models.keys()];
     this.firstModel = this.modelNames[0] ?? 'default';

@@ -8,7 +8,7 @@ import { stringifyPyJson } from '../core/pyjson';
 import type { AnswerPlan, SimToken } from './answers';
 import { sleep } from './http';
 import type { SimRequest } from './request';
-import { chatFinish, chatLogprobs, completionLogprobs, nativeFinish, nativeMeta, sequence, usage, useParser, type SeqItem } from './shapes';
+import { chatFinish, chatLogprobs, stopField, completionLogprobs, nativeFinish, nativeMeta, sequence, usage, useParser, type SeqItem } from './shapes';
 import type { SimState } from './state';
 
 /** Writes to the response with backpressure; a closed response swallows writes. */
@@ -85,7 +85,7 @@ class StreamAnswer {
               delta: { role: 'assistant', content: '', reasoning_content: null, tool_calls: null },
               logprobs: null,
               finish_reason: null,
-              matched_stop: null,
+              ...stopField(this.sim, null),
             },
           ],
           usage: null,
@@ -127,7 +127,7 @@ class StreamAnswer {
             delta: { role: null, content: isReasoning ? null : text, reasoning_content: isReasoning ? text : null, tool_calls: null },
             logprobs: r.logprobs ? chatLogprobs(tokens, r.body.top_logprobs) : null,
             finish_reason: null,
-            matched_stop: null,
+            ...stopField(this.sim, null),
           },
         ],
         usage: null,
@@ -138,7 +138,7 @@ class StreamAnswer {
       this.cumulative += text;
       return out.event({
         ...this.base,
-        choices: [{ index: 0, text, logprobs: r.logprobs ? completionLogprobs(tokens, offset) : null, finish_reason: null, matched_stop: null }],
+        choices: [{ index: 0, text, logprobs: r.logprobs ? completionLogprobs(tokens, offset) : null, finish_reason: null, ...stopField(this.sim, null) }],
         usage: null,
       });
     }
@@ -194,12 +194,12 @@ class StreamAnswer {
         out.event({ text: this.cumulative, meta_info: nativeMeta(r, n, nativeFinish(plan, n), r.logprobs ? this.allTokens : null, this.started), index: 0 }),
       );
     } else if (r.route === 'chat') {
-      await out.write(out.event({ ...this.base, choices: [{ index: 0, delta: {}, logprobs: null, ...chatFinish(plan) }], usage: null }));
+      await out.write(out.event({ ...this.base, choices: [{ index: 0, delta: {}, logprobs: null, ...chatFinish(this.sim, plan) }], usage: null }));
     } else {
       await out.write(
         out.event({
           ...this.base,
-          choices: [{ index: 0, text: '', logprobs: null, finish_reason: plan.finishReason, matched_stop: plan.matchedStop }],
+          choices: [{ index: 0, text: '', logprobs: null, finish_reason: plan.finishReason, ...stopField(this.sim, plan.matchedStop) }],
           usage: null,
         }),
       );

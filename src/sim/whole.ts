@@ -4,7 +4,7 @@ import { stringifyPyJson } from '../core/pyjson';
 import type { AnswerPlan, SimToken } from './answers';
 import { sleep } from './http';
 import type { SimRequest } from './request';
-import { chatFinish, chatLogprobs, completionLogprobs, nativeFinish, nativeMeta, sequence, usage, useParser } from './shapes';
+import { chatFinish, chatLogprobs, stopField, completionLogprobs, nativeFinish, nativeMeta, sequence, usage, useParser } from './shapes';
 import type { SimState } from './state';
 
 function body(
@@ -27,7 +27,7 @@ function body(
           index: 0,
           message: { role: 'assistant', content: text.content, reasoning_content: useParser(sim, r) ? text.reasoning || null : null, tool_calls: null },
           logprobs: r.logprobs ? chatLogprobs(tokens, r.body.top_logprobs) : null,
-          ...chatFinish(plan),
+          ...chatFinish(sim, plan),
         },
       ],
       usage: usage(r, n),
@@ -46,7 +46,7 @@ function body(
           text: text.content,
           logprobs: r.logprobs ? completionLogprobs(tokens, 0) : null,
           finish_reason: plan.finishReason,
-          matched_stop: plan.matchedStop,
+          ...stopField(sim, plan.matchedStop),
         },
       ],
       usage: usage(r, n),

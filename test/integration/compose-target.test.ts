@@ -86,16 +86,38 @@ describe('compose restart target (stand-in docker CLI)', () => {
     assert.equal(readFileSync(file, 'utf8'), COMPOSE.replace('--attention-backend flashinfer', '--attention-backend triton'));
   });
 
-  it('lists the services that launch SGLang (the pick offers those), none for a file that is no compose file', () => {
+  it('lists the services that launch SGLang or vLLM (the pick offers those), none for a file that is no compose file', () => {
     assert.deepEqual(composeServices(COMPOSE), ['small', 'big']);
     assert.deepEqual(composeServices(`${COMPOSE}  web:\n    image: nginx\n`), ['small', 'big']);
     assert.deepEqual(composeServices('#!/bin/sh\npython3 -m sglang.launch_server --port 1\n'), []);
     assert.deepEqual(composeServices('services: [\n'), []);
   });
 
+  it('a vLLM service of the vllm/vllm-openai image: its entrypoint arguments and its environment: are edited, and restored', async () => {
+    const vllm = `services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    environment:
+      VLLM_USE_FLASHINFER_MOE_FP4: "1"
+      HF_HOME: /data
+    command: ["nvidia/Qwen3-30B-A3B-NVFP4", "--port", "8000", "--max_model_len", "8192"]
+`;
+    writeFileSync(file, vllm);
+    assert.deepEqual(composeServices(vllm), ['vllm']);
+    const target = new ComposeTarget(new LocalHost(), file, 'vllm', [docker]);
+    await target.apply([
+      { flag: 'VLLM_USE_FLASHINFER_MOE_FP4', value: false },
+      { flag: '--max-model-len', value: '16384' },
+    ]);
+    assert.equal(readFileSync(file, 'utf8'), vllm.replace('"1"', '"0"').replace('"8192"', '"16384"'));
+    await target.restore();
+    assert.equal(readFileSync(file, 'utf8'), vllm);
+    assert.deepEqual(recorded()[0], ['compose', '-f', file, 'up', '-d', '--force-recreate', '--no-deps', '--', 'vllm']);
+  });
+
   it('says what is wrong: no such service, no launch command, bad YAML, a name that could be an option', () => {
     assert.throws(() => serviceLaunchCommand(COMPOSE, 'huge'), /No service "huge"/);
-    assert.throws(() => serviceLaunchCommand('services:\n  web:\n    command: nginx -g "daemon off;"\n', 'web'), /no SGLang launch command/);
+    assert.throws(() => serviceLaunchCommand('services:\n  web:\n    command: nginx -g "daemon off;"\n', 'web'), /no SGLang or vLLM launch command/);
     assert.throws(() => serviceLaunchCommand('services: [\n', 'big'), /not valid YAML/);
     assert.throws(() => new ComposeTarget(new LocalHost(), file, '--rm', [docker]), /Not a compose service name/);
   });

@@ -67,6 +67,6 @@ describe('systemd drop-in plan', () => {
   it('refuses unit names that are paths or options, and units without an SGLang ExecStart', () => {
     for (const bad of ['../x', '-x', 'a/b', 'x y', '']) assert.throws(() => unitName(bad), SystemdPlanError, bad);
     assert.equal(unitName('sglang@0'), 'sglang@0.service');
-    assert.throws(() => planSystemdChange('web', '[Service]\nExecStart=/usr/bin/nginx\n', FIX), /No SGLang launch command/);
+    assert.throws(() => planSystemdChange('web', '[Service]\nExecStart=/usr/bin/nginx\n', FIX), /No SGLang or vLLM launch command/);
   });
 });

@@ -143,7 +143,7 @@ describe("a sweep row's proposed edit", () => {
   it('says so when the file no longer holds a launch command', () => {
     assert.throws(
       () => proposedLaunchEdits('#!/bin/sh\necho hi\n', 'shellscript', rowChanges(AXES, { flags: { '--moe-runner-backend': 'triton' } })),
-      /No SGLang launch command/,
+      /No SGLang or vLLM launch command/,
     );
   });
 

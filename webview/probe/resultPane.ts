@@ -2,6 +2,7 @@
 import type { ProbeEvent, ProbeParams, ProbeResult } from '../../src/core/probe/types';
 import type { Verdict } from '../../src/core/detect/types';
 import { OUTCOME_ICON, OUTCOME_LABEL, runOutcome, type RunOutcome } from '../../src/core/probe/outcome';
+import { serverWatchText } from '../../src/core/probe/serverText';
 import type { HistoryEntry, Pane } from '../../src/shared/webviewProtocol';
 import { append, h, icon, markedText } from './dom';
 import { BoundedLines, StreamingText } from './textView';
@@ -62,6 +63,7 @@ export class ResultPane {
     tokens: h('span', { testid: 'tokens' }, '–'),
     duration: h('span', { testid: 'duration' }, '–'),
     finish: h('span', { testid: 'finish' }, '–'),
+    server: h('span', { testid: 'server-watch' }, '–'),
   };
   private readonly reasoningBlock: HTMLElement;
   private readonly rawBlock: HTMLElement & { heading?: string };
@@ -155,6 +157,8 @@ export class ResultPane {
           h('dd', {}, this.metric.duration),
           h('dt', {}, 'Finish'),
           h('dd', {}, this.metric.finish),
+          h('dt', {}, 'Server'),
+          h('dd', {}, this.metric.server),
         ),
       ),
       this.reasons,
@@ -240,6 +244,7 @@ export class ResultPane {
     this.metric.duration.textContent = fmtMs(result.durationMs);
     const matched = result.matchedStop === null || result.matchedStop === undefined ? '' : ` (matched ${JSON.stringify(result.matchedStop)})`;
     this.metric.finish.textContent = `${result.finishReason ?? '–'}${matched}`;
+    this.metric.server.textContent = serverWatchText(result.server);
     this.el.dataset.status = result.status;
     this.statusEl.textContent = STATUS_LABEL[result.status] ?? result.status;
     if (result.error) {

@@ -1,14 +1,18 @@
 /** `inference-doctor probe URL ...`: one probe, the answer and the verdict. */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors';
-import { runProbe } from '../../core/probe/runner';
+import { serverWatchText } from '../../core/probe/serverText';
+import { runWatchedProbe } from '../../core/probe/watch';
 import { fetchModels } from '../../core/probe/server-api';
 import type { Endpoint, ProbeParams, ProbeResult, ServerTarget } from '../../core/probe/types';
 import { EXIT, serverUrlOperand, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor probe URL [options]
 
-Sends one prompt to an SGLang (or OpenAI-compatible) server and judges the answer.
+Sends one prompt to an SGLang, vLLM (or OpenAI-compatible) server and judges the answer. It
+first asks which engine answers (/v1/models, vLLM's /version): a vLLM 0.17+ server is asked to
+detect repetition itself, and vLLM's NaN counter (/metrics, vllm:corrupted_requests, exported
+with VLLM_COMPUTE_NANS_IN_LOGITS=1) is read before and after; "result.server" in --json says what was seen.
 
 Options:
   --model M             model name (default: the first one /v1/models lists)
@@ -102,6 +106,7 @@ function summary(result: ProbeResult, model: string | undefined): string {
   }
   for (const r of v.reasons) lines.push(`  - ${r.kind === 'suspect' ? 'suspect: ' : ''}${r.message}`);
   const bits: string[] = [];
+  if (result.server) bits.push(serverWatchText(result.server));
   if (model) bits.push(`model ${model}`);
   bits.push(`status ${result.status}`);
   if (result.finishReason) bits.push(`finish ${result.finishReason}`);
@@ -137,7 +142,7 @@ export const probeCommand: Command = {
     }
 
     let streamed = false;
-    const result = await runProbe(target, params, {
+    const result = await runWatchedProbe(target, params, {
       signal: io.signal,
       ...(json
         ? {}

@@ -33,14 +33,16 @@ Runs every combination of the --vary values on the server FILE launches: change 
 the launch parser; for --systemd in a drop-in, the unit is never written), restart, wait for
 /health_generate and /v1/models, run the Quick Health Probe, record verdict, reasons, TTFT and
 tokens/s (failed starts are rows too). At the end, and on Ctrl-C, the original launch is restored
-byte for byte. NAME is a flag with or without its dashes, or its field (fp4_gemm_backend).
+byte for byte. NAME is a flag with or without its dashes, or its field (fp4_gemm_backend); in
+capitals (VLLM_USE_FLASHINFER_MOE_FP4) it is an environment variable, set where the launch sets its
+environment (an export line, compose environment:, the systemd drop-in). vLLM commands work too.
 --supervise NAME: FILE is a launch script run by \`inference-doctor supervise start NAME\`.
 --compose SERVICE: FILE is a compose file; SERVICE's command is changed and the service recreated
   (docker compose up -d --force-recreate --no-deps SERVICE).
 --host HOST: FILE, the unit, the compose file and the supervisor are on HOST (over SSH); --remote-cli
   is how HOST runs this CLI for --supervise (default: inference-doctor; words split on spaces).
 --prompt: probe each combination with these prompts (repeatable) instead of the Quick Health Probe's three.
---url: default http://127.0.0.1:PORT with the --port of the launch command (else 30000); with --host,
+--url: default http://127.0.0.1:PORT with the --port of the launch command (else 30000, vLLM's 8000); with --host,
   that port on HOST through an SSH tunnel.
 Reports: FILE's folder, <file>.sweep-<time>.json and .md (with --host: the current folder).
 ${HOST_OPTIONS_HELP}
@@ -65,6 +67,8 @@ interface Parsed {
 
 /** `fp4_gemm_backend`, `fp4-gemm-backend` and `--fp4-gemm-backend` are one flag. */
 export function flagName(name: string): string {
+  // VLLM_USE_FLASHINFER_MOE_FP4: an environment variable, set where the launch sets its environment.
+  if (/^[A-Z][A-Z0-9]*_[A-Z0-9_]*$/.test(name)) return name;
   const bare = name.replace(/^-+/, '').replace(/_/g, '-');
   if (!/^[a-z0-9][a-z0-9-]*$/i.test(bare)) throw new UsageError(`Not a flag name: ${name}`);
   return `--${bare}`;

@@ -31,6 +31,8 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
   empty: 'degenerate',
   'length-repetition': 'degenerate',
   'tool-calls-missing': 'degenerate',
+  'repetition-stop': 'degenerate',
+  'nan-counter': 'nan',
   'answer-flood': 'degenerate',
   'special-tokens': 'degenerate',
   'template-leak': 'degenerate',
@@ -57,6 +59,10 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   empty: 'the answer is empty: a broken FP4 GEMM can give all-zero activations; check the GEMM backend',
   'length-repetition': 'the answer ran to max_tokens while repeating itself instead of stopping',
   'tool-calls-missing': 'finish_reason is tool_calls but no tool call came: a stop on "NaN happened" becomes tool_calls and loses its marker',
+  'repetition-stop':
+    'its repetition detection found a pattern repeating: compare with another attention or MoE backend, a bf16 KV cache, or without CUDA graphs',
+  'nan-counter':
+    'the server saw NaN in the logits while answering: the quantized GEMM, MoE or attention backend is broken on this GPU (vLLM: try another --moe-backend or attention backend)',
   'answer-flood':
     'an answer made of one repeated character is what NaN or broken logits give once token 0 is not "!": check the quantized GEMM, MoE and attention backends for this GPU',
   'special-tokens':
@@ -155,7 +161,7 @@ class StreamingDetector implements Detector {
    */
   private add(code: ReasonCode, offset: number, detail: string, level?: ReasonKind): void {
     const kind = level ?? REASON_KIND[code];
-    const message = `${capitalise(detail)}; ${ADVICE[code]}.`;
+    const { message } = reasonOf(code, offset, detail);
     const had = this.reasons.get(code);
     // Two scanners can report one code: of two reasons of the same strength the earlier offset
     // wins, so that the reason does not depend on which scanner saw its piece first.
@@ -263,6 +269,7 @@ class StreamingDetector implements Detector {
     }
     const reason = typeof fi.finishReason === 'string' ? fi.finishReason : null;
     const toolCalls = typeof fi.toolCallCount === 'number' && fi.toolCallCount > 0 ? fi.toolCallCount : 0;
+    if (reason === 'repetition') this.add('repetition-stop', end, 'the server ended the answer with finish_reason "repetition"');
     if (reason === 'tool_calls' && toolCalls === 0) {
       this.add('tool-calls-missing', end, 'finish_reason is "tool_calls" with no tool call');
     }
@@ -297,6 +304,11 @@ class StreamingDetector implements Detector {
     }
     return this.cached;
   }
+}
+
+/** A reason found outside the text (a server's counter), worded like the detector's own. */
+export function reasonOf(code: ReasonCode, offset: number, detail: string): Reason {
+  return { code, kind: REASON_KIND[code], message: `${capitalise(detail)}; ${ADVICE[code]}.`, offset };
 }
 
 function capitalise(s: string): string {

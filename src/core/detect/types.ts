@@ -16,6 +16,8 @@ export type ReasonCode =
   | 'empty' // empty or whitespace-only answer
   | 'length-repetition' // finish_reason "length" while the tail repeats
   | 'tool-calls-missing' // finish_reason "tool_calls" but no tool call came
+  | 'repetition-stop' // finish_reason "repetition": vLLM's own repetition detection ended the answer
+  | 'nan-counter' // the server's NaN counter (vLLM's vllm:corrupted_requests) rose during the probe
   | 'answer-flood' // most of a (possibly short) answer is one character or a short unit repeated
   | 'special-tokens' // filler/control tokens (<unk>, [PAD], <unusedN>, [control_N], <0xHH>) in the text
   | 'template-leak' // chat-template markers or invented role turns in the answer (runaway past end-of-turn)

@@ -5,8 +5,8 @@
  */
 import type { Verdict } from '../detect/types';
 import type { QuickProbeResult } from '../probe/quick';
-import type { ProbeResult } from '../probe/types';
-import { emptyEvidence, type Evidence, type ProbeEvidence } from './evidence';
+import type { ProbeResult, ServerWatch } from '../probe/types';
+import { emptyEvidence, putEngine, putSlot, type Evidence, type ProbeEvidence } from './evidence';
 
 export type ProbeInput = ProbeResult | QuickProbeResult | Verdict | readonly (ProbeResult | Verdict)[];
 
@@ -44,6 +44,18 @@ function fromResult(r: ProbeResult, label: string | undefined, where: string | u
   return fromVerdict(r.verdict, base);
 }
 
+/** What the probe saw of the server: the engine it reports itself as, its version, and that vLLM counts NaN. */
+function serverFacts(ev: Evidence, watch: ServerWatch): void {
+  if (watch.engine !== 'sglang' && watch.engine !== 'vllm') return;
+  putEngine(ev, { value: watch.engine, source: 'probe', certainty: 'certain', where: '/v1/models owned_by' });
+  if (watch.engine === 'vllm' && typeof watch.version === 'string') {
+    putSlot(ev, ev.versions, 'vllm', { value: watch.version, source: 'probe', certainty: 'certain', where: '/version' }, 'versions.vllm');
+  }
+  // The counter exists only when the server runs with this variable set.
+  if (watch.corruptedRequests)
+    ev.env.VLLM_COMPUTE_NANS_IN_LOGITS = { value: '1', source: 'probe', certainty: 'likely', where: '/metrics vllm:corrupted_requests' };
+}
+
 export interface ProbeEvidenceOptions {
   /** Names the probe (a prompt id, a sweep row); quick-probe items use their prompt id. */
   label?: string;
@@ -62,6 +74,8 @@ export function fromProbe(input: ProbeInput, options: ProbeEvidenceOptions = {})
       ev.probes.push(fromVerdict(x, base));
     }
   };
+  const watch = isObj(input) && isObj((input as { server?: unknown }).server) ? (input as { server: ServerWatch }).server : undefined;
+  if (watch) serverFacts(ev, watch);
   if (isQuick(input)) {
     for (const item of input.items) if (isObj(item)) add(item.result, typeof item.id === 'string' ? item.id : options.label);
   } else if (Array.isArray(input)) {

@@ -6,7 +6,7 @@
  */
 import { isMap, isNode, parseDocument } from 'yaml';
 import { findLaunchCommands } from '../launch/index';
-import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { applyTextEdits, EDITABLE_ENGINES, launchEdits, type FlagChange } from '../launch/edit';
 import type { LaunchCommand } from '../launch/types';
 import { LineIndex } from '../lines';
 import type { Host } from '../hosts/types';
@@ -23,21 +23,22 @@ export function serviceLaunchCommand(text: string, service: string): LaunchComma
   const node = isMap(services) ? services.get(service, true) : undefined;
   if (!isMap(node)) throw new FixError(`No service "${service}" under services: in the compose file`);
   const lines = new LineIndex(text);
-  const commands = findLaunchCommands(text, 'yaml');
+  const commands = findLaunchCommands(text, 'yaml', { engines: EDITABLE_ENGINES });
   for (const key of ['command', 'entrypoint']) {
     const value = node.get(key, true);
     if (!isNode(value) || !value.range) continue;
     const [start, , end] = value.range;
     const inside = commands.find((c) => {
-      const at = lines.offset(c.range.start);
+      // The vllm/vllm-openai image's command starts at its `image:`: its arguments are what `command:` holds.
+      const at = lines.offset(c.entry === 'image' && c.args.length ? c.args[0].range.start : c.range.start);
       return at >= start && at <= end;
     });
     if (inside) return inside;
   }
-  throw new FixError(`Service "${service}" has no SGLang launch command in its command: or entrypoint:`);
+  throw new FixError(`Service "${service}" has no SGLang or vLLM launch command in its command: or entrypoint:`);
 }
 
-/** Services of a compose file whose command is an SGLang launch (none when it is no compose file). */
+/** Services of a compose file whose command is an SGLang or vLLM launch (none when it is no compose file). */
 export function composeServices(text: string): string[] {
   const doc = parseDocument(text);
   const services = doc.errors.length ? undefined : doc.get('services', true);
@@ -82,7 +83,7 @@ export class ComposeTarget implements RestartTarget {
     const text = new TextDecoder().decode(await this.host.readFile(this.file, { maxBytes: 4 * 1024 * 1024 }));
     this.original ??= text;
     const cmd = serviceLaunchCommand(text, this.service);
-    await this.run(writeFileArgv(this.file, applyTextEdits(text, flagEdits(cmd, text, changes))), `Writing ${this.file}`);
+    await this.run(writeFileArgv(this.file, applyTextEdits(text, launchEdits(cmd, text, changes))), `Writing ${this.file}`);
     await this.recreate();
   }
 

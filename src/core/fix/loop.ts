@@ -11,7 +11,8 @@
 import { errorMessage } from '../errors';
 import type { Host } from '../hosts/types';
 import { findLaunchCommands, flagValue } from '../launch/index';
-import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { applyTextEdits, EDITABLE_ENGINES, launchEdits, type FlagChange } from '../launch/edit';
+import type { LaunchEngine } from '../launch/types';
 import { launchSyntaxOfPath } from '../launch/syntax';
 import { fetchHealth, fetchModels } from '../probe/server-api';
 import { runQuickProbe, VERDICT_RANK, type QuickProbeResult } from '../probe/quick';
@@ -20,19 +21,22 @@ import type { VerdictKind } from '../detect/types';
 import type { Supervisor } from './supervisor';
 import { dropInPath, planSystemdChange, writeFileArgv, type SystemdPlan } from './systemd';
 
+/** Each engine's port when the command names none. */
+const DEFAULT_PORT: Record<LaunchEngine, string> = { sglang: '30000', vllm: '8000' };
+
 /**
- * The URL the server of a launch file answers on: its command's --host/--port, else SGLang's
+ * The URL the server of a launch file answers on: its command's --host/--port, else the engine's
  * default port on this machine (0.0.0.0 listens on loopback too).
  */
 export function launchServerUrl(text: string, path: string): string {
-  const [cmd] = findLaunchCommands(text, launchSyntaxOfPath(path) ?? 'shellscript');
+  const [cmd] = findLaunchCommands(text, launchSyntaxOfPath(path) ?? 'shellscript', { engines: EDITABLE_ENGINES });
   // The last occurrence wins, as in argparse.
   const value = (name: string): string | undefined => {
     const v = cmd ? flagValue(cmd, name) : undefined;
     return typeof v === 'string' ? v : undefined;
   };
   const host = value('--host');
-  return `http://${host && host !== '0.0.0.0' ? host : '127.0.0.1'}:${value('--port') ?? '30000'}`;
+  return `http://${host && host !== '0.0.0.0' ? host : '127.0.0.1'}:${value('--port') ?? DEFAULT_PORT[cmd?.engine ?? 'sglang']}`;
 }
 
 /** Where a server is launched, and how to change and restart it. */
@@ -118,9 +122,9 @@ export class ScriptTarget implements RestartTarget {
     const text = new TextDecoder().decode(await this.host.readFile(this.file, { maxBytes: 4 * 1024 * 1024 }));
     this.original ??= text;
     const hint = launchSyntaxOfPath(this.file) ?? 'shellscript';
-    const [cmd] = findLaunchCommands(text, hint);
-    if (!cmd) throw new FixError(`No SGLang launch command in ${this.file}`);
-    await run(this.host, writeFileArgv(this.file, applyTextEdits(text, flagEdits(cmd, text, changes))), `Writing ${this.file}`);
+    const [cmd] = findLaunchCommands(text, hint, { engines: EDITABLE_ENGINES });
+    if (!cmd) throw new FixError(`No SGLang or vLLM launch command in ${this.file}`);
+    await run(this.host, writeFileArgv(this.file, applyTextEdits(text, launchEdits(cmd, text, changes))), `Writing ${this.file}`);
     await this.process.restart();
   }
 
@@ -230,7 +234,8 @@ export async function waitUntilReady(
     if (signal?.aborted) return undefined;
     if (running && !(await running().catch(() => true))) return undefined;
     const h = await fetchHealth(server, { timeoutMs: Math.min(10_000, timeoutMs) });
-    if (h.health === 'healthy' && h.generateHealth === 'healthy') {
+    // vLLM has no /health_generate (unknown): its port only opens once the engine is ready.
+    if (h.health === 'healthy' && (h.generateHealth === 'healthy' || h.generateHealth === 'unknown')) {
       try {
         await fetchModels(server, { timeoutMs: 10_000 });
         return Date.now() - started;

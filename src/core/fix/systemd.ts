@@ -8,7 +8,7 @@
  * travel as an argument to `sh -c` with a fixed script, never inside the script).
  */
 import { findLaunchCommands } from '../launch/index';
-import { applyTextEdits, flagEdits, type FlagChange } from '../launch/edit';
+import { applyTextEdits, EDITABLE_ENGINES, isEnvChange, launchEdits, type FlagChange } from '../launch/edit';
 import { LineIndex } from '../lines';
 
 export const DROP_IN_NAME = 'inference-doctor.conf';
@@ -44,7 +44,7 @@ export function unitName(name: string): string {
 
 /**
  * Plans the change. `effective` is what `systemctl cat UNIT` prints (the unit and its drop-ins, in
- * order): the last SGLang command found there is the one systemd runs. `previousDropIn` is our
+ * order): the last SGLang or vLLM command found there is the one systemd runs. `previousDropIn` is our
  * drop-in's current text when it exists (from an earlier apply), so undo can put it back.
  */
 export function planSystemdChange(
@@ -54,21 +54,33 @@ export function planSystemdChange(
   opts: { unitDir?: string; previousDropIn?: string } = {},
 ): SystemdPlan {
   const unit = unitName(name);
-  const commands = findLaunchCommands(effective, 'systemd');
+  const commands = findLaunchCommands(effective, 'systemd', { engines: EDITABLE_ENGINES });
   const cmd = commands[commands.length - 1];
-  if (!cmd) throw new SystemdPlanError(`No SGLang launch command in the ExecStart of ${unit}`);
-  const edited = applyTextEdits(effective, flagEdits(cmd, effective, changes));
-  const after = findLaunchCommands(edited, 'systemd');
+  if (!cmd) throw new SystemdPlanError(`No SGLang or vLLM launch command in the ExecStart of ${unit}`);
+  const edited = applyTextEdits(
+    effective,
+    launchEdits(
+      cmd,
+      effective,
+      changes.filter((c) => !isEnvChange(c)),
+    ),
+  );
+  // Variables go in the drop-in too: a later Environment= wins over the unit's.
+  const environment = changes
+    .filter(isEnvChange)
+    .map((c) => `Environment=${systemdQuote(`${c.flag}=${typeof c.value === 'string' ? c.value : c.value ? '1' : '0'}`)}`);
+  const after = findLaunchCommands(edited, 'systemd', { engines: EDITABLE_ENGINES });
   const next = after[after.length - 1];
   if (!next) throw new SystemdPlanError(`The change would leave ${unit} without a launch command`);
   const execStart = logicalLine(edited, next.range.start.line, next.range.end);
-  if (!/^\s*ExecStart\s*=/.test(execStart)) throw new SystemdPlanError(`The SGLang command of ${unit} is not in its ExecStart`);
+  if (!/^\s*ExecStart\s*=/.test(execStart)) throw new SystemdPlanError(`The launch command of ${unit} is not in its ExecStart`);
   const path = dropInPath(unit, opts.unitDir);
   const dir = path.slice(0, path.lastIndexOf('/'));
   const dropIn = [
     '# Written by Inference Doctor: the flags below replace those of the unit.',
     '# Remove this file (then systemctl daemon-reload) to go back to the unit as written.',
     '[Service]',
+    ...environment,
     'ExecStart=',
     execStart.trimStart(),
     '',
@@ -101,6 +113,11 @@ export function writeFileArgv(path: string, content: string): string[] {
     content,
     path,
   ];
+}
+
+/** One Environment= assignment, double-quoted the way systemd reads it. */
+function systemdQuote(assignment: string): string {
+  return /^[A-Za-z0-9_=.,:/+-]+$/.test(assignment) ? assignment : `"${assignment.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 /** From the start of `line` to `end`: the ExecStart assignment with its `\` continuations. */

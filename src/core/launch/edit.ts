@@ -174,3 +174,63 @@ function valueEdit(cmd: LaunchCommand, arg: LaunchArg, value: string, text: stri
     newText: cmd.form === 'shell' ? ` ${shellWord(value)}` : `${argvSeparator(cmd, text, offsetOf, cmd.args.indexOf(arg))}${formatValue(value, arg, cmd.form)}`,
   };
 }
+
+/** The engines whose commands the fix loop and the sweep change. */
+export const EDITABLE_ENGINES = ['sglang', 'vllm'] as const;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A change naming an environment variable (VLLM_USE_FLASHINFER_MOE_FP4) rather than a flag (--moe-backend). */
+export const isEnvChange = (c: FlagChange): boolean => ENV_NAME.test(c.flag);
+
+/** vLLM reads `--moe_backend` as `--moe-backend`: both spellings count as the flag being there. */
+function withUnderscores(c: FlagChange): FlagChange {
+  const names = [c.flag, ...(c.aliases ?? [])];
+  const spelled = names.map((n) => `--${n.slice(2).replace(/-/g, '_')}`).filter((n) => !names.includes(n));
+  return spelled.length ? { ...c, aliases: [...(c.aliases ?? []), ...spelled] } : c;
+}
+
+/**
+ * flagEdits for either engine's command: vLLM flags match their underscore spelling too, and a
+ * change that names an environment variable sets it where the command's environment is written
+ * (`export`, a prefix, compose `environment:`, Kubernetes `env:`); `true`/`false` become 1/0.
+ */
+export function launchEdits(cmd: LaunchCommand, text: string, changes: FlagChange[], options: FlagEditOptions = {}): TextEdit[] {
+  const offsetOf = options.offsetOf ?? lineOffsets(text);
+  const flags = changes.filter((c) => !isEnvChange(c)).map((c) => (cmd.engine === 'vllm' ? withUnderscores(c) : c));
+  const env = changes.filter(isEnvChange).map((c) => envEdit(cmd, text, c.flag, typeof c.value === 'string' ? c.value : c.value ? '1' : '0', offsetOf));
+  return [...flagEdits(cmd, text, flags, { ...options, offsetOf }), ...env];
+}
+
+/** The edit that gives `name` the value `value` in the command's environment; throws where the file has no place for it. */
+function envEdit(cmd: LaunchCommand, text: string, name: string, value: string, offsetOf: (p: Position) => number): TextEdit {
+  const same = cmd.env.filter((e) => e.name === name && !e.dynamic);
+  const existing = same[same.length - 1];
+  if (existing) {
+    // The written value: after the name and its `=` or `: `, to the end of the assignment (quotes kept).
+    const from = offsetOf(existing.nameRange.end);
+    const to = offsetOf(existing.range.end);
+    const sep = /^\s*[=:]\s*/.exec(text.slice(from, to))?.[0] ?? '';
+    const start = from + sep.length;
+    const written = text.slice(start, to);
+    const q = quoteOf({ text: written } as LaunchToken);
+    return { range: new LineIndex(text).range(start, to), newText: q ? `${q}${value}${q}` : existing.source === 'yaml' ? value : shellWord(value) };
+  }
+  // A sibling written on a line of its own (`export A=1`, `  A: "1"`, `  - A=1`): a new line like it.
+  const sibling = cmd.env.filter((e) => !e.dynamic && e.source !== 'prefix').pop();
+  if (sibling) {
+    const lineStart = offsetOf({ line: sibling.range.start.line, character: 0 });
+    const lead = text.slice(lineStart, offsetOf(sibling.nameRange.start));
+    const sep = /^\s*[=:]\s*/.exec(text.slice(offsetOf(sibling.nameRange.end), offsetOf(sibling.range.end)))?.[0] ?? '=';
+    if (/^\s*(export\s+|-\s+)?$/.test(lead)) {
+      // `KEY: "v"` (a YAML mapping) quotes the value; `- KEY=v` is one string whose text is the value.
+      const quoted = sibling.source !== 'yaml' ? shellWord(value) : sep.includes(':') ? JSON.stringify(value) : value;
+      return { range: { start: sibling.range.end, end: sibling.range.end }, newText: `\n${lead}${name}${sep}${quoted}` };
+    }
+  }
+  if (cmd.form === 'shell' && (cmd.host === 'shellscript' || cmd.host === 'plaintext')) {
+    const at = { line: cmd.range.start.line, character: 0 };
+    return { range: { start: at, end: at }, newText: `export ${name}=${shellWord(value)}\n` };
+  }
+  throw new Error(`${name} is not set next to this command and there is no environment list to add it to: set ${name}=${value} by hand`);
+}

@@ -4,7 +4,8 @@
  */
 import type { VerdictKind } from '../detect/types';
 import { runProbe, type RunProbeOptions } from './runner';
-import type { Endpoint, ProbeResult, ServerTarget } from './types';
+import type { Endpoint, ProbeResult, ServerTarget, ServerWatch } from './types';
+import { corruptedDuring, watchServer, withCounterVerdict } from './watch';
 
 export interface QuickPrompt {
   id: string;
@@ -27,6 +28,8 @@ export interface QuickProbeParams {
   earlyStop?: boolean;
   /** The prompts (default QUICK_PROMPTS): a sweep may probe each combination with the user's own. */
   prompts?: readonly QuickPrompt[];
+  /** Watch the server around the prompts (engine, vLLM's repetition detection and NaN counter). Default true. */
+  watch?: boolean;
 }
 
 export interface QuickProbeItem extends QuickPrompt {
@@ -45,6 +48,8 @@ export interface QuickProbeSummary {
 export interface QuickProbeResult {
   items: QuickProbeItem[];
   summary: QuickProbeSummary;
+  /** The engine and its counters around the prompts (absent when not watched). */
+  server?: ServerWatch;
 }
 
 /** How bad a verdict is: nan > degenerate > ok. */
@@ -60,24 +65,37 @@ export async function runQuickProbe(
   opts: Omit<RunProbeOptions, 'onEvent'> = {},
 ): Promise<QuickProbeResult> {
   const prompts = params.prompts?.length ? params.prompts : QUICK_PROMPTS;
-  const results = await Promise.all(
-    prompts.map((p) =>
-      runProbe(
-        target,
-        {
-          endpoint: params.endpoint ?? 'chat',
-          prompt: p.prompt,
-          stream: params.stream ?? true,
-          temperature: 0,
-          maxTokens: params.maxTokens ?? 256,
-          earlyStop: params.earlyStop ?? true,
-          ...(params.model ? { model: params.model } : {}),
-          ...(params.timeoutMs ? { timeoutMs: params.timeoutMs } : {}),
-        },
-        opts,
+  const runAll = ({ repetitionDetection }: { repetitionDetection: boolean }): Promise<ProbeResult[]> =>
+    Promise.all(
+      prompts.map((p) =>
+        runProbe(
+          target,
+          {
+            endpoint: params.endpoint ?? 'chat',
+            prompt: p.prompt,
+            stream: params.stream ?? true,
+            temperature: 0,
+            maxTokens: params.maxTokens ?? 256,
+            earlyStop: params.earlyStop ?? true,
+            ...(params.model ? { model: params.model } : {}),
+            ...(params.timeoutMs ? { timeoutMs: params.timeoutMs } : {}),
+            ...(repetitionDetection && params.endpoint !== 'generate' ? { repetitionDetection } : {}),
+          },
+          opts,
+        ),
       ),
-    ),
-  );
+    );
+  let results: ProbeResult[];
+  let server: ServerWatch | undefined;
+  if (params.watch === false) results = await runAll({ repetitionDetection: false });
+  else {
+    const watched = await watchServer(target, runAll, opts.signal ? { signal: opts.signal } : {});
+    server = watched.watch;
+    // The counter is the server's, not a prompt's: every prompt that ran while it rose carries it.
+    results = watched.value.map((r) =>
+      corruptedDuring(server) && r.status !== 'error' ? { ...r, verdict: withCounterVerdict(r.verdict, server, r.totalChars) } : r,
+    );
+  }
   const items = prompts.map((p, i) => ({ ...p, result: results[i] }));
   const verdict = worstVerdict(items.map((i) => i.result.verdict.kind));
   const failed = items.filter((i) => i.result.status === 'error');
@@ -89,5 +107,7 @@ export async function runQuickProbe(
   else if (failed.length)
     message = `Output looks healthy, but ${failed.length} of ${items.length} probes failed: ${failed[0].result.error?.message ?? 'error'}`;
   else message = items.length === 3 ? 'All three probes look healthy.' : `All ${items.length} probes look healthy.`;
-  return { items, summary: { verdict, errors: failed.length, message } };
+  const moved = corruptedDuring(server);
+  if (moved) message += ` The server counted ${moved} corrupted request${moved === 1 ? '' : 's'} (NaN in the logits) during the probe.`;
+  return { items, summary: { verdict, errors: failed.length, message }, ...(server ? { server } : {}) };
 }

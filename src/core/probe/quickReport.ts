@@ -6,6 +6,7 @@
  */
 import { codeSpan, escapeMarkdown, longestBacktickRun, showControls } from '../text/foreign';
 import type { QuickProbeResult } from './quick';
+import { serverWatchText } from './serverText';
 import { runOutcome, type RunOutcome } from './outcome';
 
 /** Headings read "Greeting: NaN", "Counting: request failed". */
@@ -16,6 +17,7 @@ const REPORT_ANSWER_CHARS = 4000;
 
 export function quickProbeReport(server: { label: string; baseUrl: string }, result: QuickProbeResult): string {
   const lines = [`# Quick Health Probe: ${escapeMarkdown(server.label)}`, '', `${codeSpan(server.baseUrl)} — ${escapeMarkdown(result.summary.message)}`, ''];
+  if (result.server) lines.push(`Server: ${escapeMarkdown(serverWatchText(result.server))}`, '');
   for (const item of result.items) {
     const { verdict } = item.result;
     // A failed request has a verdict only on what arrived (often nothing): it says it failed, not "OK".

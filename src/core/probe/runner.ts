@@ -10,6 +10,7 @@ import type { DetectorOptions } from '../detect/types';
 import { errorMessage } from '../errors';
 import { tryParsePyJson } from '../pyjson';
 import { SseDecoder, type SseItem } from '../sse';
+import { PROBE_REPETITION_DETECTION } from './engine';
 import { Answer, applyPayload, isObj, looksLikeAnswer } from './answer';
 import { authHeaders, connectionError, httpError, joinUrl, readTextLimited } from './http';
 import { post, type BodyReader, type LightResponse } from './transport';
@@ -71,6 +72,7 @@ export function buildRequestBody(params: ProbeParams): Record<string, unknown> {
   if (params.topP !== undefined) body.top_p = params.topP;
   if (params.seed !== undefined) body.seed = params.seed;
   if (params.logprobs) body.logprobs = params.endpoint === 'chat' ? true : 1;
+  if (params.repetitionDetection) body.repetition_detection = { ...PROBE_REPETITION_DETECTION };
   body.stream = params.stream;
   if (params.stream) body.stream_options = { include_usage: true };
   return body;
@@ -363,12 +365,21 @@ async function exchange(x: ProbeContext): Promise<Phase> {
   return readWhole(x, opened.value, response.status);
 }
 
+/** vLLM's finish reasons for an answer the engine gave up on: the request failed, whatever arrived. */
+const FAILED_FINISH: Readonly<Record<string, string>> = {
+  abort: 'The server aborted the request (finish_reason "abort"): the engine stopped it, e.g. while shutting down or after a client timeout. Check its log.',
+  error: 'The server failed while generating (finish_reason "error"): check its log for the exception.',
+};
+
 /** Status and error from how the exchange ended: an abort outranks what the phases said. */
-function outcome(run: ProbeRun, error: ProbeError | undefined): { status: ProbeStatus; error?: ProbeError } {
+function outcome(run: ProbeRun, error: ProbeError | undefined, finishReason: string | null): { status: ProbeStatus; error?: ProbeError } {
   if (run.why === 'early') return { status: 'early-stopped' };
   const aborted = run.abortError();
   if (run.why === 'cancelled') return { status: 'stopped', ...(aborted ? { error: aborted } : {}) };
   if (aborted) return { status: 'error', error: aborted };
+  if (!error && finishReason && Object.prototype.hasOwnProperty.call(FAILED_FINISH, finishReason)) {
+    return { status: 'error', error: { kind: 'server', message: FAILED_FINISH[finishReason] } };
+  }
   return error ? { status: 'error', error } : { status: 'completed' };
 }
 
@@ -396,7 +407,7 @@ export async function runProbe(target: ServerTarget, params: ProbeParams, opts: 
   }
 
   const durationMs = run.now();
-  const { status, error } = outcome(run, ended.ok ? undefined : ended.error);
+  const { status, error } = outcome(run, ended.ok ? undefined : ended.error, answer.finishReason);
   const verdict = run.why === 'early' ? answer.verdict : answer.conclude();
   const ttftMs = answer.firstByteAt;
   const completionTokens = answer.usageTokens ?? answer.deltaCount;

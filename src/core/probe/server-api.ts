@@ -34,7 +34,7 @@ interface RawResponse {
 }
 
 /** GET a route; resolves for any HTTP status, throws ServerApiError for network trouble. */
-async function get(target: ServerTarget, path: string, options: ApiOptions = {}): Promise<RawResponse> {
+async function get(target: ServerTarget, path: string, options: ApiOptions = {}, limit = 8 * 1024 * 1024): Promise<RawResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
   const url = joinUrl(target.baseUrl, path);
   const signals = [AbortSignal.timeout(timeoutMs)];
@@ -43,7 +43,7 @@ async function get(target: ServerTarget, path: string, options: ApiOptions = {})
   let response: Response;
   try {
     response = await fetch(url, { headers: { accept: 'application/json', ...authHeaders(target) }, signal });
-    const text = await readTextLimited(response, 8 * 1024 * 1024);
+    const text = await readTextLimited(response, limit);
     if (signal.aborted) throw signal.reason;
     return { status: response.status, text, contentType: response.headers.get('content-type') ?? '' };
   } catch (error) {
@@ -55,6 +55,16 @@ async function get(target: ServerTarget, path: string, options: ApiOptions = {})
       });
     }
     throw new ServerApiError(connectionError(error, url));
+  }
+}
+
+/** A route's body as text when it answers 2xx; undefined for anything else (missing route, network, timeout). */
+export async function fetchText(target: ServerTarget, path: string, options?: ApiOptions, limit?: number): Promise<string | undefined> {
+  try {
+    const r = await get(target, path, options, limit);
+    return r.status >= 200 && r.status < 300 ? r.text : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -71,6 +81,15 @@ async function getJson(target: ServerTarget, path: string, options?: ApiOptions)
     });
   }
   return parsed.value;
+}
+
+/** vLLM's GET /version: `{"version": "0.11.0"}`; undefined when the route is missing or says something else. */
+export async function fetchVllmVersion(target: ServerTarget, options?: ApiOptions): Promise<string | undefined> {
+  const text = await fetchText(target, '/version', options);
+  if (text === undefined) return undefined;
+  const parsed = tryParsePyJson(text);
+  const v = parsed.ok && parsed.value && typeof parsed.value === 'object' ? (parsed.value as { version?: unknown }).version : undefined;
+  return typeof v === 'string' && v.length <= 100 ? v : undefined;
 }
 
 export interface ModelEntry {
@@ -103,18 +122,18 @@ export async function fetchModels(target: ServerTarget, options?: ApiOptions): P
 export interface HealthResult {
   /** GET /health */
   health: HealthState;
-  /** GET /health_generate: runs a one-token generation. A NaN server still passes it. */
+  /** GET /health_generate: runs a one-token generation. A NaN server still passes it. `unknown` where the route is missing (vLLM). */
   generateHealth: HealthState;
   /** Why a state is not healthy. */
   error?: string;
 }
 
-async function healthOf(target: ServerTarget, path: string, options?: ApiOptions): Promise<{ state: HealthState; error?: string }> {
+async function healthOf(target: ServerTarget, path: string, options?: ApiOptions): Promise<{ state: HealthState; error?: string; missing?: boolean }> {
   try {
     const r = await get(target, path, options);
     if (r.status >= 200 && r.status < 300) return { state: 'healthy' };
     const e = httpError(r.status, '', r.text, r.contentType, !!target.apiKey);
-    return { state: 'unhealthy', error: `${path}: ${e.message}` };
+    return { state: 'unhealthy', error: `${path}: ${e.message}`, ...(r.status === 404 ? { missing: true } : {}) };
   } catch (error) {
     const e = error as ServerApiError;
     return { state: e.kind === 'timeout' ? 'unhealthy' : 'unreachable', error: `${path}: ${e.message}` };
@@ -133,6 +152,8 @@ export async function fetchHealth(target: ServerTarget, options?: HealthOptions)
   if (options?.checkGenerate === false) return { health: health.state, generateHealth: 'unknown', ...(health.error ? { error: health.error } : {}) };
   // /health_generate runs a real generation: give it longer.
   const gen = await healthOf(target, '/health_generate', { ...options, timeoutMs: Math.max(options?.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, 30_000) });
+  // vLLM has no such route: that says nothing about its health.
+  if (gen.missing) return { health: health.state, generateHealth: 'unknown', ...(health.error ? { error: health.error } : {}) };
   const error = health.error ?? gen.error;
   return { health: health.state, generateHealth: gen.state, ...(error ? { error } : {}) };
 }
@@ -226,6 +247,10 @@ export async function fetchServerStatus(target: ServerTarget, options?: HealthOp
     const s = summariseServerInfo(info.value);
     if (s.version) status.version = s.version;
     status.backends = s.backends;
+  } else if (models.status === 'fulfilled' && models.value[0]?.ownedBy === 'vllm') {
+    // vLLM has /server_info only in dev mode; its version is at /version.
+    const version = await fetchVllmVersion(target, options);
+    if (version) status.version = version;
   } else status.lastError ??= (info.reason as Error).message;
   return status;
 }

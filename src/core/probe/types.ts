@@ -25,6 +25,22 @@ export interface ProbeParams {
   earlyStop?: boolean;
   /** Whole-request limit; also the idle limit between chunks. Default 120 s. */
   timeoutMs?: number;
+  /** Ask the server to end a repeating answer itself (vLLM 0.17+: `repetition_detection`, finish_reason "repetition"). */
+  repetitionDetection?: boolean;
+}
+
+/** What the server said about itself around a probe (engine.ts, watch.ts). */
+export interface ServerWatch {
+  engine: 'sglang' | 'vllm' | 'unknown';
+  version?: string;
+  /** The context length /v1/models reports. */
+  maxModelLen?: number;
+  /** The probe asked the server to detect repetition (vLLM 0.17+). */
+  repetitionDetection: boolean;
+  /** vLLM's vllm:corrupted_requests before and after the probe; absent unless the server runs with VLLM_COMPUTE_NANS_IN_LOGITS=1. */
+  corruptedRequests?: { before: number; after: number };
+  /** vLLM's vllm:cache_config_info labels (block_size, cache_dtype, …). */
+  cacheConfig?: Record<string, string>;
 }
 
 export type ProbeErrorKind =
@@ -69,6 +85,8 @@ export interface ProbeResult {
   completionTokens: number;
   tokensPerSecond: number | null;
   chunkCount: number;
+  /** The engine and its counters, when the probe watched the server (watch.ts). */
+  server?: ServerWatch;
 }
 
 /** Streamed to observers while a probe runs. `at` is ms since the request started. */

@@ -1,8 +1,9 @@
 /** `probe`: one prompt, or the Quick Health Probe's three, sent to a server and judged. */
 import { runQuickProbe, worstVerdict } from '../probe/quick';
-import { runProbe } from '../probe/runner';
+import { serverWatchText } from '../probe/serverText';
+import { runWatchedProbe } from '../probe/watch';
 import { fetchModels } from '../probe/server-api';
-import type { Endpoint, ProbeResult, ServerTarget } from '../probe/types';
+import type { Endpoint, ProbeResult, ServerTarget, ServerWatch } from '../probe/types';
 import { errorMessage } from '../errors';
 import { checkText, resolveServer } from './guards';
 import { outputObject, REASON, SERVER_INPUT, VERDICT_KIND } from './schemaParts';
@@ -108,15 +109,17 @@ export const probeTool: ToolDefinition<ProbeInput> = {
     let items: Record<string, unknown>[];
     let summary: string;
     let verdict;
+    let seen: ServerWatch | undefined;
     if (input.prompt !== undefined) {
       ctx.onProgress?.(`probing ${server.url}`);
-      const r = await runProbe(
+      const r = await runWatchedProbe(
         target,
         { endpoint, prompt: input.prompt, stream: true, maxTokens, earlyStop: true, timeoutMs, ...(model ? { model } : {}) },
         opts,
       );
       items = [item('Prompt', input.prompt, r)];
       verdict = r.verdict.kind;
+      seen = r.server;
       summary =
         r.status === 'error' && verdict === 'ok'
           ? `The probe failed: ${r.error?.message ?? 'error'}`
@@ -127,9 +130,11 @@ export const probeTool: ToolDefinition<ProbeInput> = {
       items = q.items.map((i) => item(i.label, i.prompt, i.result));
       verdict = worstVerdict(q.items.map((i) => i.result.verdict.kind));
       summary = q.summary.message;
+      seen = q.server;
     }
     const data = { server: server.url, model: model ?? null, mode: input.prompt !== undefined ? 'prompt' : 'quick', verdict, summary, items };
     const lines = [`${server.name === server.url ? server.url : `${server.name} (${server.url})`}: ${summary}`];
+    if (seen) lines.push(`Server: ${serverWatchText(seen)}`);
     for (const i of items) {
       const reasons = (i.reasons as { code: string; kind: string }[]).filter((r) => r.kind !== 'suspect').map((r) => r.code);
       lines.push(

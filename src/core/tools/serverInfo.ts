@@ -1,6 +1,6 @@
 /** `server_info`: health, served models, version and the resolved backends of a server. */
 import { errorMessage } from '../errors';
-import { fetchHealth, fetchModels, fetchServerInfo, summariseServerInfo } from '../probe/server-api';
+import { fetchHealth, fetchModels, fetchServerInfo, fetchVllmVersion, summariseServerInfo } from '../probe/server-api';
 import type { ServerTarget } from '../probe/types';
 import { resolveServer } from './guards';
 import { outputObject, SERVER_INPUT } from './schemaParts';
@@ -45,7 +45,13 @@ export const serverInfoTool: ToolDefinition<{ server: string }> = {
       if (m.status === 'fulfilled') models = m.value.map((x) => x.id);
       else errors.push(`/v1/models: ${errorMessage(m.reason)}`);
       if (info.status === 'fulfilled') summary = summariseServerInfo(info.value);
-      else errors.push(`/server_info: ${errorMessage(info.reason)}`);
+      else {
+        // vLLM serves /server_info only in dev mode; its version is at /version.
+        const vllm = m.status === 'fulfilled' && m.value[0]?.ownedBy === 'vllm';
+        const version = vllm ? await fetchVllmVersion(target, opts) : undefined;
+        if (version) summary = { ...summary, version };
+        else errors.push(`/server_info: ${errorMessage(info.reason)}`);
+      }
     }
     const data = { server: server.url, health: health.health, generateHealth: health.generateHealth, models, ...summary, errors };
     const lines = [

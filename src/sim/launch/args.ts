@@ -70,11 +70,11 @@ function number(flag: string, text: string, min: number): number {
   return n;
 }
 
-function toValue(text: string): unknown {
+export function toValue(text: string): unknown {
   return /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : text;
 }
 
-const SIM_FLAGS = new Set([
+export const SIM_FLAGS = new Set([
   'sim-gpu',
   'sim-start-seconds',
   'sim-tokens-per-second',
@@ -88,7 +88,7 @@ const SIM_FLAGS = new Set([
   'sim-log-file',
 ]);
 
-function applySim(sim: SimOptions, flag: string, value: string): void {
+export function applySim(sim: SimOptions, flag: string, value: string): void {
   switch (flag) {
     case 'sim-gpu': {
       const gpu = findGpu(value);
@@ -132,17 +132,15 @@ function applySim(sim: SimOptions, flag: string, value: string): void {
 }
 
 /** A word that is a flag rather than a value (negative numbers are values). */
-const isFlag = (word: string): boolean => word.startsWith('--') || (word.startsWith('-') && word.length > 1 && !/^-\d/.test(word));
+export const isFlag = (word: string): boolean => word.startsWith('--') || (word.startsWith('-') && word.length > 1 && !/^-\d/.test(word));
+
+/** The simulated machine before any --sim-* option. */
+export function defaultSimOptions(version: string): SimOptions {
+  return { gpu: findGpu(DEFAULT_GPU)!, startSeconds: 3, tokensPerSecond: 40, sglKernelArchs: [...ALL_ARCHS], version, help: false };
+}
 
 export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
-  const sim: SimOptions = {
-    gpu: findGpu(DEFAULT_GPU)!,
-    startSeconds: 3,
-    tokensPerSecond: 40,
-    sglKernelArchs: [...ALL_ARCHS],
-    version: '0.5.9',
-    help: false,
-  };
+  const sim = defaultSimOptions('0.5.9');
   const given: Record<string, unknown> = {};
   const shown: string[] = [];
   let i = 0;

@@ -11,7 +11,7 @@ function stamp(date = new Date()): string {
 }
 
 /** Python's repr of a JSON-like value: 'strings', None, True/False, [lists], {dicts}. */
-function pyRepr(value: unknown): string {
+export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';

@@ -29,7 +29,7 @@ const RESPAWNED = 'INFERENCE_DOCTOR_SIM_TITLED';
  * child: forwards SIGINT/SIGTERM and exits with its status. Returns false when the caller should
  * not go on (the child does the work).
  */
-export function takeTitle(title: string, serveArgs: readonly string[]): boolean {
+export function takeTitle(title: string, serveArgs: readonly string[], command: readonly string[] = ['serve']): boolean {
   const room = argvArea();
   const need = Buffer.byteLength(title) + 1;
   if (room === undefined || room >= need || process.env[RESPAWNED]) {
@@ -37,7 +37,7 @@ export function takeTitle(title: string, serveArgs: readonly string[]): boolean 
     return true;
   }
   const script = process.argv[1];
-  const child = spawn(process.execPath, [...process.execArgv, script, 'serve', ...serveArgs, '--sim-title-pad', 'x'.repeat(need - room + 8)], {
+  const child = spawn(process.execPath, [...process.execArgv, script, ...command, ...serveArgs, '--sim-title-pad', 'x'.repeat(need - room + 8)], {
     stdio: 'inherit',
     env: { ...process.env, [RESPAWNED]: '1' },
   });
@@ -75,6 +75,27 @@ for d in $PATH; do
   [ -x "$there/python3" ] && exec "$there/python3" "$@"
 done
 echo "python3: this is the SGLang simulator's stand-in and there is no other python3 on PATH" >&2
+exit 127
+`;
+  writeFileSync(file, text);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+/**
+ * Writes DIR/vllm: `vllm serve …` runs this simulator's vLLM launch mode (showing the wrapper's
+ * path as the program); anything else is refused, as there is no vLLM here to hand it to.
+ */
+export function writeVllmWrapper(dir: string, machine: readonly string[] = [], simScript = process.argv[1], node = process.execPath): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'vllm');
+  const text = `#!/bin/sh
+# Written by the Inference Doctor simulator. Put this folder first in PATH: \`vllm serve ...\` then starts the simulator.
+if [ "$1" = "serve" ]; then
+  shift
+  exec ${shellWord(node)} ${shellWord(simScript)} vllm serve ${machine.map(shellWord).join(' ')} "$@" --sim-argv0 "$0"
+fi
+echo "vllm: this is the simulator's stand-in; only vllm serve is simulated" >&2
 exit 127
 `;
   writeFileSync(file, text);

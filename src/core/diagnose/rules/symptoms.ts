@@ -21,6 +21,8 @@ const OF_REASON: Partial<Record<ReasonCode, Symptom>> = {
   'seq-rep': 'repetition',
   compression: 'repetition',
   'length-repetition': 'repetition',
+  'repetition-stop': 'repetition',
+  'nan-counter': 'nan',
   'word-repetition': 'repetition',
   'list-cycle': 'repetition',
   empty: 'empty',

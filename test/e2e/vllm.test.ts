@@ -1,0 +1,96 @@
+/**
+ * A vLLM user in the packaged extension (code-server): hover on a `vllm serve` flag in a launch
+ * script (the bundled vLLM catalog, with our own help), and a probe of a server with the
+ * simulator's vLLM personality whose logits are NaN behind fluent text: the panel says NaN because
+ * vLLM's corrupted-requests counter moved, and names the engine and the counter.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
+import { startSimulator, type RunningSimulator } from '../../src/sim/server';
+import { chooseModel, chromiumArgs, hoverTokenAgain, openFile, probeFrame, resultsDir, serversPane, setPrompt } from './ui';
+
+const MODEL = 'nvidia/Qwen3-30B-A3B-NVFP4';
+
+describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict from vLLM', function () {
+  this.timeout(300_000);
+  let workspace: string;
+  let sim: RunningSimulator;
+  let codeServer: RunningCodeServer;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    sim = await startSimulator({
+      port: 0,
+      scenario: {
+        engine: 'vllm',
+        version: '0.17.1',
+        env: { VLLM_COMPUTE_NANS_IN_LOGITS: '1' },
+        models: { [MODEL]: { behaviour: 'healthy', logprobs: 'nan' } },
+      },
+    });
+    workspace = mkdtempSync(join(tmpdir(), 'id-e2e-vllm-'));
+    writeFileSync(join(workspace, 'serve.sh'), `#!/bin/sh\nexec vllm serve ${MODEL} --kv-cache-dtype fp8 --max_model_len 8192 --port 8000\n`);
+    codeServer = await startCodeServer({
+      workspace,
+      settings: { 'inferenceDoctor.health.intervalSeconds': 0, 'inferenceDoctor.servers': [{ name: 'vllm-box', url: sim.url }] },
+    });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
+      await page.screenshot({ path: join(resultsDir, `e2e-vllm-failed-${name}.png`) }).catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (codeServer) {
+      writeFileSync(join(resultsDir, 'code-server-vllm.log'), codeServer.logs());
+      await codeServer.close();
+    }
+    await sim?.close();
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('hovers --kv-cache-dtype of a vllm serve script with our help and the bundled vLLM facts', async () => {
+    await openFile(page, 'serve.sh');
+    const help = await hoverTokenAgain(page, '--kv-cache-dtype', 'bundled facts of vLLM');
+    assert.match(help, /Field: cache_dtype/);
+    assert.match(help, /Choices:.*fp8/s);
+    await page.screenshot({ path: join(resultsDir, 'e2e-vllm-hover.png') });
+    await page.mouse.move(5, 500);
+  });
+
+  it('probes the vLLM server: NaN from the corrupted-requests counter, with the engine named', async () => {
+    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    const row = serversPane(page).locator('.monaco-list-row', { hasText: 'vllm-box' });
+    await row.waitFor({ timeout: 60_000 });
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Open Probe Panel"]').click({ timeout: 30_000 });
+    const panel = probeFrame(page);
+    await panel.locator('[data-testid="prompt"]').waitFor({ timeout: 60_000 });
+    await chooseModel(panel, MODEL);
+    await setPrompt(panel, 'What is the capital of France?');
+    await panel.locator('[data-testid="run"]').click();
+    const main = panel.locator('[data-testid="pane-main"]');
+    await main.locator('[data-testid="verdict-badge"][data-verdict="nan"]').waitFor({ timeout: 60_000 });
+    assert.doesNotMatch(await main.locator('[data-testid="answer"]').innerText(), /!!!!/, 'the text itself looks fine');
+    assert.match(await main.locator('[data-testid="reasons"]').innerText(), /vllm:corrupted_requests counter rose by 1/);
+    assert.match(
+      await main.locator('[data-testid="server-watch"]').innerText(),
+      /^vLLM 0\.17\.1 · max_model_len 32768 · repetition detection asked · corrupted requests 0 → 1/,
+    );
+    await page.screenshot({ path: join(resultsDir, 'e2e-vllm-probe.png') });
+  });
+});
