@@ -52,18 +52,22 @@ export class AgentTools {
       lines.push(`This **changes a server**: it edits ${show(input.launch)} on **${where}**, restarts it (${show(input.restart)}) and probes it.`);
       if (tool.name === 'apply_fix') lines.push(`Changes: ${show(input.changes)}`);
       if (tool.name === 'sweep') lines.push(`Values to try, one restart each: ${show(input.vary)}. The original launch is put back at the end.`);
-    } else if (tool.touchesHost) {
-      title = `${tool.title}?`;
-      lines.push(
-        tool.name === 'search_source'
-          ? `This runs a search on **${where}**: ${show(input.pattern)} in ${show(input.paths)} (read-only).`
-          : `This runs discovery commands on **${where}** to read its GPUs, drivers and Python packages (read-only).`,
-      );
-    } else if (input.server !== undefined && !this.isRegistered(input.server)) {
-      title = 'Send requests to a server that is not in the Servers view?';
-      lines.push(
-        `${show(input.server)} is not a registered server: ${tool.title.toLowerCase()} will send it HTTP requests${tool.name === 'server_info' ? '' : ', prompts included'}.`,
-      );
+    } else {
+      // diagnose reaches a host only when given one.
+      if (tool.touchesHost || typeof input.host === 'string') {
+        title = `${tool.title}?`;
+        lines.push(
+          tool.name === 'search_source'
+            ? `This runs a search on **${where}**: ${show(input.pattern)} in ${show(input.paths)} (read-only).`
+            : `This runs discovery commands on **${where}** to read its GPUs, drivers and Python packages (read-only).`,
+        );
+      }
+      if (input.server !== undefined && !this.isRegistered(input.server)) {
+        title ??= 'Send requests to a server that is not in the Servers view?';
+        lines.push(
+          `${show(input.server)} is not a registered server: ${tool.title.toLowerCase()} will send it HTTP requests${tool.name === 'server_info' ? '' : ', prompts included'}.`,
+        );
+      }
     }
     return {
       invocationMessage: `${tool.title}…`,

@@ -109,7 +109,7 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
     assert.deepEqual([...registered.keys()].sort(), manifest.contributes.languageModelTools.map((t) => t.name).sort());
   });
 
-  it('asks before touching a host, before calling a server the user did not register, and before changing a server', async () => {
+  it('asks before touching a host (diagnose only when given one), before calling a server the user did not register, and before changing a server', async () => {
     const none = await tool('probe').prepareInvocation({ input: { server: 'SM120 box' } }, new FakeToken());
     assert.equal(none.confirmationMessages, undefined, 'a registered server needs no confirmation');
     const other = await tool('probe').prepareInvocation({ input: { server: 'http://10.0.0.9:30000' } }, new FakeToken());
@@ -117,6 +117,12 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
     const search = await tool('search_source').prepareInvocation({ input: { host: 'gpu-box', pattern: '`x`**', paths: ['/opt'] } }, new FakeToken());
     assert.match(search.confirmationMessages?.message.value ?? '', /\*\*gpu\\-box\*\*/);
     assert.match(search.confirmationMessages?.message.value ?? '', /`` `x`\*\* ``/, 'agent text is shown in a code span');
+    const plain = await tool('diagnose').prepareInvocation({ input: { server: 'SM120 box', gpu: '12.0' } }, new FakeToken());
+    assert.equal(plain.confirmationMessages, undefined, 'diagnose from a registered server and facts reaches no host');
+    const onHost = await tool('diagnose').prepareInvocation({ input: { server: 'http://10.0.0.9:30000', host: 'gpu-box' } }, new FakeToken());
+    assert.equal(onHost.confirmationMessages?.title, 'Diagnose a deployment?');
+    assert.match(onHost.confirmationMessages?.message.value ?? '', /discovery commands on \*\*gpu\\-box\*\*/);
+    assert.match(onHost.confirmationMessages?.message.value ?? '', /`http:\/\/10\.0\.0\.9:30000` is not a registered server/);
     const fix = await tool('apply_fix').prepareInvocation(
       { input: { launch: '/srv/run.sh', restart: { supervise: 'sglang' }, changes: [{ flag: '--fp4-gemm-backend', value: 'flashinfer_cudnn' }] } },
       new FakeToken(),
