@@ -6,7 +6,8 @@
  * agent host does, and writes what came back to a file. It walks the demo's incident: probe → NaN,
  * diagnose → the FP4 GEMM rule for SM 12.0 first, flags → the fix flag with its choices,
  * apply_fix → VS Code asks and the user says no, diagnose on the GPU host over a real sshd →
- * VS Code asks, the user says yes, and the host's GPU puts the FP4 rule first.
+ * VS Code asks, the user says yes, and the host's GPU puts the FP4 rule first. The same walk by an
+ * MCP client (the SDK's own) over the CLI the .vsix installed: the bin path as packaged.
  *
  * What VS Code 1.100 does with a tool's confirmation outside chat (what this test holds): it
  * still calls prepareInvocation, shows confirmationMessages as a modal dialog (the title as its
@@ -15,9 +16,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { AGENT_TOOLS, vscodeToolName } from '../../src/agent/names';
@@ -182,35 +186,33 @@ describe('e2e: the language-model tools through vscode.lm in code-server (no cha
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
   });
 
-  it('lists every tool, and without a dialog: probe says NaN, diagnose puts the FP4 rule first, flags gives the fix flag and its choices', async () => {
+  /** The first fix step of the top finding as apply_fix changes: what an agent would try. */
+  function firstFix(f: Finding): { flag: string; value: string }[] {
+    return Object.entries(f.fix.flags ?? {}).map(([flag, value]) => ({ flag, value: String(value) }));
+  }
+
+  it('walks the incident: probe says NaN, diagnose puts the FP4 rule first, flags gives its fix flag with the choices, apply_fix is asked and cancelled', async () => {
     const r = await invoke([
       { name: vscodeToolName('probe'), input: { server: 'incident' } },
       { name: vscodeToolName('diagnose'), input: { server: 'incident', gpu: 'rtx-pro-6000' } },
-      { name: vscodeToolName('flags'), input: { name: 'fp4_gemm_backend', release: '0.5.9' } },
     ]);
     assert.deepEqual(r.listed.map((t) => t.name).sort(), AGENT_TOOLS.map((t) => vscodeToolName(t.name)).sort());
     assert.ok(r.listed.every((t) => t.schema && t.tags.includes('inference-doctor')));
-
-    assert.match((r.calls[0] as { parts: string[] }).parts?.[0] ?? '', /nan/i);
     assert.equal(data<{ verdict: string }>(r.calls[0]).verdict, 'nan');
     const findings = data<{ findings: Finding[] }>(r.calls[1]).findings;
     assert.equal(findings[0]?.id, FP4_RULE, JSON.stringify(findings.map((f) => f.id)));
     assert.equal(findings[0].confidence, 'match');
-    assert.deepEqual(findings[0].fix.flags, { '--fp4-gemm-backend': 'flashinfer_cudnn' });
-    const flag = data<{ flags: { flag: string; choices?: string[] }[] }>(r.calls[2]).flags[0];
-    assert.equal(flag?.flag, '--fp4-gemm-backend');
-    assert.ok(flag.choices?.includes('flashinfer_cudnn') && flag.choices.includes('flashinfer_cutlass'), JSON.stringify(flag.choices));
-  });
+    const fix = firstFix(findings[0]);
+    assert.deepEqual(fix, [{ flag: '--fp4-gemm-backend', value: 'flashinfer_cudnn' }]);
 
-  it('apply_fix: VS Code asks in a modal dialog; Cancel rejects the call and the launch script is untouched', async () => {
+    const flags = await invoke([{ name: vscodeToolName('flags'), input: { name: fix[0].flag, release: '0.5.9' } }]);
+    const flag = data<{ flags: { flag: string; choices?: string[] }[] }>(flags.calls[0]).flags[0];
+    assert.equal(flag?.flag, fix[0].flag);
+    assert.ok(flag.choices?.includes(fix[0].value) && flag.choices.includes('flashinfer_cutlass'), JSON.stringify(flag.choices));
+
     let asked = '';
-    const r = await invoke(
-      [
-        {
-          name: vscodeToolName('apply_fix'),
-          input: { launch: launchScript, restart: { supervise: 'sglang' }, changes: [{ flag: '--fp4-gemm-backend', value: 'flashinfer_cudnn' }] },
-        },
-      ],
+    const applied = await invoke(
+      [{ name: vscodeToolName('apply_fix'), input: { launch: launchScript, restart: { supervise: 'sglang' }, changes: fix } }],
       async () => {
         asked = await expectDialog();
         await page.screenshot({ path: join(resultsDir, 'e2e-agent-confirm-apply-fix.png') });
@@ -221,7 +223,7 @@ describe('e2e: the language-model tools through vscode.lm in code-server (no cha
     assert.match(asked, /changes a server/);
     assert.match(asked, /restarts it \(supervise sglang\).*Changes: --fp4-gemm-backend flashinfer_cudnn/s);
     assert.doesNotMatch(asked, /&quot;|&amp;|\\/, 'the plain-text dialog reads as words, without markup');
-    const call = r.calls[0];
+    const call = applied.calls[0];
     assert.ok(!call.ok, JSON.stringify(call));
     assert.match(call.message, /Canceled/);
     assert.equal(readFileSync(launchScript, 'utf8'), launchText);
@@ -247,5 +249,39 @@ describe('e2e: the language-model tools through vscode.lm in code-server (no cha
       JSON.stringify(findings[0].evidence),
     );
     assert.match(sshd.log().slice(before), /Accepted publickey/);
+  });
+
+  it('an MCP client walks the incident with the CLI the .vsix installed (dist/cli.js as packaged, no node_modules)', async () => {
+    const installed = readdirSync(codeServer.extensionsDir).find((d) => d.startsWith('inference-doctor.inference-doctor-'));
+    assert.ok(installed, readdirSync(codeServer.extensionsDir).join(', '));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(codeServer.extensionsDir, installed, 'dist', 'cli.js'), 'mcp', '--server', `incident=${sim.url}`],
+      cwd: tmpdir(),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'inference-doctor-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const structured = async <T>(name: string, args: Record<string, unknown>): Promise<T> => {
+        const r = await call(name, args);
+        assert.ok(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
+        return r.structuredContent as T;
+      };
+      assert.equal((await client.listTools()).tools.length, AGENT_TOOLS.length);
+      assert.equal((await structured<{ verdict: string }>('probe', { server: 'incident' })).verdict, 'nan');
+      const { findings } = await structured<{ findings: Finding[] }>('diagnose', { server: 'incident', gpu: 'rtx-pro-6000' });
+      assert.equal(findings[0]?.id, FP4_RULE);
+      const fix = firstFix(findings[0]);
+      const { flags } = await structured<{ flags: { flag: string; choices?: string[] }[] }>('flags', { name: fix[0].flag });
+      assert.ok(flags[0]?.choices?.includes(fix[0].value), JSON.stringify(flags[0]));
+      const refused = await call('apply_fix', { launch: launchScript, restart: { supervise: 'sglang' }, changes: fix });
+      assert.equal(refused.isError, true);
+      assert.match(JSON.stringify(refused.content), /refused: .*--allow-changes/);
+      assert.equal(readFileSync(launchScript, 'utf8'), launchText);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -1,9 +1,9 @@
 /**
  * The extension's language-model tools (src/agent) as VS Code would drive them, with a stand-in for
  * the `vscode` module: register() with lm.registerTool, prepareInvocation's confirmations, invoke()
- * running the bundled CLI against the simulator, cancellation through the token. Agent mode in
- * code-server needs a signed-in chat model to call a tool, which the e2e tier cannot have; this is
- * the same code path minus VS Code's chat UI.
+ * running the bundled CLI against the simulator, cancellation through the token. The e2e tier
+ * (test/e2e/agent-tools.test.ts) invokes the same tools in real VS Code through vscode.lm; this
+ * file reaches what it cannot (cancellation, every confirmation's text) without starting it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -182,7 +182,9 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
 
   it('flags, check_launch, server_info, search_source and environment answer within their schemas', async () => {
     const flags = await call(plain, 'flags', { name: 'fp4_gemm_backend', release: '0.5.9' });
-    assert.equal((flags.flags as { flag: string }[])[0]?.flag, '--fp4-gemm-backend');
+    const fp4 = (flags.flags as { flag: string; choices?: string[] }[])[0];
+    assert.equal(fp4?.flag, '--fp4-gemm-backend');
+    assert.ok(fp4.choices?.includes('flashinfer_cudnn'), 'the choice the incident is fixed with');
     const family = await call(plain, 'flags', { family: 'moe', limit: 2 });
     assert.equal((family.flags as unknown[]).length, 2);
     assert.equal(family.truncated, true);
