@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -122,23 +122,9 @@ describe('e2e: the language-model tools through vscode.lm in code-server (no cha
     writeFileSync(launchScript, launchText, { mode: 0o755 });
     // The GPU box: a real sshd on 127.0.0.1 whose sessions see the stub nvidia-smi (an SM 12.0
     // card), reached by an ssh config alias, its key already trusted.
-    const gpuBin = temp('id-e2e-agent-gpu-');
-    copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(gpuBin, 'nvidia-smi'));
-    chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
-    sshd = await startSshd({ sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
+    sshd = await startSshd({ gpuStub: true });
     const sshConfig = join(workspace, '.ssh-config');
-    writeFileSync(
-      sshConfig,
-      [
-        'Host gpu-box',
-        '  HostName 127.0.0.1',
-        `  Port ${sshd.port}`,
-        `  User ${sshd.user}`,
-        `  IdentityFile ${sshd.clientKey}`,
-        '  IdentitiesOnly yes',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(sshConfig, sshd.sshConfigEntry('gpu-box'));
     const knownHosts = sshd.writeKnownHosts(join(workspace, '.known_hosts'));
     // The tool caller, packaged as any extension is (vsce), outside the repository.
     const caller = temp('id-e2e-tool-caller-');

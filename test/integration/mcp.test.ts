@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -218,23 +218,9 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'id-mcp-ssh-'));
       // The host's GPU: the stub nvidia-smi (an SM 12.0 card) first on every session's PATH.
-      mkdirSync(join(dir, 'bin'));
-      copyFileSync(join(ROOT, 'test/fixtures/fake-install/bin/nvidia-smi'), join(dir, 'bin', 'nvidia-smi'));
-      chmodSync(join(dir, 'bin', 'nvidia-smi'), 0o755);
-      sshd = await startSshd({ sessionEnv: { PATH: `${join(dir, 'bin')}:/usr/local/bin:/usr/bin:/bin` } });
+      sshd = await startSshd({ gpuStub: true });
       sshConfig = join(dir, 'ssh_config');
-      writeFileSync(
-        sshConfig,
-        [
-          'Host gpu-box',
-          '  HostName 127.0.0.1',
-          `  Port ${sshd.port}`,
-          `  User ${sshd.user}`,
-          `  IdentityFile ${sshd.clientKey}`,
-          '  IdentitiesOnly yes',
-          '',
-        ].join('\n'),
-      );
+      writeFileSync(sshConfig, sshd.sshConfigEntry('gpu-box'));
       knownHosts = sshd.writeKnownHosts(join(dir, 'known_hosts'));
       withHost = await connect(['--server', `incident=${nanUrl}`, '--ssh-config', sshConfig, '--known-hosts', knownHosts], {
         INFERENCE_DOCTOR_API_KEY: API_KEY,
