@@ -25,6 +25,8 @@ export interface CodeServerOptions {
    * startup prompt. Default: trust off, as most tests want.
    */
   restricted?: boolean;
+  /** More .vsix files to install beside ours (test-only helper extensions). */
+  extraVsix?: string[];
 }
 
 export interface RunningCodeServer {
@@ -71,10 +73,12 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   };
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
-  const install = spawnSync(codeServerBin, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixPath], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const vsixFiles = [vsixPath, ...(options.extraVsix ?? [])];
+  const install = spawnSync(
+    codeServerBin,
+    ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...vsixFiles.flatMap((f) => ['--install-extension', f])],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
   if (install.status !== 0) {
     throw new Error(`code-server --install-extension failed (${install.status}): ${install.stderr || install.stdout}`);
   }

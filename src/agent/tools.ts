@@ -10,9 +10,22 @@ import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { expandTilde } from '../core/hosts/sshConfig';
 import { normaliseBaseUrl } from '../core/servers';
-import { codeSpan, escapeMarkdown } from '../core/text/foreign';
+import { codeSpan } from '../core/text/foreign';
 import type { AgentToolInfo } from './names';
 import { runToolInCli, type ToolRequest } from './runner';
+
+/**
+ * An agent's structured input in words ("--fp4-gemm-backend flashinfer_cudnn", "supervise sglang"):
+ * outside chat VS Code shows a confirmation as plain text, where JSON's quotes come out as &quot;.
+ */
+function inWords(value: unknown): string {
+  if (Array.isArray(value)) return value.map(inWords).join(', ');
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value)
+      .map(([key, v]) => (key === 'flag' || key === 'value' || key === 'values' ? inWords(v) : `${key} ${inWords(v)}`))
+      .join(' ');
+  return String(value);
+}
 
 export class AgentTools {
   constructor(private readonly ctx: Ctx) {}
@@ -42,28 +55,33 @@ export class AgentTools {
   }
 
   prepare(tool: AgentToolInfo, input: Record<string, unknown>): vscode.PreparedToolInvocation {
-    // Agent input is foreign text: shown in code spans, never as markdown of its own.
-    const show = (v: unknown): string => codeSpan(typeof v === 'string' ? v : JSON.stringify(v ?? null), { maxLength: 200 });
-    const where = escapeMarkdown(typeof input.host === 'string' ? input.host.slice(0, 100) : 'local');
+    // Agent input is foreign text: shown in code spans, never as markdown of its own (a code span
+    // also reads right in the plain-text dialog VS Code shows outside chat; an escaped name does not).
+    const show = (v: unknown): string => codeSpan(inWords(v ?? null), { maxLength: 200 });
+    const where = show(typeof input.host === 'string' ? input.host.slice(0, 100) : 'local');
     const lines: string[] = [];
     let title: string | undefined;
     if (tool.changesServer) {
       title = `${tool.title}?`;
-      lines.push(`This **changes a server**: it edits ${show(input.launch)} on **${where}**, restarts it (${show(input.restart)}) and probes it.`);
+      lines.push(`This **changes a server**: it edits ${show(input.launch)} on ${where}, restarts it (${show(input.restart)}) and probes it.`);
       if (tool.name === 'apply_fix') lines.push(`Changes: ${show(input.changes)}`);
       if (tool.name === 'sweep') lines.push(`Values to try, one restart each: ${show(input.vary)}. The original launch is put back at the end.`);
-    } else if (tool.touchesHost) {
-      title = `${tool.title}?`;
-      lines.push(
-        tool.name === 'search_source'
-          ? `This runs a search on **${where}**: ${show(input.pattern)} in ${show(input.paths)} (read-only).`
-          : `This runs discovery commands on **${where}** to read its GPUs, drivers and Python packages (read-only).`,
-      );
-    } else if (input.server !== undefined && !this.isRegistered(input.server)) {
-      title = 'Send requests to a server that is not in the Servers view?';
-      lines.push(
-        `${show(input.server)} is not a registered server: ${tool.title.toLowerCase()} will send it HTTP requests${tool.name === 'server_info' ? '' : ', prompts included'}.`,
-      );
+    } else {
+      // diagnose reaches a host only when given one.
+      if (tool.touchesHost || typeof input.host === 'string') {
+        title = `${tool.title}?`;
+        lines.push(
+          tool.name === 'search_source'
+            ? `This runs a search on ${where}: ${show(input.pattern)} in ${show(input.paths)} (read-only).`
+            : `This runs discovery commands on ${where} to read its GPUs, drivers and Python packages (read-only).`,
+        );
+      }
+      if (input.server !== undefined && !this.isRegistered(input.server)) {
+        title ??= 'Send requests to a server that is not in the Servers view?';
+        lines.push(
+          `${show(input.server)} is not a registered server: ${tool.title.toLowerCase()} will send it HTTP requests${tool.name === 'server_info' ? '' : ', prompts included'}.`,
+        );
+      }
     }
     return {
       invocationMessage: `${tool.title}…`,

@@ -4,7 +4,7 @@
  * one that answers well, and read the verdict the probe panel shows.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -126,24 +126,9 @@ describe('e2e: Inference Doctor in code-server', function () {
     });
     // A real OpenSSH server on 127.0.0.1 as the "GPU box", reached through an ssh config alias.
     // Its GPU: the stub nvidia-smi (an SM 12.0 card) first on the PATH of every SSH session.
-    const gpuBin = mkdtempSync(join(tmpdir(), 'id-e2e-gpu-'));
-    scratch.push(gpuBin);
-    copyFileSync(join(repoRoot, 'test/fixtures/fake-install/bin/nvidia-smi'), join(gpuBin, 'nvidia-smi'));
-    chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
-    sshd = await startSshd({ sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
+    sshd = await startSshd({ gpuStub: true });
     const sshConfig = join(workspace, '.ssh-config');
-    writeFileSync(
-      sshConfig,
-      [
-        'Host gpu-box',
-        '  HostName 127.0.0.1',
-        `  Port ${sshd.port}`,
-        `  User ${sshd.user}`,
-        `  IdentityFile ${sshd.clientKey}`,
-        '  IdentitiesOnly yes',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(sshConfig, sshd.sshConfigEntry('gpu-box'));
     const knownHosts = join(workspace, '.known_hosts');
     writeFileSync(knownHosts, '');
     // A Python "with SGLang installed": the fake package (its plugin grows a choice list at import).

@@ -1,9 +1,9 @@
 /**
  * The extension's language-model tools (src/agent) as VS Code would drive them, with a stand-in for
  * the `vscode` module: register() with lm.registerTool, prepareInvocation's confirmations, invoke()
- * running the bundled CLI against the simulator, cancellation through the token. Agent mode in
- * code-server needs a signed-in chat model to call a tool, which the e2e tier cannot have; this is
- * the same code path minus VS Code's chat UI.
+ * running the bundled CLI against the simulator, cancellation through the token. The e2e tier
+ * (test/e2e/agent-tools.test.ts) invokes the same tools in real VS Code through vscode.lm; this
+ * file reaches what it cannot (cancellation, every confirmation's text) without starting it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -109,20 +109,28 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
     assert.deepEqual([...registered.keys()].sort(), manifest.contributes.languageModelTools.map((t) => t.name).sort());
   });
 
-  it('asks before touching a host, before calling a server the user did not register, and before changing a server', async () => {
+  it('asks before touching a host (diagnose only when given one), before calling a server the user did not register, and before changing a server', async () => {
     const none = await tool('probe').prepareInvocation({ input: { server: 'SM120 box' } }, new FakeToken());
     assert.equal(none.confirmationMessages, undefined, 'a registered server needs no confirmation');
     const other = await tool('probe').prepareInvocation({ input: { server: 'http://10.0.0.9:30000' } }, new FakeToken());
     assert.match(other.confirmationMessages?.title ?? '', /not in the Servers view/);
     const search = await tool('search_source').prepareInvocation({ input: { host: 'gpu-box', pattern: '`x`**', paths: ['/opt'] } }, new FakeToken());
-    assert.match(search.confirmationMessages?.message.value ?? '', /\*\*gpu\\-box\*\*/);
+    assert.match(search.confirmationMessages?.message.value ?? '', /on `gpu-box`: /);
     assert.match(search.confirmationMessages?.message.value ?? '', /`` `x`\*\* ``/, 'agent text is shown in a code span');
+    const plain = await tool('diagnose').prepareInvocation({ input: { server: 'SM120 box', gpu: '12.0' } }, new FakeToken());
+    assert.equal(plain.confirmationMessages, undefined, 'diagnose from a registered server and facts reaches no host');
+    const onHost = await tool('diagnose').prepareInvocation({ input: { server: 'http://10.0.0.9:30000', host: 'gpu-box' } }, new FakeToken());
+    assert.equal(onHost.confirmationMessages?.title, 'Diagnose a deployment?');
+    assert.match(onHost.confirmationMessages?.message.value ?? '', /discovery commands on `gpu-box` /);
+    assert.match(onHost.confirmationMessages?.message.value ?? '', /`http:\/\/10\.0\.0\.9:30000` is not a registered server/);
     const fix = await tool('apply_fix').prepareInvocation(
       { input: { launch: '/srv/run.sh', restart: { supervise: 'sglang' }, changes: [{ flag: '--fp4-gemm-backend', value: 'flashinfer_cudnn' }] } },
       new FakeToken(),
     );
     assert.match(fix.confirmationMessages?.message.value ?? '', /changes a server/);
-    assert.match(fix.confirmationMessages?.message.value ?? '', /flashinfer_cudnn/);
+    // In words, not JSON: outside chat VS Code shows this as plain text, where quotes become &quot;.
+    assert.match(fix.confirmationMessages?.message.value ?? '', /restarts it \(`supervise sglang`\).*Changes: `--fp4-gemm-backend flashinfer_cudnn`/s);
+    assert.doesNotMatch(fix.confirmationMessages?.message.value ?? '', /"/);
   });
 
   it('probe by the server’s label: NaN, as text parts an agent reads, without the key', async () => {

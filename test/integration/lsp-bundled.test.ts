@@ -5,30 +5,15 @@
  * catalog in use and the file's pinned release differ.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { CodeAction, CompletionItem, CompletionList, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import type { CodeAction, CompletionItem, CompletionList, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import { loadBundledCatalog } from '../../src/core/flags/bundled/load';
 import { bundledHelpFor } from '../../src/core/flags/bundledHelp';
 import type { CatalogEntriesResult, CatalogStatus } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
-
-const ROOT = join(__dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.js');
-const uriOf = (p: string): string => pathToFileURL(p).toString();
-const readable = (md: string): string => md.replace(/\\([!-/:-@[-`{-~])/g, '$1');
-const hoverText = (h: Hover | null): string => (h ? readable((h.contents as MarkupContent).value) : '');
-const byCode = (ds: Diagnostic[], code: string): Diagnostic[] => ds.filter((d) => d.code === code);
-
-function posOf(text: string, needle: string, delta = 0): { line: number; character: number } {
-  const i = text.indexOf(needle);
-  if (i < 0) throw new Error(`${needle} not found`);
-  const before = text.slice(0, i + delta);
-  return { line: before.split('\n').length - 1, character: before.length - before.lastIndexOf('\n') - 1 };
-}
+import { buildLanguageServer, byCode, completionLabels, hoverAt, LSP_SERVER, openForDiagnostics, posOf, uriOf } from '../support/lsp';
 
 describe('language server with only a launch file: the bundled catalog of SGLang releases', function () {
   this.timeout(60_000);
@@ -38,8 +23,7 @@ describe('language server with only a launch file: the bundled catalog of SGLang
 
   before(async function () {
     this.timeout(120_000);
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--only', 'server'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+    buildLanguageServer();
     newest = (await loadBundledCatalog()).newest().release.version;
     ws = mkdtempSync(join(tmpdir(), 'id-lsp-bundled-'));
   });
@@ -49,25 +33,13 @@ describe('language server with only a launch file: the bundled catalog of SGLang
   });
 
   async function start(configuration?: Record<string, unknown>): Promise<StdioLspClient> {
-    const c = new StdioLspClient({ serverPath: SERVER, ...(configuration ? { configuration } : {}) });
+    const c = new StdioLspClient({ serverPath: LSP_SERVER, ...(configuration ? { configuration } : {}) });
     clients.push(c);
     await c.initialize(ws);
     return c;
   }
-  async function open(
-    c: StdioLspClient,
-    path: string,
-    languageId: string,
-    text: string,
-    pred?: (p: PublishDiagnosticsParams) => boolean,
-  ): Promise<PublishDiagnosticsParams> {
-    const uri = uriOf(path);
-    const p = c.diagnostics(uri, (d) => d.version === 1 && (!pred || pred(d)), 15_000, true);
-    await c.open(uri, languageId, text, 1);
-    return p;
-  }
-  const hoverAt = async (c: StdioLspClient, path: string, text: string, needle: string, delta = 2): Promise<string> =>
-    hoverText(await c.request<Hover>('textDocument/hover', { textDocument: { uri: uriOf(path) }, position: posOf(text, needle, delta) }));
+  const open = (c: StdioLspClient, path: string, languageId: string, text: string, pred?: (p: PublishDiagnosticsParams) => boolean) =>
+    openForDiagnostics(c, path, languageId, text, pred, 15_000);
 
   it('hovers a flag with its type, default, choices, our own help and the release, with no server_args.py', async () => {
     const c = await start();
@@ -132,7 +104,7 @@ describe('language server with only a launch file: the bundled catalog of SGLang
       textDocument: { uri: uri2 },
       position: posOf(partial, '--moe-runner-b', 14),
     });
-    const labels = (Array.isArray(flags) ? flags : flags.items).map((i) => i.label);
+    const labels = completionLabels(flags);
     assert.ok(labels.includes('--moe-runner-backend'), labels.join(' '));
     const withValue = 'python3 -m sglang.launch_server --model-path m --moe-runner-backend ';
     const uri3 = uriOf(join(dir, 'value.sh'));
@@ -141,7 +113,7 @@ describe('language server with only a launch file: the bundled catalog of SGLang
       textDocument: { uri: uri3 },
       position: posOf(withValue, 'backend ', 8),
     });
-    const choices = (Array.isArray(values) ? values : values.items).map((i) => i.label);
+    const choices = completionLabels(values);
     assert.ok(choices.includes('flashinfer_cutlass') && choices.includes('triton'), choices.join(' '));
   });
 

@@ -4,7 +4,6 @@
  * catalog adding "+N at run time".
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +12,10 @@ import type { CodeLens } from 'vscode-languageserver-protocol';
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
 import type { CatalogEntriesResult, CatalogStatus, FlagLensArgs } from '../../src/shared/lspProtocol';
+import { buildLanguageServer, LSP_SERVER } from '../support/lsp';
 import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.js');
 const ARGS = join(ROOT, 'test', 'fixtures', 'server_args');
 const read = (name: string): string => readFileSync(join(ARGS, name), 'utf8');
 
@@ -97,8 +96,7 @@ describe('code lenses on server_args.py over stdio', function () {
 
   before(function () {
     this.timeout(120_000);
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--only', 'server'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+    buildLanguageServer();
   });
 
   after(async () => {
@@ -107,7 +105,7 @@ describe('code lenses on server_args.py over stdio', function () {
   });
 
   function client(): StdioLspClient {
-    const c = new StdioLspClient({ serverPath: SERVER });
+    const c = new StdioLspClient({ serverPath: LSP_SERVER });
     clients.push(c);
     return c;
   }

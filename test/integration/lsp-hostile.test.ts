@@ -7,20 +7,15 @@
  * control.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { CompletionItem, CompletionList, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { CatalogStatus } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
+import { buildLanguageServer, LSP_SERVER, uriOf } from '../support/lsp';
 import { waitFor } from '../support/wait';
-
-const ROOT = join(__dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.js');
-const uriOf = (p: string): string => pathToFileURL(p).href;
 
 interface MarkdownIt {
   render(src: string): string;
@@ -92,14 +87,13 @@ describe('language server on a hostile workspace', function () {
 
   before(async function () {
     this.timeout(120_000);
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--only', 'server'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+    buildLanguageServer();
     ws = mkdtempSync(join(tmpdir(), 'id-lsp-hostile-'));
     mkdirSync(join(ws, 'sglang', 'srt'), { recursive: true });
     writeFileSync(join(ws, 'sglang', 'srt', 'server_args.py'), SERVER_ARGS);
     mkdirSync(join(ws, '.inference-doctor'));
     writeFileSync(join(ws, '.inference-doctor', 'rules.json'), JSON.stringify(RULES));
-    c = new StdioLspClient({ serverPath: SERVER });
+    c = new StdioLspClient({ serverPath: LSP_SERVER });
     await c.initialize(ws);
     await waitFor('workspace catalog', async () => {
       const s = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);

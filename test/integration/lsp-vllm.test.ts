@@ -5,29 +5,14 @@
  * a Literal choice, unknown flags, `-O` by release, VLLM_ATTENTION_BACKEND in `environment:`.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { CompletionItem, CompletionList, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
+import type { CompletionItem, CompletionList, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import type { DocumentCommand } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
 import { VLLM_FLAG_HELP } from '../../src/core/flags/vllm/help';
-
-const ROOT = join(__dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.js');
-const uriOf = (p: string): string => pathToFileURL(p).toString();
-const readable = (md: string): string => md.replace(/\\([!-/:-@[-`{-~])/g, '$1');
-const hoverText = (h: Hover | null): string => (h ? readable((h.contents as MarkupContent).value) : '');
-const byCode = (ds: Diagnostic[], code: string): Diagnostic[] => ds.filter((d) => d.code === code);
-
-function posOf(text: string, needle: string, delta = 0): { line: number; character: number } {
-  const i = text.indexOf(needle);
-  if (i < 0) throw new Error(`${needle} not found`);
-  const before = text.slice(0, i + delta);
-  return { line: before.split('\n').length - 1, character: before.length - before.lastIndexOf('\n') - 1 };
-}
+import { buildLanguageServer, byCode, completionLabels, hoverAt, LSP_SERVER, openForDiagnostics, posOf, uriOf } from '../support/lsp';
 
 describe('language server with vLLM launch files: the bundled vLLM catalog', function () {
   this.timeout(60_000);
@@ -36,10 +21,9 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
 
   before(async function () {
     this.timeout(180_000);
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--only', 'server'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+    buildLanguageServer();
     ws = mkdtempSync(join(tmpdir(), 'id-lsp-vllm-'));
-    c = new StdioLspClient({ serverPath: SERVER });
+    c = new StdioLspClient({ serverPath: LSP_SERVER });
     await c.initialize(ws);
   });
   after(async () => {
@@ -47,16 +31,11 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     rmSync(ws, { recursive: true, force: true });
   });
 
-  async function open(path: string, languageId: string, text: string, pred: (p: PublishDiagnosticsParams) => boolean): Promise<PublishDiagnosticsParams> {
+  const open = (path: string, languageId: string, text: string, pred: (p: PublishDiagnosticsParams) => boolean) => {
     writeFileSync(path, text);
-    const uri = uriOf(path);
-    const p = c.diagnostics(uri, (d) => d.version === 1 && pred(d), 20_000, true);
-    await c.open(uri, languageId, text, 1);
-    return p;
-  }
-  const hoverAt = async (path: string, text: string, needle: string, delta = 2): Promise<string> =>
-    hoverText(await c.request<Hover>('textDocument/hover', { textDocument: { uri: uriOf(path) }, position: posOf(text, needle, delta) }));
-  const labels = (r: CompletionList | CompletionItem[] | null): string[] => (r ? (Array.isArray(r) ? r : r.items) : []).map((i) => i.label);
+    return openForDiagnostics(c, path, languageId, text, pred);
+  };
+  const hover = (path: string, text: string, needle: string, delta?: number) => hoverAt(c, path, text, needle, delta);
 
   it('a vllm serve script pinned by requirements.txt: hover, -O by release, an unknown and a too-new flag, choices', async () => {
     const dir = join(ws, 'script');
@@ -81,13 +60,13 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     assert.ok(!unknown.some((d) => d.message.includes('--max_model_len')), 'vLLM reads underscores as dashes');
     assert.equal(byCode(p.diagnostics, 'known-bad').length + byCode(p.diagnostics, 'diagnosis').length, 0, 'no SGLang rules on vLLM commands');
 
-    const kv = await hoverAt(file, text, '--kv-cache-dtype');
+    const kv = await hover(file, text, '--kv-cache-dtype');
     assert.match(kv, /Choices: (?=.*`fp8`)(?=.*`auto`)/);
     assert.match(kv, /Field: `cache_dtype`/);
     assert.match(kv, /Default: "auto"/);
     assert.ok(kv.includes(VLLM_FLAG_HELP['--kv-cache-dtype'].summary), 'our own help');
     assert.match(kv, /bundled facts of vLLM 0\.11\.0/);
-    const o = await hoverAt(file, text, '-O3', 1);
+    const o = await hover(file, text, '-O3', 1);
     assert.match(o, /In this release `-O` means `--compilation-config`/);
 
     const cmds = await c.request<DocumentCommand[]>('inferenceDoctor/flagsForDocument', { uri: uriOf(file) });
@@ -102,7 +81,7 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
       textDocument: { uri: uri2 },
       position: posOf(partial, '--kv-cache-dtype ', 17),
     });
-    assert.ok(labels(values).includes('fp8_e4m3'), labels(values).join(' '));
+    assert.ok(completionLabels(values).includes('fp8_e4m3'), completionLabels(values).join(' '));
     const flagsText = 'vllm serve m --gpu-memory-util';
     const uri3 = uriOf(join(dir, 'flags.sh'));
     await c.open(uri3, 'shellscript', flagsText, 1);
@@ -110,7 +89,7 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
       textDocument: { uri: uri3 },
       position: posOf(flagsText, '--gpu-memory-util', 17),
     });
-    assert.ok(labels(flags).includes('--gpu-memory-utilization'), labels(flags).join(' '));
+    assert.ok(completionLabels(flags).includes('--gpu-memory-utilization'), completionLabels(flags).join(' '));
   });
 
   it('a compose file of the vllm/vllm-openai image: the tag picks the release, VLLM_ATTENTION_BACKEND in environment:', async () => {
@@ -134,9 +113,9 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     const [choice] = byCode(p.diagnostics, 'invalid-choice');
     assert.match(choice?.message ?? '', /"fp9" is not a valid choice for --kv-cache-dtype: choose from fp8/);
     assert.ok(byCode(p.diagnostics, 'unknown-flag').some((d) => d.message.includes('--no-such-flag')));
-    const o = await hoverAt(file, text, '"-O"', 1);
+    const o = await hover(file, text, '"-O"', 1);
     assert.match(o, /In this release `-O` means `--optimization-level`/);
-    const head = await hoverAt(file, text, 'vllm/vllm-openai', 3);
+    const head = await hover(file, text, 'vllm/vllm-openai', 3);
     assert.match(head, /vLLM vllm\/vllm-openai image entrypoint/);
 
     // a later release no longer reads the variable
@@ -157,7 +136,7 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     const p = await open(file, 'shellscript', text, (d) => d.diagnostics.length >= 1);
     assert.ok(byCode(p.diagnostics, 'invalid-choice').some((d) => d.range.start.line === 0));
     assert.ok(!p.diagnostics.some((d) => d.range.start.line === 1), 'the newest vLLM has --attention-backend');
-    const h = await hoverAt(file, text, '--attention-backend', 2);
+    const h = await hover(file, text, '--attention-backend', 2);
     assert.match(h, /bundled facts of SGLang/);
   });
 });

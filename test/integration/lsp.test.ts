@@ -4,11 +4,9 @@
  * workspace rules, incremental catalog updates, and a seeded fuzz of 1,000+ mutated documents.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type {
   CodeAction,
   CompletionItem,
@@ -24,20 +22,15 @@ import type {
 import { buildCatalog, catalogToJson } from '../../src/core/flags';
 import type { CatalogStatus, DocumentCommand } from '../../src/shared/lspProtocol';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
+import { buildLanguageServer, byCode, hoverText, LSP_SERVER, posOf, readable, uriOf } from '../support/lsp';
 import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
-const SERVER = join(ROOT, 'dist', 'server.js');
 const FIX = join(ROOT, 'test', 'fixtures');
 const LAUNCH = join(FIX, 'launch');
 const ARGS = join(FIX, 'server_args');
 
-const uriOf = (p: string): string => pathToFileURL(p).toString();
 const read = (p: string): string => readFileSync(p, 'utf8');
-/** Markdown without its backslash escapes: what the hover shows (foreign text is escaped in full). */
-const readable = (md: string): string => md.replace(/\\([!-/:-@[-`{-~])/g, '$1');
-const hoverText = (h: Hover | null): string => (h ? readable((h.contents as MarkupContent).value) : '');
-const byCode = (ds: Diagnostic[], code: string): Diagnostic[] => ds.filter((d) => d.code === code);
 
 /** Applies LSP text edits to a string (edits must not overlap). */
 function applyEdits(text: string, edits: TextEdit[]): string {
@@ -57,18 +50,6 @@ async function activeCatalog(c: StdioLspClient, kind: string): Promise<CatalogSt
   });
 }
 
-/** Position of the `nth` occurrence of `needle` (plus `delta` characters). */
-function posOf(text: string, needle: string, delta = 0, nth = 0): { line: number; character: number } {
-  let i = -1;
-  for (let k = 0; k <= nth; k++) {
-    i = text.indexOf(needle, i + 1);
-    if (i < 0) throw new Error(`${needle} not found`);
-  }
-  const before = text.slice(0, i + delta);
-  const line = before.split('\n').length - 1;
-  return { line, character: before.length - before.lastIndexOf('\n') - 1 };
-}
-
 function makeWorkspace(serverArgs?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'id-lsp-'));
   if (serverArgs) {
@@ -81,7 +62,7 @@ function makeWorkspace(serverArgs?: string): string {
 const clients: StdioLspClient[] = [];
 const dirs: string[] = [];
 function client(configuration?: Record<string, unknown>): StdioLspClient {
-  const c = new StdioLspClient({ serverPath: SERVER, ...(configuration ? { configuration } : {}) });
+  const c = new StdioLspClient({ serverPath: LSP_SERVER, ...(configuration ? { configuration } : {}) });
   clients.push(c);
   return c;
 }
@@ -107,8 +88,7 @@ describe('language server over stdio', function () {
 
   before(function () {
     this.timeout(120_000);
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--only', 'server'], { cwd: ROOT, encoding: 'utf8' });
-    assert.equal(r.status, 0, `build failed: ${r.stderr}`);
+    buildLanguageServer();
   });
 
   after(async () => {

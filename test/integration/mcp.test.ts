@@ -17,6 +17,7 @@ import Ajv from 'ajv';
 import { freePort } from '../../scripts/lib/codeServer';
 import { runToolInCli } from '../../src/agent/runner';
 import { waitUntilReady } from '../../src/core/fix/loop';
+import { startSshd, type Sshd } from '../support/sshd';
 import { scenarioPath, SimPool } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -181,7 +182,9 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
 
   it('flags, check_launch, server_info, search_source and environment answer within their schemas', async () => {
     const flags = await call(plain, 'flags', { name: 'fp4_gemm_backend', release: '0.5.9' });
-    assert.equal((flags.flags as { flag: string }[])[0]?.flag, '--fp4-gemm-backend');
+    const fp4 = (flags.flags as { flag: string; choices?: string[] }[])[0];
+    assert.equal(fp4?.flag, '--fp4-gemm-backend');
+    assert.ok(fp4.choices?.includes('flashinfer_cudnn'), 'the choice the incident is fixed with');
     const family = await call(plain, 'flags', { family: 'moe', limit: 2 });
     assert.equal((family.flags as unknown[]).length, 2);
     assert.equal(family.truncated, true);
@@ -203,6 +206,80 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     assert.ok((search.matches as unknown[]).length >= 1);
     const env = await call(plain, 'environment', { host: 'local' }, 180_000);
     assert.equal(env.host, 'local');
+  });
+
+  describe('diagnose with a GPU host over SSH (a real sshd on 127.0.0.1, reached by its ssh config alias)', () => {
+    let sshd: Sshd;
+    let dir: string;
+    let sshConfig: string;
+    let knownHosts: string;
+    let withHost: Session;
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'id-mcp-ssh-'));
+      // The host's GPU: the stub nvidia-smi (an SM 12.0 card) first on every session's PATH.
+      sshd = await startSshd({ gpuStub: true });
+      sshConfig = join(dir, 'ssh_config');
+      writeFileSync(sshConfig, sshd.sshConfigEntry('gpu-box'));
+      knownHosts = sshd.writeKnownHosts(join(dir, 'known_hosts'));
+      withHost = await connect(['--server', `incident=${nanUrl}`, '--ssh-config', sshConfig, '--known-hosts', knownHosts], {
+        INFERENCE_DOCTOR_API_KEY: API_KEY,
+        SSH_AUTH_SOCK: '',
+      });
+    });
+
+    after(async () => {
+      await withHost?.close();
+      await sshd?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    type Finding = { id: string; confidence: string; evidence: { stance: string; text: string }[] };
+
+    it('takes the GPU from the host: the FP4 GEMM rule first for the incident server, with no gpu given', async () => {
+      assert.match(withHost.client.getInstructions() ?? '', /Hosts: local, gpu-box/);
+      const data = await call(withHost, 'diagnose', { server: 'incident', host: 'gpu-box' }, 180_000);
+      const findings = data.findings as Finding[];
+      assert.equal(findings[0]?.id, 'sglang-fp4-gemm-cutlass-sm120-zero-output', JSON.stringify(findings.map((f) => f.id)));
+      assert.equal(findings[0].confidence, 'match');
+      assert.ok(
+        findings[0].evidence.some((e) => e.stance === 'for' && /12\.0|RTX PRO 6000/.test(e.text)),
+        JSON.stringify(findings[0].evidence),
+      );
+      assert.match(sshd.log(), /Accepted publickey/);
+      assert.ok(!JSON.stringify(data).includes(API_KEY));
+      // The server alone does not say which GPU it runs on.
+      const alone = await call(withHost, 'diagnose', { server: 'incident' });
+      assert.notDeepEqual((alone.findings as Finding[]).map((f) => [f.id, f.confidence]).slice(0, 1), [['sglang-fp4-gemm-cutlass-sm120-zero-output', 'match']]);
+    });
+
+    it('the VS Code path reads the same host through its ssh settings', async () => {
+      const r = await runToolInCli(
+        'diagnose',
+        { input: { server: 'incident box', host: 'gpu-box', probe: false }, servers: [{ name: 'incident box', url: nanUrl, apiKey: API_KEY }] },
+        { cliPath: CLI, allowChanges: false, signal: new AbortController().signal, sshConfigFile: sshConfig, knownHostsFile: knownHosts },
+      );
+      assert.ok(r.ok, JSON.stringify(r));
+      assert.ok(ajv.validate(tools.find((t) => t.name === 'diagnose')!.outputSchema!, r.data), ajv.errorsText());
+      assert.ok((r.data.findings as Finding[]).some((f) => f.id === 'sglang-fp4-gemm-cutlass-sm120-zero-output'));
+    });
+
+    it('refuses a host whose key is not known, before authenticating, and hostile hosts before any connection', async () => {
+      const empty = join(dir, 'empty_known_hosts');
+      writeFileSync(empty, '');
+      const strange = await connect(['--ssh-config', sshConfig, '--known-hosts', empty], { SSH_AUTH_SOCK: '' });
+      try {
+        const before = sshd.log().length;
+        const r = (await strange.client.callTool({ name: 'diagnose', arguments: { host: 'gpu-box', gpu: 'rtx-pro-6000' } })) as CallToolResult;
+        assert.equal(r.isError, true, text(r));
+        assert.match(text(r), /^refused: .*never trust a new host key/s);
+        assert.doesNotMatch(sshd.log().slice(before), /Accepted publickey/);
+        assert.match(await refused(strange, 'diagnose', { host: '-oProxyCommand=touch /tmp/x' }), /looks like an ssh option/);
+        assert.match(await refused(strange, 'diagnose', { host: 'gpu-box;id' }), /invalid-input: Bad host name/);
+      } finally {
+        await strange.close();
+      }
+    });
   });
 
   describe("the VS Code tools' path (src/agent/runner.ts: inference-doctor tool in a child, as the extension forks it)", () => {

@@ -245,20 +245,7 @@ describe('remote feature in a fake VS Code', function () {
     config['inferenceDoctor.ssh.knownHostsFile'] = join(root, 'known_hosts');
     writeFileSync(
       join(root, 'ssh_config'),
-      [
-        'Host gpu1',
-        '  HostName 10.0.0.1',
-        '  User root',
-        'Host *.lab',
-        '  User x',
-        'Host testbox',
-        '  HostName 127.0.0.1',
-        `  Port ${d.port}`,
-        `  User ${d.user}`,
-        `  IdentityFile ${d.clientKey}`,
-        '  IdentitiesOnly yes',
-        '',
-      ].join('\n'),
+      ['Host gpu1', '  HostName 10.0.0.1', '  User root', 'Host *.lab', '  User x', d.sshConfigEntry('testbox')].join('\n'),
     );
     config['inferenceDoctor.ssh.configFile'] = join(root, 'ssh_config');
     mkdirSync(join(root, 'src', 'srt'), { recursive: true });

@@ -4,7 +4,7 @@
  * current user. If sshd is not installed this throws (tests must fail, not skip).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +39,11 @@ export interface SshdOptions {
   kbdInteractive?: boolean;
   /** More variables for every session (sshd reads only its first SetEnv line, so they share it). */
   sessionEnv?: Record<string, string>;
+  /**
+   * A "GPU box": sessions find the stub nvidia-smi of test/fixtures/fake-install (an RTX PRO 6000,
+   * compute capability 12.0) first on PATH (before sessionEnv's PATH, else the system's).
+   */
+  gpuStub?: boolean;
   extraConfig?: string;
 }
 
@@ -61,6 +66,11 @@ export class Sshd {
     keygen(this.clientKey, 'ed25519');
     writeFileSync(join(this.dir, 'authorized_keys'), readFileSync(`${this.clientKey}.pub`));
     keygen(this.hostKeyFile, this.opts.hostKeyType ?? 'ed25519');
+    if (this.opts.gpuStub) {
+      mkdirSync(join(this.dir, 'bin'));
+      copyFileSync(join(__dirname, '..', 'fixtures', 'fake-install', 'bin', 'nvidia-smi'), join(this.dir, 'bin', 'nvidia-smi'));
+      chmodSync(join(this.dir, 'bin', 'nvidia-smi'), 0o755);
+    }
   }
 
   /** $HOME of sessions on this server (an empty temp dir). */
@@ -76,6 +86,18 @@ export class Sshd {
   /** Raw host key blob (as offered in the handshake). */
   get hostKeyBlob(): Buffer {
     return Buffer.from(this.hostKeyPub.split(/\s+/)[1], 'base64');
+  }
+  /** An ssh config entry naming this server `alias`, with the client key (for `configFile` settings and `--ssh-config`). */
+  sshConfigEntry(alias: string): string {
+    return [
+      `Host ${alias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${this.port}`,
+      `  User ${this.user}`,
+      `  IdentityFile ${this.clientKey}`,
+      '  IdentitiesOnly yes',
+      '',
+    ].join('\n');
   }
   /** A plain known_hosts line for this server. */
   knownHostsLine(): string {
@@ -93,6 +115,12 @@ export class Sshd {
     } catch {
       return '';
     }
+  }
+
+  private sessionEnv(): Record<string, string> {
+    const env = { ...this.opts.sessionEnv };
+    if (this.opts.gpuStub) env.PATH = `${join(this.dir, 'bin')}:${env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`;
+    return env;
   }
 
   private writeConfig(): string {
@@ -122,7 +150,7 @@ export class Sshd {
         'PrintMotd no',
         // The machine's own ~/.bashrc (pyenv, cargo, …) can take seconds per command; bash reads it
         // for every ssh command. Point HOME at an empty dir so tests measure ssh, not dotfiles.
-        `SetEnv ${[`HOME=${this.home}`, ...Object.entries(this.opts.sessionEnv ?? {}).map(([k, v]) => `${k}=${v}`)].map(quoteSetEnv).join(' ')}`,
+        `SetEnv ${[`HOME=${this.home}`, ...Object.entries(this.sessionEnv()).map(([k, v]) => `${k}=${v}`)].map(quoteSetEnv).join(' ')}`,
         this.opts.extraConfig ?? '',
         '',
       ].join('\n'),

@@ -284,5 +284,20 @@ describe('agent tools', () => {
       assert.ok(!gpu.ok);
       assert.match(gpu.error.message, /Unknown GPU "toaster"/);
     });
+
+    it('diagnose with a host opens it through ctx.hosts, and never a host that looks like an option or shell syntax', async () => {
+      const opened: string[] = [];
+      const hosts = { known: () => ['local'], open: (spec: string) => (opened.push(spec), Promise.reject(new Error('unreachable in unit tests'))) };
+      for (const bad of ['-oProxyCommand=touch /tmp/x', 'gpu;id', 'x$(id)']) {
+        const r = await runTool('diagnose', { host: bad }, ctx({ hosts }));
+        assert.ok(!r.ok);
+        assert.equal(r.error.code, 'invalid-input', bad);
+      }
+      assert.deepEqual(opened, []);
+      const r = await runTool('diagnose', { host: ' gpu-box ', gpu: '12.0' }, ctx({ hosts }));
+      assert.ok(!r.ok);
+      assert.match(r.error.message, /unreachable in unit tests/, 'a host that cannot be read fails the call rather than being left out');
+      assert.deepEqual(opened, ['gpu-box']);
+    });
   });
 });

@@ -6,12 +6,21 @@
  * `https://github.com/…` sources may be links.
  */
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Finding } from '../../src/core/diagnose/rules/engine';
 import { isDiagnoseWebviewMessage, type DiagnoseViewState, type HostToDiagnoseWebview } from '../../src/shared/diagnoseProtocol';
-import { buildWebview, launchChromium, preparePage, sendToWebview, startHarness, watchPage, type Harness, type PageWatch } from './harness';
+import {
+  assertPageClean,
+  elementsInApp,
+  openWatchedPage,
+  postedMessages,
+  sendToWebview,
+  startRig,
+  waitForPosted,
+  type PageWatch,
+  type WebviewRig,
+} from './harness';
 
-const WAIT = { timeout: 20_000 };
 const CANARY = '__pwned';
 const HOSTILE = [
   `<img src=x onerror="window.${CANARY}=1">`,
@@ -39,11 +48,6 @@ const BAD_SOURCES = [
   'vscode://inferenceDoctor.applyAndVerify',
   'command:inferenceDoctor.sweep',
 ];
-
-interface TestWindow {
-  __posted: { type: string; [key: string]: unknown }[];
-  __violations: unknown[];
-}
 
 function finding(over: Partial<Finding> = {}): Finding {
   return {
@@ -106,53 +110,25 @@ function doneState(over: Partial<DiagnoseViewState> = {}): DiagnoseViewState {
 
 describe('diagnose webview: the ranked causes in headless Chromium', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  let rig: WebviewRig;
 
   before(async () => {
-    buildWebview();
-    harness = await startHarness();
-    browser = await launchChromium();
+    rig = await startRig();
   });
 
   after(async () => {
-    await browser?.close();
-    await harness?.close();
+    await rig?.close();
   });
 
-  async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const watch = watchPage(page);
-    await preparePage(page);
-    await page.goto(`${harness.origin}/diagnose`, { waitUntil: 'load', timeout: 20_000 });
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted?.some((m) => m.type === 'ready'), undefined, WAIT);
-    return { page, watch };
-  }
-
+  const openPage = () => openWatchedPage(rig, '/diagnose', { waitReady: true });
   const send = (page: Page, m: HostToDiagnoseWebview) => sendToWebview(page, m);
-  const posted = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).__posted);
 
   async function assertClean(page: Page, watch: PageWatch): Promise<void> {
-    assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
-    assert.deepEqual(watch.dialogs, [], 'no dialog opened');
-    assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined, 'no payload ran');
-    assert.deepEqual(await page.evaluate(() => (window as unknown as TestWindow).__violations), [], 'no CSP violations');
-    assert.deepEqual(
-      watch.requests.filter((u) => !u.startsWith(harness.origin)),
-      [],
-      'no request left the page origin',
-    );
+    await assertPageClean(page, watch, rig.harness.origin, CANARY);
     assert.equal(new URL(page.url()).pathname, '/diagnose', 'the page never navigated');
     // Nothing a payload spells exists as an element; the only links are GitHub's.
-    const foreign = await page.evaluate(() => {
-      const app = document.getElementById('app')!;
-      const bad = app.querySelectorAll('img, script, svg, iframe, style, object, embed, form, [onerror], [onload], [onclick]');
-      return Array.from(bad).map((e) => e.outerHTML.slice(0, 100));
-    });
-    assert.deepEqual(foreign, []);
-    for (const m of await posted(page)) assert.ok(isDiagnoseWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
+    assert.deepEqual(await elementsInApp(page, 'img, script, svg, iframe, style, object, embed, form, [onerror], [onload], [onclick]'), []);
+    for (const m of await postedMessages(page)) assert.ok(isDiagnoseWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
   }
 
   it('shows the symptoms, the causes best first with evidence for and against, checks, fix steps and sources, all as text', async () => {
@@ -234,8 +210,8 @@ describe('diagnose webview: the ranked causes in headless Chromium', function ()
     const third = page.locator('[data-testid="finding"]').nth(2);
     assert.equal(await third.locator('[data-testid="apply"]').getAttribute('disabled'), '');
     await page.click('[data-testid="rediagnose"]');
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted.some((m) => m.type === 'rediagnose'), undefined, WAIT);
-    const sent = (await posted(page)).filter((m) => m.type !== 'ready');
+    await waitForPosted(page, 'rediagnose');
+    const sent = (await postedMessages(page)).filter((m) => m.type !== 'ready');
     assert.deepEqual(sent, [
       { type: 'openSource', url: GOOD_SOURCE },
       { type: 'applyAndVerify', index: 0 },

@@ -3,6 +3,7 @@
  * uses, plus a nonce'd stub of acquireVsCodeApi that records posted messages and state.
  * Host messages are sent from the test with window.postMessage.
  */
+import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -182,4 +183,91 @@ export async function preparePage(page: Page): Promise<void> {
 /** Sends one host message to the webview. */
 export async function sendToWebview(page: Page, message: unknown): Promise<void> {
   await page.evaluate((m) => window.postMessage(m, '*'), message);
+}
+
+/** What the harness stub records on every page. */
+export interface HarnessWindow {
+  __posted: { type: string; [key: string]: unknown }[];
+  __violations: unknown[];
+}
+
+/** The harness and a browser, shared by one describe block's pages. */
+export interface WebviewRig {
+  harness: Harness;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** Builds the webview bundles, serves them and starts Chromium. */
+export async function startRig(): Promise<WebviewRig> {
+  buildWebview();
+  const harness = await startHarness();
+  let browser: Browser;
+  try {
+    browser = await launchChromium();
+  } catch (error) {
+    await harness.close();
+    throw error;
+  }
+  return {
+    harness,
+    browser,
+    close: async () => {
+      await browser.close();
+      await harness.close();
+    },
+  };
+}
+
+const POSTED_WAIT = { timeout: 20_000 };
+
+/** Resolves once the page has posted a message of this type. */
+export async function waitForPosted(page: Page, type: string): Promise<void> {
+  await page.waitForFunction((t) => (window as unknown as HarnessWindow).__posted?.some((m) => m.type === t), type, POSTED_WAIT);
+}
+
+/** Every message the page has posted so far. */
+export function postedMessages(page: Page): Promise<HarnessWindow['__posted']> {
+  return page.evaluate(() => (window as unknown as HarnessWindow).__posted);
+}
+
+/**
+ * A new page at the harness's `path`, watched from the start; `beforeLoad` runs before it loads
+ * (init scripts), `waitReady` waits for the page's `ready` message.
+ */
+export async function openWatchedPage(
+  rig: WebviewRig,
+  path: string,
+  o: { waitReady?: boolean; beforeLoad?: (page: Page) => Promise<unknown> } = {},
+): Promise<{ page: Page; watch: PageWatch }> {
+  const page = await rig.browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.setDefaultTimeout(20_000);
+  const watch = watchPage(page);
+  await preparePage(page);
+  await o.beforeLoad?.(page);
+  await page.goto(rig.harness.origin + path, { waitUntil: 'load', timeout: 20_000 });
+  if (o.waitReady) await waitForPosted(page, 'ready');
+  return { page, watch };
+}
+
+/**
+ * What every hostile-input page test holds at its end: no dialog, page error, console error or
+ * warning, no payload ran (`window[canary]` unset), no CSP violation, no request off the origin.
+ */
+export async function assertPageClean(page: Page, watch: PageWatch, origin: string, canary: string): Promise<void> {
+  assert.deepEqual(watch.dialogs, [], 'no dialog opened');
+  assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
+  assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
+  assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], canary), undefined, 'no payload script ran');
+  assert.deepEqual(await page.evaluate(() => (window as unknown as HarnessWindow).__violations), [], 'no CSP violations');
+  assert.deepEqual(
+    watch.requests.filter((url) => !url.startsWith(origin)),
+    [],
+    'no request left the page origin',
+  );
+}
+
+/** The start of each element under #app that matches `selector` (elements a payload may not create). */
+export function elementsInApp(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => Array.from(document.getElementById('app')!.querySelectorAll(sel)).map((e) => e.outerHTML.slice(0, 100)), selector);
 }

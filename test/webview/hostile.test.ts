@@ -5,11 +5,11 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ProbeResult } from '../../src/core/probe/types';
 import type { Verdict } from '../../src/core/detect/types';
 import { isWebviewMessage, type HostToWebview, type WebviewToHost } from '../../src/shared/webviewProtocol';
-import { buildWebview, launchChromium, preparePage, ROOT, sendToWebview, startHarness, watchPage, type Harness, type PageWatch } from './harness';
+import { assertPageClean, openWatchedPage, ROOT, sendToWebview, startRig, waitForPosted, type PageWatch, type WebviewRig } from './harness';
 
 const RESULTS = join(ROOT, 'test-results');
 const WAIT = { timeout: 20_000 };
@@ -146,7 +146,7 @@ async function send(page: Page, message: HostToWebview): Promise<void> {
 }
 
 async function init(page: Page, extra: Partial<Extract<HostToWebview, { type: 'init' }>> = {}): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as TestWindow).__posted?.some((m) => m.type === 'ready'), undefined, WAIT);
+  await waitForPosted(page, 'ready');
   await send(page, {
     type: 'init',
     servers: [
@@ -274,42 +274,24 @@ async function foreignElements(page: Page): Promise<string[]> {
 
 describe('probe webview: hostile model output in headless Chromium', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  let rig: WebviewRig;
 
   before(async () => {
     mkdirSync(RESULTS, { recursive: true });
-    buildWebview();
-    harness = await startHarness();
-    browser = await launchChromium();
+    rig = await startRig();
   });
 
   after(async () => {
-    await browser?.close();
-    await harness?.close();
+    await rig?.close();
   });
 
   async function openPage(path = '/'): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const watch = watchPage(page);
-    await preparePage(page);
-    await page.goto(harness.origin + path, { waitUntil: 'load', timeout: 20_000 });
-    await init(page);
-    return { page, watch };
+    const opened = await openWatchedPage(rig, path);
+    await init(opened.page);
+    return opened;
   }
 
-  function assertClean(watch: PageWatch, page: Page): Promise<void> {
-    return (async () => {
-      assert.deepEqual(watch.dialogs, [], 'no dialog opened');
-      assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
-      assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
-      assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined, 'no payload script ran');
-      assert.deepEqual(await page.evaluate(() => (window as unknown as TestWindow).__violations), [], 'no CSP violations');
-      const offOrigin = watch.requests.filter((url) => !url.startsWith(harness.origin));
-      assert.deepEqual(offOrigin, [], 'no request left the page origin');
-    })();
-  }
+  const assertClean = (watch: PageWatch, page: Page): Promise<void> => assertPageClean(page, watch, rig.harness.origin, CANARY);
 
   for (const variant of [
     { path: '/', name: 'with the shipped CSP' },
@@ -321,7 +303,7 @@ describe('probe webview: hostile model output in headless Chromium', function ()
         const csp = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content'));
         assert.ok(csp, 'CSP meta present');
         assert.match(csp, /default-src 'none'/);
-        assert.match(csp, new RegExp(`script-src 'nonce-${harness.lastNonce().replace(/[+/=]/g, '\\$&')}'`));
+        assert.match(csp, new RegExp(`script-src 'nonce-${rig.harness.lastNonce().replace(/[+/=]/g, '\\$&')}'`));
         assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       }
       const payloads = hostilePayloads();
@@ -721,13 +703,12 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await assertClean(watch, page);
     await page.close();
 
-    const page2 = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    const watch2 = watchPage(page2);
-    await preparePage(page2);
-    await page2.addInitScript((s) => {
-      (window as unknown as TestWindow).__restoreState = s;
-    }, saved);
-    await page2.goto(harness.origin + '/', { waitUntil: 'load', timeout: 20_000 });
+    const { page: page2, watch: watch2 } = await openWatchedPage(rig, '/', {
+      beforeLoad: (p) =>
+        p.addInitScript((s) => {
+          (window as unknown as TestWindow).__restoreState = s;
+        }, saved),
+    });
     await init(page2);
     assert.equal(await page2.evaluate(() => (document.querySelector('[data-testid="prompt"]') as HTMLElement & { value: string }).value), 'restored prompt');
     const posted = await page2.evaluate(() => (window as unknown as TestWindow).__posted);

@@ -4,10 +4,20 @@
  * values, reasons, errors and log lines, and a failed start: all of it must arrive as text.
  */
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { SweepRow } from '../../src/core/fix/sweep';
 import { isSweepWebviewMessage, type HostToSweepWebview, type SweepViewState } from '../../src/shared/sweepProtocol';
-import { buildWebview, launchChromium, preparePage, sendToWebview, startHarness, watchPage, type Harness, type PageWatch } from './harness';
+import {
+  assertPageClean,
+  elementsInApp,
+  openWatchedPage,
+  postedMessages,
+  sendToWebview,
+  startRig,
+  waitForPosted,
+  type PageWatch,
+  type WebviewRig,
+} from './harness';
 
 const WAIT = { timeout: 20_000 };
 const CANARY = '__pwned';
@@ -18,11 +28,6 @@ const HOSTILE = [
   `<vscode-button onclick="window.${CANARY}=1">Apply this row</vscode-button>`,
   'RLO:\u202Egnp.exe\u202C',
 ];
-
-interface TestWindow {
-  __posted: { type: string; [key: string]: unknown }[];
-  __violations: unknown[];
-}
 
 const FLAG = '--fp4-gemm-backend';
 const EVIL_FLAG = `--x${HOSTILE[0]}`;
@@ -70,52 +75,24 @@ const ROWS: SweepRow[] = [
 
 describe('sweep webview: the live matrix in headless Chromium', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  let rig: WebviewRig;
 
   before(async () => {
-    buildWebview();
-    harness = await startHarness();
-    browser = await launchChromium();
+    rig = await startRig();
   });
 
   after(async () => {
-    await browser?.close();
-    await harness?.close();
+    await rig?.close();
   });
 
-  async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const watch = watchPage(page);
-    await preparePage(page);
-    await page.goto(`${harness.origin}/sweep`, { waitUntil: 'load', timeout: 20_000 });
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted?.some((m) => m.type === 'ready'), undefined, WAIT);
-    return { page, watch };
-  }
-
+  const openPage = () => openWatchedPage(rig, '/sweep', { waitReady: true });
   const send = (page: Page, m: HostToSweepWebview) => sendToWebview(page, m);
-  const posted = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).__posted);
 
   async function assertClean(page: Page, watch: PageWatch): Promise<void> {
-    assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
-    assert.deepEqual(watch.dialogs, [], 'no dialog opened');
-    assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined, 'no payload ran');
-    assert.deepEqual(await page.evaluate(() => (window as unknown as TestWindow).__violations), [], 'no CSP violations');
-    assert.deepEqual(
-      watch.requests.filter((u) => !u.startsWith(harness.origin)),
-      [],
-      'no request left the page origin',
-    );
+    await assertPageClean(page, watch, rig.harness.origin, CANARY);
     // Nothing a payload spells exists as an element; the only buttons are the page's own.
-    const foreign = await page.evaluate(() => {
-      const app = document.getElementById('app')!;
-      const bad = app.querySelectorAll('img, script, svg, iframe, style, a, [onerror], [onload], [onclick]');
-      return Array.from(bad).map((e) => e.outerHTML.slice(0, 100));
-    });
-    assert.deepEqual(foreign, []);
-    for (const m of await posted(page)) assert.ok(isSweepWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
+    assert.deepEqual(await elementsInApp(page, 'img, script, svg, iframe, style, a, [onerror], [onload], [onclick]'), []);
+    for (const m of await postedMessages(page)) assert.ok(isSweepWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
   }
 
   it('fills in the matrix row by row, shows a failed start with its log lines, and keeps every foreign string as text', async () => {
@@ -154,7 +131,7 @@ describe('sweep webview: the live matrix in headless Chromium', function () {
     await send(page, { type: 'state', state: { ...setupState(), rows: [ROWS[0], ROWS[1]], progress: '3/3' } });
     await page.waitForSelector('[data-testid="row"][data-index="1"]');
     await page.click('[data-testid="cancel"]');
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted.some((m) => m.type === 'cancel'), undefined, WAIT);
+    await waitForPosted(page, 'cancel');
     await send(page, { type: 'cancelling' });
     await page.waitForFunction(() => document.querySelector('[data-testid="cancel"]')?.hasAttribute('disabled'), undefined, WAIT);
     assert.match((await page.textContent('[data-testid="final"]')) ?? '', /Cancelling/);
@@ -175,8 +152,8 @@ describe('sweep webview: the live matrix in headless Chromium', function () {
     assert.equal(await apply.getAttribute('data-index'), '2');
     await apply.click();
     await page.click('[data-testid="open-md"]');
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted.some((m) => m.type === 'openReport'), undefined, WAIT);
-    const sent = (await posted(page)).filter((m) => m.type !== 'ready');
+    await waitForPosted(page, 'openReport');
+    const sent = (await postedMessages(page)).filter((m) => m.type !== 'ready');
     assert.deepEqual(sent, [{ type: 'cancel' }, { type: 'applyRow', index: 2 }, { type: 'openReport', kind: 'md' }]);
     await assertClean(page, watch);
     await page.close();

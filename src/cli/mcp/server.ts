@@ -12,7 +12,7 @@ import type { CliIo } from '../command';
 import type { McpArgs } from '../commands/mcp';
 
 const INSTRUCTIONS = `Inference Doctor finds out why an LLM inference server (SGLang, vLLM) answers "!!!!", NaN or nonsense.
-Start with probe (is the output broken?) and diagnose (which backend, kernel or flag causes it, and the fix to try first).
+Start with probe (is the output broken?) and diagnose (which backend, kernel or flag causes it, and the fix to try first; give it the server and, when you know it, the GPU host it runs on).
 flags and check_launch answer questions about SGLang flags and launch commands; server_info, environment and search_source read a server or a GPU host.
 apply_fix and sweep restart servers: they run only when the server was started with --allow-changes.`;
 

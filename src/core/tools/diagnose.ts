@@ -3,13 +3,15 @@ import { gatherEvidence, type GatherInputs } from '../diagnose/gather';
 import { bundledDiagnosisRules, diagnose, diagnosisJson, SYMPTOMS, type EvidenceSpec, type Symptom } from '../diagnose/rules';
 import { gpuFromArg, NAMED_GPUS } from '../gpu/names';
 import { fromSetting } from '../release/detect';
+import { inspectHost } from './environment';
 import { checkText, resolveServer, shown } from './guards';
-import { outputObject, SERVER_INPUT } from './schemaParts';
+import { HOST_INPUT, outputObject, SERVER_INPUT } from './schemaParts';
 import { ToolError, type ToolDefinition } from './types';
 
 export interface DiagnoseInput {
   server?: string;
   probe?: boolean;
+  host?: string;
   launch?: string;
   launchFileName?: string;
   log?: string;
@@ -32,12 +34,14 @@ export const diagnoseTool: ToolDefinition<DiagnoseInput> = {
     'Rank the known causes that fit a deployment (wrong backend for the GPU, kernels built without its architecture, ' +
     'quantization paths that give NaN or zeros…), each with the evidence for and against, what is still unknown and the fix ' +
     'in the order to try. Give what you have: a running server (reads /v1/models and /server_info and runs a quick probe), ' +
+    'the GPU host it runs on (its GPUs, driver and Python packages are read over SSH), ' +
     'the launch command text, the server log text, the GPU, the engine and its version, the model and the symptom seen. Read-only.',
   inputSchema: {
     type: 'object',
     properties: {
       server: SERVER_INPUT,
       probe: { type: 'boolean', description: 'With server: send the quick probe prompts (default true)' },
+      host: { ...HOST_INPUT, description: `The GPU host to inspect (read-only discovery commands): ${String(HOST_INPUT.description)}` },
       launch: { type: 'string', minLength: 1, maxLength: TEXT_LIMIT, description: 'The launch command or launch file text' },
       launchFileName: { type: 'string', minLength: 1, maxLength: 255, description: 'Its file name (run.sh, compose.yaml…): says how to read it' },
       log: { type: 'string', minLength: 1, maxLength: TEXT_LIMIT, description: 'SGLang or vLLM server log text' },
@@ -89,6 +93,7 @@ export const diagnoseTool: ToolDefinition<DiagnoseInput> = {
     },
     ['symptoms', 'findings', 'rulesJudged', 'notes'],
   ),
+  // With `host` it runs discovery there; VS Code confirms such a call (src/agent/tools.ts).
   touchesHost: false,
   changesServer: false,
   async run(input, ctx) {
@@ -128,8 +133,10 @@ export const diagnoseTool: ToolDefinition<DiagnoseInput> = {
         timeoutMs: Math.min(ctx.timeLimitMs, 120_000),
       };
     }
-    const anything = input.launch || input.log || input.server || Object.keys(spec).length || input.symptom;
-    if (!anything) throw new ToolError('invalid-input', 'Give some evidence: server, launch, log, gpu, engine, model or symptom');
+    const anything = input.launch || input.log || input.server || input.host || Object.keys(spec).length || input.symptom;
+    if (!anything) throw new ToolError('invalid-input', 'Give some evidence: server, host, launch, log, gpu, engine, model or symptom');
+    // Same discovery as `inference-doctor diagnose --host`: no torch import, nothing started on the GPU.
+    if (input.host !== undefined) inputs.discovery = [await inspectHost(ctx, input.host)];
     const { evidence, notes } = await gatherEvidence(inputs, { signal: ctx.signal, ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}) });
     const { rules } = bundledDiagnosisRules();
     const d = diagnose(evidence, { rules, limit: input.limit ?? 5, ...(input.symptom ? { symptom: input.symptom } : {}) });

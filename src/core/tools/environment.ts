@@ -1,9 +1,9 @@
 /** `environment`: what a host runs — GPUs, drivers, SGLang servers, Python packages — and whether its kernels fit the GPU. */
-import { discoverEnv, formatEnvReport } from '../discovery';
+import { discoverEnv, formatEnvReport, type EnvReport } from '../discovery';
 import { ccText } from '../gpu/gpus';
 import { capText, checkHost } from './guards';
 import { HOST_INPUT, outputObject } from './schemaParts';
-import type { ToolDefinition } from './types';
+import type { ToolContext, ToolDefinition } from './types';
 
 export interface EnvironmentInput {
   host: string;
@@ -12,6 +12,23 @@ export interface EnvironmentInput {
 }
 
 const REPORT_CHARS = 12_000;
+
+/** Discovery on a host the agent named (key checked by ctx.hosts), bounded by the call's limits; the connection is closed after. */
+export async function inspectHost(ctx: ToolContext, name: string, o: { torch?: boolean; checkEnv?: boolean } = {}): Promise<EnvReport> {
+  const hostName = checkHost(name);
+  const host = await ctx.hosts.open(hostName, ctx.signal);
+  try {
+    ctx.onProgress?.(`inspecting ${hostName}`);
+    return await discoverEnv(host, {
+      torch: o.torch ? 'auto' : 'no',
+      checkEnv: o.checkEnv ?? false,
+      signal: ctx.signal,
+      probeTimeoutMs: Math.min(ctx.timeLimitMs, 60_000),
+    });
+  } finally {
+    await host.close().catch(() => undefined);
+  }
+}
 
 export const environmentTool: ToolDefinition<EnvironmentInput> = {
   name: 'environment',
@@ -99,47 +116,36 @@ export const environmentTool: ToolDefinition<EnvironmentInput> = {
   changesServer: false,
   async run(input, ctx) {
     const hostName = checkHost(input.host);
-    const host = await ctx.hosts.open(hostName, ctx.signal);
-    try {
-      ctx.onProgress?.(`inspecting ${hostName}`);
-      const r = await discoverEnv(host, {
-        torch: input.torch ? 'auto' : 'no',
-        checkEnv: input.checkEnv ?? false,
-        signal: ctx.signal,
-        probeTimeoutMs: Math.min(ctx.timeLimitMs, 60_000),
-      });
-      const data = {
-        host: hostName,
-        gpus: r.gpus.map((g) => ({
-          index: g.index,
-          name: g.name,
-          ...(g.computeCap ? { computeCapability: ccText(g.computeCap) } : {}),
-          ...(g.memoryMiB !== undefined ? { memoryMiB: g.memoryMiB } : {}),
-        })),
-        ...(r.driverVersion ? { driverVersion: r.driverVersion } : {}),
-        ...(r.driverCudaVersion ? { driverCudaVersion: r.driverCudaVersion } : {}),
-        servers: r.servers.map((s) => ({
-          engine: s.engine,
-          kind: s.kind,
-          port: s.port,
-          ...(s.modelPath ? { modelPath: s.modelPath } : {}),
-          ...(s.pid !== undefined ? { pid: s.pid } : {}),
-          ...(s.unit ? { unit: s.unit } : {}),
-        })),
-        interpreters: r.interpreters.map((i) => ({
-          path: i.path,
-          ...(i.probe ? { python: i.probe.python.version } : {}),
-          packages: Object.fromEntries(Object.entries(i.probe?.packages ?? {}).flatMap(([k, p]) => (p.found ? [[k, p.version ?? 'installed']] : []))),
-          verdicts: i.verdicts.map((v) => ({ package: v.package, level: v.level, message: v.message })),
-          ...(i.error ? { error: i.error } : {}),
-        })),
-        warnings: r.warnings.map((w) => ({ severity: w.severity, code: w.code, message: w.message })),
-        notes: r.notes,
-        report: capText(formatEnvReport(r), REPORT_CHARS),
-      };
-      return { data, text: data.report };
-    } finally {
-      await host.close().catch(() => undefined);
-    }
+    const r = await inspectHost(ctx, hostName, { torch: input.torch ?? false, checkEnv: input.checkEnv ?? false });
+    const data = {
+      host: hostName,
+      gpus: r.gpus.map((g) => ({
+        index: g.index,
+        name: g.name,
+        ...(g.computeCap ? { computeCapability: ccText(g.computeCap) } : {}),
+        ...(g.memoryMiB !== undefined ? { memoryMiB: g.memoryMiB } : {}),
+      })),
+      ...(r.driverVersion ? { driverVersion: r.driverVersion } : {}),
+      ...(r.driverCudaVersion ? { driverCudaVersion: r.driverCudaVersion } : {}),
+      servers: r.servers.map((s) => ({
+        engine: s.engine,
+        kind: s.kind,
+        port: s.port,
+        ...(s.modelPath ? { modelPath: s.modelPath } : {}),
+        ...(s.pid !== undefined ? { pid: s.pid } : {}),
+        ...(s.unit ? { unit: s.unit } : {}),
+      })),
+      interpreters: r.interpreters.map((i) => ({
+        path: i.path,
+        ...(i.probe ? { python: i.probe.python.version } : {}),
+        packages: Object.fromEntries(Object.entries(i.probe?.packages ?? {}).flatMap(([k, p]) => (p.found ? [[k, p.version ?? 'installed']] : []))),
+        verdicts: i.verdicts.map((v) => ({ package: v.package, level: v.level, message: v.message })),
+        ...(i.error ? { error: i.error } : {}),
+      })),
+      warnings: r.warnings.map((w) => ({ severity: w.severity, code: w.code, message: w.message })),
+      notes: r.notes,
+      report: capText(formatEnvReport(r), REPORT_CHARS),
+    };
+    return { data, text: data.report };
   },
 };
