@@ -449,6 +449,14 @@ describe('detector signals on real outputs', () => {
         assert.equal(v.kind, 'ok');
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
       });
+      it('judges spaced contractions against the glued ones: quoted code in a long answer that writes "it\'s" stays a suspect', () => {
+        const glued = "It's the model's answer, and we don't change what it's given. ";
+        const code = "Run sed -i 's/^var /self./' index.js, then sed -i 's/^let /self./' main.js to rewrite them. ";
+        const v = detect(`${PROSE}${glued}${code}${glued}`, { finishReason: 'stop' });
+        assert.equal(v.kind, 'ok');
+        assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
+        assert.equal(reason(detect(`${PROSE}${code}`, { finishReason: 'stop' }), 'detok-spacing').kind, 'degenerate');
+      });
     });
 
     it('reaches the same reasons streamed one character at a time', () => {

@@ -21,6 +21,8 @@ function isApostrophe(c: number): boolean {
 
 export class DetokSpacing {
   private events = 0;
+  /** Contractions written glued ("it's"): a text that has many of them has a sound detokenizer. */
+  private glued = 0;
   private firstAt = -1;
   private sample = '';
   /** A candidate waits for the character after it: a closing quote makes it a quoted letter ('s'). */
@@ -31,9 +33,13 @@ export class DetokSpacing {
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(w.gapFirst);
-    if (w.gapLen !== 2 || w.len > 2) return;
+    if (w.gapLen > 2 || w.len > 2) return;
     const tail = TAILS.get(w.hash);
     if (tail === undefined || w.digits > 0) return;
+    if (w.gapLen === 1) {
+      if (isApostrophe(w.gapFirst) && w.words > 0) this.glued++;
+      return;
+    }
     const g0 = w.gapFirst;
     const g1 = w.gapSecond;
     if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && (w.words > 0 || w.start === 2)) {
@@ -59,7 +65,8 @@ export class DetokSpacing {
     if (this.pending >= 0) this.settle(0);
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
-    const strong = this.events >= DETOK.events || w.words < DETOK.shortWords;
+    // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
+    const strong = (this.events >= DETOK.events && this.events > this.glued) || w.words < DETOK.shortWords;
     this.sink('detok-spacing', this.firstAt, detail, strong ? 'degenerate' : 'suspect');
   }
 }
