@@ -92,6 +92,20 @@ describe('detector signals on real outputs', () => {
       const r = reason(judge(real('r33f8e297e8')), 'special-tokens');
       assert.match(r.message, /byte tokens/i);
     });
+    it('flags unknown-byte markers with text between them by their share of the answer (ollama, a tokenizer that does not match)', () => {
+      const c = real('r3715d9b6fd');
+      const r = reason(judge(c), 'special-tokens');
+      assert.equal(r.kind, 'degenerate');
+      assert.ok(c.text.startsWith('[UNK_BYTE_0x', r.offset), c.text.slice(r.offset, r.offset + 20));
+      assert.match(r.message, /filler or control tokens make \d+ of the answer's \d+ characters/);
+    });
+    it('keeps a text that names a few filler tokens among its words a suspect', () => {
+      const v = detect('BERT puts [CLS] before the first sentence, [SEP] between the two sentences, and hides a word behind [MASK] in pre-training.', {
+        finishReason: 'stop',
+      });
+      assert.equal(v.kind, 'ok');
+      assert.equal(reason(v, 'special-tokens').kind, 'suspect');
+    });
     it('makes one filler token a suspect only, and ignores fillers in code', () => {
       const one = detect(`${PROSE}The tokenizer maps unknown pieces to <unk> here.`, { finishReason: 'stop' });
       assert.equal(one.kind, 'ok');

@@ -143,7 +143,7 @@ const START_MARKER =
   /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
 const FILLER =
-  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
+  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
 const USER_ROLES = ['user', 'human', 'instruction'];
@@ -336,6 +336,7 @@ export class LexicalScanner {
   private fillerRun = 0;
   private fillerRunStart = 0;
   private fillers = 0;
+  private fillerChars = 0;
   private firstFiller = -1;
   private firstFillerText = '';
   private byteRun = 0;
@@ -1115,6 +1116,7 @@ export class LexicalScanner {
         this.fillerRun = 1;
         this.fillerRunStart = at;
       }
+      this.fillerChars += text.length;
       if (this.fillers++ === 0) {
         this.firstFiller = at;
         this.firstFillerText = text;
@@ -1257,6 +1259,16 @@ export class LexicalScanner {
         'special-tokens',
         Math.max(0, this.firstNonWs),
         `${this.unknownPieces} "⁇" marks: SentencePiece shows an unknown piece this way, so the model sampled ids its tokenizer does not have`,
+      );
+    }
+    // Filler tokens with text between them: much of the answer, not a run (a text on BERT names
+    // [CLS], [SEP] and [MASK] once each among many words).
+    const answerChars = this.pos - Math.max(0, this.firstNonWs);
+    if (this.fillers >= LEX.fillerRun && this.fillerChars >= LEX.fillerShare * answerChars && !this.flagged.has('special-tokens')) {
+      this.flag(
+        'special-tokens',
+        this.firstFiller,
+        `${this.fillers} filler or control tokens make ${this.fillerChars} of the answer's ${answerChars} characters, such as ${this.firstFillerText} at offset ${this.firstFiller}`,
       );
     }
     if (this.fillers > 0 && !this.flagged.has('special-tokens')) {

@@ -166,6 +166,8 @@ export const LEX = Object.freeze({
   blankShare: 0.9,
   /** Filler/control tokens in a row that make special-tokens degenerate (one alone is suspect). */
   fillerRun: 3,
+  /** ... or that many in all, with text between them, making this share of the answer's characters. */
+  fillerShare: 0.3,
   /** UTF-8-read-as-code-page sequences that make mojibake degenerate (one is suspect). */
   mojibakeEvents: 2,
   /** CP1251 needs this many more: Cyrillic text has the most lead/continuation look-alikes. */
