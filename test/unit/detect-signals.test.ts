@@ -325,6 +325,27 @@ describe('detector signals on real outputs', () => {
           assert.match(reason(judge(real(id)), 'word-salad').message, /no punctuation/, id);
         }
       });
+      it('leaves C++ that names its CamelCase identifiers again and again alone, wherever its 64-word blocks fall', () => {
+        const cpp = [
+          'Reads the records of one section.',
+          "  /// The RecordReader's buffer must outlive the reader and its BlockCursor.",
+          '  RecordReader(const ByteSource &Src, const SectionInfo &Info,',
+          '               bool IsBigEndian, uint8_t WordSize)',
+          '      : ByteReader(Info.Bytes, IsBigEndian, WordSize), Src(&Src),',
+          '        Info(&Info) {}',
+          '',
+          '  /// For sections without relocations.',
+          '  RecordReader(StringRef Bytes, bool IsBigEndian, uint8_t WordSize)',
+          '    : ByteReader(Bytes, IsBigEndian, WordSize) {}',
+          '  RecordReader(ArrayRef<uint8_t> Bytes, bool IsBigEndian,',
+          '               uint8_t WordSize)',
+          '      : ByteReader(',
+          '            StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()),',
+          '            IsBigEndian, WordSize) {}',
+        ].join('\n');
+        const lead = `${PROSE}${PROSE}`.split(' ');
+        for (let k = 0; k < lead.length; k++) ok(`${lead.slice(0, k).join(' ')} ${cpp}`);
+      });
       it('leaves a base-model sentence without punctuation alone: it has its function words', () => {
         ok(real('r9da48c48cf').text);
       });

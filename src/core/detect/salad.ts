@@ -124,10 +124,12 @@ export class Salad {
     if (w.gapCode > 0) this.codeGaps++;
     if (w.gapNewlines > 0) this.lineGaps++;
     if (w.gapMarks > 0) this.marks++;
-    if (!w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex))) this.odd++;
+    // Pieces: a case or letter/digit turn, clashing scripts. Counted at a word's first use in the
+    // block: code names its identifiers ("IsLittleEndian") again and again, salad seldom repeats.
+    let pieces = !w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex)) ? 1 : 0;
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
-      this.odd++;
+      pieces++;
     }
     if (w.glued > 0 && !w.escaped) {
       if (this.glued++ === 0) this.firstGlued = w.start;
@@ -159,6 +161,7 @@ export class Salad {
       this.keys[slot] = h;
       count = this.counts[slot] = 1;
       this.distinct++;
+      this.odd += pieces;
     } else count = ++this.counts[slot];
     if (!w.stop && w.digits === 0 && count > this.top) {
       this.top = count;
