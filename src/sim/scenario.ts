@@ -28,6 +28,7 @@ export type Behaviour =
   // Shapes seen in real broken answers (test/corpus/real), played with text written here:
   | 'symbol-flood' // "+" until max_tokens: the NaN failure on a vocabulary whose token 0 is not "!"
   | 'special-tokens' // "<unk>" filler tokens back to back
+  | 'unknown-bytes' // a healthy answer whose word-start pieces come as "[UNK_BYTE_0x…]" markers (a tokenizer without byte fallback)
   | 'word-stutter' // a healthy answer with every word said twice
   | 'function-word-salad' // function words in random order ("the to and of the a")
   | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
@@ -58,6 +59,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'huge',
   'symbol-flood',
   'special-tokens',
+  'unknown-bytes',
   'word-stutter',
   'function-word-salad',
   'mojibake',

@@ -89,6 +89,7 @@ describe('probe runner against the simulator', function () {
           ['empty', 'empty'],
           ['symbol-flood', 'answer-flood'],
           ['special-tokens', 'special-tokens'],
+          ['unknown-bytes', 'special-tokens'],
           ['word-stutter', 'word-repetition'],
           ['function-word-salad', 'word-salad'],
           ['mojibake', 'mojibake'],
