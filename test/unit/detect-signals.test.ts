@@ -229,6 +229,27 @@ describe('detector signals on real outputs', () => {
       const twice = detect(`${prompt}\n${PROSE}\n${prompt.toUpperCase()}\n`, { finishReason: 'stop' }, undefined, { prompt });
       assert.equal(reason(twice, 'prompt-echo').kind, 'degenerate');
     });
+    it("flags an answer that is the prompt's opening, cut by the token limit (QServe returning its GSM8K question)", () => {
+      const c = real('r623a2c9e11');
+      const question =
+        'Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips did Natalia sell altogether in April and May?';
+      const v = detect(c.text, { finishReason: 'length' }, undefined, { prompt: question });
+      const r = reason(v, 'prompt-echo');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, 0);
+      assert.match(r.message, /the model returns its input/);
+      const cut = detect(c.text.slice(0, 40), { finishReason: 'length' }, undefined, { prompt: question });
+      assert.match(reason(cut, 'prompt-echo').message, /whole answer is the first 40 characters of the prompt/);
+      const framed = detect(c.text, { finishReason: 'length' }, undefined, { prompt: `Solve this: ${question}` });
+      assert.ok(!framed.reasons.some((x) => x.code === 'prompt-echo'), 'the prompt opens with other words');
+    });
+    it('flags an answer that is the prompt and little else, and keeps a quoted question before an answer a suspect', () => {
+      const whole = detect(`${prompt} Thanks.`, { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(reason(whole, 'prompt-echo').kind, 'degenerate');
+      assert.match(reason(whole, 'prompt-echo').message, /the model returns its input/);
+      const short = detect('Explain in two sentences how a page table works.', { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(short.kind, 'ok');
+    });
     it('reads the prompt from a JSONL record', () => {
       const r = detectRecord({ id: 1, text: `${prompt} ${prompt} ${PROSE}`, finish_reason: 'stop', prompt });
       assert.ok('reasons' in r && r.reasons.includes('prompt-echo'), JSON.stringify(r));

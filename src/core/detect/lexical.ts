@@ -374,6 +374,10 @@ export class LexicalScanner {
   private echoK = 0;
   private echoLastSpace = true;
   private echoes = 0;
+  /** Characters fed to the echo matcher (whitespace runs as one), and how far the answer is the prompt's opening. */
+  private echoSeen = 0;
+  private echoPrefix = 0;
+  private echoPrefixOk = true;
   private firstEcho = -1;
 
   /** Token 0's text when it is one character (the NaN signature); -1 otherwise. */
@@ -1159,12 +1163,41 @@ export class LexicalScanner {
     let k = this.echoK;
     while (k > 0 && p.charCodeAt(k) !== ch) k = fail[k - 1];
     if (p.charCodeAt(k) === ch) k++;
+    const seen = ++this.echoSeen;
+    if (k === seen) this.echoPrefix = k;
+    else if (ch !== 32) this.echoPrefixOk = false;
     if (k === p.length) {
       if (this.echoes++ === 0) this.firstEcho = pos - p.length + 1;
       if (this.echoes >= 2) this.flag('prompt-echo', this.firstEcho, `the prompt appears ${this.echoes} times in the answer`);
       k = fail[k - 1];
     }
     this.echoK = k;
+  }
+
+  /**
+   * One echo: degenerate when the prompt is most of the answer or the answer is the prompt's
+   * opening (a model that returns its input), else a suspect (an answer may quote its question).
+   */
+  private judgeEcho(): void {
+    if (this.echo === null) return;
+    const seen = this.echoSeen;
+    if (this.echoes === 1) {
+      const most = this.echo.length >= LEX.echoShare * seen;
+      this.flag(
+        'prompt-echo',
+        this.firstEcho,
+        most
+          ? `the prompt makes ${this.echo.length} of the answer's ${seen} characters (spaces collapsed), from offset ${this.firstEcho}: the model returns its input`
+          : `the answer repeats the prompt at offset ${this.firstEcho}`,
+        most ? undefined : 'suspect',
+      );
+    } else if (this.echoes === 0 && this.echoPrefixOk && this.echoPrefix >= LEX.echoMinChars && this.echoPrefix >= seen - 1) {
+      this.flag(
+        'prompt-echo',
+        Math.max(0, this.firstNonWs),
+        `the whole answer is the first ${this.echoPrefix} characters of the prompt (spaces collapsed): the model returns its input`,
+      );
+    }
   }
 
   /** An answer that is mostly one character: short floods the absolute thresholds never see. */
@@ -1292,9 +1325,7 @@ export class LexicalScanner {
     } else if (this.fffd > 0) {
       this.flag('mojibake', this.firstFffd, `a U+FFFD replacement character at offset ${this.firstFffd}`, 'suspect');
     }
-    if (this.echoes === 1) {
-      this.flag('prompt-echo', this.firstEcho, `the answer repeats the prompt at offset ${this.firstEcho}`, 'suspect');
-    }
+    this.judgeEcho();
     if (this.spliced >= 0 && !this.flagged.has('word-salad') && !this.flagged.has('token-salad')) {
       this.flag('spliced-token', this.spliced, `one word in another writing system at offset ${this.spliced} interrupts the text`, 'suspect');
     }

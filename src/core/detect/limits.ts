@@ -180,6 +180,8 @@ export const LEX = Object.freeze({
   /** Prompt echo: the first echoChars of the normalised prompt, when it has echoMinChars. */
   echoChars: 64,
   echoMinChars: 16,
+  /** One echo is degenerate when it makes this share of the answer (spaces collapsed). */
+  echoShare: 0.6,
 });
 
 /**
