@@ -142,6 +142,10 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves a "User:" key inside code alone (an SSH config written as an object)', () => {
+      const code = "Append the host like this:\n\n```js\nconfig.append({\n  Host: 'gpu-box',\n  HostName: 'gpu-box.lan',\n  User: 'ops'\n})\n```\n";
+      assert.equal(detect(code, { finishReason: 'stop' }).kind, 'ok');
+    });
   });
 
   describe('word-repetition', () => {
@@ -152,6 +156,25 @@ describe('detector signals on real outputs', () => {
     });
     it('flags two words cycling in prose', () => {
       reason(judge(real('r2395cf6e0f')), 'word-repetition');
+    });
+    it('leaves command-line help in a code block alone (each option beside its metavar: "--foo FOO")', () => {
+      const help = [
+        'Run it with --help to see the options:',
+        '',
+        '```',
+        'usage: serve [-h] [-p PORT] [-m MODEL] [--tp TP]',
+        '',
+        'options:',
+        '  -h, --help            show this help message and exit',
+        '  -p PORT, --port PORT  port to listen on',
+        '  -m MODEL, --model MODEL',
+        '                        model to load',
+        '  --tp TP               tensor parallel size',
+        '  --dtype DTYPE         weight dtype',
+        '```',
+      ].join('\n');
+      assert.equal(detect(help, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect(`${PROSE}${'the the '.repeat(12)}`, { finishReason: 'stop' }).kind, 'degenerate', 'stutter in prose still counts');
     });
     it('leaves repeated types in a signature and hex dumps alone', () => {
       for (const text of ['void fill(int, int, int, int);\n', '00000000: 0000 0000 ffff ffff ffff ffff 0000 0000']) {
@@ -175,6 +198,12 @@ describe('detector signals on real outputs', () => {
         const v = judge(REAL.get(id)!);
         assert.equal(v.kind, 'ok', `${id}: ${v.reasons.map((r) => r.code).join(',')}`);
       }
+    });
+    it('leaves a comma list of camelCase names alone (an answer naming JSON Schema keywords)', () => {
+      const text =
+        'The validator covers the subset the rule schema uses: type, enum, const, properties, required, additionalProperties, ' +
+        'propertyNames, items, minItems, minLength, minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local references.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
     it('leaves Russian text with English terms alone', () => {
       const text =

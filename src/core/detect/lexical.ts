@@ -295,6 +295,8 @@ export class LexicalScanner {
   private sumsLow = 0;
   private sumsHigh = 0;
   private prevHash = 0;
+  /** Whether the previous word starts with a capital. */
+  private prevUpper = false;
   private prevScript = 0;
   private prevPrevScript = 0;
   private prevWordStart = 0;
@@ -779,7 +781,8 @@ export class LexicalScanner {
 
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
-    if (this.words < LEX.roleMinWords || !this.lastRoleCapital) return;
+    // Code names keys "User:" too (an SSH config, a YAML mapping).
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline) return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
       this.flag(
@@ -817,7 +820,9 @@ export class LexicalScanner {
       this.lastRoleHash = h;
     }
     let f = 0;
-    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data) f |= F_REPEAT;
+    // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT").
+    const upper = isUpper(this.wFirst);
+    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data && upper === this.prevUpper) f |= F_REPEAT;
     if (cls & W_STOP) f |= F_STOP;
     if (this.gapCode) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
@@ -871,6 +876,7 @@ export class LexicalScanner {
     this.prevScript = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
     this.prevWordStart = this.wStart;
     this.prevHash = h;
+    this.prevUpper = upper;
     this.wLen = 0;
     this.gapSpacesOnly = true;
     this.gapCode = false;
@@ -980,7 +986,7 @@ export class LexicalScanner {
         (switches >= LEX.switchShare * n && this.sum(F_RARE_SWITCH) >= LEX.switchRareMin && this.scriptsIn(n) >= LEX.switchScripts)
       ) {
         this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (prose && odd >= LEX.oddShare * n) {
+      } else if (prose && odd >= LEX.oddShare * n && spaces >= LEX.spacedSpaces * n) {
         this.flag(
           'word-salad',
           start,
