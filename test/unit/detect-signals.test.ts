@@ -205,6 +205,13 @@ describe('detector signals on real outputs', () => {
         'propertyNames, items, minItems, minLength, minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local references.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves CJK glued to Latin letters inside a quoted string alone (a padding example)', () => {
+      const text =
+        'Python counts code points, not cells, so padding goes wrong for wide characters:\n\n```python\n' +
+        ">>> 'コンニチハ'.rjust(11, 'X')\n'XXXXXXコンニチハ'\n```\n\n" +
+        'The result takes 16 cells where 11 were expected, because each katakana character is two cells wide in a terminal.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves Russian text with English terms alone', () => {
       const text =
         'Чтобы перезапустить сервер, остановите процесс и запустите его снова с флагом --attention-backend triton. ' +

@@ -131,7 +131,8 @@ export class Salad {
       if (this.clash++ === 0) this.firstClash = w.start;
       pieces++;
     }
-    if (w.glued > 0 && !w.escaped) {
+    // A quoted word is data ("'XXXXXXコンニチハ'" in a padding example), not the answer's own text.
+    if (w.glued > 0 && !w.escaped && !isQuote(w.gapLast)) {
       if (this.glued++ === 0) this.firstGlued = w.start;
       if (w.cjkRun > this.gluedRun) this.gluedRun = w.cjkRun;
       this.gluedCjk += w.cjkRun;
@@ -388,4 +389,9 @@ export class Salad {
       this.flag('looped', 'token-salad', this.firstLooped, detail, strong ? 'degenerate' : 'suspect');
     }
   }
+}
+
+/** A quote or backtick that opens a string or a code span. */
+function isQuote(c: number): boolean {
+  return c === 39 || c === 34 || c === 96 || c === 0x2018 || c === 0x201c;
 }
