@@ -212,6 +212,17 @@ describe('detector signals on real outputs', () => {
         'The result takes 16 cells where 11 were expected, because each katakana character is two cells wide in a terminal.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves a list of names one per line alone: few distinct words and no function words are what lists have', () => {
+      const styles = ['', ' Bold', ' Italic', ' Bold Italic'];
+      const families = ['Noto Sans', 'Noto Sans Condensed', 'Noto Serif', 'Noto Serif Condensed', 'Noto Sans Mono'];
+      const list = families.flatMap((f) => styles.map((s) => `${f}${s}`)).join('\n');
+      assert.equal(detect(`The package installs these faces:\n${list}\n`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(
+        detect(`The package installs these faces: ${list.replace(/\n/g, ' ')}`, { finishReason: 'stop' }).kind,
+        'degenerate',
+        'the same words run together',
+      );
+    });
     it('leaves Russian text with English terms alone', () => {
       const text =
         'Чтобы перезапустить сервер, остановите процесс и запустите его снова с флагом --attention-backend triton. ' +

@@ -292,6 +292,9 @@ export class LexicalScanner {
   private readonly wHashes = new Int32Array(WINDOW);
   private readonly wScripts = new Uint8Array(WINDOW);
   private readonly wStarts = new Float64Array(WINDOW);
+  /** The line each word of the window is on (lines counted from the answer's start). */
+  private readonly wLines = new Int32Array(WINDOW);
+  private lineNo = 0;
   private sumsLow = 0;
   private sumsHigh = 0;
   private prevHash = 0;
@@ -860,6 +863,7 @@ export class LexicalScanner {
     this.wHashes[slot] = h;
     this.wScripts[slot] = sc;
     this.wStarts[slot] = this.wStart;
+    this.wLines[slot] = this.lineNo;
     this.remember(f);
     this.words++;
 
@@ -956,6 +960,10 @@ export class LexicalScanner {
     const spaces = this.sum(F_SPACE);
     const start = this.windowStart(n);
     const prose = codeGaps <= LEX.proseMaxCodeGaps * n && this.sum(F_PROSE) >= LEX.proseGaps * n;
+    // Words laid out over many lines are a list (font names, one per line): few distinct words
+    // and no function words are what lists have.
+    const lines = this.lineNo - this.wLines[(this.words - n) & WMASK];
+    const running = lines < LEX.listLines * n;
     // Salad glues code fragments in ("_EditPressure", "}`RESS"), so the script-switch rule only
     // asks for text that is not laid out as code: words mostly one space apart, few code gaps.
     // (Glued pieces stay with prose: identifiers in code and its comments are camelCase.)
@@ -964,7 +972,7 @@ export class LexicalScanner {
     if (!this.flagged.has('word-repetition')) {
       if (repeats >= LEX.stutterShare * n) {
         this.flag('word-repetition', start, `${repeats} of ${n} words repeat the word before them ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (prose && n >= LEX.ttrMinWords && this.sum(F_NEAR) >= LEX.ttrNearRepeats * n) {
+      } else if (prose && running && n >= LEX.ttrMinWords && this.sum(F_NEAR) >= LEX.ttrNearRepeats * n) {
         // Few distinct words means many near repeats: counting them first spares the count of distinct words.
         const d = this.distinct(n);
         if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${LexicalScanner.where(n, start, atFinish)}`);
@@ -992,7 +1000,13 @@ export class LexicalScanner {
           start,
           `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`,
         );
-      } else if (prose && listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
+      } else if (
+        prose &&
+        running &&
+        listed >= 0.9 * n &&
+        stops <= LEX.noStopShare * n &&
+        (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)
+      ) {
         this.flag(
           'word-salad',
           start,
@@ -1017,6 +1031,7 @@ export class LexicalScanner {
   private endLine(pos: number): void {
     if (this.nonWs > 0) this.newlinesAfterText++;
     if (this.wLen !== 0) this.endWord();
+    this.lineNo++;
     const words = this.lineWords;
     if (words > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);

@@ -117,6 +117,8 @@ export const LEX = Object.freeze({
   spacedSpaces: 0.45,
   /** Share of words equal to the word before them (only spaces between): stutter. */
   stutterShare: 0.15,
+  /** A window whose words span this many lines per word is a list, not running text (the vocabulary rules skip it). */
+  listLines: 0.15,
   /** Low type-token ratio in prose: at most this share of distinct words, from ttrMinWords words. */
   ttrMaxShare: 0.28,
   ttrMinWords: 16,
