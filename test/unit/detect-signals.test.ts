@@ -176,6 +176,13 @@ describe('detector signals on real outputs', () => {
       assert.equal(detect(help, { finishReason: 'stop' }).kind, 'ok');
       assert.equal(detect(`${PROSE}${'the the '.repeat(12)}`, { finishReason: 'stop' }).kind, 'degenerate', 'stutter in prose still counts');
     });
+    it('leaves arrays of repeated values printed in a code block alone', () => {
+      const text =
+        'Compare the masks element by element:\n\n```python\n>>> print(a > 0)\n[ True  True  True False  True  True]\n' +
+        '>>> print(b > 0)\n[ True  True  True  True  True False]\n>>> print((a > 0) == (b > 0))\n[ True  True  True False  True False]\n```\n\n' +
+        'Two positions differ, so the two kernels disagree on the sign there.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves repeated types in a signature and hex dumps alone', () => {
       for (const text of ['void fill(int, int, int, int);\n', '00000000: 0000 0000 ffff ffff ffff ffff 0000 0000']) {
         assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);

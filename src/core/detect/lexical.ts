@@ -803,7 +803,7 @@ export class LexicalScanner {
     const len = this.wLen;
     const sc = this.wScript;
     const data = this.wHex && len >= 4;
-    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data) {
+    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data && !this.inFence) {
       if (
         ++this.sameRun >= LEX.sameWordRun &&
         !this.flagged.has('word-repetition') &&
@@ -823,9 +823,10 @@ export class LexicalScanner {
       this.lastRoleHash = h;
     }
     let f = 0;
-    // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT").
+    // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
+    // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
     const upper = isUpper(this.wFirst);
-    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data && upper === this.prevUpper) f |= F_REPEAT;
+    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data && upper === this.prevUpper && !this.inFence) f |= F_REPEAT;
     if (cls & W_STOP) f |= F_STOP;
     if (this.gapCode) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
