@@ -206,6 +206,12 @@ describe('detector signals on real outputs', () => {
         assert.equal(v.kind, 'ok', `${id}: ${v.reasons.map((r) => r.code).join(',')}`);
       }
     });
+    it('leaves letters used as names between slashes alone: they are not function words ("x/a, x/b and x/c")', () => {
+      const text =
+        'When all of x/a, x/b and x/c have moved to z/a, z/b and z/c, it is likely that x/d added in the meantime ' +
+        'would also want to move to z/d, so the rename detection takes the hint that the whole directory moved.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves a comma list of camelCase names alone (an answer naming JSON Schema keywords)', () => {
       const text =
         'The validator covers the subset the rule schema uses: type, enum, const, properties, required, additionalProperties, ' +

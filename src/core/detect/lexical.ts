@@ -827,7 +827,8 @@ export class LexicalScanner {
     // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
     const upper = isUpper(this.wFirst);
     if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data && upper === this.prevUpper && !this.inFence) f |= F_REPEAT;
-    if (cls & W_STOP) f |= F_STOP;
+    // A letter after a code symbol is a name ("x/a"), not the article or preposition it spells.
+    if (cls & W_STOP && !(len === 1 && this.gapCode)) f |= F_STOP;
     if (this.gapCode) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
