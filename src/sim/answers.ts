@@ -283,6 +283,8 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       if (at > 0) words.splice(at, 0, ' которые');
       return fromTexts(words, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
+    case 'prompt-echo':
+      return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
     case 'fluent-wrong': {
       // A well-formed answer to another question: the one after the fitting answer in the list.
       const right = HEALTHY_ANSWERS.indexOf(healthyAnswerFor(prompt, seed));

@@ -35,6 +35,7 @@ export type Behaviour =
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
   | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
+  | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
 
@@ -66,6 +67,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'runaway-template',
   'list-cycle',
   'spliced-token',
+  'prompt-echo',
   'fluent-wrong',
   'arithmetic',
 ];

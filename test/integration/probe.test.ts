@@ -90,6 +90,7 @@ describe('probe runner against the simulator', function () {
           ['symbol-flood', 'answer-flood'],
           ['special-tokens', 'special-tokens'],
           ['unknown-bytes', 'special-tokens'],
+          ['prompt-echo', 'prompt-echo'],
           ['word-stutter', 'word-repetition'],
           ['function-word-salad', 'word-salad'],
           ['mojibake', 'mojibake'],
