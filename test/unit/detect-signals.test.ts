@@ -560,6 +560,9 @@ describe('detector signals on real outputs', () => {
         ok(`${PROSE}The letter 's' is the plural mark, and it's what Python's x = 's' holds.`);
         ok("It's the model's answer, and we don't change it.");
       });
+      it('leaves a closing quote before a word alone (Turkish "\'fkmap\' ve", where "ve" is "and")', () => {
+        ok("Bu seçenek 'fkmap' ve 'rightleft' seçeneklerini açar; 'hlsearch' ve 'incsearch' ise aramayı vurgular.");
+      });
       it('keeps one damaged contraction in a long answer a suspect', () => {
         const v = detect(`${PROSE}${PROSE}The model' s answer came back.`, { finishReason: 'stop' });
         assert.equal(v.kind, 'ok');

@@ -23,6 +23,8 @@ export class DetokSpacing {
   private events = 0;
   /** Contractions written glued ("it's"): a text that has many of them has a sound detokenizer. */
   private glued = 0;
+  /** The last word came right after an apostrophe: a quote opened before it. */
+  private quoted = false;
   private firstAt = -1;
   private sample = '';
   /** A candidate waits for the character after it: a closing quote makes it a quoted letter ('s'). */
@@ -33,6 +35,9 @@ export class DetokSpacing {
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(w.gapFirst);
+    // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
+    const afterQuoted = this.quoted;
+    this.quoted = isApostrophe(w.gapLast);
     if (w.gapLen > 2 || w.len > 2) return;
     const tail = TAILS.get(w.hash);
     if (tail === undefined || w.digits > 0) return;
@@ -42,7 +47,7 @@ export class DetokSpacing {
     }
     const g0 = w.gapFirst;
     const g1 = w.gapSecond;
-    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && (w.words > 0 || w.start === 2)) {
+    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && !afterQuoted && (w.words > 0 || w.start === 2)) {
       this.pending = w.start - 2;
       this.pendingText = `${String.fromCharCode(g0)} ${tail}`;
     } else if (w.gapLen === 2 && g0 === 32 && isApostrophe(g1) && w.words > 0 && w.hash !== T_HASH) {
