@@ -142,6 +142,12 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
+      const text =
+        'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +
+        '   user\n       der Schalter wurde durch eine benutzerspezifische Konfiguration gesetzt\n\n   env\n       der Schalter wurde durch eine Umgebungsvariable gesetzt\n';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves a "User:" key inside code alone (an SSH config written as an object)', () => {
       const code = "Append the host like this:\n\n```js\nconfig.append({\n  Host: 'gpu-box',\n  HostName: 'gpu-box.lan',\n  User: 'ops'\n})\n```\n";
       assert.equal(detect(code, { finishReason: 'stop' }).kind, 'ok');
@@ -235,6 +241,16 @@ describe('detector signals on real outputs', () => {
         'degenerate',
         'the same words run together',
       );
+    });
+    it('leaves prose in languages with long stopword lists alone (Indonesian, Swedish): only short function words make salad', () => {
+      const indonesian =
+        'Dalam kasus yang tidak biasa di mana hal ini telah terjadi, mungkin perlu untuk menjalankan kembali program itu dengan pilihan yang lain ' +
+        'agar basis data dibuat kembali dari awal, dan hal itu biasanya tidak akan memakan waktu yang lama karena semua data yang diperlukan masih ada di sana.';
+      const swedish =
+        'Om paketet inte redan finns kommer det att skapas, även om det inte vore ett fel om det redan fanns; annars kommer det att skrivas över, ' +
+        'och det är inte heller något som man behöver göra något åt själv.';
+      for (const text of [indonesian, swedish]) assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text.slice(0, 30));
+      assert.match(reason(judge(real('ref6c1f2f30')), 'word-salad').message, /function-word salad/);
     });
     it('leaves Russian text with English terms alone', () => {
       const text =

@@ -311,6 +311,8 @@ export class LexicalScanner {
   private lineLetters = 0;
   private lineFirstWord = 0;
   private lineFirstGap = 0;
+  /** The line's first word does not start the line. */
+  private lineIndented = false;
   /** A gap inside the line held code symbols: code and data lines repeat legitimately. */
   private lineCode = false;
   private lineStart = 0;
@@ -872,6 +874,7 @@ export class LexicalScanner {
     if (this.lineWords === 0) {
       this.lineFirstWord = h;
       this.lineFirstGap = -1;
+      this.lineIndented = this.wStart > this.lineStart;
     } else if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
     this.lineWords++;
     this.lineHash = Math.imul(this.lineHash ^ h, FNV_P);
@@ -984,7 +987,10 @@ export class LexicalScanner {
       if (
         prose &&
         listed >= 0.75 * n &&
-        (stops >= LEX.functionOnlyShare * n || (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
+        // Function words alone read as salad only when they are the short ones ("the to a v of"):
+        // languages with long stopword lists (Indonesian, Swedish) write prose that is mostly listed words.
+        ((stops >= LEX.functionOnlyShare * n && this.wStarts[(this.words - 1) & WMASK] - start <= LEX.functionOnlyChars * (n - 1)) ||
+          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
       ) {
         this.flag(
           'word-salad',
@@ -1056,7 +1062,8 @@ export class LexicalScanner {
     if (this.wordsBeforeLine - words < 0 || this.wordsBeforeLine === 0) return;
     const alone = words === 1;
     const colon = gap === 58 || gap === 0xff1a;
-    if (!alone && !colon) return;
+    // A template's role name starts its line; an indented one is a term of a list ("   user").
+    if ((!alone || this.lineIndented) && !colon) return;
     const cls = WORD_TABLE.get(first);
     if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);

@@ -126,6 +126,8 @@ export const LEX = Object.freeze({
   ttrNearRepeats: 0.25,
   /** Function-word salad: this share of function words, ... */
   functionOnlyShare: 0.8,
+  /** ... when its words start at most this many characters apart on average (gaps included): short words. */
+  functionOnlyChars: 4.5,
   /** ... or this share with at most functionSaladDistinct distinct words. */
   functionSaladShare: 0.7,
   functionSaladDistinct: 0.5,
