@@ -565,6 +565,11 @@ describe('detector signals on real outputs', () => {
         ok('The assistant replied quickly.\nAssistant\nThe next part explains the setup.');
         ok(`${PROSE}\nassistant`);
       });
+      it('leaves an indented role name alone: wrapped text, not a turn', () => {
+        ok(
+          'NAME\n       gcloud ai-platform models add-iam-policy-binding - add IAM policy binding for a\n\t      model\n\nDESCRIPTION\n       Adds a policy binding.',
+        );
+      });
     });
 
     describe('detokenizer spacing', () => {
