@@ -182,6 +182,12 @@ describe('detector signals on real outputs', () => {
       assert.equal(detect(help, { finishReason: 'stop' }).kind, 'ok');
       assert.equal(detect(`${PROSE}${'the the '.repeat(12)}`, { finishReason: 'stop' }).kind, 'degenerate', 'stutter in prose still counts');
     });
+    it('leaves an option followed by its metavar alone, outside code blocks too ("--theme theme", "-verify_email email")', () => {
+      const synopsis =
+        'The tool installs icons: xdg-icon-resource install [--noupdate] [--novendor] [--theme theme] [--context context] [--mode mode] --size size icon-file, ' +
+        'and openssl verify takes [-verify_depth num] [-verify_email email] [-verify_hostname hostname] [-verify_ip ip] [-verify_name name] as well.';
+      assert.equal(detect(synopsis, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves arrays of repeated values printed in a code block alone', () => {
       const text =
         'Compare the masks element by element:\n\n```python\n>>> print(a > 0)\n[ True  True  True False  True  True]\n' +
@@ -216,6 +222,12 @@ describe('detector signals on real outputs', () => {
       const text =
         'When all of x/a, x/b and x/c have moved to z/a, z/b and z/c, it is likely that x/d added in the meantime ' +
         'would also want to move to z/d, so the rename detection takes the hint that the whole directory moved.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves constants whose parts spell function words alone ("R_OK, W_OK, and X_OK")', () => {
+      const text =
+        'The mode is either the value F_OK, or a mask of the bitwise OR of one or more of R_OK, W_OK, and X_OK. F_OK tests for the existence of the file. ' +
+        'R_OK, W_OK, and X_OK test whether the file exists and grants read, write, and execute permissions.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
     it('leaves a comma list of camelCase names alone (an answer naming JSON Schema keywords)', () => {
@@ -589,13 +601,16 @@ describe('detector signals on real outputs', () => {
         assert.equal(v.kind, 'ok');
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
       });
-      it('judges spaced contractions against the glued ones: quoted code in a long answer that writes "it\'s" stays a suspect', () => {
+      it('judges spaced contractions against the glued ones: two slips in a long answer that writes "it\'s" stay a suspect', () => {
         const glued = "It's the model's answer, and we don't change what it's given. ";
-        const code = "Run sed -i 's/^var /self./' index.js, then sed -i 's/^let /self./' main.js to rewrite them. ";
-        const v = detect(`${PROSE}${glued}${code}${glued}`, { finishReason: 'stop' });
+        const slips = "The scheduler' s queue fills, and the server' s log says so. ";
+        const v = detect(`${PROSE}${glued}${slips}${glued}`, { finishReason: 'stop' });
         assert.equal(v.kind, 'ok');
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
-        assert.equal(reason(detect(`${PROSE}${code}`, { finishReason: 'stop' }), 'detok-spacing').kind, 'degenerate');
+        assert.equal(reason(detect(`${PROSE}${slips}`, { finishReason: 'stop' }), 'detok-spacing').kind, 'degenerate');
+      });
+      it("leaves quoted globs and sed expressions alone: no contraction ends before '*' or '/'", () => {
+        ok(`${PROSE}Compare git rm 'd*' with git rm 'd/*', then run sed -i 's/^var /self./' index.js and sed -i 's/^let /self./' main.js.`);
       });
     });
 

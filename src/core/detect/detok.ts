@@ -56,8 +56,21 @@ export class DetokSpacing {
     }
   }
 
+  /** A contraction ends its word: a space, a line break, sentence punctuation or the end follows ("'d*'" is a quoted glob). */
   private settle(next: number): void {
-    if (!isApostrophe(next) && next !== 34 && next !== 0x201d) {
+    if (
+      next === 0 ||
+      next === 32 ||
+      next === 10 ||
+      next === 13 ||
+      next === 9 ||
+      next === 44 ||
+      next === 46 ||
+      next === 33 ||
+      next === 63 ||
+      next === 59 ||
+      next === 58
+    ) {
       if (this.events++ === 0) {
         this.firstAt = this.pending;
         this.sample = this.pendingText;

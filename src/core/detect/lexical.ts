@@ -300,6 +300,8 @@ export class LexicalScanner {
   private prevHash = 0;
   /** Whether the previous word starts with a capital. */
   private prevUpper = false;
+  /** The previous word follows a "-" or "_": an option or identifier, whose metavar may repeat it. */
+  private prevOption = false;
   private prevScript = 0;
   private prevPrevScript = 0;
   private prevWordStart = 0;
@@ -828,9 +830,20 @@ export class LexicalScanner {
     // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
     // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
     const upper = isUpper(this.wFirst);
-    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data && upper === this.prevUpper && !this.inFence) f |= F_REPEAT;
-    // A letter after a code symbol is a name ("x/a"), not the article or preposition it spells.
-    if (cls & W_STOP && !(len === 1 && this.gapCode)) f |= F_STOP;
+    if (
+      this.words > 0 &&
+      h === this.prevHash &&
+      this.gapSpacesOnly &&
+      this.gapLen > 0 &&
+      !data &&
+      upper === this.prevUpper &&
+      !this.prevOption &&
+      !this.inFence
+    ) {
+      f |= F_REPEAT;
+    }
+    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
+    if (cls & W_STOP && !(len <= 2 && this.gapCode)) f |= F_STOP;
     if (this.gapCode) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
@@ -886,6 +899,8 @@ export class LexicalScanner {
     this.prevWordStart = this.wStart;
     this.prevHash = h;
     this.prevUpper = upper;
+    // An option's name ("--theme", "-verify_email") is followed by its metavar ("theme", "email").
+    this.prevOption = this.gapLast === 45 || this.gapLast === 95;
     this.wLen = 0;
     this.gapSpacesOnly = true;
     this.gapCode = false;
