@@ -224,6 +224,22 @@ describe('detector signals on real outputs', () => {
         'would also want to move to z/d, so the rename detection takes the hint that the whole directory moved.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves a code block alone whose docstring is mostly short words ("both x and y are nans, or ...")', () => {
+      const text = [
+        'The check compares the two results like this:',
+        '',
+        '```python',
+        'def identical(x, y):',
+        '    """True if x and y are identical: both x and y are nans, or',
+        '    both x and y are infinities with the same sign, or both x and y',
+        '    are zeros with the same sign, or x and y are both finite and x == y."""',
+        '    if math.isnan(x) or math.isnan(y):',
+        '        return math.isnan(x) and math.isnan(y)',
+        '    return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)',
+        '```',
+      ].join('\n');
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves constants whose parts spell function words alone ("R_OK, W_OK, and X_OK")', () => {
       const text =
         'The mode is either the value F_OK, or a mask of the bitwise OR of one or more of R_OK, W_OK, and X_OK. F_OK tests for the existence of the file. ' +

@@ -844,7 +844,8 @@ export class LexicalScanner {
     }
     // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
     if (cls & W_STOP && !(len <= 2 && this.gapCode)) f |= F_STOP;
-    if (this.gapCode) f |= F_CODEGAP;
+    // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
+    if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
     const listed = sc === SCRIPT_LATIN || sc === SCRIPT_CYRILLIC;
