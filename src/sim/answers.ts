@@ -240,6 +240,16 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       return fromTexts(Array<string>(maxTokens).fill('+'), null);
     case 'special-tokens':
       return fromTexts(Array<string>(maxTokens).fill('<unk>'), null);
+    case 'unknown-bytes': {
+      // Every other word-start piece ("▁word", "▁" being the bytes e2 96 81) printed as a marker, then the word.
+      const texts: string[] = [];
+      let words = 0;
+      for (const t of tokenize(healthyAnswerFor(prompt, seed))) {
+        const word = /^ (\p{L}+)$/u.exec(t);
+        texts.push(word && words++ % 2 === 1 ? `[UNK_BYTE_0xe29681▁${word[1]}]${word[1]}` : t);
+      }
+      return fromTexts(texts, { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
     case 'word-stutter': {
       const texts: string[] = [];
       for (const t of tokenize(healthyAnswerFor(prompt, seed))) texts.push(t, /^\s*\p{L}/u.test(t) ? ` ${t.trimStart()}` : '');
@@ -274,6 +284,8 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       if (at > 0) words.splice(at, 0, ' которые');
       return fromTexts(words, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
+    case 'prompt-echo':
+      return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
     case 'fluent-wrong': {
       // A well-formed answer to another question: the one after the fitting answer in the list.
       const right = HEALTHY_ANSWERS.indexOf(healthyAnswerFor(prompt, seed));

@@ -28,12 +28,14 @@ export type Behaviour =
   // Shapes seen in real broken answers (test/corpus/real), played with text written here:
   | 'symbol-flood' // "+" until max_tokens: the NaN failure on a vocabulary whose token 0 is not "!"
   | 'special-tokens' // "<unk>" filler tokens back to back
+  | 'unknown-bytes' // a healthy answer whose word-start pieces come as "[UNK_BYTE_0x…]" markers (a tokenizer without byte fallback)
   | 'word-stutter' // a healthy answer with every word said twice
   | 'function-word-salad' // function words in random order ("the to and of the a")
   | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
   | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
+  | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
 
@@ -58,12 +60,14 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'huge',
   'symbol-flood',
   'special-tokens',
+  'unknown-bytes',
   'word-stutter',
   'function-word-salad',
   'mojibake',
   'runaway-template',
   'list-cycle',
   'spliced-token',
+  'prompt-echo',
   'fluent-wrong',
   'arithmetic',
 ];

@@ -89,6 +89,8 @@ describe('probe runner against the simulator', function () {
           ['empty', 'empty'],
           ['symbol-flood', 'answer-flood'],
           ['special-tokens', 'special-tokens'],
+          ['unknown-bytes', 'special-tokens'],
+          ['prompt-echo', 'prompt-echo'],
           ['word-stutter', 'word-repetition'],
           ['function-word-salad', 'word-salad'],
           ['mojibake', 'mojibake'],

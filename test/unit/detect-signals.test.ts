@@ -92,6 +92,20 @@ describe('detector signals on real outputs', () => {
       const r = reason(judge(real('r33f8e297e8')), 'special-tokens');
       assert.match(r.message, /byte tokens/i);
     });
+    it('flags unknown-byte markers with text between them by their share of the answer (ollama, a tokenizer that does not match)', () => {
+      const c = real('r3715d9b6fd');
+      const r = reason(judge(c), 'special-tokens');
+      assert.equal(r.kind, 'degenerate');
+      assert.ok(c.text.startsWith('[UNK_BYTE_0x', r.offset), c.text.slice(r.offset, r.offset + 20));
+      assert.match(r.message, /filler or control tokens make \d+ of the answer's \d+ characters/);
+    });
+    it('keeps a text that names a few filler tokens among its words a suspect', () => {
+      const v = detect('BERT puts [CLS] before the first sentence, [SEP] between the two sentences, and hides a word behind [MASK] in pre-training.', {
+        finishReason: 'stop',
+      });
+      assert.equal(v.kind, 'ok');
+      assert.equal(reason(v, 'special-tokens').kind, 'suspect');
+    });
     it('makes one filler token a suspect only, and ignores fillers in code', () => {
       const one = detect(`${PROSE}The tokenizer maps unknown pieces to <unk> here.`, { finishReason: 'stop' });
       assert.equal(one.kind, 'ok');
@@ -128,6 +142,16 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
+      const text =
+        'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +
+        '   user\n       der Schalter wurde durch eine benutzerspezifische Konfiguration gesetzt\n\n   env\n       der Schalter wurde durch eine Umgebungsvariable gesetzt\n';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves a "User:" key inside code alone (an SSH config written as an object)', () => {
+      const code = "Append the host like this:\n\n```js\nconfig.append({\n  Host: 'gpu-box',\n  HostName: 'gpu-box.lan',\n  User: 'ops'\n})\n```\n";
+      assert.equal(detect(code, { finishReason: 'stop' }).kind, 'ok');
+    });
   });
 
   describe('word-repetition', () => {
@@ -138,6 +162,38 @@ describe('detector signals on real outputs', () => {
     });
     it('flags two words cycling in prose', () => {
       reason(judge(real('r2395cf6e0f')), 'word-repetition');
+    });
+    it('leaves command-line help in a code block alone (each option beside its metavar: "--foo FOO")', () => {
+      const help = [
+        'Run it with --help to see the options:',
+        '',
+        '```',
+        'usage: serve [-h] [-p PORT] [-m MODEL] [--tp TP]',
+        '',
+        'options:',
+        '  -h, --help            show this help message and exit',
+        '  -p PORT, --port PORT  port to listen on',
+        '  -m MODEL, --model MODEL',
+        '                        model to load',
+        '  --tp TP               tensor parallel size',
+        '  --dtype DTYPE         weight dtype',
+        '```',
+      ].join('\n');
+      assert.equal(detect(help, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect(`${PROSE}${'the the '.repeat(12)}`, { finishReason: 'stop' }).kind, 'degenerate', 'stutter in prose still counts');
+    });
+    it('leaves an option followed by its metavar alone, outside code blocks too ("--theme theme", "-verify_email email")', () => {
+      const synopsis =
+        'The tool installs icons: xdg-icon-resource install [--noupdate] [--novendor] [--theme theme] [--context context] [--mode mode] --size size icon-file, ' +
+        'and openssl verify takes [-verify_depth num] [-verify_email email] [-verify_hostname hostname] [-verify_ip ip] [-verify_name name] as well.';
+      assert.equal(detect(synopsis, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves arrays of repeated values printed in a code block alone', () => {
+      const text =
+        'Compare the masks element by element:\n\n```python\n>>> print(a > 0)\n[ True  True  True False  True  True]\n' +
+        '>>> print(b > 0)\n[ True  True  True  True  True False]\n>>> print((a > 0) == (b > 0))\n[ True  True  True False  True False]\n```\n\n' +
+        'Two positions differ, so the two kernels disagree on the sign there.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
     it('leaves repeated types in a signature and hex dumps alone', () => {
       for (const text of ['void fill(int, int, int, int);\n', '00000000: 0000 0000 ffff ffff ffff ffff 0000 0000']) {
@@ -161,6 +217,68 @@ describe('detector signals on real outputs', () => {
         const v = judge(REAL.get(id)!);
         assert.equal(v.kind, 'ok', `${id}: ${v.reasons.map((r) => r.code).join(',')}`);
       }
+    });
+    it('leaves letters used as names between slashes alone: they are not function words ("x/a, x/b and x/c")', () => {
+      const text =
+        'When all of x/a, x/b and x/c have moved to z/a, z/b and z/c, it is likely that x/d added in the meantime ' +
+        'would also want to move to z/d, so the rename detection takes the hint that the whole directory moved.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves a code block alone whose docstring is mostly short words ("both x and y are nans, or ...")', () => {
+      const text = [
+        'The check compares the two results like this:',
+        '',
+        '```python',
+        'def identical(x, y):',
+        '    """True if x and y are identical: both x and y are nans, or',
+        '    both x and y are infinities with the same sign, or both x and y',
+        '    are zeros with the same sign, or x and y are both finite and x == y."""',
+        '    if math.isnan(x) or math.isnan(y):',
+        '        return math.isnan(x) and math.isnan(y)',
+        '    return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)',
+        '```',
+      ].join('\n');
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves constants whose parts spell function words alone ("R_OK, W_OK, and X_OK")', () => {
+      const text =
+        'The mode is either the value F_OK, or a mask of the bitwise OR of one or more of R_OK, W_OK, and X_OK. F_OK tests for the existence of the file. ' +
+        'R_OK, W_OK, and X_OK test whether the file exists and grants read, write, and execute permissions.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves a comma list of camelCase names alone (an answer naming JSON Schema keywords)', () => {
+      const text =
+        'The validator covers the subset the rule schema uses: type, enum, const, properties, required, additionalProperties, ' +
+        'propertyNames, items, minItems, minLength, minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local references.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves CJK glued to Latin letters inside a quoted string alone (a padding example)', () => {
+      const text =
+        'Python counts code points, not cells, so padding goes wrong for wide characters:\n\n```python\n' +
+        ">>> 'コンニチハ'.rjust(11, 'X')\n'XXXXXXコンニチハ'\n```\n\n" +
+        'The result takes 16 cells where 11 were expected, because each katakana character is two cells wide in a terminal.';
+      assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves a list of names one per line alone: few distinct words and no function words are what lists have', () => {
+      const styles = ['', ' Bold', ' Italic', ' Bold Italic'];
+      const families = ['Noto Sans', 'Noto Sans Condensed', 'Noto Serif', 'Noto Serif Condensed', 'Noto Sans Mono'];
+      const list = families.flatMap((f) => styles.map((s) => `${f}${s}`)).join('\n');
+      assert.equal(detect(`The package installs these faces:\n${list}\n`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(
+        detect(`The package installs these faces: ${list.replace(/\n/g, ' ')}`, { finishReason: 'stop' }).kind,
+        'degenerate',
+        'the same words run together',
+      );
+    });
+    it('leaves prose in languages with long stopword lists alone (Indonesian, Swedish): only short function words make salad', () => {
+      const indonesian =
+        'Dalam kasus yang tidak biasa di mana hal ini telah terjadi, mungkin perlu untuk menjalankan kembali program itu dengan pilihan yang lain ' +
+        'agar basis data dibuat kembali dari awal, dan hal itu biasanya tidak akan memakan waktu yang lama karena semua data yang diperlukan masih ada di sana.';
+      const swedish =
+        'Om paketet inte redan finns kommer det att skapas, även om det inte vore ett fel om det redan fanns; annars kommer det att skrivas över, ' +
+        'och det är inte heller något som man behöver göra något åt själv.';
+      for (const text of [indonesian, swedish]) assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text.slice(0, 30));
+      assert.match(reason(judge(real('ref6c1f2f30')), 'word-salad').message, /function-word salad/);
     });
     it('leaves Russian text with English terms alone', () => {
       const text =
@@ -214,6 +332,27 @@ describe('detector signals on real outputs', () => {
       assert.equal(reason(once, 'prompt-echo').kind, 'suspect');
       const twice = detect(`${prompt}\n${PROSE}\n${prompt.toUpperCase()}\n`, { finishReason: 'stop' }, undefined, { prompt });
       assert.equal(reason(twice, 'prompt-echo').kind, 'degenerate');
+    });
+    it("flags an answer that is the prompt's opening, cut by the token limit (QServe returning its GSM8K question)", () => {
+      const c = real('r623a2c9e11');
+      const question =
+        'Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips did Natalia sell altogether in April and May?';
+      const v = detect(c.text, { finishReason: 'length' }, undefined, { prompt: question });
+      const r = reason(v, 'prompt-echo');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, 0);
+      assert.match(r.message, /the model returns its input/);
+      const cut = detect(c.text.slice(0, 40), { finishReason: 'length' }, undefined, { prompt: question });
+      assert.match(reason(cut, 'prompt-echo').message, /whole answer is the first 40 characters of the prompt/);
+      const framed = detect(c.text, { finishReason: 'length' }, undefined, { prompt: `Solve this: ${question}` });
+      assert.ok(!framed.reasons.some((x) => x.code === 'prompt-echo'), 'the prompt opens with other words');
+    });
+    it('flags an answer that is the prompt and little else, and keeps a quoted question before an answer a suspect', () => {
+      const whole = detect(`${prompt} Thanks.`, { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(reason(whole, 'prompt-echo').kind, 'degenerate');
+      assert.match(reason(whole, 'prompt-echo').message, /the model returns its input/);
+      const short = detect('Explain in two sentences how a page table works.', { finishReason: 'stop' }, undefined, { prompt });
+      assert.equal(short.kind, 'ok');
     });
     it('reads the prompt from a JSONL record', () => {
       const r = detectRecord({ id: 1, text: `${prompt} ${prompt} ${PROSE}`, finish_reason: 'stop', prompt });
@@ -310,6 +449,27 @@ describe('detector signals on real outputs', () => {
         for (const id of ['rbc515e26bd', 'r279487eb56']) {
           assert.match(reason(judge(real(id)), 'word-salad').message, /no punctuation/, id);
         }
+      });
+      it('leaves C++ that names its CamelCase identifiers again and again alone, wherever its 64-word blocks fall', () => {
+        const cpp = [
+          'Reads the records of one section.',
+          "  /// The RecordReader's buffer must outlive the reader and its BlockCursor.",
+          '  RecordReader(const ByteSource &Src, const SectionInfo &Info,',
+          '               bool IsBigEndian, uint8_t WordSize)',
+          '      : ByteReader(Info.Bytes, IsBigEndian, WordSize), Src(&Src),',
+          '        Info(&Info) {}',
+          '',
+          '  /// For sections without relocations.',
+          '  RecordReader(StringRef Bytes, bool IsBigEndian, uint8_t WordSize)',
+          '    : ByteReader(Bytes, IsBigEndian, WordSize) {}',
+          '  RecordReader(ArrayRef<uint8_t> Bytes, bool IsBigEndian,',
+          '               uint8_t WordSize)',
+          '      : ByteReader(',
+          '            StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()),',
+          '            IsBigEndian, WordSize) {}',
+        ].join('\n');
+        const lead = `${PROSE}${PROSE}`.split(' ');
+        for (let k = 0; k < lead.length; k++) ok(`${lead.slice(0, k).join(' ')} ${cpp}`);
       });
       it('leaves a base-model sentence without punctuation alone: it has its function words', () => {
         ok(real('r9da48c48cf').text);
@@ -433,6 +593,11 @@ describe('detector signals on real outputs', () => {
         ok('The assistant replied quickly.\nAssistant\nThe next part explains the setup.');
         ok(`${PROSE}\nassistant`);
       });
+      it('leaves an indented role name alone: wrapped text, not a turn', () => {
+        ok(
+          'NAME\n       gcloud ai-platform models add-iam-policy-binding - add IAM policy binding for a\n\t      model\n\nDESCRIPTION\n       Adds a policy binding.',
+        );
+      });
     });
 
     describe('detokenizer spacing', () => {
@@ -444,10 +609,24 @@ describe('detector signals on real outputs', () => {
         ok(`${PROSE}The letter 's' is the plural mark, and it's what Python's x = 's' holds.`);
         ok("It's the model's answer, and we don't change it.");
       });
+      it('leaves a closing quote before a word alone (Turkish "\'fkmap\' ve", where "ve" is "and")', () => {
+        ok("Bu seçenek 'fkmap' ve 'rightleft' seçeneklerini açar; 'hlsearch' ve 'incsearch' ise aramayı vurgular.");
+      });
       it('keeps one damaged contraction in a long answer a suspect', () => {
         const v = detect(`${PROSE}${PROSE}The model' s answer came back.`, { finishReason: 'stop' });
         assert.equal(v.kind, 'ok');
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
+      });
+      it('judges spaced contractions against the glued ones: two slips in a long answer that writes "it\'s" stay a suspect', () => {
+        const glued = "It's the model's answer, and we don't change what it's given. ";
+        const slips = "The scheduler' s queue fills, and the server' s log says so. ";
+        const v = detect(`${PROSE}${glued}${slips}${glued}`, { finishReason: 'stop' });
+        assert.equal(v.kind, 'ok');
+        assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
+        assert.equal(reason(detect(`${PROSE}${slips}`, { finishReason: 'stop' }), 'detok-spacing').kind, 'degenerate');
+      });
+      it("leaves quoted globs and sed expressions alone: no contraction ends before '*' or '/'", () => {
+        ok(`${PROSE}Compare git rm 'd*' with git rm 'd/*', then run sed -i 's/^var /self./' index.js and sed -i 's/^let /self./' main.js.`);
       });
     });
 

@@ -21,6 +21,10 @@ function isApostrophe(c: number): boolean {
 
 export class DetokSpacing {
   private events = 0;
+  /** Contractions written glued ("it's"): a text that has many of them has a sound detokenizer. */
+  private glued = 0;
+  /** The last word came right after an apostrophe: a quote opened before it. */
+  private quoted = false;
   private firstAt = -1;
   private sample = '';
   /** A candidate waits for the character after it: a closing quote makes it a quoted letter ('s'). */
@@ -31,12 +35,19 @@ export class DetokSpacing {
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(w.gapFirst);
-    if (w.gapLen !== 2 || w.len > 2) return;
+    // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
+    const afterQuoted = this.quoted;
+    this.quoted = isApostrophe(w.gapLast);
+    if (w.gapLen > 2 || w.len > 2) return;
     const tail = TAILS.get(w.hash);
     if (tail === undefined || w.digits > 0) return;
+    if (w.gapLen === 1) {
+      if (isApostrophe(w.gapFirst) && w.words > 0) this.glued++;
+      return;
+    }
     const g0 = w.gapFirst;
     const g1 = w.gapSecond;
-    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && (w.words > 0 || w.start === 2)) {
+    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && !afterQuoted && (w.words > 0 || w.start === 2)) {
       this.pending = w.start - 2;
       this.pendingText = `${String.fromCharCode(g0)} ${tail}`;
     } else if (w.gapLen === 2 && g0 === 32 && isApostrophe(g1) && w.words > 0 && w.hash !== T_HASH) {
@@ -45,8 +56,21 @@ export class DetokSpacing {
     }
   }
 
+  /** A contraction ends its word: a space, a line break, sentence punctuation or the end follows ("'d*'" is a quoted glob). */
   private settle(next: number): void {
-    if (!isApostrophe(next) && next !== 34 && next !== 0x201d) {
+    if (
+      next === 0 ||
+      next === 32 ||
+      next === 10 ||
+      next === 13 ||
+      next === 9 ||
+      next === 44 ||
+      next === 46 ||
+      next === 33 ||
+      next === 63 ||
+      next === 59 ||
+      next === 58
+    ) {
       if (this.events++ === 0) {
         this.firstAt = this.pending;
         this.sample = this.pendingText;
@@ -59,7 +83,8 @@ export class DetokSpacing {
     if (this.pending >= 0) this.settle(0);
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
-    const strong = this.events >= DETOK.events || w.words < DETOK.shortWords;
+    // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
+    const strong = (this.events >= DETOK.events && this.events > this.glued) || w.words < DETOK.shortWords;
     this.sink('detok-spacing', this.firstAt, detail, strong ? 'degenerate' : 'suspect');
   }
 }

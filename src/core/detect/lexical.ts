@@ -143,7 +143,7 @@ const START_MARKER =
   /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
 const FILLER =
-  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+)\])$/;
+  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
 const USER_ROLES = ['user', 'human', 'instruction'];
@@ -292,9 +292,16 @@ export class LexicalScanner {
   private readonly wHashes = new Int32Array(WINDOW);
   private readonly wScripts = new Uint8Array(WINDOW);
   private readonly wStarts = new Float64Array(WINDOW);
+  /** The line each word of the window is on (lines counted from the answer's start). */
+  private readonly wLines = new Int32Array(WINDOW);
+  private lineNo = 0;
   private sumsLow = 0;
   private sumsHigh = 0;
   private prevHash = 0;
+  /** Whether the previous word starts with a capital. */
+  private prevUpper = false;
+  /** The previous word follows a "-" or "_": an option or identifier, whose metavar may repeat it. */
+  private prevOption = false;
   private prevScript = 0;
   private prevPrevScript = 0;
   private prevWordStart = 0;
@@ -306,6 +313,8 @@ export class LexicalScanner {
   private lineLetters = 0;
   private lineFirstWord = 0;
   private lineFirstGap = 0;
+  /** The line's first word does not start the line. */
+  private lineIndented = false;
   /** A gap inside the line held code symbols: code and data lines repeat legitimately. */
   private lineCode = false;
   private lineStart = 0;
@@ -336,6 +345,7 @@ export class LexicalScanner {
   private fillerRun = 0;
   private fillerRunStart = 0;
   private fillers = 0;
+  private fillerChars = 0;
   private firstFiller = -1;
   private firstFillerText = '';
   private byteRun = 0;
@@ -373,6 +383,10 @@ export class LexicalScanner {
   private echoK = 0;
   private echoLastSpace = true;
   private echoes = 0;
+  /** Characters fed to the echo matcher (whitespace runs as one), and how far the answer is the prompt's opening. */
+  private echoSeen = 0;
+  private echoPrefix = 0;
+  private echoPrefixOk = true;
   private firstEcho = -1;
 
   /** Token 0's text when it is one character (the NaN signature); -1 otherwise. */
@@ -774,7 +788,8 @@ export class LexicalScanner {
 
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
-    if (this.words < LEX.roleMinWords || !this.lastRoleCapital) return;
+    // Code names keys "User:" too (an SSH config, a YAML mapping).
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline) return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
       this.flag(
@@ -792,7 +807,7 @@ export class LexicalScanner {
     const len = this.wLen;
     const sc = this.wScript;
     const data = this.wHex && len >= 4;
-    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data) {
+    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data && !this.inFence) {
       if (
         ++this.sameRun >= LEX.sameWordRun &&
         !this.flagged.has('word-repetition') &&
@@ -812,9 +827,25 @@ export class LexicalScanner {
       this.lastRoleHash = h;
     }
     let f = 0;
-    if (this.words > 0 && h === this.prevHash && this.gapSpacesOnly && this.gapLen > 0 && !data) f |= F_REPEAT;
-    if (cls & W_STOP) f |= F_STOP;
-    if (this.gapCode) f |= F_CODEGAP;
+    // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
+    // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
+    const upper = isUpper(this.wFirst);
+    if (
+      this.words > 0 &&
+      h === this.prevHash &&
+      this.gapSpacesOnly &&
+      this.gapLen > 0 &&
+      !data &&
+      upper === this.prevUpper &&
+      !this.prevOption &&
+      !this.inFence
+    ) {
+      f |= F_REPEAT;
+    }
+    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
+    if (cls & W_STOP && !(len <= 2 && this.gapCode)) f |= F_STOP;
+    // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
+    if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
     const listed = sc === SCRIPT_LATIN || sc === SCRIPT_CYRILLIC;
@@ -850,12 +881,14 @@ export class LexicalScanner {
     this.wHashes[slot] = h;
     this.wScripts[slot] = sc;
     this.wStarts[slot] = this.wStart;
+    this.wLines[slot] = this.lineNo;
     this.remember(f);
     this.words++;
 
     if (this.lineWords === 0) {
       this.lineFirstWord = h;
       this.lineFirstGap = -1;
+      this.lineIndented = this.wStart > this.lineStart;
     } else if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
     this.lineWords++;
     this.lineHash = Math.imul(this.lineHash ^ h, FNV_P);
@@ -866,6 +899,9 @@ export class LexicalScanner {
     this.prevScript = sc === SCRIPT_HANGUL ? SCRIPT_CJK : sc;
     this.prevWordStart = this.wStart;
     this.prevHash = h;
+    this.prevUpper = upper;
+    // An option's name ("--theme", "-verify_email") is followed by its metavar ("theme", "email").
+    this.prevOption = this.gapLast === 45 || this.gapLast === 95;
     this.wLen = 0;
     this.gapSpacesOnly = true;
     this.gapCode = false;
@@ -945,6 +981,10 @@ export class LexicalScanner {
     const spaces = this.sum(F_SPACE);
     const start = this.windowStart(n);
     const prose = codeGaps <= LEX.proseMaxCodeGaps * n && this.sum(F_PROSE) >= LEX.proseGaps * n;
+    // Words laid out over many lines are a list (font names, one per line): few distinct words
+    // and no function words are what lists have.
+    const lines = this.lineNo - this.wLines[(this.words - n) & WMASK];
+    const running = lines < LEX.listLines * n;
     // Salad glues code fragments in ("_EditPressure", "}`RESS"), so the script-switch rule only
     // asks for text that is not laid out as code: words mostly one space apart, few code gaps.
     // (Glued pieces stay with prose: identifiers in code and its comments are camelCase.)
@@ -953,7 +993,7 @@ export class LexicalScanner {
     if (!this.flagged.has('word-repetition')) {
       if (repeats >= LEX.stutterShare * n) {
         this.flag('word-repetition', start, `${repeats} of ${n} words repeat the word before them ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (prose && n >= LEX.ttrMinWords && this.sum(F_NEAR) >= LEX.ttrNearRepeats * n) {
+      } else if (prose && running && n >= LEX.ttrMinWords && this.sum(F_NEAR) >= LEX.ttrNearRepeats * n) {
         // Few distinct words means many near repeats: counting them first spares the count of distinct words.
         const d = this.distinct(n);
         if (d <= LEX.ttrMaxShare * n) this.flag('word-repetition', start, `only ${d} different words among ${n} ${LexicalScanner.where(n, start, atFinish)}`);
@@ -963,7 +1003,10 @@ export class LexicalScanner {
       if (
         prose &&
         listed >= 0.75 * n &&
-        (stops >= LEX.functionOnlyShare * n || (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
+        // Function words alone read as salad only when they are the short ones ("the to a v of"):
+        // languages with long stopword lists (Indonesian, Swedish) write prose that is mostly listed words.
+        ((stops >= LEX.functionOnlyShare * n && this.wStarts[(this.words - 1) & WMASK] - start <= LEX.functionOnlyChars * (n - 1)) ||
+          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
       ) {
         this.flag(
           'word-salad',
@@ -975,13 +1018,19 @@ export class LexicalScanner {
         (switches >= LEX.switchShare * n && this.sum(F_RARE_SWITCH) >= LEX.switchRareMin && this.scriptsIn(n) >= LEX.switchScripts)
       ) {
         this.flag('word-salad', start, `the script changes between incompatible writing systems ${switches} times ${LexicalScanner.where(n, start, atFinish)}`);
-      } else if (prose && odd >= LEX.oddShare * n) {
+      } else if (prose && odd >= LEX.oddShare * n && spaces >= LEX.spacedSpaces * n) {
         this.flag(
           'word-salad',
           start,
           `${odd} of ${n} words are glued from pieces (script clash or case turn inside the word) ${LexicalScanner.where(n, start, atFinish)}`,
         );
-      } else if (prose && listed >= 0.9 * n && stops <= LEX.noStopShare * n && (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)) {
+      } else if (
+        prose &&
+        running &&
+        listed >= 0.9 * n &&
+        stops <= LEX.noStopShare * n &&
+        (odd + switches >= LEX.noStopOdd * n || spaces >= LEX.noStopSpaces * n)
+      ) {
         this.flag(
           'word-salad',
           start,
@@ -1006,6 +1055,7 @@ export class LexicalScanner {
   private endLine(pos: number): void {
     if (this.nonWs > 0) this.newlinesAfterText++;
     if (this.wLen !== 0) this.endWord();
+    this.lineNo++;
     const words = this.lineWords;
     if (words > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
@@ -1028,7 +1078,8 @@ export class LexicalScanner {
     if (this.wordsBeforeLine - words < 0 || this.wordsBeforeLine === 0) return;
     const alone = words === 1;
     const colon = gap === 58 || gap === 0xff1a;
-    if (!alone && !colon) return;
+    // A template's role name starts its line; an indented one is a term of a list ("   user").
+    if ((!alone || this.lineIndented) && !colon) return;
     const cls = WORD_TABLE.get(first);
     if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
@@ -1115,6 +1166,7 @@ export class LexicalScanner {
         this.fillerRun = 1;
         this.fillerRunStart = at;
       }
+      this.fillerChars += text.length;
       if (this.fillers++ === 0) {
         this.firstFiller = at;
         this.firstFillerText = text;
@@ -1157,12 +1209,41 @@ export class LexicalScanner {
     let k = this.echoK;
     while (k > 0 && p.charCodeAt(k) !== ch) k = fail[k - 1];
     if (p.charCodeAt(k) === ch) k++;
+    const seen = ++this.echoSeen;
+    if (k === seen) this.echoPrefix = k;
+    else if (ch !== 32) this.echoPrefixOk = false;
     if (k === p.length) {
       if (this.echoes++ === 0) this.firstEcho = pos - p.length + 1;
       if (this.echoes >= 2) this.flag('prompt-echo', this.firstEcho, `the prompt appears ${this.echoes} times in the answer`);
       k = fail[k - 1];
     }
     this.echoK = k;
+  }
+
+  /**
+   * One echo: degenerate when the prompt is most of the answer or the answer is the prompt's
+   * opening (a model that returns its input), else a suspect (an answer may quote its question).
+   */
+  private judgeEcho(): void {
+    if (this.echo === null) return;
+    const seen = this.echoSeen;
+    if (this.echoes === 1) {
+      const most = this.echo.length >= LEX.echoShare * seen;
+      this.flag(
+        'prompt-echo',
+        this.firstEcho,
+        most
+          ? `the prompt makes ${this.echo.length} of the answer's ${seen} characters (spaces collapsed), from offset ${this.firstEcho}: the model returns its input`
+          : `the answer repeats the prompt at offset ${this.firstEcho}`,
+        most ? undefined : 'suspect',
+      );
+    } else if (this.echoes === 0 && this.echoPrefixOk && this.echoPrefix >= LEX.echoMinChars && this.echoPrefix >= seen - 1) {
+      this.flag(
+        'prompt-echo',
+        Math.max(0, this.firstNonWs),
+        `the whole answer is the first ${this.echoPrefix} characters of the prompt (spaces collapsed): the model returns its input`,
+      );
+    }
   }
 
   /** An answer that is mostly one character: short floods the absolute thresholds never see. */
@@ -1259,6 +1340,16 @@ export class LexicalScanner {
         `${this.unknownPieces} "⁇" marks: SentencePiece shows an unknown piece this way, so the model sampled ids its tokenizer does not have`,
       );
     }
+    // Filler tokens with text between them: much of the answer, not a run (a text on BERT names
+    // [CLS], [SEP] and [MASK] once each among many words).
+    const answerChars = this.pos - Math.max(0, this.firstNonWs);
+    if (this.fillers >= LEX.fillerRun && this.fillerChars >= LEX.fillerShare * answerChars && !this.flagged.has('special-tokens')) {
+      this.flag(
+        'special-tokens',
+        this.firstFiller,
+        `${this.fillers} filler or control tokens make ${this.fillerChars} of the answer's ${answerChars} characters, such as ${this.firstFillerText} at offset ${this.firstFiller}`,
+      );
+    }
     if (this.fillers > 0 && !this.flagged.has('special-tokens')) {
       this.flag('special-tokens', this.firstFiller, `the token ${this.firstFillerText} at offset ${this.firstFiller} is a filler or control token`, 'suspect');
     }
@@ -1280,9 +1371,7 @@ export class LexicalScanner {
     } else if (this.fffd > 0) {
       this.flag('mojibake', this.firstFffd, `a U+FFFD replacement character at offset ${this.firstFffd}`, 'suspect');
     }
-    if (this.echoes === 1) {
-      this.flag('prompt-echo', this.firstEcho, `the answer repeats the prompt at offset ${this.firstEcho}`, 'suspect');
-    }
+    this.judgeEcho();
     if (this.spliced >= 0 && !this.flagged.has('word-salad') && !this.flagged.has('token-salad')) {
       this.flag('spliced-token', this.spliced, `one word in another writing system at offset ${this.spliced} interrupts the text`, 'suspect');
     }

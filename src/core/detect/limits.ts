@@ -117,6 +117,8 @@ export const LEX = Object.freeze({
   spacedSpaces: 0.45,
   /** Share of words equal to the word before them (only spaces between): stutter. */
   stutterShare: 0.15,
+  /** A window whose words span this many lines per word is a list, not running text (the vocabulary rules skip it). */
+  listLines: 0.15,
   /** Low type-token ratio in prose: at most this share of distinct words, from ttrMinWords words. */
   ttrMaxShare: 0.28,
   ttrMinWords: 16,
@@ -124,6 +126,8 @@ export const LEX = Object.freeze({
   ttrNearRepeats: 0.25,
   /** Function-word salad: this share of function words, ... */
   functionOnlyShare: 0.8,
+  /** ... when its words start at most this many characters apart on average (gaps included): short words. */
+  functionOnlyChars: 4.5,
   /** ... or this share with at most functionSaladDistinct distinct words. */
   functionSaladShare: 0.7,
   functionSaladDistinct: 0.5,
@@ -166,6 +170,8 @@ export const LEX = Object.freeze({
   blankShare: 0.9,
   /** Filler/control tokens in a row that make special-tokens degenerate (one alone is suspect). */
   fillerRun: 3,
+  /** ... or that many in all, with text between them, making this share of the answer's characters. */
+  fillerShare: 0.3,
   /** UTF-8-read-as-code-page sequences that make mojibake degenerate (one is suspect). */
   mojibakeEvents: 2,
   /** CP1251 needs this many more: Cyrillic text has the most lead/continuation look-alikes. */
@@ -178,6 +184,8 @@ export const LEX = Object.freeze({
   /** Prompt echo: the first echoChars of the normalised prompt, when it has echoMinChars. */
   echoChars: 64,
   echoMinChars: 16,
+  /** One echo is degenerate when it makes this share of the answer (spaces collapsed). */
+  echoShare: 0.6,
 });
 
 /**

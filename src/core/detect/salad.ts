@@ -124,12 +124,15 @@ export class Salad {
     if (w.gapCode > 0) this.codeGaps++;
     if (w.gapNewlines > 0) this.lineGaps++;
     if (w.gapMarks > 0) this.marks++;
-    if (!w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex))) this.odd++;
+    // Pieces: a case or letter/digit turn, clashing scripts. Counted at a word's first use in the
+    // block: code names its identifiers ("IsLittleEndian") again and again, salad seldom repeats.
+    let pieces = !w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex)) ? 1 : 0;
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
-      this.odd++;
+      pieces++;
     }
-    if (w.glued > 0 && !w.escaped) {
+    // A quoted word is data ("'XXXXXXコンニチハ'" in a padding example), not the answer's own text.
+    if (w.glued > 0 && !w.escaped && !isQuote(w.gapLast)) {
       if (this.glued++ === 0) this.firstGlued = w.start;
       if (w.cjkRun > this.gluedRun) this.gluedRun = w.cjkRun;
       this.gluedCjk += w.cjkRun;
@@ -159,6 +162,7 @@ export class Salad {
       this.keys[slot] = h;
       count = this.counts[slot] = 1;
       this.distinct++;
+      this.odd += pieces;
     } else count = ++this.counts[slot];
     if (!w.stop && w.digits === 0 && count > this.top) {
       this.top = count;
@@ -385,4 +389,9 @@ export class Salad {
       this.flag('looped', 'token-salad', this.firstLooped, detail, strong ? 'degenerate' : 'suspect');
     }
   }
+}
+
+/** A quote or backtick that opens a string or a code span. */
+function isQuote(c: number): boolean {
+  return c === 39 || c === 34 || c === 96 || c === 0x2018 || c === 0x201c;
 }

@@ -22,6 +22,7 @@ export class TemplateTurns {
   private done = false;
   private lineHash = 0;
   private lineLower = false;
+  private lineIndented = false;
 
   constructor(private readonly sink: WordSink) {}
 
@@ -29,6 +30,7 @@ export class TemplateTurns {
     if (w.lineWords === 1) {
       this.lineHash = w.hash;
       this.lineLower = w.lowerOnly && w.digits === 0;
+      this.lineIndented = w.start > w.lineStart;
     }
     if (this.pending >= 0 && !this.done) {
       this.done = true;
@@ -43,7 +45,8 @@ export class TemplateTurns {
 
   line(w: WordScanner): void {
     if (this.done || this.pending >= 0) return;
-    if (w.lineWords !== 1 || !this.lineLower || w.lineVisible !== w.lineLetters) return;
+    // A template's role name starts its line; an indented word alone is wrapped text or a list term.
+    if (w.lineWords !== 1 || !this.lineLower || this.lineIndented || w.lineVisible !== w.lineLetters) return;
     const role = ROLES.get(this.lineHash);
     if (role === undefined || w.words - 1 < TEMPLATE.roleLineMinWords) return;
     this.pending = w.lineStart;
