@@ -106,7 +106,11 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     assert.ok((await panel.locator('[data-testid="chart"] g.below').count()) >= 1, 'the chart marks a difficulty below its floor');
     assert.ok((await panel.locator('[data-testid="wrong-list"] [data-testid="answer-row"]').count()) > 0);
     await panel.locator('[data-testid="diagnose"]').waitFor({ timeout: 10_000 });
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Accuracy smoke test on fp8-box' });
+    // The result's toast (with its Diagnose button), not the progress toast that may still be fading out.
+    const toast = page.locator('.notifications-toasts .notification-toast', {
+      hasText: 'Accuracy smoke test on fp8-box',
+      has: page.locator('.monaco-button', { hasText: 'Diagnose' }),
+    });
     await toast.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(resultsDir, 'e2e-accuracy-fail.png') });
     await runCommand(page, 'Notifications: Clear All Notifications');
