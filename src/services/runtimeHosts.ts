@@ -1,5 +1,5 @@
 /**
- * Hosts "Load Flags from Installed SGLang" can read from besides this machine, and whose discovery
+ * Hosts "Load Flags from Installed SGLang or vLLM" can read from besides this machine, and whose discovery
  * report Diagnose Server reuses. The remote feature (loaded lazily) provides its connected hosts;
  * the flags and diagnose features read them through the context, so no feature imports another.
  */
@@ -12,6 +12,8 @@ export interface RuntimeHostInterpreter {
   path: string;
   /** SGLang version discovery found in it; undefined when it has no SGLang. */
   sglangVersion?: string;
+  /** The same for vLLM. */
+  vllmVersion?: string;
 }
 
 export interface RuntimeHostTarget {

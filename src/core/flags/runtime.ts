@@ -574,6 +574,30 @@ function isActionList(v: unknown): v is RuntimeAction[] {
 }
 
 /**
+ * The engines `python` on `host` has, located as readRuntimeCatalog locates them (never imported).
+ * Host trouble (a missing interpreter, a timeout) throws; an engine that is not there is left out.
+ */
+export async function installedEngines(
+  host: Host,
+  python: string,
+  opts: Pick<ReadRuntimeOptions, 'script' | 'env' | 'cwd' | 'signal' | 'timeoutMs'>,
+): Promise<RuntimeEngine[]> {
+  const engines = Object.keys(ENGINE_RUNTIME) as RuntimeEngine[];
+  const found = await Promise.all(
+    engines.map(async (engine) => {
+      const install = (await runScript(host, python, 'version', { timeoutMs: 30_000, ...opts, engine })) as EngineInstall | null;
+      return !!install && typeof install === 'object' && !install.error && !!install.packageDir;
+    }),
+  );
+  return engines.filter((_e, i) => found[i]);
+}
+
+/** An engine's name for people: SGLang, vLLM. */
+export function engineLabel(engine: RuntimeEngine): string {
+  return ENGINE_RUNTIME[engine].label;
+}
+
+/**
  * Reads the flags the SGLang (or, with `engine: 'vllm'`, the vLLM) installed in `python` on `host`
  * accepts. Uses the cache under `opts.cacheDir` when host, interpreter, engine version and its
  * flags file are unchanged.
