@@ -21,7 +21,7 @@ import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
-import type { HostServerEvidence, RuntimeHostTarget } from '../services/runtimeHosts';
+import { runtimeInterpreters, type HostServerEvidence, type RuntimeHostTarget } from '../services/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
@@ -82,11 +82,7 @@ export class RemoteFeature implements vscode.Disposable {
         id: entry.id,
         label: entry.label,
         host: session.host,
-        interpreters: (report?.interpreters ?? []).map((i) => ({
-          path: i.path,
-          ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
-          ...(i.probe?.packages.vllm.found ? { vllmVersion: i.probe.packages.vllm.version ?? '?' } : {}),
-        })),
+        interpreters: runtimeInterpreters(report),
         ruleContext: (python) => (session.report ? ruleContextFromReport(session.report, python) : undefined),
         local: entry.source === 'local',
         report: () => session.report,

@@ -16,6 +16,15 @@ export interface RuntimeHostInterpreter {
   vllmVersion?: string;
 }
 
+/** A discovery report's interpreters, each with the SGLang and vLLM versions found in it. */
+export function runtimeInterpreters(report: EnvReport | undefined): RuntimeHostInterpreter[] {
+  return (report?.interpreters ?? []).map((i) => ({
+    path: i.path,
+    ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
+    ...(i.probe?.packages.vllm.found ? { vllmVersion: i.probe.packages.vllm.version ?? '?' } : {}),
+  }));
+}
+
 export interface RuntimeHostTarget {
   id: string;
   label: string;
