@@ -95,7 +95,10 @@ class BackendFlags {
     ctx.pushCleanup(
       this.view,
       this.tree,
-      ctx.flags.onCatalogStatus(() => this.catalogChanged()),
+      ctx.flags.onCatalogStatus((status) => {
+        this.view.setVllmRuntime(status.vllmRuntime);
+        this.catalogChanged();
+      }),
       this.tree.onDidChangeVisibility((e) => {
         if (e.visible) this.ensureServerValues();
       }),
