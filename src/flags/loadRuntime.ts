@@ -116,7 +116,7 @@ async function pickEngine(engines: RuntimeEngine[], python: string): Promise<Run
   if (engines.length <= 1) return engines[0] ?? 'sglang';
   const picked = await vscode.window.showQuickPick(
     guardPicks(engines.map((engine) => ({ label: engineLabel(engine), description: `installed in ${python}`, engine }))),
-    { placeHolder: `${python} has both SGLang and vLLM: read whose flags?`, ignoreFocusOut: true },
+    { placeHolder: `${notificationText(python)} has both SGLang and vLLM: read whose flags?`, ignoreFocusOut: true },
   );
   return picked?.engine;
 }
