@@ -208,15 +208,17 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
     return undefined;
   }
   // SGLang's: the catalog read from server_args.py (workspace or settings) gives lines and deprecations.
-  // vLLM's stands alone: the bundled vLLM catalog stays the language server's fallback.
-  const stat = engine === 'sglang' ? await ctx.flags.catalogEntries({ staticOnly: true }).catch(() => undefined) : undefined;
+  // vLLM's is sent as its parser gave it, and only compared with the bundled facts of its release.
+  const vllm = engine === 'vllm';
+  const stat = await ctx.flags.catalogEntries(vllm ? { bundledVllm: rt.version ? { version: rt.version } : {} } : { staticOnly: true }).catch(() => undefined);
+  const staticLabel = vllm ? (stat?.source?.label ?? 'the bundled vLLM catalog') : 'server_args.py';
   let catalog: FlagCatalog = rt.catalog;
   let differences: FlagDifference[] = [];
   let byFlag = new Map<string, FlagDifference[]>();
   if (stat?.source) {
     const staticCatalog: FlagCatalog = { entries: stat.entries, choiceLists: stat.choiceLists, era: stat.source.era as CatalogEra, diagnostics: [] };
-    const merged = mergeCatalogs(staticCatalog, rt.catalog, { keepStaticOnly: rt.source === 'help' });
-    catalog = merged.catalog;
+    const merged = mergeCatalogs(staticCatalog, rt.catalog, { keepStaticOnly: rt.source === 'help', staticLabel });
+    if (!vllm) catalog = merged.catalog;
     // Flags the file declares but this parser lacks are common across versions; keep them out of the headline.
     differences = merged.differences.filter((d) => d.kind !== 'static-only' || rt.source === 'dump');
     byFlag = merged.byFlag;
@@ -242,7 +244,11 @@ export async function loadRuntimeFlags(ctx: Ctx, opts: LoadRuntimeArgs = {}): Pr
     .showInformationMessage(`${notificationText(summary(engine, rt, differences, hostLabel), { maxLength: 600 })}${notificationText(gpu)}${use}`, ...buttons)
     .then(async (answer) => {
       if (answer === show) {
-        await ctx.reports.open(hostLabel, 'flag-differences.md', flagDifferencesReport(hostLabel, rt, differences));
+        await ctx.reports.open(
+          hostLabel,
+          vllm ? 'vllm-flag-differences.md' : 'flag-differences.md',
+          flagDifferencesReport(hostLabel, rt, differences, staticLabel),
+        );
       } else if (answer === reload) {
         const again: LoadRuntimeArgs = { refresh: true, python, hostId: target?.id ?? LOCAL_ID, engine };
         await ctx.executeCommand(COMMANDS.loadRuntime, again);

@@ -120,6 +120,11 @@ export interface CatalogEntriesParams {
    * loaded: the static side of a static-vs-runtime comparison.
    */
   staticOnly?: boolean;
+  /**
+   * Ask for the bundled vLLM catalog of a release instead (the newest snapshot when the version is
+   * absent or newer than every bundled one): what an installed vLLM's parser is compared with.
+   */
+  bundledVllm?: { version?: string };
 }
 export interface CatalogEntriesResult {
   /** Changes whenever any catalog (or rule set) changes. */

@@ -22,9 +22,12 @@ import { ruleContextFromReport } from '../../src/core/remote/ruleContext';
 import { catalogFromJson } from '../../src/core/flags';
 import { runtimeInterpreters, type RuntimeHostTarget } from '../../src/services/runtimeHosts';
 import type { CatalogEntriesParams, SetRuntimeCatalogParams } from '../../src/shared/lspProtocol';
+import { CatalogStore } from '../../src/lsp/catalogs';
+import { catalogEntries } from '../../src/lsp/handlers/customMethods';
 import type { LoadRuntimeArgs } from '../../src/flags/loadRuntime';
 import type { Ctx } from '../../src/context';
 import { startSshd, type Sshd } from '../support/sshd';
+import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -36,6 +39,8 @@ interface Pick {
 /** What the fake window was asked, and how the test answers quick picks. */
 const asked: { placeHolder: string; items: Pick[] }[] = [];
 const messages: string[] = [];
+/** The button the test presses on the load notification. */
+let infoAnswer: string | undefined;
 let answer: (placeHolder: string, items: Pick[]) => Pick | undefined = () => undefined;
 
 const fakeVscode = {
@@ -51,9 +56,9 @@ const fakeVscode = {
     showInputBox: async () => undefined,
     withProgress: async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) =>
       task({ report() {} }, { onCancellationRequested: () => ({ dispose() {} }), isCancellationRequested: false }),
-    showInformationMessage: async (m: string) => {
+    showInformationMessage: async (m: string, ...buttons: string[]) => {
       messages.push(m);
-      return undefined;
+      return buttons.find((b) => b === infoAnswer);
     },
     showErrorMessage: async (m: string) => {
       messages.push(m);
@@ -74,7 +79,10 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
   let loadRuntimeFlags: typeof import('../../src/flags/loadRuntime').loadRuntimeFlags;
   const sent: SetRuntimeCatalogParams[] = [];
   const staticAsked: CatalogEntriesParams[] = [];
+  const reports: { name: string; markdown: string }[] = [];
   let targets: RuntimeHostTarget[] = [];
+  // The language server's own answer to catalogEntries: no server_args.py, the bundled vLLM catalog.
+  const store = new CatalogStore({});
 
   const ctx = {
     config: { text: () => '' },
@@ -82,13 +90,17 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
     flags: {
       catalogEntries: async (p: CatalogEntriesParams) => {
         staticAsked.push(p);
-        return undefined;
+        return catalogEntries(store, p);
       },
       sendRuntimeCatalog: async (p: SetRuntimeCatalogParams) => {
         sent.push(p);
       },
     },
-    reports: { open: async () => undefined },
+    reports: {
+      open: async (_owner: string, name: string, markdown: string) => {
+        reports.push({ name, markdown });
+      },
+    },
     executeCommand: async () => undefined,
     extension: {
       asAbsolutePath: (p: string) => join(ROOT, p),
@@ -111,6 +123,7 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
     };
     require.cache['vscode-fake'] = { id: 'vscode-fake', filename: 'vscode-fake', loaded: true, exports: fakeVscode } as unknown as NodeJS.Module;
     ({ loadRuntimeFlags } = await import('../../src/flags/loadRuntime'));
+    await store.loadVllmBundled();
 
     python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 }).trim();
     d = await startSshd();
@@ -167,6 +180,8 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
     sent.length = 0;
     staticAsked.length = 0;
     messages.length = 0;
+    reports.length = 0;
+    infoAnswer = undefined;
   });
 
   it("lists the interpreter with both engines, asks whose flags, and sends vLLM's own parser as a vLLM catalog with the host's GPU", async () => {
@@ -176,14 +191,21 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
     assert.equal(it.sglangVersion, '0.0.0-fake');
     answer = (placeHolder, items) =>
       placeHolder.startsWith('Which Python') ? items.find((i) => i.description === 'sglang 0.0.0-fake · vllm 0.11.0') : items.find((i) => i.label === 'vLLM');
+    infoAnswer = 'Show Differences';
     const loaded = await loadRuntimeFlags(ctx, { hostId: 'ssh:gpu-box' });
     assert.deepEqual(
       asked.map((a) => a.placeHolder),
       ['Which Python on gpu-box has the SGLang or vLLM to read flags from?', `${it.path} has both SGLang and vLLM: read whose flags?`],
     );
     assert.equal(loaded?.engine, 'vllm');
-    assert.equal(loaded?.byFlag.size, 0, 'no SGLang file to compare an installed vLLM with');
-    assert.deepEqual(staticAsked, [], "server_args.py is SGLang's: not asked for vLLM");
+    // Compared with the bundled facts of its release, not with a server_args.py.
+    assert.deepEqual(staticAsked, [{ bundledVllm: { version: '0.11.0' } }]);
+    const attentionDiff = loaded?.byFlag.get('--attention-backend') ?? [];
+    assert.deepEqual(
+      attentionDiff.map((x) => x.kind),
+      ['runtime-only'],
+    );
+    assert.match(attentionDiff[0].message, /not declared in bundled catalog of vLLM 0\.11\.0/);
     assert.equal(sent.length, 1);
     const p = sent[0];
     assert.equal(p.engine, 'vllm');
@@ -194,7 +216,16 @@ describe('an installed vLLM on an SSH host: its flags for the editor, its source
     const attention = catalog.entries.find((e) => e.flag === '--attention-backend');
     assert.ok(attention?.choices?.includes('FAKE_PLUGIN_ATTN'), 'the plugin backend, known only to the installed parser');
     assert.ok(catalog.entries.some((e) => e.flag === '--tensor-parallel-size' && e.aliases.includes('-tp')));
-    assert.match(messages.join('\n'), /loaded \d+ flags from vLLM 0\.11\.0 on gpu-box.*vLLM commands are now checked against it/s);
+    assert.match(messages.join('\n'), /loaded \d+ flags from vLLM 0\.11\.0 on gpu-box; 1 only at run time.*vLLM commands are now checked against it/s);
+    await waitFor('the differences report', () => reports.length > 0 || undefined, 5_000);
+    assert.equal(reports[0].name, 'vllm-flag-differences.md');
+    const report = reports[0].markdown.replace(/\\(.)/g, '$1');
+    assert.match(report, /^# Flags of the installed vLLM vs bundled catalog of vLLM 0\.11\.0/);
+    assert.match(report, /Read by: vLLM's own parser/);
+    assert.match(report, /\*\*runtime-only\*\* `--attention-backend`/);
+    // The catalog sent is the parser's own, not merged with the bundled facts.
+    assert.ok(store.vllmBundledFor('0.11.0')!.loaded.index.byOption.has('--enforce-eager'));
+    assert.ok(!catalog.entries.some((e) => e.flag === '--enforce-eager'), 'no bundled-only flag was added');
   });
 
   it('asks an interpreter discovery did not list which engines it has, and reads SGLang when told to', async () => {
