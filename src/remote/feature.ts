@@ -337,7 +337,7 @@ export class RemoteFeature implements vscode.Disposable {
         : found;
     if (dirs.length === 0) {
       const dir = await vscode.window.showInputBox({
-        title: `No SGLang or vLLM installation found on ${notificationText(entry.label)}`,
+        title: `No SGLang installation found on ${notificationText(entry.label)}, nor vLLM`,
         prompt: 'Absolute path of a directory to search instead',
         placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang',
         ignoreFocusOut: true,
