@@ -81,6 +81,8 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   private serverLabel: string | undefined;
   private differences = new Map<string, FlagDifference[]>();
   private differencesFrom: string | undefined;
+  /** The installed vLLM whose catalog vLLM commands use (the rows stay SGLang's). */
+  private vllmRuntime: CatalogSourceInfo | undefined;
   /** Set when the server reported a change while nobody looked; the next getChildren reloads. */
   private stale = true;
   private problem: string | undefined;
@@ -122,6 +124,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     if (this.filterText) parts.push(`filter: ${this.filterText}`);
     if (this.serverLabel) parts.push(`values: ${this.serverLabel}`);
     if (this.result?.source) parts.push(`${this.result.source.kind} catalog`);
+    if (this.vllmRuntime) parts.push(`vLLM commands: installed vLLM${this.vllmRuntime.version ? ` ${this.vllmRuntime.version}` : ''}`);
     return parts.length ? parts.join(' · ') : undefined;
   }
 
@@ -129,7 +132,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   message(): string | undefined {
     if (this.problem) return this.problem;
     if (this.result && !this.result.source)
-      return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang".';
+      return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang or vLLM".';
     if (this.result && this.filterText && this.roots.length === 0) return `No flag matches "${this.filterText}".`;
     return undefined;
   }
@@ -143,6 +146,12 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     this.serverLabel = label;
     this.serverValues = values;
     this.changed.fire(undefined);
+    this.descriptionChanged.fire();
+  }
+
+  setVllmRuntime(source: CatalogSourceInfo | undefined): void {
+    if (source?.label === this.vllmRuntime?.label && source?.version === this.vllmRuntime?.version) return;
+    this.vllmRuntime = source;
     this.descriptionChanged.fire();
   }
 

@@ -27,6 +27,7 @@ import {
   type CatalogStatus,
   type SetHostGpuParams,
   type SetServerReleaseParams,
+  type LaunchEngine,
   type SetRuntimeCatalogParams,
 } from '../shared/lspProtocol';
 import { notificationText } from '../core/text/foreign';
@@ -55,7 +56,8 @@ export function holdsLaunchCommand(doc: vscode.TextDocument): boolean {
 export class FlagsClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
-  private lastRuntime: SetRuntimeCatalogParams | undefined;
+  /** The last runtime catalog of each engine, oldest first (the latest host's GPU is the one kept). */
+  private readonly lastRuntime = new Map<LaunchEngine, SetRuntimeCatalogParams>();
   private lastHostGpu: SetHostGpuParams | undefined;
   private lastServerRelease: SetServerReleaseParams | undefined;
   private currentState: FlagsClientState = 'stopped';
@@ -148,7 +150,9 @@ export class FlagsClient implements vscode.Disposable {
   }
 
   async sendRuntimeCatalog(params: SetRuntimeCatalogParams): Promise<void> {
-    this.lastRuntime = params;
+    const engine = params.engine ?? 'sglang';
+    this.lastRuntime.delete(engine);
+    this.lastRuntime.set(engine, params);
     const c = this.client ?? (this.starting ? await this.starting : undefined);
     if (c) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', params);
   }
@@ -193,7 +197,7 @@ export class FlagsClient implements vscode.Disposable {
         else if (e.newState === State.Running) {
           this.setState('running');
           // A server restarted after a crash gets the runtime catalog again.
-          if (this.lastRuntime) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime).catch(() => undefined);
+          for (const p of this.lastRuntime.values()) void sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', p).catch(() => undefined);
           if (this.lastHostGpu) void sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu).catch(() => undefined);
           if (this.lastServerRelease) void sendCustomNotification(c, 'inferenceDoctor/setServerRelease', this.lastServerRelease).catch(() => undefined);
         }
@@ -201,7 +205,7 @@ export class FlagsClient implements vscode.Disposable {
     );
     await c.start();
     this.clientSubscriptions.push(onCustomNotification(c, 'inferenceDoctor/catalogChanged', (s) => this.statusEmitter.fire(s)) as vscode.Disposable);
-    if (this.lastRuntime) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', this.lastRuntime);
+    for (const p of this.lastRuntime.values()) await sendCustomNotification(c, 'inferenceDoctor/setRuntimeCatalog', p);
     if (this.lastHostGpu) await sendCustomNotification(c, 'inferenceDoctor/setHostGpu', this.lastHostGpu);
     if (this.lastServerRelease) await sendCustomNotification(c, 'inferenceDoctor/setServerRelease', this.lastServerRelease);
     this.client = c;

@@ -1,7 +1,7 @@
 /**
  * The flags feature in the extension host: the language client's start on launch documents, the
  * Backend Flags view, the commands of the code lenses the language server puts on server_args.py,
- * and "Load Flags from Installed SGLang".
+ * and "Load Flags from Installed SGLang or vLLM".
  *
  * Activation only creates the (empty) view and registers commands. The language server starts
  * when the view is first shown (or a document with a launch command opens); the runtime loader and
@@ -20,6 +20,7 @@ import { takesNoValue } from '../core/flags/types';
 import { notificationText } from '../core/text/foreign';
 import { guardPicks, iconText } from '../ui/foreignText';
 import { errorMessage } from '../core/errors';
+import type { LoadRuntimeArgs } from './loadRuntime';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
 const SERVER_KEY = 'inferenceDoctor.flags.server';
@@ -94,7 +95,10 @@ class BackendFlags {
     ctx.pushCleanup(
       this.view,
       this.tree,
-      ctx.flags.onCatalogStatus(() => this.catalogChanged()),
+      ctx.flags.onCatalogStatus((status) => {
+        this.view.setVllmRuntime(status.vllmRuntime);
+        this.catalogChanged();
+      }),
       this.tree.onDidChangeVisibility((e) => {
         if (e.visible) this.ensureServerValues();
       }),
@@ -333,9 +337,10 @@ class BackendFlags {
 
   async loadRuntime(arg: unknown): Promise<void> {
     const { loadRuntimeFlags } = await import('./loadRuntime');
-    const opts = arg && typeof arg === 'object' && !isNode(arg) ? (arg as { python?: string; refresh?: boolean }) : {};
+    const opts = arg && typeof arg === 'object' && !isNode(arg) ? (arg as LoadRuntimeArgs) : {};
     const loaded = await loadRuntimeFlags(this.ctx, opts);
-    if (loaded) this.view.setDifferences(loaded.label, loaded.byFlag);
+    // The view lists SGLang's catalog: an installed vLLM's differences are not about its rows.
+    if (loaded?.engine === 'sglang') this.view.setDifferences(loaded.label, loaded.byFlag);
   }
 
   async refresh(): Promise<void> {

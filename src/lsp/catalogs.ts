@@ -99,6 +99,7 @@ export function infoOf(c: LoadedCatalog): CatalogSourceInfo {
     flags: c.index.catalog.entries.length,
     errors: c.errors,
     ...(c.index.meta.version ? { version: c.index.meta.version } : {}),
+    ...(c.index.meta.engine ? { engine: c.index.meta.engine } : {}),
   };
 }
 
@@ -126,6 +127,8 @@ export class CatalogStore {
   vllmBundledError?: string;
   private readonly vllmIndexes = new Map<number, LoadedCatalog>();
   runtime?: LoadedCatalog;
+  /** An installed vLLM's own catalog (setRuntimeCatalog with engine vllm): every vLLM command's, over the bundled one. */
+  vllmRuntime?: LoadedCatalog;
   settings?: LoadedCatalog;
   computeCapability?: number;
   packageVersions?: Record<string, string>;
@@ -298,19 +301,26 @@ export class CatalogStore {
     return this.computeCapability ?? this.hostGpu?.computeCapability;
   }
 
+  /** A runtime catalog of SGLang or vLLM (each engine keeps its own); the host's GPU and packages either way. */
   setRuntime(p: SetRuntimeCatalogParams): string[] {
     const errors: string[] = [];
     this.computeCapability = typeof p.computeCapability === 'number' && Number.isFinite(p.computeCapability) ? p.computeCapability : undefined;
     this.packageVersions = p.packageVersions && typeof p.packageVersions === 'object' ? p.packageVersions : undefined;
-    if (p.catalog === null || p.catalog === undefined) this.runtime = undefined;
-    else {
+    const vllm = p.engine === 'vllm';
+    let loaded: LoadedCatalog | undefined;
+    if (p.catalog !== null && p.catalog !== undefined) {
       const catalog = catalogFromJson(p.catalog);
       if (!catalog) errors.push('runtime catalog: unsupported JSON (version or shape)');
       else {
-        const meta: CatalogMeta = { kind: 'runtime', label: p.hostLabel ?? 'runtime' };
+        const meta: CatalogMeta = { kind: 'runtime', label: p.hostLabel ?? 'runtime', ...(vllm ? { engine: 'vllm' as const } : {}) };
         if (p.version) meta.version = p.version;
-        this.runtime = { index: new CatalogIndex(catalog, meta), errors };
+        loaded = { index: vllm ? new VllmCatalogIndex(catalog, meta) : new CatalogIndex(catalog, meta), errors };
       }
+    }
+    // Unreadable JSON keeps the catalog there was (the error is logged); null clears it.
+    if (loaded || p.catalog === null || p.catalog === undefined) {
+      if (vllm) this.vllmRuntime = loaded;
+      else this.runtime = loaded;
     }
     this.generation++;
     return errors;

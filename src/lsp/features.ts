@@ -84,8 +84,9 @@ function bundledLine(index: CatalogIndex, e: FlagEntry, release?: ReleaseContext
 
 function sourceLine(index: CatalogIndex, e: FlagEntry): string {
   const m = index.meta;
+  const engine = m.engine === 'vllm' ? 'vLLM' : 'SGLang';
   const where = m.kind === 'runtime' ? `installed server on ${escapeMarkdown(m.label)}` : `${escapeMarkdown(m.label)}:${e.line}`;
-  return `_Catalog: ${m.kind} · ${where}${m.version ? ` · SGLang ${escapeMarkdown(m.version)}` : ''} · ${index.catalog.era} era_`;
+  return `_Catalog: ${m.kind} · ${where}${m.version ? ` · ${engine} ${escapeMarkdown(m.version)}` : ''} · ${index.catalog.era} era_`;
 }
 
 /**
@@ -244,9 +245,14 @@ export function hover(analysis: Analysis, pos: Position, documentIndex: CatalogI
 /** `data` of a flag completion item: the option string, looked up again in `completionItem/resolve`. */
 export interface FlagItemData {
   option: string;
-  /** For a vLLM command's item: the bundled vLLM release it came from (resolve looks it up there). */
+  /**
+   * For a vLLM command's item: the bundled vLLM release it came from, or `installed` for the
+   * runtime catalog of an installed vLLM (resolve looks it up there).
+   */
   vllm?: string;
 }
+/** FlagItemData.vllm of an item from an installed vLLM's catalog. */
+export const INSTALLED_VLLM = 'installed';
 
 /** Most flag items sent per request; beyond it the list is marked incomplete and re-requested as the user types. */
 export const MAX_FLAG_ITEMS = 100;
@@ -274,7 +280,8 @@ function flagItems(index: CatalogIndex): CachedItem[] {
         .filter(Boolean)
         .join(' · '),
     );
-    const data: FlagItemData = index.meta.engine === 'vllm' ? { option, vllm: index.meta.version ?? 'main' } : { option };
+    const vllm = index.meta.kind === 'runtime' ? INSTALLED_VLLM : (index.meta.version ?? 'main');
+    const data: FlagItemData = index.meta.engine === 'vllm' ? { option, vllm } : { option };
     const item: CompletionItem = {
       label: option,
       kind: CompletionItemKind.Property,

@@ -9,6 +9,7 @@ import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
 import { chooseBundledRelease, releaseContext } from '../core/release/context';
 import { readVllmPins, vllmReleasesInText } from '../core/release/vllm';
+import { normalizeVersion } from '../core/release/version';
 import { vllmReleaseContext } from '../core/flags/vllm/bundled';
 import {
   chooseRelease,
@@ -59,9 +60,20 @@ export class ReleaseFinder {
     if (!b) return undefined;
     const path = uriToPath(d.doc.uri);
     const name = path ?? d.doc.uri.split(/[\\/]/).pop() ?? 'this file';
-    const candidates = [...safe(() => vllmReleasesInText(d.doc.getText(), name)), ...(path ? this.vllmNearbyOf(dirname(path), path) : [])];
+    const candidates = [
+      this.installedVllm(),
+      ...safe(() => vllmReleasesInText(d.doc.getText(), name)),
+      ...(path ? this.vllmNearbyOf(dirname(path), path) : []),
+    ];
     const known = b.releases.map((r) => r.version).filter((v) => v !== 'main');
     return chooseRelease(candidates, known, b.newest().release.version);
+  }
+
+  /** The version of the vLLM whose flags were loaded (a runtime catalog), as the host's release. */
+  private installedVllm(): ReleaseCandidate | undefined {
+    const meta = this.store.vllmRuntime?.index.meta;
+    const version = meta?.version ? normalizeVersion(meta.version) : undefined;
+    return version ? { version, exact: true, source: 'host', detail: `vllm ${version} installed on ${meta!.label}` } : undefined;
   }
 
   /** The vLLM catalog and analysis context of a document's choice. */

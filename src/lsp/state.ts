@@ -8,7 +8,7 @@ import type { Connection, Diagnostic } from 'vscode-languageserver';
 import { errorDetail, errorMessage } from '../core/errors';
 import { showControls } from '../core/text/foreign';
 import { sendCustomNotification, type CatalogStatus, type FlagsSettings } from '../shared/lspProtocol';
-import { analyzeText, type Analysis } from './analysis';
+import { analyzeText, type Analysis, type RuleEnv } from './analysis';
 import { CatalogStore, infoOf, parserOptions } from './catalogs';
 import { DiagnosticsScheduler } from './diagnosticsScheduler';
 import { DocumentCatalogs } from './documentCatalogs';
@@ -104,7 +104,7 @@ export class ServerState {
     const pinned = pinnedRelease(choice);
     const versions = pinned && !this.store.packageVersions?.sglang ? { ...this.store.packageVersions, sglang: pinned } : this.store.packageVersions;
     const text = d.doc.getText();
-    const vllm = text.includes('vllm') ? this.releases.vllmContext(this.releases.chooseVllm(d)) : undefined;
+    const vllm = text.includes('vllm') ? this.vllmContextOf(d) : undefined;
     const analysis = analyzeText(text, d.hint, index, {
       rules: this.rules.rules,
       computeCapability: this.store.ruleComputeCapability(),
@@ -116,6 +116,14 @@ export class ServerState {
     });
     d.cache = { key, analysis, ...(index ? { index } : {}) };
     return analysis;
+  }
+
+  /** A document's vLLM release, and its catalog: the installed vLLM's when one was loaded, else the bundled release's. */
+  private vllmContextOf(d: Doc): RuleEnv['vllm'] {
+    const bundled = this.releases.vllmContext(this.releases.chooseVllm(d));
+    const installed = this.store.vllmRuntime?.index;
+    if (!installed) return bundled;
+    return { index: installed, ...(bundled ? { release: bundled.release } : {}) };
   }
 
   private publishDiagnostics(uri: string): void {
@@ -138,6 +146,7 @@ export class ServerState {
     return {
       active: sources[0] ?? null,
       sources,
+      ...(this.store.vllmRuntime ? { vllmRuntime: infoOf(this.store.vllmRuntime) } : {}),
       rules: { count: this.rules.rules.length, errors: this.rules.errors, files: this.rules.files },
       ...(this.store.ruleComputeCapability() !== undefined ? { computeCapability: this.store.ruleComputeCapability() } : {}),
     };

@@ -12,7 +12,7 @@ import { formatEnvReport, type RunningServer } from '../core/discovery/index';
 import { comparisonJson, summariseComparison } from '../core/remote/compare';
 import { describeLogSource, followArgv, type LogSource } from '../core/remote/logWatch';
 import { SearchResultGroups } from '../core/remote/searchGroups';
-import { serverKey, type HostSession } from '../core/remote/session';
+import { serverKey, sourceName, type HostSession, type SourceDir, type SourceEngine } from '../core/remote/session';
 import type { Ctx } from '../context';
 import { GENERATED_SCHEME, LogDocuments } from './documents';
 import { GeneratedDocuments, slug } from '../ui/generatedDocuments';
@@ -21,7 +21,7 @@ import { HostsView, modelName, type HostsNode } from './hostsView';
 import { RemoteFileSystem, remoteUri } from './remoteFs';
 import { SearchView, type SearchState } from './searchView';
 import { catalogFieldResolver } from './catalogFields';
-import type { HostServerEvidence, RuntimeHostTarget } from '../services/runtimeHosts';
+import { runtimeInterpreters, type HostServerEvidence, type RuntimeHostTarget } from '../services/runtimeHosts';
 import { ruleContextFromReport } from '../core/remote/ruleContext';
 import { notificationText } from '../core/text/foreign';
 import { createLogChannel, guardPicks } from '../ui/foreignText';
@@ -71,7 +71,7 @@ export class RemoteFeature implements vscode.Disposable {
     );
   }
 
-  /** Connected hosts for "Load Flags from Installed SGLang": their interpreters and GPU. */
+  /** Connected hosts for "Load Flags from Installed SGLang or vLLM": their interpreters and GPU. */
   private runtimeHostTargets(): RuntimeHostTarget[] {
     const out: RuntimeHostTarget[] = [];
     for (const entry of this.hosts.connected()) {
@@ -82,10 +82,7 @@ export class RemoteFeature implements vscode.Disposable {
         id: entry.id,
         label: entry.label,
         host: session.host,
-        interpreters: (report?.interpreters ?? []).map((i) => ({
-          path: i.path,
-          ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
-        })),
+        interpreters: runtimeInterpreters(report),
         ruleContext: (python) => (session.report ? ruleContextFromReport(session.report, python) : undefined),
         local: entry.source === 'local',
         report: () => session.report,
@@ -134,7 +131,7 @@ export class RemoteFeature implements vscode.Disposable {
     return out;
   }
 
-  /** The interpreter row's action: read the flags of the SGLang it has. */
+  /** The interpreter row's action: read the flags of the SGLang or vLLM it has (the command asks when it has both). */
   async loadFlagsFromInterpreter(arg: unknown): Promise<void> {
     const n = arg as Partial<Extract<HostsNode, { kind: 'interpreter' }>> | undefined;
     if (n?.kind !== 'interpreter' || !n.hostId || n.index === undefined) return;
@@ -322,38 +319,51 @@ export class RemoteFeature implements vscode.Disposable {
   // ---- search -------------------------------------------------------------------------------
 
   async search(arg: unknown): Promise<void> {
-    const picked = await this.pickSession(arg, 'Search SGLang source on which host?');
+    const picked = await this.pickSession(arg, 'Search SGLang or vLLM source on which host?');
     if (!picked) return;
     const { entry, session } = picked;
     if (!session.report && !Array.isArray((arg as { paths?: unknown } | undefined)?.paths)) {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Finding SGLang on ${notificationText(entry.label)}…` }, () =>
-        this.hosts.discover(entry.id),
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Finding SGLang and vLLM on ${notificationText(entry.label)}…` },
+        () => this.hosts.discover(entry.id),
       );
     }
     // Callers (other commands, tests) may name the directories: { hostId, paths: ['/abs/dir'] }.
     const given = (arg as { paths?: unknown } | undefined)?.paths;
-    let paths = Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/')) ? (given as string[]) : session.sglangDirs();
-    if (paths.length === 0) {
+    const found = session.sourceDirs();
+    let dirs: SourceDir[] =
+      Array.isArray(given) && given.every((p) => typeof p === 'string' && p.startsWith('/'))
+        ? (given as string[]).map((path) => found.find((d) => d.path === path) ?? { engine: 'sglang', path })
+        : found;
+    if (dirs.length === 0) {
       const dir = await vscode.window.showInputBox({
-        title: `No SGLang installation found on ${notificationText(entry.label)}`,
+        title: `No SGLang installation found on ${notificationText(entry.label)}, nor vLLM`,
         prompt: 'Absolute path of a directory to search instead',
         placeHolder: '/opt/venv/lib/python3.12/site-packages/sglang',
         ignoreFocusOut: true,
         validateInput: (v) => (v.startsWith('/') ? undefined : 'Enter an absolute path'),
       });
       if (!dir) return;
-      paths = [dir];
-    } else if (paths.length > 1) {
+      dirs = [{ engine: 'sglang', path: dir }];
+    } else if (dirs.length > 1) {
       const pick = await vscode.window.showQuickPick(
-        guardPicks([{ label: 'All SGLang installations', paths }, ...paths.map((p) => ({ label: p, paths: [p] }))]),
-        { placeHolder: 'Several SGLang installations found: search which?' },
+        guardPicks([
+          { label: `All ${sourceName(dirs)} installations`, dirs },
+          ...dirs.map((d) => ({ label: d.path, description: d.engine === 'vllm' ? 'vLLM' : 'SGLang', dirs: [d] })),
+        ]),
+        { placeHolder: 'Several installations found: search which?' },
       );
       if (!pick) return;
-      paths = pick.paths;
+      dirs = pick.dirs;
     }
-    const query = await askQuery(entry.label);
+    const query = await askQuery(entry.label, sourceName(dirs));
     if (!query) return;
-    await this.runSearch(entry, session, paths, query);
+    await this.runSearch(
+      entry,
+      session,
+      dirs.map((d) => d.path),
+      query,
+    );
   }
 
   private async runSearch(entry: HostEntry, session: HostSession, paths: string[], q: Query): Promise<void> {
@@ -629,12 +639,12 @@ interface Query {
   fixedStrings: boolean;
   caseSensitive: boolean;
   wordRegexp: boolean;
-  /** A preset's paths under each SGLang directory. */
-  within?: readonly string[];
+  /** A preset's paths under each engine's directory. */
+  within?: Readonly<Record<SourceEngine, readonly string[]>>;
 }
 
 /** QuickPick with the backend presets, free text, and regex / case / whole-word toggles. */
-function askQuery(hostLabel: string): Promise<Query | undefined> {
+function askQuery(hostLabel: string, source: string): Promise<Query | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { preset?: (typeof BACKEND_OPTION_PRESETS)[number] }>();
     const opts = { regex: false, caseSensitive: true, word: false };
@@ -643,7 +653,7 @@ function askQuery(hostLabel: string): Promise<Query | undefined> {
       tooltip: `${name}: ${on ? 'on' : 'off'}`,
     });
     const render = (): void => {
-      qp.title = `Search SGLang source on ${notificationText(hostLabel)} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
+      qp.title = `Search ${source} source on ${notificationText(hostLabel)} — regex ${opts.regex ? 'on' : 'off'}, match case ${opts.caseSensitive ? 'on' : 'off'}, whole word ${opts.word ? 'on' : 'off'}`;
       qp.buttons = [
         button('regex', 'Use Regular Expression', opts.regex),
         button('case-sensitive', 'Match Case', opts.caseSensitive),

@@ -4,7 +4,7 @@ import { COMMANDS } from '../commands';
 import { ccText, archOf } from '../core/gpu/gpus';
 import type { EnvWarning, InterpreterReport, RunningServer } from '../core/discovery/index';
 import { PACKAGE_LABELS, SERVER_KIND_LABEL } from '../core/discovery/report';
-import { serverKey } from '../core/remote/session';
+import { serverKey, sourceName } from '../core/remote/session';
 import type { HostEntry, HostManager } from './hostManager';
 import { guardTreeItem } from '../ui/foreignText';
 
@@ -82,10 +82,11 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         return item;
       }
       case 'search': {
-        const item = new vscode.TreeItem('Search SGLang source…');
+        const what = sourceName(this.hosts.session(node.hostId)?.sourceDirs() ?? []);
+        const item = new vscode.TreeItem(`Search ${what} source…`);
         item.iconPath = new vscode.ThemeIcon('search');
         item.contextValue = 'hostSearch';
-        item.command = { command: COMMANDS.searchSglangSource, title: 'Search SGLang Source on Host', arguments: [node] };
+        item.command = { command: COMMANDS.searchSglangSource, title: `Search ${what} Source on Host`, arguments: [node] };
         return item;
       }
       case 'info': {

@@ -1,5 +1,5 @@
 /**
- * Hosts "Load Flags from Installed SGLang" can read from besides this machine, and whose discovery
+ * Hosts "Load Flags from Installed SGLang or vLLM" can read from besides this machine, and whose discovery
  * report Diagnose Server reuses. The remote feature (loaded lazily) provides its connected hosts;
  * the flags and diagnose features read them through the context, so no feature imports another.
  */
@@ -12,6 +12,17 @@ export interface RuntimeHostInterpreter {
   path: string;
   /** SGLang version discovery found in it; undefined when it has no SGLang. */
   sglangVersion?: string;
+  /** The same for vLLM. */
+  vllmVersion?: string;
+}
+
+/** A discovery report's interpreters, each with the SGLang and vLLM versions found in it. */
+export function runtimeInterpreters(report: EnvReport | undefined): RuntimeHostInterpreter[] {
+  return (report?.interpreters ?? []).map((i) => ({
+    path: i.path,
+    ...(i.probe?.packages.sglang.found ? { sglangVersion: i.probe.packages.sglang.version ?? '?' } : {}),
+    ...(i.probe?.packages.vllm.found ? { vllmVersion: i.probe.packages.vllm.version ?? '?' } : {}),
+  }));
 }
 
 export interface RuntimeHostTarget {

@@ -19,13 +19,21 @@ export interface FlagsSettings {
 
 /** Where the active catalog came from, in priority order. */
 export type CatalogSourceKind = 'workspace' | 'runtime' | 'settings' | 'bundled';
+/** The engines whose launch commands the server reads. */
+export type LaunchEngine = 'sglang' | 'vllm';
 
 export interface SetRuntimeCatalogParams {
-  /** `catalogToJson` of a catalog read from a remote/local SGLang install; null clears the runtime catalog. */
+  /**
+   * `catalogToJson` of a catalog read from an installed engine; null clears that engine's runtime
+   * catalog. SGLang's stands in for server_args.py; vLLM's for the bundled vLLM catalog on every
+   * vLLM command. Each engine keeps its own: loading one leaves the other in place.
+   */
   catalog: CatalogJson | null;
+  /** Whose parser the catalog came from; absent: SGLang. */
+  engine?: LaunchEngine;
   /** Host label shown in hovers ("gpu-box-1"). */
   hostLabel?: string;
-  /** SGLang version of that install, when known ("0.5.3"). */
+  /** Version of that install, when known ("0.5.3"). */
   version?: string;
   /** Compute capability of the selected host's GPU (12.0 for an RTX PRO 6000); omitted = unknown. */
   computeCapability?: number;
@@ -54,6 +62,8 @@ export interface SetServerReleaseParams {
 
 export interface CatalogSourceInfo {
   kind: CatalogSourceKind;
+  /** Set for a vLLM catalog (absent: SGLang). */
+  engine?: 'vllm';
   /** File path (workspace/settings) or host label (runtime). */
   label: string;
   version?: string;
@@ -67,6 +77,8 @@ export interface CatalogStatus {
   active: CatalogSourceInfo | null;
   /** Every loaded source, in priority order. */
   sources: CatalogSourceInfo[];
+  /** The installed vLLM's catalog, when one was loaded: vLLM commands use it instead of the bundled one. */
+  vllmRuntime?: CatalogSourceInfo;
   computeCapability?: number;
   rules: { count: number; errors: string[]; files: string[] };
 }
@@ -93,7 +105,7 @@ export interface DocumentFlag {
 export interface DocumentCommand {
   entry: 'launch_server' | 'serve' | 'api_server' | 'image';
   /** Which server the command starts. */
-  engine: 'sglang' | 'vllm';
+  engine: LaunchEngine;
   range: LspRange;
   env: Record<string, string>;
   flags: DocumentFlag[];
@@ -108,6 +120,11 @@ export interface CatalogEntriesParams {
    * loaded: the static side of a static-vs-runtime comparison.
    */
   staticOnly?: boolean;
+  /**
+   * Ask for the bundled vLLM catalog of a release instead (the newest snapshot when the version is
+   * absent or newer than every bundled one): what an installed vLLM's parser is compared with.
+   */
+  bundledVllm?: { version?: string };
 }
 export interface CatalogEntriesResult {
   /** Changes whenever any catalog (or rule set) changes. */

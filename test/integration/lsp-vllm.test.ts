@@ -3,16 +3,24 @@
  * of the vllm/vllm-openai image are judged against the bundled vLLM catalog of the release each
  * names (image tag, `vllm==` pin next to it, else the newest snapshot): hover text, completion of
  * a Literal choice, unknown flags, `-O` by release, VLLM_ATTENTION_BACKEND in `environment:`.
+ * Then the runtime catalog of an installed vLLM (the fake package's own parser, built by the real
+ * python3) takes the bundled catalog's place on every vLLM command, and clearing it gives it back.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionItem, CompletionList, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
-import type { DocumentCommand } from '../../src/shared/lspProtocol';
+import type { CatalogStatus, DocumentCommand, SetRuntimeCatalogParams } from '../../src/shared/lspProtocol';
+import { catalogToJson } from '../../src/core/flags';
+import { loadDumpScript, readRuntimeCatalog } from '../../src/core/flags/runtime';
+import { LocalHost } from '../../src/core/hosts/local';
 import { StdioLspClient } from '../../src/lsp/stdioClient';
 import { VLLM_FLAG_HELP } from '../../src/core/flags/vllm/help';
 import { buildLanguageServer, byCode, completionLabels, hoverAt, LSP_SERVER, openForDiagnostics, posOf, uriOf } from '../support/lsp';
+
+const REPO_ROOT = join(__dirname, '..', '..');
 
 describe('language server with vLLM launch files: the bundled vLLM catalog', function () {
   this.timeout(60_000);
@@ -138,5 +146,64 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     assert.ok(!p.diagnostics.some((d) => d.range.start.line === 1), 'the newest vLLM has --attention-backend');
     const h = await hover(file, text, '--attention-backend', 2);
     assert.match(h, /bundled facts of SGLang/);
+  });
+
+  it("an installed vLLM's runtime catalog replaces the bundled one on vLLM commands, and clearing it brings the bundled one back", async function () {
+    const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 });
+    if (python.status !== 0) this.skip();
+    // The fake vLLM 0.11.0 has --attention-backend (the bundled 0.11.0 has not) and a plugin's backend only its parser knows.
+    const rt = await readRuntimeCatalog(new LocalHost(), python.stdout.trim(), {
+      script: await loadDumpScript(join(REPO_ROOT, 'python', 'dump_engine_args.py')),
+      engine: 'vllm',
+      env: { PYTHONPATH: join(REPO_ROOT, 'test', 'fixtures', 'fake-vllm-runtime'), PYTHONDONTWRITEBYTECODE: '1', FAKE_VLLM_PLUGIN_BACKEND: 'FAKE_PLUGIN_ATTN' },
+      timeoutMs: 30_000,
+    });
+    assert.equal(rt.source, 'dump');
+    const dir = join(ws, 'installed');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'requirements.txt'), 'vllm==0.11.0\n');
+    const file = join(dir, 'serve.sh');
+    const uri = uriOf(file);
+    const text = '#!/bin/sh\nvllm serve Qwen/Qwen3-8B --attention-backend FAKE_PLUGIN_ATTN --kv-cache-dtype fp4 --max_model_len 4096\n';
+    const bundled = await open(file, 'shellscript', text, (d) => d.diagnostics.some((x) => x.message.includes('vLLM 0.11.0')));
+    assert.ok(
+      byCode(bundled.diagnostics, 'unknown-flag').some((d) => d.message.startsWith('--attention-backend does not exist in vLLM 0.11.0')),
+      JSON.stringify(bundled.diagnostics),
+    );
+    assert.match(await hover(file, text, '--kv-cache-dtype'), /bundled facts of vLLM 0\.11\.0/);
+
+    const send = (p: SetRuntimeCatalogParams): Promise<void> => c.conn.sendNotification('inferenceDoctor/setRuntimeCatalog', p);
+    const installed = c.diagnostics(uri, (d) => !byCode(d.diagnostics, 'unknown-flag').length && byCode(d.diagnostics, 'invalid-choice').length > 0);
+    await send({ catalog: catalogToJson(rt.catalog), engine: 'vllm', hostLabel: 'gpu-box · python3', ...(rt.version ? { version: rt.version } : {}) });
+    const withRuntime = await installed;
+    const invalid = byCode(withRuntime.diagnostics, 'invalid-choice');
+    assert.equal(invalid.length, 1, JSON.stringify(withRuntime.diagnostics));
+    assert.match(invalid[0].message, /fp4/);
+    const attention = await hover(file, text, '--attention-backend');
+    assert.match(attention, /Catalog: runtime · installed server on gpu-box · python3 · vLLM 0\.11\.0/);
+    assert.match(attention, /FAKE_PLUGIN_ATTN/);
+    assert.match(await hover(file, text, '--max_model_len'), /is read by vLLM as `--max-model-len`/);
+    const status = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);
+    assert.equal(status.vllmRuntime?.kind, 'runtime');
+    assert.equal(status.vllmRuntime?.engine, 'vllm');
+    assert.equal(status.vllmRuntime?.version, '0.11.0');
+    assert.ok(!status.sources.some((x) => x.kind === 'runtime'), "SGLang's catalogs are not the installed vLLM's");
+    // Completion offers the installed flags and resolves their help from the same catalog.
+    const items = await c.request<CompletionList | CompletionItem[] | null>('textDocument/completion', {
+      textDocument: { uri },
+      position: posOf(text, '--attention-backend', 5),
+    });
+    const item = (items ? (Array.isArray(items) ? items : items.items) : []).find((i) => i.label === '--attention-backend');
+    assert.ok(item, JSON.stringify(completionLabels(items)));
+    const resolved = await c.request<CompletionItem>('completionItem/resolve', item);
+    assert.match(JSON.stringify(resolved.documentation), /FAKE_PLUGIN_ATTN/);
+
+    // SGLang's runtime catalog is another slot: clearing it leaves the vLLM one in place.
+    await send({ catalog: null });
+    assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).vllmRuntime?.version, '0.11.0');
+    const back = c.diagnostics(uri, (d) => byCode(d.diagnostics, 'unknown-flag').some((x) => x.message.startsWith('--attention-backend does not exist')));
+    await send({ catalog: null, engine: 'vllm' });
+    await back;
+    assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).vllmRuntime, undefined);
   });
 });

@@ -116,7 +116,10 @@ describe('remote service layer over a real sshd', function () {
       report.warnings.some((w) => /sgl-kernel has no sm_120 code/.test(w.message)),
       JSON.stringify(report.warnings),
     );
-    assert.deepEqual(session.sglangDirs(), [join(sp, 'sglang')]);
+    assert.deepEqual(session.sourceDirs(), [
+      { engine: 'sglang', path: join(sp, 'sglang') },
+      { engine: 'vllm', path: join(sp, 'vllm') },
+    ]);
     assert.deepEqual(report.servers.map(serverKey).sort(), ['pid:4242', 'unit:sglang-b.service']);
   });
 

@@ -18,7 +18,7 @@ import type { CatalogEntriesResult } from '../../src/shared/lspProtocol';
 import { BurstNotifier, LogBuffer, classifyLogLine, followArgv, type LogAlert } from '../../src/core/remote/logWatch';
 import { SearchResultGroups, relativeTo } from '../../src/core/remote/searchGroups';
 import { decodeHostAuthority, encodeHostAuthority, remoteUriString } from '../../src/core/remote/uris';
-import { forwardTargetHost, launchHintForPath, HostSession, serverKey, sglangPackageDirs } from '../../src/core/remote/session';
+import { forwardTargetHost, launchHintForPath, HostSession, serverKey, sourceDirs, sourceName } from '../../src/core/remote/session';
 import type { EnvReport } from '../../src/core/discovery/index';
 import { interpreterFor, ruleContextFromReport } from '../../src/core/remote/ruleContext';
 
@@ -362,10 +362,25 @@ describe('remote: URIs and small helpers', () => {
       interpreters: [
         { path: '/a', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
         { path: '/b', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: true, path: '/s1' } } } },
-        { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false } } } },
+        { path: '/c', sources: [], libraries: [], verdicts: [], probe: { packages: { sglang: { found: false }, vllm: { found: true, path: '/v1' } } } },
+        {
+          path: '/d',
+          sources: [],
+          libraries: [],
+          verdicts: [],
+          probe: { packages: { sglang: { found: true, path: '/s2' }, vllm: { found: true, path: '/v1' } } },
+        },
       ],
     } as unknown as EnvReport;
-    assert.deepEqual(sglangPackageDirs(report), ['/s1']);
+    // SGLang's first, then vLLM's, each once.
+    assert.deepEqual(sourceDirs(report), [
+      { engine: 'sglang', path: '/s1' },
+      { engine: 'sglang', path: '/s2' },
+      { engine: 'vllm', path: '/v1' },
+    ]);
+    assert.equal(sourceName(sourceDirs(report)), 'SGLang and vLLM');
+    assert.equal(sourceName([{ engine: 'vllm', path: '/v1' }]), 'vLLM');
+    assert.equal(sourceName([]), 'SGLang');
   });
 });
 

@@ -24,7 +24,8 @@ MAX_LIBS = 64
 CACHE_DEPTH = 6
 CACHE_MAX_LIBS = 64
 CACHE_MAX_DIRS = 2000
-VER_RE = re.compile(r"^\s*__version__\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", re.M)
+# also setuptools-scm's form, __version__ = version = '0.11.0' (vLLM's _version.py)
+VER_RE = re.compile(r"^\s*__version__\s*(?::\s*str\s*)?=\s*(?:version\s*(?::\s*str\s*)?=\s*)?['\"]([^'\"]+)['\"]", re.M)
 
 def err_text(e):
     return "%s: %s" % (type(e).__name__, str(e)[:300])

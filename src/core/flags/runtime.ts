@@ -27,7 +27,7 @@ export const RUNTIME_CACHE_VERSION = 2;
 export type RuntimeEngine = 'sglang' | 'vllm';
 
 /** Per engine: its name for messages and the module whose --help is the fallback. */
-const ENGINE_RUNTIME: Record<RuntimeEngine, { label: string; package: string; helpModule: string }> = {
+export const ENGINE_RUNTIME: Record<RuntimeEngine, { label: string; package: string; helpModule: string }> = {
   sglang: { label: 'SGLang', package: 'sglang', helpModule: 'sglang.launch_server' },
   vllm: { label: 'vLLM', package: 'vllm', helpModule: 'vllm.entrypoints.openai.api_server' },
 };
@@ -369,6 +369,8 @@ export interface MergeOptions {
    * --help, which hides `help=SUPPRESS` flags that the parser still accepts. Default false.
    */
   keepStaticOnly?: boolean;
+  /** What the static catalog is, in messages: default `server_args.py` (vLLM's: its bundled facts). */
+  staticLabel?: string;
 }
 
 function sameDefault(a: unknown, b: unknown): boolean {
@@ -387,6 +389,7 @@ function showValue(v: unknown): string {
  * flags only at run time (plugins, hooks), choices that grew at run time, defaults that differ.
  */
 export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, opts: MergeOptions = {}): MergedCatalog {
+  const staticLabel = opts.staticLabel ?? 'server_args.py';
   const byOption = new Map<string, FlagEntry>();
   const byField = new Map<string, FlagEntry>();
   for (const e of staticCatalog.entries) {
@@ -411,7 +414,7 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
         kind: 'runtime-only',
         flag: r.flag,
         field: r.field,
-        message: `${r.flag} exists only at run time (added by a plugin or hook, not declared in server_args.py)`,
+        message: `${r.flag} exists only at run time (added by a plugin or hook, not declared in ${staticLabel})`,
       });
       continue;
     }
@@ -454,7 +457,7 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
             flag: r.flag,
             field: merged.field,
             removed,
-            message: `${r.flag}: ${removed.map(choiceText).join(', ')} listed in server_args.py but not accepted by the installed parser`,
+            message: `${r.flag}: ${removed.map(choiceText).join(', ')} listed in ${staticLabel} but not accepted by the installed parser`,
           });
       }
     }
@@ -465,14 +468,14 @@ export function mergeCatalogs(staticCatalog: FlagCatalog, runtime: FlagCatalog, 
         field: merged.field,
         staticDefault: s.default,
         runtimeDefault: r.default,
-        message: `${r.flag}: default is ${showValue(r.default)} at run time, ${showValue(s.default)} in server_args.py`,
+        message: `${r.flag}: default is ${showValue(r.default)} at run time, ${showValue(s.default)} in ${staticLabel}`,
       });
     }
     entries.push(merged);
   }
   for (const s of staticCatalog.entries) {
     if (matched.has(s)) continue;
-    note({ kind: 'static-only', flag: s.flag, field: s.field, message: `${s.flag} is in server_args.py but the installed parser does not list it` });
+    note({ kind: 'static-only', flag: s.flag, field: s.field, message: `${s.flag} is in ${staticLabel} but the installed parser does not list it` });
     if (opts.keepStaticOnly) entries.push({ ...s });
   }
   return {
@@ -571,6 +574,30 @@ async function readHelp(host: Host, python: string, opts: ReadRuntimeOptions): P
 
 function isActionList(v: unknown): v is RuntimeAction[] {
   return Array.isArray(v) && v.every((a) => !!a && typeof a === 'object' && Array.isArray((a as RuntimeAction).option_strings));
+}
+
+/**
+ * The engines `python` on `host` has, located as readRuntimeCatalog locates them (never imported).
+ * Host trouble (a missing interpreter, a timeout) throws; an engine that is not there is left out.
+ */
+export async function installedEngines(
+  host: Host,
+  python: string,
+  opts: Pick<ReadRuntimeOptions, 'script' | 'env' | 'cwd' | 'signal' | 'timeoutMs'>,
+): Promise<RuntimeEngine[]> {
+  const engines = Object.keys(ENGINE_RUNTIME) as RuntimeEngine[];
+  const found = await Promise.all(
+    engines.map(async (engine) => {
+      const install = (await runScript(host, python, 'version', { timeoutMs: 30_000, ...opts, engine })) as EngineInstall | null;
+      return !!install && typeof install === 'object' && !install.error && !!install.packageDir;
+    }),
+  );
+  return engines.filter((_e, i) => found[i]);
+}
+
+/** An engine's name for people: SGLang, vLLM. */
+export function engineLabel(engine: RuntimeEngine): string {
+  return ENGINE_RUNTIME[engine].label;
 }
 
 /**

@@ -42,24 +42,34 @@ export interface SearchSummary {
 }
 
 /**
- * Where SGLang declares its flags inside a package directory: server_args.py, and since the split
- * layout the `srt/arg_groups/` tree (fields/*.py, choices.py, arg_utils.py). Relative to the
- * package directory (`…/site-packages/sglang`).
+ * Where each engine declares its flags inside its package directory (`…/site-packages/sglang`,
+ * `…/vllm`). SGLang: server_args.py, and since the split layout the `srt/arg_groups/` tree
+ * (fields/*.py, choices.py, arg_utils.py). vLLM: EngineArgs in engine/arg_utils.py, the config
+ * dataclasses of config/ (one config.py before it was split) and the OpenAI frontend's cli_args.py.
  */
-export const FLAG_DECLARATION_PATHS: readonly string[] = ['srt/server_args.py', 'srt/arg_groups'];
+export const FLAG_DECLARATION_PATHS: Readonly<Record<'sglang' | 'vllm', readonly string[]>> = {
+  sglang: ['srt/server_args.py', 'srt/arg_groups'],
+  vllm: ['engine/arg_utils.py', 'config', 'entrypoints/openai/cli_args.py'],
+};
 
 /**
- * Presets for finding where SGLang declares backend options. `within`: search only these paths
- * under each SGLang directory (absent: the whole package).
+ * Presets for finding where SGLang or vLLM declares backend options. `within`: search only these
+ * paths under each engine's directory (absent: the whole package).
  */
-export const BACKEND_OPTION_PRESETS: readonly { id: string; label: string; pattern: string; fixedStrings: boolean; within?: readonly string[] }[] = [
+export const BACKEND_OPTION_PRESETS: readonly {
+  id: string;
+  label: string;
+  pattern: string;
+  fixedStrings: boolean;
+  within?: Readonly<Record<'sglang' | 'vllm', readonly string[]>>;
+}[] = [
   { id: 'backend', label: 'Options ending in _backend', pattern: '_backend', fixedStrings: true },
   { id: 'choices-const', label: '*_CHOICES constant lists', pattern: '_CHOICES', fixedStrings: true },
   { id: 'add-choices', label: 'add_*_choices helpers', pattern: 'add_.*_choices', fixedStrings: false },
   { id: 'cli-name', label: 'cli_name= declarations', pattern: 'cli_name=', fixedStrings: true },
   {
     id: 'flag-declarations',
-    label: 'Flag declarations (server_args.py and arg_groups/)',
+    label: "Flag declarations (SGLang's server_args.py and arg_groups/, vLLM's arg_utils.py and config/)",
     pattern: '(A\\[|Arg\\(|add_argument\\(|cli_name=|aliases=)',
     fixedStrings: false,
     within: FLAG_DECLARATION_PATHS,

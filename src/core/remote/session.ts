@@ -1,6 +1,6 @@
 /**
  * The service layer behind the Hosts view, without vscode: one connected Host plus what the
- * extension does with it — discovery, search over the installed SGLang package, port forwards to
+ * extension does with it — discovery, search over the installed SGLang and vLLM packages, port forwards to
  * running SGLang and vLLM servers, launch-file lookup and comparison with /server_info, and log following.
  * Integration tests drive this class end to end against a real sshd.
  */
@@ -23,10 +23,13 @@ export interface SearchRequest {
   fixedStrings?: boolean;
   caseSensitive?: boolean;
   wordRegexp?: boolean;
-  /** Directories to search; default: every SGLang package directory discovery found. */
+  /** Directories to search; default: every SGLang and vLLM package directory discovery found. */
   paths?: string[];
-  /** Search only these paths under each directory (a preset's `within`); results stay grouped by directory. */
-  within?: readonly string[];
+  /**
+   * Search only these paths under each directory (a preset's `within`), by the engine whose
+   * package it is (a directory discovery did not find counts as SGLang's); results stay grouped by directory.
+   */
+  within?: Readonly<Record<SourceEngine, readonly string[]>>;
   maxResults?: number;
   signal?: AbortSignal;
   /** Called (throttled by the caller if it likes) after each batch of output with the groups that changed. */
@@ -85,14 +88,30 @@ export function forwardTargetHost(bind: string): string {
   return ANY_ADDRESS.has(bind) ? '127.0.0.1' : bind === 'localhost' ? '127.0.0.1' : bind.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Distinct SGLang package directories in a discovery report, in interpreter order. */
-export function sglangPackageDirs(report: EnvReport): string[] {
-  const dirs: string[] = [];
-  for (const it of report.interpreters) {
-    const p = it.probe?.packages.sglang;
-    if (p?.found && p.path && !dirs.includes(p.path)) dirs.push(p.path);
+export type SourceEngine = 'sglang' | 'vllm';
+
+/** An installed engine's package directory. */
+export interface SourceDir {
+  engine: SourceEngine;
+  path: string;
+}
+
+/** Distinct SGLang, then vLLM, package directories in a discovery report, each in interpreter order. */
+export function sourceDirs(report: EnvReport): SourceDir[] {
+  const dirs: SourceDir[] = [];
+  for (const engine of ['sglang', 'vllm'] as const) {
+    for (const it of report.interpreters) {
+      const p = it.probe?.packages[engine];
+      if (p?.found && p.path && !dirs.some((d) => d.path === p.path)) dirs.push({ engine, path: p.path });
+    }
   }
   return dirs;
+}
+
+/** "SGLang", "vLLM" or "SGLang and vLLM": whose source these directories are (none: SGLang, the default). */
+export function sourceName(dirs: readonly SourceDir[]): string {
+  const vllm = dirs.some((d) => d.engine === 'vllm');
+  return vllm ? (dirs.some((d) => d.engine === 'sglang') ? 'SGLang and vLLM' : 'vLLM') : 'SGLang';
 }
 
 /** A stable key for a discovered server (unit, else pid, else port). */
@@ -124,8 +143,9 @@ export class HostSession {
     return this.report;
   }
 
-  sglangDirs(): string[] {
-    return this.report ? sglangPackageDirs(this.report) : [];
+  /** The SGLang and vLLM packages discovery found (none before it ran). */
+  sourceDirs(): SourceDir[] {
+    return this.report ? sourceDirs(this.report) : [];
   }
 
   /** exec with the session's extra environment (tests put stub tools on PATH this way). */
@@ -136,10 +156,18 @@ export class HostSession {
 
   /** Search; never throws for host trouble: the error is returned beside the partial results. */
   async search(req: SearchRequest): Promise<SearchRun> {
-    const paths = req.paths ?? this.sglangDirs();
+    const found = this.sourceDirs();
+    const paths = req.paths ?? found.map((d) => d.path);
     if (paths.length === 0) {
-      throw new HostError('not-found', `No SGLang installation was found on ${this.host.label}. Run discovery (Refresh) or give a directory to search.`);
+      throw new HostError(
+        'not-found',
+        `No SGLang or vLLM installation was found on ${this.host.label}. Run discovery (Refresh) or give a directory to search.`,
+      );
     }
+    const within = req.within;
+    const searched = within
+      ? paths.flatMap((p) => within[found.find((d) => d.path === p)?.engine ?? 'sglang'].map((w) => `${p.replace(/\/+$/, '')}/${w}`))
+      : paths;
     const max = req.maxResults ?? DEFAULT_MAX_SEARCH_RESULTS;
     const groups = new SearchResultGroups(paths, max);
     const run: SearchRun = { groups, cancelled: false };
@@ -163,7 +191,7 @@ export class HostSession {
     try {
       run.summary = await searchHost(this.host, {
         pattern: req.pattern,
-        paths: req.within?.length ? paths.flatMap((p) => req.within!.map((w) => `${p.replace(/\/+$/, '')}/${w}`)) : paths,
+        paths: searched,
         ...(req.fixedStrings !== undefined ? { fixedStrings: req.fixedStrings } : {}),
         ...(req.caseSensitive !== undefined ? { caseSensitive: req.caseSensitive } : {}),
         ...(req.wordRegexp !== undefined ? { wordRegexp: req.wordRegexp } : {}),

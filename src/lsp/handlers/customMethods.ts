@@ -17,7 +17,9 @@ export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | un
   if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
   // With no catalog of the user's, the bundled catalog of the configured (else newest) release;
   // never for staticOnly, which asks for a source file to compare an installed SGLang with.
-  const active = store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(bundledVersion)?.loaded);
+  const active = p?.bundledVllm
+    ? store.vllmBundledFor(p.bundledVllm.version)?.loaded
+    : (store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(bundledVersion)?.loaded));
   if (!active) return { generation, source: null, entries: [], choiceLists: [] };
   const { catalog, meta } = active.index;
   const result: CatalogEntriesResult = {

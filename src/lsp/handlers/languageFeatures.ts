@@ -5,7 +5,7 @@ import { showControls } from '../../core/text/foreign';
 import { DIAGNOSTIC_SOURCE, FIX_COMMANDS, type ApplyAndVerifyArgs } from '../../shared/lspProtocol';
 import type { FixData } from '../analysis';
 import { codeLensesFor } from '../codeLens';
-import { complete, definition, hover, resolveCompletion, symbols } from '../features';
+import { complete, definition, hover, INSTALLED_VLLM, resolveCompletion, symbols } from '../features';
 import type { ServerState } from '../state';
 
 /** Quick fixes for our diagnostics in the request, from the current analysis (else the diagnostic's own data). */
@@ -70,6 +70,7 @@ export function registerLanguageFeatures(state: ServerState): void {
     await state.ready;
     try {
       const vllm = (item.data as { vllm?: unknown } | undefined)?.vllm;
+      if (vllm === INSTALLED_VLLM) return resolveCompletion(item, state.store.vllmRuntime?.index);
       if (typeof vllm === 'string') return resolveCompletion(item, state.store.vllmBundledFor(vllm === 'main' ? undefined : vllm)?.loaded.index);
       return resolveCompletion(item, state.indexFor(undefined));
     } catch (e) {
