@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { makeBaseline } from '../../src/core/eval/baseline';
 import { summarise } from '../../src/core/eval/report';
@@ -22,8 +22,17 @@ import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, server
  * folder (or the default name) a moment after it shows: wait for that, so it does not overwrite
  * the path typed over it.
  */
-async function answerFileDialog(page: Page, path: string): Promise<void> {
+async function answerFileDialog(page: Page, path: string, opener: Locator): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
+  await opener.click();
+  // A click that lands while the page re-renders its toolbar can be lost: click once more if no dialog came.
+  if (
+    !(await input.waitFor({ state: 'visible', timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await opener.click();
   await input.waitFor({ state: 'visible', timeout: 30_000 });
   await waitFor('the dialog to fill in its path', async () => (await input.inputValue()).startsWith('/'), 10_000);
   await input.fill(path);
@@ -91,7 +100,13 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     const row = serversPane(page).locator('.monaco-list-row', { hasText: 'fp8-box' });
     await row.waitFor({ timeout: 60_000 });
     await row.click({ button: 'right' });
-    await page.locator('.monaco-menu .action-label', { hasText: 'Run Accuracy Smoke Test' }).first().click({ timeout: 30_000 });
+    // VS Code's context menu ignores a mouse-up that comes right after it opened: point at the item, wait, click,
+    // and press Enter on it if the menu is still open.
+    const item = page.locator('.monaco-menu .action-label', { hasText: 'Run Accuracy Smoke Test' }).first();
+    await item.hover({ timeout: 30_000 });
+    await page.waitForTimeout(300);
+    await item.click({ timeout: 30_000 });
+    if (await item.isVisible()) await page.keyboard.press('Enter');
     // The simulator serves three models: the test asks which.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Which model of fp8-box?' }).waitFor({ timeout: 30_000 });
     await pickQuickItem(page, 'Qwen/Qwen3-8B-kv-fp8-no-scale');
@@ -117,9 +132,8 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
   });
 
   it('saves the run as a baseline file where the user says, and Undo removes it again', async () => {
-    await probeFrame(page).locator('[data-testid="save-baseline"]').click();
     const file = join(workspace, 'fp8.eval.json');
-    await answerFileDialog(page, file);
+    await answerFileDialog(page, file, probeFrame(page).locator('[data-testid="save-baseline"]'));
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Saved the baseline to fp8.eval.json' });
     await toast.waitFor({ timeout: 30_000 });
     assert.match(await toast.innerText(), /this run did not pass/);
@@ -136,8 +150,7 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     const healthy = summarise(await runEval({ baseUrl: sims[0].url }, { suite: 'mixed', n: 60, seed: 1, concurrency: 8, model: 'Qwen/Qwen3-8B' }));
     const file = join(workspace, 'healthy.eval.json');
     writeFileSync(file, JSON.stringify(makeBaseline(healthy, 'test')));
-    await probeFrame(page).locator('[data-testid="compare-baseline"]').click();
-    await answerFileDialog(page, file);
+    await answerFileDialog(page, file, probeFrame(page).locator('[data-testid="compare-baseline"]'));
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Which model of fp8-box?' }).waitFor({ timeout: 30_000 });
     await pickQuickItem(page, 'Qwen/Qwen3-8B-kv-fp8-no-scale');
     const panel = probeFrame(page);
