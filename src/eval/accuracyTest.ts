@@ -20,7 +20,7 @@ import { runEval, type EvalProgress } from '../core/eval/run';
 import type { ServerConfig } from '../core/servers';
 import { notificationText } from '../core/text/foreign';
 import { addToTally, emptyTally, isEvalWebviewMessage, type EvalViewState, type EvalWebviewToHost, type HostToEvalWebview } from '../shared/evalProtocol';
-import { PagePanel, panelTitle } from '../ui/pagePanel';
+import { panelTitle, showRunPanel, type PagePanel } from '../ui/pagePanel';
 import { pickModel } from './pickModel';
 
 /** viewType of the panel (not restored after a reload: a run in the history is shown again from there). */
@@ -215,29 +215,20 @@ export class AccuracyTests {
   private showPanel(): void {
     const cur = this.current;
     if (!cur) return;
-    const title = panelTitle('Accuracy: ', cur.state.setup.serverLabel);
-    if (this.panel) {
-      this.panel.setTitle(title);
-      this.panel.post({ type: 'state', state: cur.state });
-      this.panel.reveal();
-      return;
-    }
-    const panel: PagePanel<EvalWebviewToHost, HostToEvalWebview> = new PagePanel({
+    this.panel = showRunPanel<EvalWebviewToHost, HostToEvalWebview>(this.panel, {
       extensionUri: this.ctx.extension.extensionUri,
       viewType: EVAL_VIEW_TYPE,
       page: 'eval',
       pageTitle: 'Inference Doctor: Accuracy Smoke Test',
-      title,
+      title: panelTitle('Accuracy: ', cur.state.setup.serverLabel),
       isMessage: isEvalWebviewMessage,
       snapshot: () => ({ type: 'state', state: this.current?.state ?? cur.state }),
-      onMessage: (m) =>
-        void this.onMessage(m).catch((e: unknown) => void vscode.window.showErrorMessage(`Inference Doctor: ${notificationText(errorMessage(e))}`)),
-      onDidDispose: () => {
+      onMessage: (m) => this.onMessage(m),
+      onClosed: (panel) => {
         if (this.panel === panel) this.panel = undefined;
         this.current?.abort?.abort();
       },
     });
-    this.panel = panel;
   }
 
   private async onMessage(m: Exclude<EvalWebviewToHost, { type: 'ready' }>): Promise<void> {

@@ -24,7 +24,7 @@ import {
   type HostToCompareWebview,
 } from '../shared/compareProtocol';
 import { guardPicks } from '../ui/foreignText';
-import { PagePanel, panelTitle } from '../ui/pagePanel';
+import { panelTitle, showRunPanel, type PagePanel } from '../ui/pagePanel';
 import { pickModel } from './pickModel';
 
 /** viewType of the panel (not restored after a reload: the check is run again instead). */
@@ -162,29 +162,20 @@ export class ReferenceChecks {
   private showPanel(): void {
     const cur = this.current;
     if (!cur) return;
-    const title = panelTitle('Compare: ', cur.state.setup.b.label);
-    if (this.panel) {
-      this.panel.setTitle(title);
-      this.panel.post({ type: 'state', state: cur.state });
-      this.panel.reveal();
-      return;
-    }
-    const panel: PagePanel<CompareWebviewToHost, HostToCompareWebview> = new PagePanel({
+    this.panel = showRunPanel<CompareWebviewToHost, HostToCompareWebview>(this.panel, {
       extensionUri: this.ctx.extension.extensionUri,
       viewType: COMPARE_VIEW_TYPE,
       page: 'compare',
       pageTitle: 'Inference Doctor: Compare with Reference Server',
-      title,
+      title: panelTitle('Compare: ', cur.state.setup.b.label),
       isMessage: isCompareWebviewMessage,
       snapshot: () => ({ type: 'state', state: this.current?.state ?? cur.state }),
-      onMessage: (m) =>
-        void this.onMessage(m).catch((e: unknown) => void vscode.window.showErrorMessage(`Inference Doctor: ${notificationText(errorMessage(e))}`)),
-      onDidDispose: () => {
+      onMessage: (m) => this.onMessage(m),
+      onClosed: (panel) => {
         if (this.panel === panel) this.panel = undefined;
         this.current?.abort?.abort();
       },
     });
-    this.panel = panel;
   }
 
   private async onMessage(m: Exclude<CompareWebviewToHost, { type: 'ready' }>): Promise<void> {

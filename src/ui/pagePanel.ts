@@ -5,7 +5,8 @@
  * before, and reloads when it was hidden), then each change as it happens.
  */
 import * as vscode from 'vscode';
-import { showControls } from '../core/text/foreign';
+import { errorMessage } from '../core/errors';
+import { notificationText, showControls } from '../core/text/foreign';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
 export interface PagePanelSpec<ToHost extends { type: string }, ToPage> {
@@ -90,4 +91,34 @@ export class PagePanel<ToHost extends { type: string }, ToPage> implements vscod
     }
     this.spec.onMessage(message as Exclude<ToHost, { type: 'ready' }>);
   }
+}
+
+/** What showRunPanel needs beyond a PagePanelSpec: an async message handler, and who to tell when the panel closes. */
+export type RunPanelSpec<ToHost extends { type: string }, ToPage> = Omit<PagePanelSpec<ToHost, ToPage>, 'onMessage' | 'onDidDispose'> & {
+  onMessage(message: Exclude<ToHost, { type: 'ready' }>): Promise<void>;
+  onClosed(panel: PagePanel<ToHost, ToPage>): void;
+};
+
+/**
+ * A feature's one panel for its current run (accuracy test, reference check): the open one is
+ * retitled, sent the run's state and revealed; otherwise a new one is made, whose handler errors
+ * show as notifications. Returns the panel to keep.
+ */
+export function showRunPanel<ToHost extends { type: string }, ToPage>(
+  open: PagePanel<ToHost, ToPage> | undefined,
+  spec: RunPanelSpec<ToHost, ToPage>,
+): PagePanel<ToHost, ToPage> {
+  if (open) {
+    open.setTitle(spec.title);
+    open.post(spec.snapshot());
+    open.reveal();
+    return open;
+  }
+  const panel: PagePanel<ToHost, ToPage> = new PagePanel<ToHost, ToPage>({
+    ...spec,
+    onMessage: (m) =>
+      void spec.onMessage(m).catch((e: unknown) => void vscode.window.showErrorMessage(`Inference Doctor: ${notificationText(errorMessage(e))}`)),
+    onDidDispose: () => spec.onClosed(panel),
+  });
+  return panel;
 }

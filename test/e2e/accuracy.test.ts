@@ -34,8 +34,24 @@ async function answerFileDialog(page: Page, path: string, opener: Locator): Prom
   )
     await opener.click();
   await input.waitFor({ state: 'visible', timeout: 30_000 });
-  await waitFor('the dialog to fill in its path', async () => (await input.inputValue()).startsWith('/'), 10_000);
-  await input.fill(path);
+  // It may fill in twice (a folder, then another): wait until the value holds still, then type over
+  // it, and type again if the dialog still changed it after that.
+  let last = '';
+  await waitFor(
+    'the dialog to settle on its path',
+    async () => {
+      const value = await input.inputValue();
+      const settled = value.startsWith('/') && value === last;
+      last = value;
+      return settled;
+    },
+    10_000,
+    400,
+  );
+  for (let i = 0; i < 3 && (await input.inputValue()) !== path; i++) {
+    await input.fill(path);
+    await page.waitForTimeout(400);
+  }
   await waitFor('the typed path', async () => (await input.inputValue()) === path, 10_000);
   await input.press('Enter');
 }
