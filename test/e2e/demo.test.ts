@@ -63,6 +63,26 @@ async function setChecks(page: Page, want: (label: string) => boolean): Promise<
   }
 }
 
+/**
+ * setChecks until the pick's selection count says `count`: the preselected rows (a known issue's
+ * fix) can be checked a moment after the rows show, and a preselected flag can sit below the rendered
+ * rows, so it checks again, scrolling after the first tries.
+ */
+async function setOnlyChecks(page: Page, want: (label: string) => boolean, count: number): Promise<void> {
+  const badge = page.locator('.quick-input-widget .quick-input-count');
+  for (let i = 0; i < 10; i++) {
+    await page.waitForTimeout(250);
+    await setChecks(page, want);
+    await page.waitForTimeout(100);
+    const selected = Number(/\d+/.exec((await badge.innerText().catch(() => '')) || '')?.[0] ?? count);
+    if (selected === count) return;
+    if (i >= 2) {
+      await page.locator('.quick-input-list').hover();
+      await page.mouse.wheel(0, 300);
+    }
+  }
+}
+
 /** Answers the sweep's picks: only the flags named, then for each flag the values named. */
 async function pickSweep(page: Page, values: Record<string, string[]>): Promise<void> {
   const restart = page.locator('.quick-input-list .monaco-list-row', { hasText: 'runs this file' }).first();
@@ -71,14 +91,22 @@ async function pickSweep(page: Page, values: Record<string, string[]>): Promise<
   await Promise.race([restart.waitFor({ timeout: 60_000 }), flags.waitFor({ timeout: 60_000 })]);
   if (await restart.isVisible()) await restart.click();
   await flags.waitFor({ timeout: 60_000 });
-  await setChecks(page, (label) => label in values);
+  await setOnlyChecks(page, (label) => label in values, Object.keys(values).length);
   await page.keyboard.press('Enter');
   for (const [flag, wanted] of Object.entries(values)) {
     await page.locator('.quick-input-widget', { hasText: `values of ${flag}` }).waitFor({ timeout: 30_000 });
-    await setChecks(page, (label) => wanted.includes(label));
+    await setOnlyChecks(page, (label) => wanted.includes(label), wanted.length);
     await page.keyboard.press('Enter');
   }
-  await page.locator('.quick-input-widget', { hasText: 'probe each combination with' }).waitFor({ timeout: 30_000 });
+  const probeSet = page.locator('.quick-input-widget', { hasText: 'probe each combination with' });
+  await probeSet.waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+    await page.screenshot({ path: join(resultsDir, 'demo-sweep-picks-failed.png') }).catch(() => undefined);
+    const title = await page
+      .locator('.quick-input-widget .quick-input-title')
+      .innerText()
+      .catch(() => '(none)');
+    throw new Error(`the sweep did not ask what to probe with; the open quick input: ${title}`, { cause: e });
+  });
   await pickQuickItem(page, 'Quick Health Probe');
 }
 
