@@ -15,7 +15,7 @@ import { summarise } from '../../src/core/eval/report';
 import { runEval } from '../../src/core/eval/run';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { waitFor } from '../support/wait';
-import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane } from './ui';
+import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane, toastText } from './ui';
 
 /**
  * code-server's open and save dialogs are a quick input holding a path. It fills in its starting
@@ -152,7 +152,7 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
     await answerFileDialog(page, file, probeFrame(page).locator('[data-testid="save-baseline"]'));
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Saved the baseline to fp8.eval.json' });
     await toast.waitFor({ timeout: 30_000 });
-    assert.match(await toast.innerText(), /this run did not pass/);
+    await toastText(page, 'Saved the baseline to fp8.eval.json', [/this run did not pass/], 30_000);
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { format: string; n: number; counts: { correct: number }; model: string };
     assert.deepEqual([saved.format, saved.n, saved.counts.correct, saved.model], ['inference-doctor-eval-baseline', 60, 35, 'Qwen/Qwen3-8B-kv-fp8-no-scale']);
     await probeFrame(page).locator('[data-testid="saved"]', { hasText: 'fp8.eval.json' }).waitFor({ timeout: 10_000 });

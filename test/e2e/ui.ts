@@ -179,3 +179,25 @@ export async function chooseQuickFix(page: Page, line: number, column: number, t
   if (!(await focused.innerText()).includes(title)) throw new Error(`no quick fix "${title}" at ${line}:${column}`);
   await page.keyboard.press('Enter');
 }
+/**
+ * The text of the notification toast that shows `hasText` and matches every pattern in `settledOn`.
+ * VS Code re-renders a toast's list when another notification comes or goes, so a toast found by its
+ * title can read empty for a moment: poll the toasts' text, bounded, instead of reading it once.
+ */
+export async function toastText(page: Page, hasText: string | RegExp, settledOn: RegExp[], timeoutMs = 90_000): Promise<string> {
+  const toasts = page.locator('.notification-toast', { hasText });
+  let seen: string[] = [];
+  try {
+    return await waitFor(
+      `a notification with ${String(hasText)} matching ${settledOn.join(', ')}`,
+      async () => {
+        seen = await toasts.evaluateAll((els) => els.map((el) => (el as HTMLElement).innerText));
+        return seen.find((text) => settledOn.every((re) => re.test(text)));
+      },
+      timeoutMs,
+      100,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; the toasts read: ${JSON.stringify(seen)}`);
+  }
+}

@@ -5,13 +5,13 @@
  * that agrees, one with NaN logprobs). Answers carry hostile text: all of it must arrive as text.
  */
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { comparePair, logprobSeries } from '../../src/core/compare/run';
 import type { Greedy } from '../../src/core/compare/request';
 import type { PromptComparison, TokenLogprob } from '../../src/core/compare/types';
 import { judgeRun, THRESHOLDS } from '../../src/core/compare/verdict';
 import { isCompareWebviewMessage, type CompareSummary, type CompareViewState, type HostToCompareWebview } from '../../src/shared/compareProtocol';
-import { buildWebview, launchChromium, preparePage, sendToWebview, startHarness, watchPage, type Harness, type PageWatch } from './harness';
+import { assertPageClean, elementsInApp, openWatchedPage, sendToWebview, startRig, type PageWatch, type WebviewRig } from './harness';
 
 const WAIT = { timeout: 20_000 };
 const CANARY = '__pwned';
@@ -74,48 +74,23 @@ function summaryOf(rs: PromptComparison[]): CompareSummary {
 
 describe('compare webview: the reference check in headless Chromium', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  let rig: WebviewRig;
 
   before(async () => {
-    buildWebview();
-    harness = await startHarness();
-    browser = await launchChromium();
+    rig = await startRig();
   });
   after(async () => {
-    await browser?.close();
-    await harness?.close();
+    await rig?.close();
   });
 
-  async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const watch = watchPage(page);
-    await preparePage(page);
-    await page.goto(`${harness.origin}/compare`, { waitUntil: 'load', timeout: 20_000 });
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted?.some((m) => m.type === 'ready'), undefined, WAIT);
-    return { page, watch };
-  }
+  const openPage = (): Promise<{ page: Page; watch: PageWatch }> => openWatchedPage(rig, '/compare', { waitReady: true });
   const send = (page: Page, m: HostToCompareWebview) => sendToWebview(page, m);
   const posted = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).__posted);
 
   async function assertClean(page: Page, watch: PageWatch): Promise<void> {
-    assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
-    assert.deepEqual(watch.dialogs, [], 'no dialog opened');
-    assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined, 'no payload ran');
-    assert.deepEqual(await page.evaluate(() => (window as unknown as TestWindow).__violations), [], 'no CSP violations');
-    assert.deepEqual(
-      watch.requests.filter((u) => !u.startsWith(harness.origin)),
-      [],
-      'no request left the page origin',
-    );
-    const foreign = await page.evaluate(() =>
-      Array.from(document.getElementById('app')!.querySelectorAll('img, script, svg:not(.plot), iframe, style, a, [onerror], [onload], [onclick]')).map((e) =>
-        e.outerHTML.slice(0, 100),
-      ),
-    );
-    assert.deepEqual(foreign, []);
+    await assertPageClean(page, watch, rig.harness.origin, CANARY);
+    // The page's one SVG kind is its own; nothing a payload spells exists as an element.
+    assert.deepEqual(await elementsInApp(page, 'img, script, svg:not(.plot), iframe, style, a, [onerror], [onload], [onclick]'), []);
     for (const m of await posted(page)) assert.ok(isCompareWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
   }
 

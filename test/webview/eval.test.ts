@@ -5,13 +5,13 @@
  * arrive as text, and the page may post only the protocol's messages.
  */
 import { strict as assert } from 'node:assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { generateProblems } from '../../src/core/eval/problems';
 import { summarise } from '../../src/core/eval/report';
 import type { EvalRun, ProblemResult } from '../../src/core/eval/run';
 import { wilsonInterval } from '../../src/core/eval/stats';
 import { addToTally, emptyTally, isEvalWebviewMessage, type EvalViewState, type HostToEvalWebview } from '../../src/shared/evalProtocol';
-import { buildWebview, launchChromium, preparePage, sendToWebview, startHarness, watchPage, type Harness, type PageWatch } from './harness';
+import { assertPageClean, elementsInApp, openWatchedPage, sendToWebview, startRig, type PageWatch, type WebviewRig } from './harness';
 
 const WAIT = { timeout: 20_000 };
 const CANARY = '__pwned';
@@ -91,49 +91,23 @@ function running(n: number): EvalViewState {
 
 describe('eval webview: the accuracy smoke test in headless Chromium', function () {
   this.timeout(120_000);
-  let harness: Harness;
-  let browser: Browser;
+  let rig: WebviewRig;
 
   before(async () => {
-    buildWebview();
-    harness = await startHarness();
-    browser = await launchChromium();
+    rig = await startRig();
   });
   after(async () => {
-    await browser?.close();
-    await harness?.close();
+    await rig?.close();
   });
 
-  async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
-    const watch = watchPage(page);
-    await preparePage(page);
-    await page.goto(`${harness.origin}/eval`, { waitUntil: 'load', timeout: 20_000 });
-    await page.waitForFunction(() => (window as unknown as TestWindow).__posted?.some((m) => m.type === 'ready'), undefined, WAIT);
-    return { page, watch };
-  }
+  const openPage = (): Promise<{ page: Page; watch: PageWatch }> => openWatchedPage(rig, '/eval', { waitReady: true });
   const send = (page: Page, m: HostToEvalWebview) => sendToWebview(page, m);
   const posted = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).__posted);
 
   async function assertClean(page: Page, watch: PageWatch): Promise<void> {
-    assert.deepEqual(watch.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(watch.consoleErrors, [], 'no console errors or warnings');
-    assert.deepEqual(watch.dialogs, [], 'no dialog opened');
-    assert.equal(await page.evaluate((c) => (window as unknown as Record<string, unknown>)[c], CANARY), undefined, 'no payload ran');
-    assert.deepEqual(await page.evaluate(() => (window as unknown as TestWindow).__violations), [], 'no CSP violations');
-    assert.deepEqual(
-      watch.requests.filter((u) => !u.startsWith(harness.origin)),
-      [],
-      'no request left the page origin',
-    );
-    // The chart is the page's one SVG; nothing a payload spells exists as an element.
-    const foreign = await page.evaluate(() =>
-      Array.from(document.getElementById('app')!.querySelectorAll('img, script, svg:not(.chart), iframe, style, a, [onerror], [onload], [onclick]')).map((e) =>
-        e.outerHTML.slice(0, 100),
-      ),
-    );
-    assert.deepEqual(foreign, []);
+    await assertPageClean(page, watch, rig.harness.origin, CANARY);
+    // The page's one SVG kind is its own; nothing a payload spells exists as an element.
+    assert.deepEqual(await elementsInApp(page, 'img, script, svg:not(.chart), iframe, style, a, [onerror], [onload], [onclick]'), []);
     for (const m of await posted(page)) assert.ok(isEvalWebviewMessage(m), `the page posts only valid messages: ${JSON.stringify(m)}`);
   }
 
