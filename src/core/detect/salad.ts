@@ -169,7 +169,7 @@ export class Salad {
       if (this.topHash !== h) {
         this.topHash = h;
         this.topLen = Math.min(w.len, this.topBuf.length);
-        this.topBuf.set(w.buf.subarray(0, this.topLen));
+        for (let k = 0; k < this.topLen; k++) this.topBuf[k] = w.buf[k];
       }
     }
     if (this.n > 1) {
