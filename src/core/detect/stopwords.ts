@@ -54,7 +54,7 @@ const LANGUAGES = [
 
 const LISTS: readonly (readonly string[])[] = LANGUAGES.map((code) => stopword[code]);
 
-/** Bits of the membership filter: 16 KiB, which stays in the first-level cache (the keys do not). */
+/** Bits of the membership filter: 16 KiB, small enough to stay cached (the 128 KiB of keys do not). */
 const FILTER_BITS = 17;
 
 /**
@@ -101,7 +101,7 @@ export class HashSet {
   }
 }
 
-/** The filter's bit for h: other bits of h than the slot's low ones. */
+/** The filter's bit for h, from another multiplier than the slot's, so that the two do not correlate. */
 function filterBit(h: number): number {
   return Math.imul(h, 0x85ebca6b) >>> (32 - FILTER_BITS);
 }
