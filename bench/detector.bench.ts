@@ -209,7 +209,7 @@ export function run(): Promise<Record<string, unknown>> {
       usPerTokenWithLogprobs: Number(((perRichToken.ms * 1000) / tokens.length).toFixed(3)),
       verdictOnHealthyText: bulk.value,
       freshPer64KiBMBps: mbps(perPiece.ms),
-      /** Pieces judged alone that come out not ok: cut mid-text, a piece can end in what a whole answer never does. */
+      /** Pieces judged alone that come out not ok: one that starts inside a code block reads its closing fence as an opening one. */
       freshPiecesNotOk: `${perPiece.value}/${Math.ceil(text.length / 65536)}`,
       scannerAloneMBps: Object.fromEntries(Object.entries(scanners).map(([k, ms]) => [k, mbps(ms)])),
     },
