@@ -14,34 +14,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Channel } from '../src/core/detect/channel';
-import { LexicalScanner } from '../src/core/detect/lexical';
-import { WordScanner } from '../src/core/detect/words';
-import { createDetector, parseJsonLenient } from '../src/core/detect';
+import { createDetector } from '../src/core/detect';
+import { healthyText, scanAlone } from './lib/detectorParts';
 
 const PARTS = ['channel', 'lex', 'words', 'det', 'regex'] as const;
 type Part = (typeof PARTS)[number];
 
-/** The bench's healthy text: the generated corpus's healthy cases, joined and repeated. */
-function healthyText(chars: number): string {
-  const parts: string[] = [];
-  for (const line of readFileSync(join(__dirname, '..', 'test', 'corpus', 'corpus.jsonl'), 'utf8').split('\n')) {
-    if (!line) continue;
-    const c = parseJsonLenient(line) as { label: string; text?: string };
-    if (c.label === 'ok' && c.text) parts.push(c.text);
-  }
-  const base = parts.join('\n\n');
-  let out = base;
-  while (out.length < chars) out += `\n\n${base}`;
-  return out.slice(0, chars);
-}
-
 /** In the bundle: `passes` passes of one part over the text file. */
 function worker(part: Part, file: string, passes: number): void {
   const text = readFileSync(file, 'utf8');
-  const units = new Uint16Array(1024);
-  const bytes = Buffer.from(units.buffer);
-  const sink = (): void => undefined;
   for (let r = 0; r < passes; r++) {
     if (part === 'det') {
       const d = createDetector();
@@ -50,12 +31,7 @@ function worker(part: Part, file: string, passes: number): void {
     } else if (part === 'regex') {
       void text.match(/(.)\1{31,}/g);
     } else {
-      const s = part === 'channel' ? new Channel(sink, '!') : part === 'lex' ? new LexicalScanner(sink, undefined, '!') : new WordScanner(sink);
-      for (let f = 0; f < text.length; f += 1024) {
-        const n = Math.min(1024, text.length - f);
-        bytes.write(text.slice(f, f + n), 0, 'utf16le');
-        s.feed(units, n);
-      }
+      scanAlone(part, text);
     }
   }
 }

@@ -15,7 +15,7 @@
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
  * CJK splitting nor anything beyond "letters between non-letters".
  */
-import { stopwordHashes } from './stopwords';
+import * as stopwords from './stopwords';
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
 import type { ReasonCode, ReasonKind } from './types';
@@ -48,6 +48,7 @@ const FNV = FNV_BASIS;
 const FLOOD_SPAN = 4096;
 const FNV_P = FNV_PRIME;
 const lower = lowerUnit;
+const STOPWORDS = stopwords.STOPWORDS;
 
 /** SPREAD[x]: the five bits of x moved to six-bit lanes, so that adding it counts each bit. */
 const SPREAD = Int32Array.from({ length: 32 }, (_, x) => {
@@ -93,15 +94,11 @@ function isLower(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7) || (c >= 0x430 && c <= 0x45f);
 }
 
-/** Word classes in WORD_TABLE. */
-const W_STOP = 1;
+/** Role classes in ROLE_TABLE. */
 const W_USER = 2;
 const W_OTHER_ROLE = 4;
 
-/**
- * Open-addressing table of word hashes -> W_* bits: one typed-array probe per word instead of
- * three Set look-ups.
- */
+/** Open-addressing table of word hashes -> W_* bits: one typed-array probe per word instead of a Map look-up. */
 class WordTable {
   private readonly keys: Int32Array;
   private readonly vals: Uint8Array;
@@ -151,10 +148,10 @@ const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question'];
 
 const ROLE_NAMES = new Map([...USER_ROLES, ...OTHER_ROLES].map((w) => [wordHash(w), w[0].toUpperCase() + w.slice(1)]));
 
-const WORD_TABLE = (() => {
+/** The role names' table: a few entries, so it stays in the cache (stopwords are STOPWORDS'). */
+const ROLE_TABLE = (() => {
   const m = new Map<number, number>();
   const put = (h: number, v: number): void => void m.set(h, (m.get(h) ?? 0) | v);
-  for (const h of stopwordHashes()) put(h, W_STOP);
   for (const w of USER_ROLES) put(wordHash(w), W_USER);
   for (const w of OTHER_ROLES) put(wordHash(w), W_OTHER_ROLE);
   return new WordTable(m);
@@ -819,7 +816,7 @@ export class LexicalScanner {
       this.sameRun = 1;
       this.sameRunStart = this.wStart;
     }
-    const cls = WORD_TABLE.get(h);
+    const cls = ROLE_TABLE.get(h);
     this.lastRole = cls & W_USER ? 1 : cls & W_OTHER_ROLE ? 2 : 0;
     if (this.lastRole !== 0) {
       this.lastRoleAt = this.wStart;
@@ -843,7 +840,7 @@ export class LexicalScanner {
       f |= F_REPEAT;
     }
     // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
-    if (cls & W_STOP && !(len <= 2 && this.gapCode)) f |= F_STOP;
+    if (!(len <= 2 && this.gapCode) && STOPWORDS.has(h)) f |= F_STOP;
     // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
     if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
@@ -1080,7 +1077,7 @@ export class LexicalScanner {
     const colon = gap === 58 || gap === 0xff1a;
     // A template's role name starts its line; an indented one is a term of a list ("   user").
     if ((!alone || this.lineIndented) && !colon) return;
-    const cls = WORD_TABLE.get(first);
+    const cls = ROLE_TABLE.get(first);
     if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
     } else if (cls & W_OTHER_ROLE) {
@@ -1137,7 +1134,8 @@ export class LexicalScanner {
     if (c === 62 || c === 93) {
       this.markerLen = 0;
       this.markerUnits[len] = c;
-      this.closeMarker(String.fromCharCode(...this.markerUnits.subarray(0, len + 1)));
+      // apply takes the typed array as it is; a spread would walk it with an iterator.
+      this.closeMarker(String.fromCharCode.apply(null, this.markerUnits.subarray(0, len + 1) as unknown as number[]));
       return;
     }
     if (c === 60 || c === 91) {

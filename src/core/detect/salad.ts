@@ -169,7 +169,7 @@ export class Salad {
       if (this.topHash !== h) {
         this.topHash = h;
         this.topLen = Math.min(w.len, this.topBuf.length);
-        this.topBuf.set(w.buf.subarray(0, this.topLen));
+        for (let k = 0; k < this.topLen; k++) this.topBuf[k] = w.buf[k];
       }
     }
     if (this.n > 1) {
@@ -279,11 +279,15 @@ export class Salad {
   private judge(w: WordScanner, atFinish: boolean): void {
     const n = this.n;
     const at = this.blockStart;
-    const where = atFinish && this.blocks === 0 ? `in the answer's ${n} words` : `in ${n} words from offset ${at}`;
     const laidOut = this.codeGaps <= SALAD.maxCodeGaps * n && this.lineGaps <= SALAD.maxLineGaps * n;
     const spaced = laidOut && this.single >= SALAD.spaced * n;
     if (n >= SALAD.minWords && spaced && this.latin >= SALAD.latinShare * n && this.stops <= SALAD.noStopShare * n) {
-      this.flag('vocabulary', 'word-salad', at, `${n} words one space apart with only ${this.stops} function words among them ${where}: random vocabulary`);
+      this.flag(
+        'vocabulary',
+        'word-salad',
+        at,
+        `${n} words one space apart with only ${this.stops} function words among them ${this.where(atFinish)}: random vocabulary`,
+      );
     }
     if (
       n >= SALAD.bareMinWords &&
@@ -297,7 +301,7 @@ export class Salad {
         'bare',
         'word-salad',
         at,
-        `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${where}: words strung together at random`,
+        `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${this.where(atFinish)}: words strung together at random`,
       );
     }
     if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
@@ -305,7 +309,7 @@ export class Salad {
         'few',
         'word-salad',
         at,
-        `only ${this.distinct} different words among ${n} ${where}, in ${this.pairs} different pairs: a handful of words in random order`,
+        `only ${this.distinct} different words among ${n} ${this.where(atFinish)}, in ${this.pairs} different pairs: a handful of words in random order`,
       );
     }
     if (n >= SALAD.topMinWords && laidOut && this.single >= SALAD.topSpaced * n && this.top >= SALAD.topCount && this.top >= SALAD.topShare * n) {
@@ -313,21 +317,31 @@ export class Salad {
         'top',
         'list-cycle',
         at,
-        `the word ${JSON.stringify(String.fromCharCode(...this.topBuf.subarray(0, this.topLen)))} makes ${this.top} of ${n} words ${where}: the model cycles through one item`,
+        `the word ${JSON.stringify(String.fromCharCode(...this.topBuf.subarray(0, this.topLen)))} makes ${this.top} of ${n} words ${this.where(atFinish)}: the model cycles through one item`,
       );
     }
     if (n >= SALAD.minWords && laidOut && this.single >= SALAD.oddSpaced * n && this.odd >= SALAD.oddShare * n) {
-      this.flag('odd', 'word-salad', at, `${this.odd} of ${n} words are glued from pieces (case or letter/digit turns, clashing scripts inside) ${where}`);
+      this.flag(
+        'odd',
+        'word-salad',
+        at,
+        `${this.odd} of ${n} words are glued from pieces (case or letter/digit turns, clashing scripts inside) ${this.where(atFinish)}`,
+      );
     }
     if (this.clash >= SALAD.clashWords) {
       this.flag(
         'clash',
         'token-salad',
         this.firstClash,
-        `${this.clash} words mix writing systems that never share a word ${where}, the first at offset ${this.firstClash}`,
+        `${this.clash} words mix writing systems that never share a word ${this.where(atFinish)}, the first at offset ${this.firstClash}`,
       );
     }
     this.judgeGlued(w, atFinish);
+  }
+
+  /** Where the block lies, for a reason's detail: built only when a rule flags (judge runs every BLOCK words). */
+  private where(atFinish: boolean): string {
+    return atFinish && this.blocks === 0 ? `in the answer's ${this.n} words` : `in ${this.n} words from offset ${this.blockStart}`;
   }
 
   private judgeGlued(w: WordScanner, atFinish = false): void {
