@@ -130,6 +130,9 @@ describe('compare: alignment', () => {
     assert.equal(topKJaccard(t(['a', 'b', 'c']), t(['b', 'c', 'd'])), 0.5);
     assert.equal(topKJaccard(t(['a']), t(['a'])), 1);
     assert.equal(topKJaccard(t([]), t(['a'])), null);
+    // A text listed twice counts once on its side, as in a set.
+    assert.equal(topKJaccard(t(['a', 'a', 'b']), t(['b', 'c'])), 1 / 3);
+    assert.equal(topKJaccard(t(['x', 'y']), t(['y', 'x', 'y'])), 1);
     const a = toks(
       ['x', 'y'],
       [-0.1, -0.1],
