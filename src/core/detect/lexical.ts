@@ -842,8 +842,9 @@ export class LexicalScanner {
     ) {
       f |= F_REPEAT;
     }
-    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
-    if (cls & W_STOP && !(len <= 2 && this.gapCode)) f |= F_STOP;
+    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells;
+    // after an apostrophe it is a contraction's tail ("n't", "'s"), part of the word before it.
+    if (cls & W_STOP && !(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019))) f |= F_STOP;
     // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
     if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;

@@ -303,6 +303,32 @@ export const HEAD = Object.freeze({
   closersShare: 0.5,
 });
 
+/**
+ * pieces.ts: finish-time rules over the head's pieces (runs between whitespace), chosen on the tune
+ * split of test/corpus/real (glued sentences from a sentencepiece detokenizer that dropped its
+ * spaces; a salad of symbols after a sound first line; answers of symbol pieces) with the generated
+ * corpus's healthy files (code, tables, man pages, JSON) as a check.
+ */
+export const PIECES = Object.freeze({
+  /** Glued words: a Latin letter run of this many letters is longer than words are ... */
+  gluedRunLetters: 20,
+  /** ... and such runs hold this many letters and this share of the answer's Latin letters. */
+  gluedMinLetters: 24,
+  gluedShare: 0.5,
+  /** A piece holds a word when it has this many letters in a row. */
+  junkWordLetters: 3,
+  /** Pieces shorter than this are not judged (an emoticon, "+=", "->"). */
+  junkMinChars: 3,
+  /** One piece of symbols and digits this long, with this many different symbols and at most this share of letters. */
+  junkPieceChars: 24,
+  junkPieceSymbols: 8,
+  junkLetterShare: 0.25,
+  /** Many pieces: this many characters, this share of the answer's visible ones, this many different symbols. */
+  junkMinTotal: 48,
+  junkShare: 0.4,
+  junkSymbols: 10,
+});
+
 /** template.ts: a bare lower-case role line after this many words of answer. */
 export const TEMPLATE = Object.freeze({
   roleLineMinWords: 3,
