@@ -1,5 +1,6 @@
 /**
- * The piece rules (src/core/detect/pieces.ts): glued words and symbol salad, each on real outputs
+ * The piece rules (src/core/detect/pieces.ts: glued words, symbol salad) and the listed run
+ * (src/core/detect/listrun.ts: one word over and over between commas), each on real outputs
  * from the tune split of test/corpus/real (by id) and on text written here for the edges, with
  * healthy counterparts that must stay ok.
  */
@@ -8,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDetector, detect } from '../../src/core/detect';
 import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
-import { PIECES } from '../../src/core/detect/limits';
+import { LISTRUN, PIECES } from '../../src/core/detect/limits';
 import type { RealCase } from '../corpus/real/realCase';
 
 const REAL = new Map(
@@ -118,6 +119,27 @@ describe('detector piece rules on real outputs', () => {
       ok('So 3*(4+5) = 27, and 27/3 = 9; (2+2)*2 = 8.');
       ok('The weights are [0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8] after normalisation.');
       ok('Run it:\n```\n#!/bin/sh\n[ -z "$1" ] && echo "usage: $0 <n>" >&2; exit $((1+2*3%4))\n```\nThat is all.');
+    });
+  });
+
+  describe('listed run (word-repetition)', () => {
+    it('flags one name said over and over between commas and slashes (Claude Opus listing softphone apps)', () => {
+      const c = real('r4680b9ba2b');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'word-repetition');
+      assert.equal(r.offset, c.text.indexOf('Odin'));
+      assert.match(r.message, /"odin" comes 6 times in a row with list punctuation/);
+    });
+
+    it(`needs ${LISTRUN.copies} copies of a content word: a short chant, a list of function words and numbers stay ok`, () => {
+      ok('No, no, no, no. That is not how the scheduler works, and the docs say why in the section on admission.');
+      ok('It is the same for this, this, this, this, this and this, the demonstratives.');
+      ok('Set the ports to 8000, 8000, 8000, 8000, 8000, 8000 for every replica.');
+    });
+
+    it('leaves a list of different items alone', () => {
+      ok('Popular softphones include Bria, Zoiper and Linphone, and on a phone you can also use Groundwire or Acrobits.');
     });
   });
 });

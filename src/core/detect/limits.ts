@@ -329,6 +329,12 @@ export const PIECES = Object.freeze({
   junkSymbols: 10,
 });
 
+/** listrun.ts: one content word of this many letters repeated this many times with list punctuation between ("Odin, Odin, …"). */
+export const LISTRUN = Object.freeze({
+  minLetters: 3,
+  copies: 6,
+});
+
 /** template.ts: a bare lower-case role line after this many words of answer. */
 export const TEMPLATE = Object.freeze({
   roleLineMinWords: 3,

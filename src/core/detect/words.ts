@@ -15,6 +15,7 @@ import { Stutter } from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
+import { ListedRun } from './listrun';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -165,12 +166,14 @@ export class WordScanner {
   readonly salad: Salad;
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
+  readonly listedRun: ListedRun;
 
   constructor(sink: WordSink) {
     this.stutter = new Stutter(sink);
     this.salad = new Salad(sink);
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
+    this.listedRun = new ListedRun(sink);
   }
 
   feed(u: Uint16Array, n: number): void {
@@ -484,6 +487,7 @@ export class WordScanner {
     this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
+    this.listedRun.word(this);
     this.words++;
     this.prevHash = this.hash;
     this.gapLen = 0;
