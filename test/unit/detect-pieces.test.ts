@@ -138,6 +138,11 @@ describe('detector piece rules on real outputs', () => {
       ok('Set the ports to 8000, 8000, 8000, 8000, 8000, 8000 for every replica.');
     });
 
+    it('leaves an argument list or an array of one type alone: it closes right after the run', () => {
+      ok('int blend(float, float, float, float, float, float, float);\nvoid fill(int, int);\n');
+      ok('The shape is [batch, batch, batch, batch, batch, batch] here, one entry per stage.');
+    });
+
     it('leaves a list of different items alone', () => {
       ok('Popular softphones include Bria, Zoiper and Linphone, and on a phone you can also use Groundwire or Acrobits.');
     });

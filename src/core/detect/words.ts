@@ -562,5 +562,6 @@ export class WordScanner {
     this.stutter.finish(this);
     this.salad.finish(this);
     this.template.finish(this);
+    this.listedRun.finish();
   }
 }
