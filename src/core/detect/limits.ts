@@ -307,26 +307,29 @@ export const HEAD = Object.freeze({
  * pieces.ts: finish-time rules over the head's pieces (runs between whitespace), chosen on the tune
  * split of test/corpus/real (glued sentences from a sentencepiece detokenizer that dropped its
  * spaces; a salad of symbols after a sound first line; answers of symbol pieces) with the generated
- * corpus's healthy files (code, tables, man pages, JSON) as a check.
+ * corpus's healthy files (code, tables, man pages, JSON) as a check: each sits halfway between the
+ * first setting that caught the tune outputs and the loosest one that raised no false alarm on
+ * either corpus (symbol pieces: 12 characters, 5 symbols, a 20% share already flag 9 healthy files;
+ * glued words: 13-letter runs over 25% of the letters still flag none).
  */
 export const PIECES = Object.freeze({
   /** Glued words: a Latin letter run of this many letters is longer than words are ... */
-  gluedRunLetters: 20,
+  gluedRunLetters: 16,
   /** ... and such runs hold this many letters and this share of the answer's Latin letters. */
-  gluedMinLetters: 24,
-  gluedShare: 0.5,
+  gluedMinLetters: 20,
+  gluedShare: 0.4,
   /** A piece holds a word when it has this many letters in a row. */
   junkWordLetters: 3,
   /** Pieces shorter than this are not judged (an emoticon, "+=", "->"). */
   junkMinChars: 3,
   /** One piece of symbols and digits this long, with this many different symbols and at most this share of letters. */
-  junkPieceChars: 24,
-  junkPieceSymbols: 8,
+  junkPieceChars: 20,
+  junkPieceSymbols: 7,
   junkLetterShare: 0.25,
   /** Many pieces: this many characters, this share of the answer's visible ones, this many different symbols. */
-  junkMinTotal: 48,
-  junkShare: 0.4,
-  junkSymbols: 10,
+  junkMinTotal: 40,
+  junkShare: 0.35,
+  junkSymbols: 9,
 });
 
 /** listrun.ts: one content word of this many letters repeated this many times with list punctuation between ("Odin, Odin, …"). */
