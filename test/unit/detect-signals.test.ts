@@ -252,6 +252,14 @@ describe('detector signals on real outputs', () => {
         'propertyNames, items, minItems, minLength, minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local references.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves a bare comma list of product names alone, camelCase or not ("HubSpot, Zendesk", "MacBook, AirPods")', () => {
+      for (const text of [
+        'Products: Salesforce, HubSpot, Zendesk, Intercom, Freshdesk, Pipedrive, Zoho',
+        'The best options are iPhone, iPad, MacBook, AirPods, iMac, HomePod and AirTag.',
+      ]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+    });
     it('leaves CJK glued to Latin letters inside a quoted string alone (a padding example)', () => {
       const text =
         'Python counts code points, not cells, so padding goes wrong for wide characters:\n\n```python\n' +
@@ -321,6 +329,11 @@ describe('detector signals on real outputs', () => {
     it('leaves numbered steps that differ only by their numbers alone', () => {
       const steps = Array.from({ length: 12 }, (_, i) => `${i + 1}. Run step ${i + 1} and check the log.`).join('\n');
       assert.equal(detect(steps, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves an emphatic "Yes, yes, yes, yes, yes!" alone: one run of the word, not items coming back', () => {
+      for (const text of ['Yes, yes, yes, yes, yes! I love that idea so much.', 'Oh yes, yes, yes, yes, yes! Thank you so much!']) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
     });
   });
 

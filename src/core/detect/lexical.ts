@@ -855,8 +855,8 @@ export class LexicalScanner {
       f |= F_SWITCH;
       if (!((this.prevScript === SCRIPT_LATIN && sc === SCRIPT_CYRILLIC) || (this.prevScript === SCRIPT_CYRILLIC && sc === SCRIPT_LATIN))) f |= F_RARE_SWITCH;
     }
-    // Identifiers in code spans and fences are camelCase by design.
-    if (this.wOdd && !this.inFence && !this.inInline) f |= F_ODD;
+    // Identifiers in code spans and fences are camelCase by design; so are names listed after a comma ("MacBook, AirPods").
+    if (this.wOdd && !this.inFence && !this.inInline && this.gapFirst !== 44) f |= F_ODD;
     if (this.words >= 4) {
       const hs = this.wHashes;
       const w = this.words;

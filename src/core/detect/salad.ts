@@ -69,7 +69,8 @@ export class Salad {
   private readonly topBuf = new Uint16Array(32);
   private topLen = 0;
   private readonly keys = new Int32Array(TABLE);
-  private readonly counts = new Uint16Array(TABLE);
+  /** Copies of each word that come back after other words: "yes, yes, yes" is one emphatic run, not a cycle. */
+  private readonly returns = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
   private stamp = 1;
   /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
@@ -126,7 +127,9 @@ export class Salad {
     if (w.gapMarks > 0) this.marks++;
     // Pieces: a case or letter/digit turn, clashing scripts. Counted at a word's first use in the
     // block: code names its identifiers ("IsLittleEndian") again and again, salad seldom repeats.
-    let pieces = !w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex)) ? 1 : 0;
+    // A list item after a comma is a name ("iPhone, iPad, MacBook"), not a piece.
+    const turns = !w.escaped && w.gapFirst !== 44 && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex));
+    let pieces = turns ? 1 : 0;
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
       pieces++;
@@ -156,16 +159,16 @@ export class Salad {
     const h = w.hash;
     let slot = (Math.imul(h, 0x9e3779b1) >>> 24) & TMASK;
     while (this.stamps[slot] === this.stamp && this.keys[slot] !== h) slot = (slot + 1) & TMASK;
-    let count: number;
+    let returns: number;
     if (this.stamps[slot] !== this.stamp) {
       this.stamps[slot] = this.stamp;
       this.keys[slot] = h;
-      count = this.counts[slot] = 1;
+      returns = this.returns[slot] = 1;
       this.distinct++;
       this.odd += pieces;
-    } else count = ++this.counts[slot];
-    if (!w.stop && w.digits === 0 && count > this.top) {
-      this.top = count;
+    } else returns = h === w.prevHash ? this.returns[slot] : ++this.returns[slot];
+    if (!w.stop && w.digits === 0 && returns > this.top) {
+      this.top = returns;
       if (this.topHash !== h) {
         this.topHash = h;
         this.topLen = Math.min(w.len, this.topBuf.length);
