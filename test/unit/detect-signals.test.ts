@@ -142,6 +142,24 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves template markers named in sentences alone, quoted or not, and still flags one glued to the answer', () => {
+      for (const text of [
+        'ChatML wraps each turn in markers. A user turn starts with <|im_start|>user and ends with <|im_end|>, and the reply starts with <|im_start|>assistant.',
+        'In ChatML every turn opens with "<|im_start|>" followed by the role, and closes with "<|im_end|>". The model learns to stop there.',
+        'For Mistral, wrap the instruction in [INST] and [/INST] tags; the model answers after the closing tag.',
+        'Gemma uses <start_of_turn>user and <start_of_turn>model to open turns and <end_of_turn> to close them.',
+      ]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+      for (const leak of [
+        `${PROSE}<|im_end|>\n<|im_start|>user\nAnd the scheduler?`,
+        `${PROSE} <|im_start|>assistant\nSure, here is more.`,
+        `${PROSE}</s> [INST] And the scheduler? [/INST] It batches.`,
+        `${PROSE}<|endoftext|><|prompter|>How did you get that?<|endoftext|><|assistant|>By dividing.`,
+      ]) {
+        assert.equal(reason(detect(leak, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate', leak);
+      }
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +
@@ -601,6 +619,21 @@ describe('detector signals on real outputs', () => {
         const r = reason(judge(c), 'template-leak');
         assert.equal(r.kind, 'degenerate');
         assert.equal(c.text.slice(r.offset, r.offset + 10), 'assistant\n');
+      });
+      it('flags a role name glued to the end of a sentence when the answer goes on (markers stripped)', () => {
+        const llama = `${PROSE}How can I help you today?assistant\n\nI can also explain the scheduler if you like.`;
+        const r = reason(detect(llama, { finishReason: 'stop' }), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(llama.slice(r.offset, r.offset + 9), 'assistant');
+        const glued = `${PROSE}Here it is:\n\nbar\nfoo\nfooassistant\n\nHere it is:\n\nbar`;
+        assert.equal(glued.slice(reason(detect(glued, { finishReason: 'length' }), 'template-leak').offset).slice(0, 9), 'assistant');
+        assert.equal(reason(detect(`${PROSE}Is that what you wanted.user\nYes, and the rest too.`), 'template-leak').kind, 'degenerate');
+      });
+      it('keeps a glued role name that ends the answer a suspect, and leaves a member in code alone', () => {
+        const trailing = detect(`${PROSE}How can I help you today?assistant`, { finishReason: 'stop' });
+        assert.equal(trailing.kind, 'ok');
+        assert.equal(reason(trailing, 'template-leak').kind, 'suspect');
+        ok('Set the field like this:\nconfig.user\nand then restart the service so that it reads the new value.');
       });
       it('leaves a role name in a sentence, a capitalised heading, or a trailing role line alone', () => {
         ok('The assistant replied quickly.\nAssistant\nThe next part explains the setup.');

@@ -155,6 +155,8 @@ export const LEX = Object.freeze({
   tokenTurns: 3,
   /** Words before an inline "Human:" for it to count as a new turn. */
   roleMinWords: 3,
+  /** A template marker in a sentence is named, not leaked, when this many words follow it on its line. */
+  namedMarkerWords: 3,
   /** Answer flood: the most frequent character's share of visible characters at finish, from floodMinChars. */
   floodMinChars: 16,
   floodShare: 0.6,
@@ -341,6 +343,8 @@ export const LISTRUN = Object.freeze({
 /** template.ts: a bare lower-case role line after this many words of answer. */
 export const TEMPLATE = Object.freeze({
   roleLineMinWords: 3,
+  /** A role name glued to a sentence's end counts from this many words on its line (itself included). */
+  gluedRoleLineWords: 4,
 });
 
 /** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */

@@ -561,7 +561,7 @@ export class WordScanner {
     this.detok.finish(this);
     this.stutter.finish(this);
     this.salad.finish(this);
-    this.template.finish(this);
+    this.template.finish();
     this.listedRun.finish();
   }
 }
