@@ -348,6 +348,25 @@ describe('detector signals on real outputs', () => {
       const steps = Array.from({ length: 12 }, (_, i) => `${i + 1}. Run step ${i + 1} and check the log.`).join('\n');
       assert.equal(detect(steps, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('flags lines that come back as a cycle once their numbering is left out, numbered or bulleted', () => {
+      const items = ['Paris, the capital', 'Lyon, on the Rhone', 'Marseille by the sea'];
+      const numbered = `Cities of France:\n${Array.from({ length: 10 }, (_, i) => `${i + 1}. ${items[i % 3]}`).join('\n')}`;
+      const r = reason(detect(numbered, { finishReason: 'stop' }), 'list-cycle');
+      assert.equal(numbered.slice(r.offset, r.offset + 8), '1. Paris');
+      assert.match(r.message, /same 3 lines come back 3 times/);
+      const bullets = `${Array.from({ length: 6 }, (_, i) => `- ${items[i % 2]}`).join('\n')}\n`;
+      assert.equal(reason(detect(bullets, { finishReason: 'stop' }), 'list-cycle').kind, 'degenerate');
+    });
+    it('leaves lines that differ by their numbers, code whose words repeat, and two rounds of a cycle alone', () => {
+      const log = Array.from({ length: 12 }, (_, i) => (i % 2 ? `loss: 0.${i}3` : `Epoch ${i}/10`)).join('\n');
+      assert.equal(detect(log, { finishReason: 'stop' }).kind, 'ok');
+      const sql = Array.from({ length: 8 }, (_, i) => `ALTER OPERATOR ${['%', '<%', '%>', '<<%'][i % 4]} (text, text)\n  SET (RESTRICT = matchingsel);`).join(
+        '\n',
+      );
+      assert.equal(detect(sql, { finishReason: 'stop' }).kind, 'ok');
+      const twice = ['Paris, the capital', 'Lyon, on the Rhone', 'Paris, the capital', 'Lyon, on the Rhone', 'Nice, in the south'].join('\n');
+      assert.equal(detect(twice, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves an emphatic "Yes, yes, yes, yes, yes!" alone: one run of the word, not items coming back', () => {
       for (const text of ['Yes, yes, yes, yes, yes! I love that idea so much.', 'Oh yes, yes, yes, yes, yes! Thank you so much!']) {
         assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);

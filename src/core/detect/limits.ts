@@ -347,6 +347,13 @@ export const TEMPLATE = Object.freeze({
   gluedRoleLineWords: 4,
 });
 
+/** linecycle.ts: lines of at least minLetters letters that repeat as a cycle of 2 to maxPeriod lines, cycles times. */
+export const LINECYCLE = Object.freeze({
+  maxPeriod: 8,
+  cycles: 3,
+  minLetters: 4,
+});
+
 /** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */
 export const DETOK = Object.freeze({
   events: 2,

@@ -16,6 +16,7 @@ import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
 import { ListedRun } from './listrun';
+import { LineCycle } from './linecycle';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -167,6 +168,7 @@ export class WordScanner {
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
   readonly listedRun: ListedRun;
+  readonly lineCycle: LineCycle;
 
   constructor(sink: WordSink) {
     this.stutter = new Stutter(sink);
@@ -174,6 +176,7 @@ export class WordScanner {
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
     this.listedRun = new ListedRun(sink);
+    this.lineCycle = new LineCycle(sink);
   }
 
   feed(u: Uint16Array, n: number): void {
@@ -488,6 +491,7 @@ export class WordScanner {
     this.salad.word(this);
     this.template.word(this);
     this.listedRun.word(this);
+    this.lineCycle.word(this);
     this.words++;
     this.prevHash = this.hash;
     this.gapLen = 0;
@@ -543,6 +547,7 @@ export class WordScanner {
   private endLine(pos: number): void {
     this.template.line(this);
     this.salad.line(this);
+    this.lineCycle.line(this);
     this.lineStart = pos + 1;
     this.lineWords = 0;
     this.lineVisible = 0;
@@ -557,6 +562,7 @@ export class WordScanner {
     if (this.lineWords > 0 || this.lineVisible > 0) {
       this.template.line(this);
       this.salad.line(this);
+      this.lineCycle.line(this);
     }
     this.detok.finish(this);
     this.stutter.finish(this);
