@@ -533,6 +533,15 @@ describe('detector signals on real outputs', () => {
       it('flags words glued from pieces, laid out like prose or not', () => {
         assert.match(reason(judge(real('rddf16abece')), 'word-salad').message, /glued from pieces/);
       });
+      it('makes a short answer with a word glued from pieces a suspect, and leaves the verdict ok', () => {
+        for (const id of ['ref01a17f7d', 'r9222a9152e']) {
+          const v = judge(real(id));
+          assert.equal(v.kind, 'ok', id);
+          assert.equal(reason(v, 'spliced-token').kind, 'suspect', id);
+        }
+        assert.deepEqual(detect('The capital of France is Paris.', { finishReason: 'stop' }).reasons, []);
+        assert.deepEqual(detect('Use the MacBook Pro or the ThinkPad for this kind of work.', { finishReason: 'stop' }).reasons, []);
+      });
       it('flags one item cycling ("first item: dog, second item:., ...")', () => {
         assert.match(reason(judge(real('rcf1823541f')), 'list-cycle').message, /"item"/);
       });

@@ -216,6 +216,8 @@ export const STUTTER = Object.freeze({
 
 /** salad.ts: shares are of the words in one block (64 words, or a short answer at finish). */
 export const SALAD = Object.freeze({
+  /** An answer of at most this many words with a word glued from pieces is a suspect. */
+  shortSuspectWords: 5,
   /** Words a block (or a short answer) needs for the vocabulary and glued-pieces rules. */
   minWords: 12,
   /** A short answer is judged at finish from this many words; a last partial block from tailMinWords. */

@@ -96,6 +96,9 @@ export class Salad {
   /** Start offsets of the last 32 words. */
   private readonly starts = new Float64Array(32);
   private firstGlued = -1;
+  /** Words glued from pieces in the whole answer (case turns, or capitals run into a word: "IComments"), and the first. */
+  private pieceWords = 0;
+  private firstPiece = -1;
   private loopedWords = 0;
   private firstLooped = -1;
   private loopedText = '';
@@ -130,6 +133,10 @@ export class Salad {
     // A list item after a comma is a name ("iPhone, iPad, MacBook"), not a piece.
     const turns = !w.escaped && w.gapFirst !== 44 && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex));
     let pieces = turns ? 1 : 0;
+    // Capitals run into a capitalised word ("IComments", "GOGround"): two pieces glued.
+    if (turns || (!w.escaped && w.digits === 0 && w.upper >= 2 && w.upper <= w.letters - 2)) {
+      if (this.pieceWords++ === 0) this.firstPiece = w.start;
+    }
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
       pieces++;
@@ -386,6 +393,16 @@ export class Salad {
     }
     if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
     else this.judgeGlued(w, true);
+    // A few words with one glued from pieces: BPE salad, or a brand name ("YouTube"); too little to tell.
+    if (w.words >= 2 && w.words <= SALAD.shortSuspectWords && this.pieceWords > 0) {
+      this.flag(
+        'short',
+        'spliced-token',
+        this.firstPiece,
+        `the answer is ${w.words} words and the one at offset ${this.firstPiece} is glued from pieces`,
+        'suspect',
+      );
+    }
     if (this.loopedWords > 0) {
       const detail = `the word ${JSON.stringify(this.loopedText)} at offset ${this.firstLooped} is one piece glued to itself over and over`;
       const strong = this.loopedWords >= SALAD.loopedWords || w.words < SALAD.shortMinWords;
