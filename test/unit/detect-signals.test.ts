@@ -657,6 +657,18 @@ describe('detector signals on real outputs', () => {
         assert.equal(glued.slice(reason(detect(glued, { finishReason: 'length' }), 'template-leak').offset).slice(0, 9), 'assistant');
         assert.equal(reason(detect(`${PROSE}Is that what you wanted.user\nYes, and the rest too.`), 'template-leak').kind, 'degenerate');
       });
+      it('flags a new question the model asks itself after the answer and answers (a few-shot template played on)', () => {
+        const c = real('r254b0a1f63');
+        const r = reason(judge(c), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 9), 'Question:');
+        assert.equal(reason(detect('It is 4.\nQ: And 3+3?\nA: 6', { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+      });
+      it('leaves questions and answers that the answer introduces, or opens with, alone', () => {
+        const pairs = 'Question: What is the capital of Germany?\nAnswer: Berlin\n\nQuestion: What is the capital of Italy?\nAnswer: Rome';
+        assert.equal(detect(`Here are two practice questions:\n\n${pairs}`, { finishReason: 'stop' }).kind, 'ok');
+        assert.equal(detect(pairs, { finishReason: 'stop' }).kind, 'ok');
+      });
       it('keeps a glued role name that ends the answer a suspect, and leaves a member in code alone', () => {
         const trailing = detect(`${PROSE}How can I help you today?assistant`, { finishReason: 'stop' });
         assert.equal(trailing.kind, 'ok');

@@ -13,6 +13,11 @@
  * the answer goes on after it, a suspect when the answer ends right there (the server stopped, and
  * the role name is all that leaked).
  *
+ * Likewise a few-shot template played on: after the answer, a line labelled "Question:" (or "Q:")
+ * that nothing introduced (the text before it does not end with a colon, as "Practice questions:"
+ * does), and later a line labelled "Answer:" (or "A:"): the model asks itself a new question and
+ * answers it.
+ *
  * Bounded: one pending candidate; work once per word and per line.
  */
 import * as limits from './limits';
@@ -25,6 +30,9 @@ const TEMPLATE = limits.TEMPLATE;
 const ROLES = new Map(['assistant', 'model'].map((w) => [wordHash(w), w]));
 /** Role names that a template's header holds, glued to the sentence before once the markers are gone. */
 const GLUED_ROLES = new Map(['assistant', 'user', 'model'].map((w) => [wordHash(w), w]));
+const QUESTION_LABELS = new Set(['question', 'q'].map(wordHash));
+const ANSWER_LABELS = new Set(['answer', 'a'].map(wordHash));
+
 /** "assistant" glued to the word before it ("fooassistant"): no English word ends so. */
 const ASSISTANT = [...'assistant'].map((ch) => ch.charCodeAt(0));
 
@@ -53,6 +61,14 @@ export class TemplateTurns {
   /** The last word is a role name glued to the sentence before it (offset of the role name, or -1). */
   private gluedAt = -1;
   private gluedRole = '';
+  /** The line's first word, when it is capitalised and could be a label. */
+  private labelHash = 0;
+  private labelStart = -1;
+  private labelIntroduced = false;
+  /** Offset of an uninvited "Question:" line waiting for its "Answer:" line, or -1. */
+  private question = -1;
+  /** The first "Question:" line decides: one that was introduced, or opens the answer, makes a list of them. */
+  private questionSeen = false;
 
   constructor(private readonly sink: WordSink) {}
 
@@ -61,7 +77,11 @@ export class TemplateTurns {
       this.lineHash = w.hash;
       this.lineLower = w.lowerOnly && w.digits === 0;
       this.lineIndented = w.start > w.lineStart;
-    }
+      this.labelHash = w.upper === 1 && w.digits === 0 && !this.lineIndented ? w.hash : 0;
+      this.labelStart = w.start;
+      // The gap before the line starts with a colon: the text before introduced what follows.
+      this.labelIntroduced = w.gapFirst === 58;
+    } else if (w.lineWords === 2 && this.labelHash !== 0 && w.gapFirst === 58) this.label(w.words - 1);
     if (this.pending >= 0 && !this.done) {
       this.done = true;
       this.sink('template-leak', this.pending, this.detail(), 'degenerate');
@@ -80,7 +100,26 @@ export class TemplateTurns {
     }
   }
 
+  /** The line opens with "Label:"; wordsBefore: the answer's words before the line. */
+  private label(wordsBefore: number): void {
+    if (this.done) return;
+    if (QUESTION_LABELS.has(this.labelHash)) {
+      if (!this.questionSeen && !this.labelIntroduced && wordsBefore > 0) this.question = this.labelStart;
+      this.questionSeen = true;
+    } else if (ANSWER_LABELS.has(this.labelHash) && this.question >= 0) {
+      this.done = true;
+      this.sink(
+        'template-leak',
+        this.question,
+        `after the answer, a "Question:" line at offset ${this.question} that nothing introduced, then an "Answer:" line: the model plays a few-shot template on, asking itself new questions and answering them`,
+        'degenerate',
+      );
+    }
+  }
+
   line(w: WordScanner): void {
+    // "A: 6": a label whose line holds no other word.
+    if (w.lineWords === 1 && this.labelHash !== 0 && w.gapFirst === 58) this.label(w.words - 1);
     if (this.done || this.pending >= 0) return;
     // Only spaces between the glued role name and the line's end.
     if (this.gluedAt >= 0 && w.gapLen === w.gapSpaces + w.gapNewlines) {
