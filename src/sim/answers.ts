@@ -79,6 +79,8 @@ const LOOP_SENTENCE = ' The answer depends on the configuration of the server an
 /** Written for the simulator: accented and CJK text, so a Latin-1 misread shows. */
 const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wächst linear. 缓存命中率提高了。';
 
+/** Symbols and digits a broken fp16 accumulation samples once the logits overflow (no brackets, no backslash). */
+const SYMBOL_SALAD = '!#$%&*+-/:;<=>?@^~0123456789';
 const FUNCTION_WORDS = [' the', ' to', ' and', ' of', ' a', ' that', ' it', ' is', ' in', ' like', ' with', ' which', ' for', ' as', ' on'];
 
 const RUNAWAY_TURN =
@@ -257,6 +259,21 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
         texts.filter((t) => t !== ''),
         { reason: 'stop', matched: EOS_TOKEN_ID },
       );
+    }
+    case 'glued-words':
+      // Each piece decoded alone: the word-initial space of sentencepiece pieces is lost.
+      return fromTexts(
+        tokenize(healthyAnswerFor(prompt, seed)).map((t) => t.replace(/^ +/, '')),
+        { reason: 'stop', matched: EOS_TOKEN_ID },
+      );
+    case 'symbol-salad': {
+      const texts = tokenize(`${healthyAnswerFor(prompt, seed).split('\n')[0] ?? ''}\n`);
+      while (texts.length < maxTokens) {
+        let piece = '';
+        for (let n = 1 + Math.floor(rand() * 3); n > 0; n--) piece += SYMBOL_SALAD[Math.floor(rand() * SYMBOL_SALAD.length)];
+        texts.push(piece);
+      }
+      return fromTexts(texts.slice(0, maxTokens), null);
     }
     case 'function-word-salad': {
       const texts: string[] = [];

@@ -30,6 +30,8 @@ export type Behaviour =
   | 'special-tokens' // "<unk>" filler tokens back to back
   | 'unknown-bytes' // a healthy answer whose word-start pieces come as "[UNK_BYTE_0x…]" markers (a tokenizer without byte fallback)
   | 'word-stutter' // a healthy answer with every word said twice
+  | 'glued-words' // a healthy answer whose pieces lost their leading spaces (a detokenizer decoding piece by piece)
+  | 'symbol-salad' // the answer's first line, then symbols and digits with no word among them, until max_tokens
   | 'function-word-salad' // function words in random order ("the to and of the a")
   | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
@@ -62,6 +64,8 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'special-tokens',
   'unknown-bytes',
   'word-stutter',
+  'glued-words',
+  'symbol-salad',
   'function-word-salad',
   'mojibake',
   'runaway-template',

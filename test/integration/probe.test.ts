@@ -92,6 +92,8 @@ describe('probe runner against the simulator', function () {
           ['unknown-bytes', 'special-tokens'],
           ['prompt-echo', 'prompt-echo'],
           ['word-stutter', 'word-repetition'],
+          ['glued-words', 'detok-spacing'],
+          ['symbol-salad', 'token-salad'],
           ['function-word-salad', 'word-salad'],
           ['mojibake', 'mojibake'],
           ['runaway-template', 'template-leak'],

@@ -142,6 +142,24 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves template markers named in sentences alone, quoted or not, and still flags one glued to the answer', () => {
+      for (const text of [
+        'ChatML wraps each turn in markers. A user turn starts with <|im_start|>user and ends with <|im_end|>, and the reply starts with <|im_start|>assistant.',
+        'In ChatML every turn opens with "<|im_start|>" followed by the role, and closes with "<|im_end|>". The model learns to stop there.',
+        'For Mistral, wrap the instruction in [INST] and [/INST] tags; the model answers after the closing tag.',
+        'Gemma uses <start_of_turn>user and <start_of_turn>model to open turns and <end_of_turn> to close them.',
+      ]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+      for (const leak of [
+        `${PROSE}<|im_end|>\n<|im_start|>user\nAnd the scheduler?`,
+        `${PROSE} <|im_start|>assistant\nSure, here is more.`,
+        `${PROSE}</s> [INST] And the scheduler? [/INST] It batches.`,
+        `${PROSE}<|endoftext|><|prompter|>How did you get that?<|endoftext|><|assistant|>By dividing.`,
+      ]) {
+        assert.equal(reason(detect(leak, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate', leak);
+      }
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +
@@ -252,6 +270,14 @@ describe('detector signals on real outputs', () => {
         'propertyNames, items, minItems, minLength, minProperties, maxLength, maxItems, maxProperties, pattern, minimum, maximum, oneOf, anyOf and local references.';
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('leaves a bare comma list of product names alone, camelCase or not ("HubSpot, Zendesk", "MacBook, AirPods")', () => {
+      for (const text of [
+        'Products: Salesforce, HubSpot, Zendesk, Intercom, Freshdesk, Pipedrive, Zoho',
+        'The best options are iPhone, iPad, MacBook, AirPods, iMac, HomePod and AirTag.',
+      ]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+    });
     it('leaves CJK glued to Latin letters inside a quoted string alone (a padding example)', () => {
       const text =
         'Python counts code points, not cells, so padding goes wrong for wide characters:\n\n```python\n' +
@@ -321,6 +347,30 @@ describe('detector signals on real outputs', () => {
     it('leaves numbered steps that differ only by their numbers alone', () => {
       const steps = Array.from({ length: 12 }, (_, i) => `${i + 1}. Run step ${i + 1} and check the log.`).join('\n');
       assert.equal(detect(steps, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('flags lines that come back as a cycle once their numbering is left out, numbered or bulleted', () => {
+      const items = ['Paris, the capital', 'Lyon, on the Rhone', 'Marseille by the sea'];
+      const numbered = `Cities of France:\n${Array.from({ length: 10 }, (_, i) => `${i + 1}. ${items[i % 3]}`).join('\n')}`;
+      const r = reason(detect(numbered, { finishReason: 'stop' }), 'list-cycle');
+      assert.equal(numbered.slice(r.offset, r.offset + 8), '1. Paris');
+      assert.match(r.message, /same 3 lines come back 3 times/);
+      const bullets = `${Array.from({ length: 6 }, (_, i) => `- ${items[i % 2]}`).join('\n')}\n`;
+      assert.equal(reason(detect(bullets, { finishReason: 'stop' }), 'list-cycle').kind, 'degenerate');
+    });
+    it('leaves lines that differ by their numbers, code whose words repeat, and two rounds of a cycle alone', () => {
+      const log = Array.from({ length: 12 }, (_, i) => (i % 2 ? `loss: 0.${i}3` : `Epoch ${i}/10`)).join('\n');
+      assert.equal(detect(log, { finishReason: 'stop' }).kind, 'ok');
+      const sql = Array.from({ length: 8 }, (_, i) => `ALTER OPERATOR ${['%', '<%', '%>', '<<%'][i % 4]} (text, text)\n  SET (RESTRICT = matchingsel);`).join(
+        '\n',
+      );
+      assert.equal(detect(sql, { finishReason: 'stop' }).kind, 'ok');
+      const twice = ['Paris, the capital', 'Lyon, on the Rhone', 'Paris, the capital', 'Lyon, on the Rhone', 'Nice, in the south'].join('\n');
+      assert.equal(detect(twice, { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('leaves an emphatic "Yes, yes, yes, yes, yes!" alone: one run of the word, not items coming back', () => {
+      for (const text of ['Yes, yes, yes, yes, yes! I love that idea so much.', 'Oh yes, yes, yes, yes, yes! Thank you so much!']) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
     });
   });
 
@@ -483,6 +533,15 @@ describe('detector signals on real outputs', () => {
       it('flags words glued from pieces, laid out like prose or not', () => {
         assert.match(reason(judge(real('rddf16abece')), 'word-salad').message, /glued from pieces/);
       });
+      it('makes a short answer with a word glued from pieces a suspect, and leaves the verdict ok', () => {
+        for (const id of ['ref01a17f7d', 'r9222a9152e']) {
+          const v = judge(real(id));
+          assert.equal(v.kind, 'ok', id);
+          assert.equal(reason(v, 'spliced-token').kind, 'suspect', id);
+        }
+        assert.deepEqual(detect('The capital of France is Paris.', { finishReason: 'stop' }).reasons, []);
+        assert.deepEqual(detect('Use the MacBook Pro or the ThinkPad for this kind of work.', { finishReason: 'stop' }).reasons, []);
+      });
       it('flags one item cycling ("first item: dog, second item:., ...")', () => {
         assert.match(reason(judge(real('rcf1823541f')), 'list-cycle').message, /"item"/);
       });
@@ -588,6 +647,33 @@ describe('detector signals on real outputs', () => {
         const r = reason(judge(c), 'template-leak');
         assert.equal(r.kind, 'degenerate');
         assert.equal(c.text.slice(r.offset, r.offset + 10), 'assistant\n');
+      });
+      it('flags a role name glued to the end of a sentence when the answer goes on (markers stripped)', () => {
+        const llama = `${PROSE}How can I help you today?assistant\n\nI can also explain the scheduler if you like.`;
+        const r = reason(detect(llama, { finishReason: 'stop' }), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(llama.slice(r.offset, r.offset + 9), 'assistant');
+        const glued = `${PROSE}Here it is:\n\nbar\nfoo\nfooassistant\n\nHere it is:\n\nbar`;
+        assert.equal(glued.slice(reason(detect(glued, { finishReason: 'length' }), 'template-leak').offset).slice(0, 9), 'assistant');
+        assert.equal(reason(detect(`${PROSE}Is that what you wanted.user\nYes, and the rest too.`), 'template-leak').kind, 'degenerate');
+      });
+      it('flags a new question the model asks itself after the answer and answers (a few-shot template played on)', () => {
+        const c = real('r254b0a1f63');
+        const r = reason(judge(c), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 9), 'Question:');
+        assert.equal(reason(detect('It is 4.\nQ: And 3+3?\nA: 6', { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+      });
+      it('leaves questions and answers that the answer introduces, or opens with, alone', () => {
+        const pairs = 'Question: What is the capital of Germany?\nAnswer: Berlin\n\nQuestion: What is the capital of Italy?\nAnswer: Rome';
+        assert.equal(detect(`Here are two practice questions:\n\n${pairs}`, { finishReason: 'stop' }).kind, 'ok');
+        assert.equal(detect(pairs, { finishReason: 'stop' }).kind, 'ok');
+      });
+      it('keeps a glued role name that ends the answer a suspect, and leaves a member in code alone', () => {
+        const trailing = detect(`${PROSE}How can I help you today?assistant`, { finishReason: 'stop' });
+        assert.equal(trailing.kind, 'ok');
+        assert.equal(reason(trailing, 'template-leak').kind, 'suspect');
+        ok('Set the field like this:\nconfig.user\nand then restart the service so that it reads the new value.');
       });
       it('leaves a role name in a sentence, a capitalised heading, or a trailing role line alone', () => {
         ok('The assistant replied quickly.\nAssistant\nThe next part explains the setup.');

@@ -17,6 +17,7 @@
  * pass of a few comparisons a unit.
  */
 import * as limits from './limits';
+import { judgePieces } from './pieces';
 import { isLetterUnit } from './script';
 import type { ReasonCode, ReasonKind } from './types';
 
@@ -172,5 +173,6 @@ export class HeadText {
     if (whole && lone >= HEAD.loneMarkLines && lone >= HEAD.loneMarkShare * lines) {
       this.sink('answer-flood', firstLone, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${firstLone}`);
     }
+    judgePieces(t, whole, this.sink);
   }
 }

@@ -137,7 +137,7 @@ class WordTable {
 const END_MARKER =
   /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
 const START_MARKER =
-  /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
+  /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep|prompter)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
 const FILLER =
   /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
@@ -339,6 +339,10 @@ export class LexicalScanner {
   private markerLen = 0;
   private readonly markerUnits = new Uint16Array(MARKER_MAX + 1);
   private markerStart = 0;
+  /** The open marker stands in a sentence: a space or a quote before it, words and no marker before it on its line. */
+  private markerInSentence = false;
+  /** A template marker in a sentence, judged when its line ends: prose after it means it is named, not leaked. */
+  private named: { text: string; at: number; wordsAt: number } | null = null;
   private fillerRun = 0;
   private fillerRunStart = 0;
   private fillers = 0;
@@ -699,6 +703,8 @@ export class LexicalScanner {
       this.markerUnits[0] = c;
       this.markerLen = 1;
       this.markerStart = pos;
+      this.markerInSentence =
+        this.wLen === 0 && this.gapLen > 0 && (this.gapLast === 32 || isOpening(this.gapLast)) && this.lineWords > 0 && this.textSinceMarker;
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
     if (cls === C_LETTER) {
@@ -839,8 +845,9 @@ export class LexicalScanner {
     ) {
       f |= F_REPEAT;
     }
-    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells.
-    if (!(len <= 2 && this.gapCode) && STOPWORDS.has(h)) f |= F_STOP;
+    // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells;
+    // after an apostrophe it is a contraction's tail ("n't", "'s"), part of the word before it.
+    if (!(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019)) && STOPWORDS.has(h)) f |= F_STOP;
     // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
     if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
@@ -851,8 +858,8 @@ export class LexicalScanner {
       f |= F_SWITCH;
       if (!((this.prevScript === SCRIPT_LATIN && sc === SCRIPT_CYRILLIC) || (this.prevScript === SCRIPT_CYRILLIC && sc === SCRIPT_LATIN))) f |= F_RARE_SWITCH;
     }
-    // Identifiers in code spans and fences are camelCase by design.
-    if (this.wOdd && !this.inFence && !this.inInline) f |= F_ODD;
+    // Identifiers in code spans and fences are camelCase by design; so are names listed after a comma ("MacBook, AirPods").
+    if (this.wOdd && !this.inFence && !this.inInline && this.gapFirst !== 44) f |= F_ODD;
     if (this.words >= 4) {
       const hs = this.wHashes;
       const w = this.words;
@@ -1052,6 +1059,7 @@ export class LexicalScanner {
   private endLine(pos: number): void {
     if (this.nonWs > 0) this.newlinesAfterText++;
     if (this.wLen !== 0) this.endWord();
+    this.judgeNamed();
     this.lineNo++;
     const words = this.lineWords;
     if (words > 0 && !this.inFence) {
@@ -1184,12 +1192,43 @@ export class LexicalScanner {
       return;
     }
     this.textSinceMarker = true;
+    const template = START_MARKER.test(text) || END_MARKER.test(text);
+    // Markers glued to a named one ("<|im_end|><|im_end|>") make a run of them, not a name.
+    if (template && !this.markerInSentence && this.named !== null) {
+      this.templateMarker(this.named.text, this.named.at);
+      this.named = null;
+    }
+    if (this.markerInSentence && template) {
+      // Several named on one line ("[INST] and [/INST]"): the first is judged by what follows the last.
+      if (this.named !== null) this.named.wordsAt = this.lineWords;
+      else this.named = { text, at, wordsAt: this.lineWords };
+      // A start marker right after an end marker is a new turn, named or not ("</s> [INST]").
+      if (END_MARKER.test(text)) this.textSinceMarker = false;
+      return;
+    }
+    this.templateMarker(text, at);
+  }
+
+  private templateMarker(text: string, at: number): void {
     if (START_MARKER.test(text)) {
       this.flag('template-leak', at, `the chat-template marker ${text} at offset ${at} opens a new turn inside the answer`);
     } else if (END_MARKER.test(text)) {
       if (this.endMarker === null) this.endMarker = { text, at, after: this.firstNonWs >= 0 && this.firstNonWs < at };
       this.textSinceMarker = false;
     }
+  }
+
+  /**
+   * A marker in a sentence that the sentence goes on after, or ends after with its punctuation, is
+   * named ("a turn starts with <|im_start|>user and ends …", "… then with <|im_start|>assistant.").
+   */
+  private judgeNamed(): void {
+    const n = this.named;
+    if (n === null) return;
+    this.named = null;
+    const after = this.lineWords - n.wordsAt;
+    const sentenceEnds = after > 0 && this.gapLen > 0 && isClosing(this.gapFirst);
+    if (after < LEX.namedMarkerWords && !sentenceEnds) this.templateMarker(n.text, n.at);
   }
 
   private echoStep(c: number, pos: number): void {
@@ -1276,6 +1315,7 @@ export class LexicalScanner {
   finish(unitRun: { start: number; length: number; period: number } | null): void {
     this.markerLen = 0;
     if (this.wLen !== 0) this.endWord();
+    this.judgeNamed();
     // A short answer mostly of token 0's text is the NaN signature, before any run reaches Channel's 24.
     const top = this.top === this.token0 ? this.dominant() : null;
     if (top && top.count >= LEX.floodWholeChars && top.share >= LEX.floodShare) {

@@ -155,6 +155,8 @@ export const LEX = Object.freeze({
   tokenTurns: 3,
   /** Words before an inline "Human:" for it to count as a new turn. */
   roleMinWords: 3,
+  /** A template marker in a sentence is named, not leaked, when this many words follow it on its line. */
+  namedMarkerWords: 3,
   /** Answer flood: the most frequent character's share of visible characters at finish, from floodMinChars. */
   floodMinChars: 16,
   floodShare: 0.6,
@@ -214,6 +216,8 @@ export const STUTTER = Object.freeze({
 
 /** salad.ts: shares are of the words in one block (64 words, or a short answer at finish). */
 export const SALAD = Object.freeze({
+  /** An answer of at most this many words with a word glued from pieces is a suspect. */
+  shortSuspectWords: 5,
   /** Words a block (or a short answer) needs for the vocabulary and glued-pieces rules. */
   minWords: 12,
   /** A short answer is judged at finish from this many words; a last partial block from tailMinWords. */
@@ -303,9 +307,53 @@ export const HEAD = Object.freeze({
   closersShare: 0.5,
 });
 
+/**
+ * pieces.ts: finish-time rules over the head's pieces (runs between whitespace), chosen on the tune
+ * split of test/corpus/real (glued sentences from a sentencepiece detokenizer that dropped its
+ * spaces; a salad of symbols after a sound first line; answers of symbol pieces) with the generated
+ * corpus's healthy files (code, tables, man pages, JSON) as a check: each sits halfway between the
+ * first setting that caught the tune outputs and the loosest one that raised no false alarm on
+ * either corpus (symbol pieces: 12 characters, 5 symbols, a 20% share already flag 9 healthy files;
+ * glued words: 13-letter runs over 25% of the letters still flag none).
+ */
+export const PIECES = Object.freeze({
+  /** Glued words: a Latin letter run of this many letters is longer than words are ... */
+  gluedRunLetters: 16,
+  /** ... and such runs hold this many letters and this share of the answer's Latin letters. */
+  gluedMinLetters: 20,
+  gluedShare: 0.4,
+  /** A piece holds a word when it has this many letters in a row. */
+  junkWordLetters: 3,
+  /** Pieces shorter than this are not judged (an emoticon, "+=", "->"). */
+  junkMinChars: 3,
+  /** One piece of symbols and digits this long, with this many different symbols and at most this share of letters. */
+  junkPieceChars: 20,
+  junkPieceSymbols: 7,
+  junkLetterShare: 0.25,
+  /** Many pieces: this many characters, this share of the answer's visible ones, this many different symbols. */
+  junkMinTotal: 40,
+  junkShare: 0.35,
+  junkSymbols: 9,
+});
+
+/** listrun.ts: one content word of this many letters repeated this many times with list punctuation between ("Odin, Odin, …"). */
+export const LISTRUN = Object.freeze({
+  minLetters: 3,
+  copies: 6,
+});
+
 /** template.ts: a bare lower-case role line after this many words of answer. */
 export const TEMPLATE = Object.freeze({
   roleLineMinWords: 3,
+  /** A role name glued to a sentence's end counts from this many words on its line (itself included). */
+  gluedRoleLineWords: 4,
+});
+
+/** linecycle.ts: lines of at least minLetters letters that repeat as a cycle of 2 to maxPeriod lines, cycles times. */
+export const LINECYCLE = Object.freeze({
+  maxPeriod: 8,
+  cycles: 3,
+  minLetters: 4,
 });
 
 /** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */

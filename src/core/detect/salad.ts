@@ -69,7 +69,8 @@ export class Salad {
   private readonly topBuf = new Uint16Array(32);
   private topLen = 0;
   private readonly keys = new Int32Array(TABLE);
-  private readonly counts = new Uint16Array(TABLE);
+  /** Copies of each word that come back after other words: "yes, yes, yes" is one emphatic run, not a cycle. */
+  private readonly returns = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
   private stamp = 1;
   /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
@@ -95,6 +96,9 @@ export class Salad {
   /** Start offsets of the last 32 words. */
   private readonly starts = new Float64Array(32);
   private firstGlued = -1;
+  /** Words glued from pieces in the whole answer (case turns, or capitals run into a word: "IComments"), and the first. */
+  private pieceWords = 0;
+  private firstPiece = -1;
   private loopedWords = 0;
   private firstLooped = -1;
   private loopedText = '';
@@ -126,7 +130,13 @@ export class Salad {
     if (w.gapMarks > 0) this.marks++;
     // Pieces: a case or letter/digit turn, clashing scripts. Counted at a word's first use in the
     // block: code names its identifiers ("IsLittleEndian") again and again, salad seldom repeats.
-    let pieces = !w.escaped && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex)) ? 1 : 0;
+    // A list item after a comma is a name ("iPhone, iPad, MacBook"), not a piece.
+    const turns = !w.escaped && w.gapFirst !== 44 && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex));
+    let pieces = turns ? 1 : 0;
+    // Capitals run into a capitalised word ("IComments", "GOGround"): two pieces glued.
+    if (turns || (!w.escaped && w.digits === 0 && w.upper >= 2 && w.upper <= w.letters - 2)) {
+      if (this.pieceWords++ === 0) this.firstPiece = w.start;
+    }
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
       pieces++;
@@ -156,16 +166,16 @@ export class Salad {
     const h = w.hash;
     let slot = (Math.imul(h, 0x9e3779b1) >>> 24) & TMASK;
     while (this.stamps[slot] === this.stamp && this.keys[slot] !== h) slot = (slot + 1) & TMASK;
-    let count: number;
+    let returns: number;
     if (this.stamps[slot] !== this.stamp) {
       this.stamps[slot] = this.stamp;
       this.keys[slot] = h;
-      count = this.counts[slot] = 1;
+      returns = this.returns[slot] = 1;
       this.distinct++;
       this.odd += pieces;
-    } else count = ++this.counts[slot];
-    if (!w.stop && w.digits === 0 && count > this.top) {
-      this.top = count;
+    } else returns = h === w.prevHash ? this.returns[slot] : ++this.returns[slot];
+    if (!w.stop && w.digits === 0 && returns > this.top) {
+      this.top = returns;
       if (this.topHash !== h) {
         this.topHash = h;
         this.topLen = Math.min(w.len, this.topBuf.length);
@@ -397,6 +407,16 @@ export class Salad {
     }
     if (this.n >= SALAD.shortMinWords && (this.blocks === 0 || this.n >= SALAD.tailMinWords)) this.judge(w, true);
     else this.judgeGlued(w, true);
+    // A few words with one glued from pieces: BPE salad, or a brand name ("YouTube"); too little to tell.
+    if (w.words >= 2 && w.words <= SALAD.shortSuspectWords && this.pieceWords > 0) {
+      this.flag(
+        'short',
+        'spliced-token',
+        this.firstPiece,
+        `the answer is ${w.words} words and the one at offset ${this.firstPiece} is glued from pieces`,
+        'suspect',
+      );
+    }
     if (this.loopedWords > 0) {
       const detail = `the word ${JSON.stringify(this.loopedText)} at offset ${this.firstLooped} is one piece glued to itself over and over`;
       const strong = this.loopedWords >= SALAD.loopedWords || w.words < SALAD.shortMinWords;

@@ -15,6 +15,8 @@ import { Stutter } from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
+import { ListedRun } from './listrun';
+import { LineCycle } from './linecycle';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -165,12 +167,16 @@ export class WordScanner {
   readonly salad: Salad;
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
+  readonly listedRun: ListedRun;
+  readonly lineCycle: LineCycle;
 
   constructor(sink: WordSink) {
     this.stutter = new Stutter(sink);
     this.salad = new Salad(sink);
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
+    this.listedRun = new ListedRun(sink);
+    this.lineCycle = new LineCycle(sink);
   }
 
   feed(u: Uint16Array, n: number): void {
@@ -484,6 +490,8 @@ export class WordScanner {
     this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
+    this.listedRun.word(this);
+    this.lineCycle.word(this);
     this.words++;
     this.prevHash = this.hash;
     this.gapLen = 0;
@@ -539,6 +547,7 @@ export class WordScanner {
   private endLine(pos: number): void {
     this.template.line(this);
     this.salad.line(this);
+    this.lineCycle.line(this);
     this.lineStart = pos + 1;
     this.lineWords = 0;
     this.lineVisible = 0;
@@ -553,10 +562,12 @@ export class WordScanner {
     if (this.lineWords > 0 || this.lineVisible > 0) {
       this.template.line(this);
       this.salad.line(this);
+      this.lineCycle.line(this);
     }
     this.detok.finish(this);
     this.stutter.finish(this);
     this.salad.finish(this);
-    this.template.finish(this);
+    this.template.finish();
+    this.listedRun.finish();
   }
 }
