@@ -69,6 +69,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   private readonly differences = new Map<LaunchEngine, Differences>();
   /** Set when the server reported a change while nobody looked; the next getChildren reloads. */
   private stale = true;
+  private wholeNext = false;
   private problem: string | undefined;
 
   constructor(private readonly load: CatalogLoader) {}
@@ -151,20 +152,28 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     return this.differences.get(this.engineShown)?.byFlag.get(e.flag) ?? [];
   }
 
-  /** The server's catalog changed: reload now if loaded before, else on next show. */
-  markStale(): void {
+  /**
+   * The server's catalog changed: reload now if loaded before, else on next show. `whole`: the
+   * request itself changed (another document's release), so the generation the view has says nothing.
+   */
+  markStale(whole = false): void {
     this.stale = true;
+    if (whole) this.wholeNext = true;
   }
 
   /** Asks the server again (only the generation when nothing changed); refreshes the tree when it did. */
   reload(force = false): Promise<void> {
     if (this.loading) return this.loading;
     this.loading = (async () => {
+      let switched = false;
       try {
         const engine = this.engineShown;
-        const r = await this.load(force ? undefined : this.result?.generation, engine);
-        // The user switched engines while this answer was on its way: the next load asks again.
-        if (engine !== this.engineShown) return;
+        const whole = force || this.wholeNext;
+        this.wholeNext = false;
+        const r = await this.load(whole ? undefined : this.result?.generation, engine);
+        // The user switched engines while this answer was on its way: the tree asks again once this load is over.
+        switched = engine !== this.engineShown;
+        if (switched) return;
         this.stale = false;
         if (!r) {
           this.problem = 'The flags language server is not running (see the "Inference Doctor Flags" output).';
@@ -180,6 +189,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
         this.rebuild();
       } finally {
         this.loading = undefined;
+        if (switched) this.changed.fire(undefined);
       }
     })();
     return this.loading;

@@ -121,7 +121,8 @@ class BackendFlags {
       this.tree,
       ctx.flags.onCatalogStatus(() => this.catalogChanged()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
-        if (this.noteEditor(editor) && this.view.engine === 'vllm') this.catalogChanged();
+        // Another vLLM launch file may run another release: its catalog is asked for whole.
+        if (this.noteEditor(editor) && this.view.engine === 'vllm') this.catalogChanged(true);
         this.applyDefaultEngine();
       }),
       this.tree.onDidChangeVisibility((e) => {
@@ -181,9 +182,10 @@ class BackendFlags {
   }
 
   private showEngine(engine: LaunchEngine): void {
-    void vscode.commands.executeCommand('setContext', ENGINE_CONTEXT, engine);
     // setEngine rebuilds the (now empty) tree; VS Code asks for its children again, which loads the catalog.
-    if (this.view.setEngine(engine)) this.syncTitle();
+    if (!this.view.setEngine(engine)) return;
+    void vscode.commands.executeCommand('setContext', ENGINE_CONTEXT, engine);
+    this.syncTitle();
   }
 
   /** Show SGLang Flags / Show vLLM Flags: remembered for this workspace. */
@@ -193,8 +195,8 @@ class BackendFlags {
   }
 
   /** The server says the catalog changed (possibly on every keystroke in server_args.py): debounce, and only ask again while the view is visible. */
-  private catalogChanged(): void {
-    this.view.markStale();
+  private catalogChanged(whole = false): void {
+    this.view.markStale(whole);
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
       if (this.tree.visible) void this.view.reload();
@@ -212,16 +214,17 @@ class BackendFlags {
       this.view.setServerValues(undefined, undefined);
       return;
     }
-    const target = await store.target(server.id);
-    const [{ fetchServerInfo }, { detectEngine }] = await Promise.all([import('../core/probe/server-api'), import('../core/probe/engine')]);
-    const info = fetchServerInfo(target, { timeoutMs: 10_000 });
-    info.catch(() => undefined);
-    // detectEngine never throws: an engine it cannot tell stays 'unknown'.
-    const { engine } = await detectEngine(target);
-    if (server.id !== this.serverId) return;
-    this.serverEngine = engine;
-    this.applyDefaultEngine();
+    let engine = 'unknown';
     try {
+      const target = await store.target(server.id);
+      const [{ fetchServerInfo }, { detectEngine }] = await Promise.all([import('../core/probe/server-api'), import('../core/probe/engine')]);
+      const info = fetchServerInfo(target, { timeoutMs: 10_000 });
+      info.catch(() => undefined);
+      // detectEngine never throws: an engine it cannot tell stays 'unknown'.
+      engine = (await detectEngine(target)).engine;
+      if (server.id !== this.serverId) return;
+      this.serverEngine = engine;
+      this.applyDefaultEngine();
       const values = await info;
       this.view.setServerValues(server.label, values, engine);
       // Launch files are then judged against the SGLang release this server runs.
