@@ -50,6 +50,8 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
     });
     workspace = mkdtempSync(join(tmpdir(), 'id-e2e-vllm-'));
     writeFileSync(join(workspace, 'serve.sh'), `#!/bin/sh\nexec vllm serve ${MODEL} --kv-cache-dtype fp8 --max_model_len 8192 --port 8000\n`);
+    // The release serve.sh runs: the Backend Flags view lists that release's bundled vLLM flags.
+    writeFileSync(join(workspace, 'requirements.txt'), 'vllm==0.11.0\n');
     codeServer = await startCodeServer({
       workspace,
       settings: { 'inferenceDoctor.health.intervalSeconds': 0, 'inferenceDoctor.servers': [{ name: 'vllm-box', url: sim.url }] },
@@ -121,7 +123,7 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
     await pane.getByText('No flag matches "gpu-memory".').waitFor({ timeout: 30_000 });
 
     await runCommand(page, 'Inference Doctor: Show vLLM Flags');
-    await header.filter({ hasText: 'vLLM · bundled main snapshot' }).waitFor({ timeout: 60_000 });
+    await header.filter({ hasText: 'vLLM · bundled release 0.11.0' }).waitFor({ timeout: 60_000 });
     const row = pane.locator('.monaco-list-row', { hasText: '--gpu-memory-utilization' }).first();
     await row.waitFor({ timeout: 60_000 });
     await pane.locator('.monaco-list-row', { hasText: 'KV cache' }).filter({ hasText: '1 flag' }).waitFor({ timeout: 10_000 });
