@@ -33,6 +33,8 @@ export const FLAGS_COMMANDS = {
   filter: 'inferenceDoctor.filterFlags',
   clearFilter: 'inferenceDoctor.clearFlagsFilter',
   selectServer: 'inferenceDoctor.selectFlagsServer',
+  showSglang: 'inferenceDoctor.showSglangFlags',
+  showVllm: 'inferenceDoctor.showVllmFlags',
   loadRuntime: 'inferenceDoctor.loadRuntimeFlags',
   copyValue: 'inferenceDoctor.copyFlagValue',
   applyChoice: 'inferenceDoctor.applyFlagChoiceToServer',
@@ -124,6 +126,8 @@ export interface CommandArgs {
   [FLAGS_COMMANDS.filter]: [];
   [FLAGS_COMMANDS.clearFilter]: [];
   [FLAGS_COMMANDS.selectServer]: [];
+  [FLAGS_COMMANDS.showSglang]: [];
+  [FLAGS_COMMANDS.showVllm]: [];
   [FLAGS_COMMANDS.loadRuntime]: [LoadRuntimeArgs?];
   [FLAGS_COMMANDS.copyValue]: [FlagArg?];
   [FLAGS_COMMANDS.applyChoice]: [FlagArg?];

@@ -1,7 +1,8 @@
 /**
- * Backend Flags view: the active catalog's flags grouped by family, choices as children, the
- * default and the value on the selected server marked, a text filter, and run-time differences
- * (from "Load Flags from Installed SGLang") shown on the flags they concern.
+ * Backend Flags view: one engine's flags at a time (SGLang's or vLLM's active catalog), grouped by
+ * family, choices as children, the default and the value on the selected server marked, a text
+ * filter, and run-time differences (from "Load Flags from Installed SGLang or vLLM") shown on the
+ * flags they concern.
  *
  * The catalog comes from the language server (custom request `inferenceDoctor/catalogEntries`):
  * the server already holds the active catalog — workspace file kept up to date as it is edited,
@@ -11,12 +12,13 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import { choiceText, takesNoValue, type ChoiceValue, type FlagEntry, type FlagFamily } from '../core/flags/types';
-import { familyOf, FLAG_FAMILIES } from '../core/flags/family';
 import type { FlagDifference } from '../core/flags/runtime';
-import type { CatalogEntriesResult, CatalogSourceInfo } from '../shared/lspProtocol';
+import type { CatalogEntriesResult, CatalogSourceInfo, LaunchEngine } from '../shared/lspProtocol';
 import { guardTreeItem } from '../ui/foreignText';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
+import { defaultOf, definitionOf, flagRowDescription, groupByFamily, matchesFilter, valueText } from './flagRows';
+import { catalogTitle, ENGINE_LABELS } from './flagsEngine';
 
 export const FAMILY_LABELS: Record<FlagFamily, string> = {
   attention: 'Attention',
@@ -39,30 +41,13 @@ export interface FlagNode {
   choices: FlagsNode[];
 }
 
-/** Source of the entries: asks the language server (injected so the view stays testable). */
-export type CatalogLoader = (knownGeneration: number | undefined) => Promise<CatalogEntriesResult | undefined>;
+/** Source of the entries: asks the language server for one engine's catalog (injected so the view stays testable). */
+export type CatalogLoader = (knownGeneration: number | undefined, engine: LaunchEngine) => Promise<CatalogEntriesResult | undefined>;
 
-/** A /server_info value as the command line would spell it. */
-export function valueText(v: unknown): string | undefined {
-  if (v === undefined) return undefined;
-  if (v === null) return 'None';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return undefined;
-  }
-}
-
-function defaultOf(e: FlagEntry): string | undefined {
-  if (e.default !== undefined && e.default !== '==SUPPRESS==') return valueText(e.default);
-  return e.defaultExpr;
-}
-
-/** Lower-case text a filter matches against: option strings, field, group and choices. */
-function haystack(e: FlagEntry): string {
-  return [e.flag, ...e.aliases, ...e.negations, e.field, e.group ?? '', ...(e.choices ?? []).map(choiceText)].join('\n').toLowerCase();
+/** Run-time differences of an installed engine, and where it was loaded from. */
+interface Differences {
+  from: string | undefined;
+  byFlag: Map<string, FlagDifference[]>;
 }
 
 export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Disposable {
@@ -79,12 +64,12 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   private filterText = '';
   private serverValues: Record<string, unknown> | undefined;
   private serverLabel: string | undefined;
-  private differences = new Map<string, FlagDifference[]>();
-  private differencesFrom: string | undefined;
-  /** The installed vLLM whose catalog vLLM commands use (the rows stay SGLang's). */
-  private vllmRuntime: CatalogSourceInfo | undefined;
+  private serverEngine: string | undefined;
+  private engineShown: LaunchEngine = 'sglang';
+  private readonly differences = new Map<LaunchEngine, Differences>();
   /** Set when the server reported a change while nobody looked; the next getChildren reloads. */
   private stale = true;
+  private wholeNext = false;
   private problem: string | undefined;
 
   constructor(private readonly load: CatalogLoader) {}
@@ -104,35 +89,31 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   get server(): string | undefined {
     return this.serverLabel;
   }
-
-  /** The file a flag is defined in: its own `file` in a split package, else definitionUri. */
-  definitionUriOf(e: FlagEntry): string | undefined {
-    const base = this.result?.definitionBaseUri;
-    const file = e.file ?? this.result?.definitionFiles?.[e.field];
-    if (base && file) return `${base.replace(/\/+$/, '')}/${file.split('/').map(encodeURIComponent).join('/')}`;
-    return this.result?.definitionUri;
+  get engine(): LaunchEngine {
+    return this.engineShown;
   }
 
-  /** 1-based line of a flag's definition in definitionUriOf(e) (runtime entries are looked up by field). */
-  definitionLine(e: FlagEntry): number | undefined {
-    return this.result?.definitionLines?.[e.field] ?? (e.line > 0 ? e.line : undefined);
+  /** Where a flag is defined (file and 1-based line), when the catalog knows. */
+  definition(e: FlagEntry): { uri: string; line: number } | undefined {
+    return definitionOf(this.result, e);
   }
 
-  /** "filter: fp4 · values of gpu-box · workspace catalog". */
-  description(): string | undefined {
+  /** "filter: fp4 · values: gpu-box · vLLM · bundled release 0.15.0". */
+  description(): string {
     const parts: string[] = [];
     if (this.filterText) parts.push(`filter: ${this.filterText}`);
     if (this.serverLabel) parts.push(`values: ${this.serverLabel}`);
-    if (this.result?.source) parts.push(`${this.result.source.kind} catalog`);
-    if (this.vllmRuntime) parts.push(`vLLM commands: installed vLLM${this.vllmRuntime.version ? ` ${this.vllmRuntime.version}` : ''}`);
-    return parts.length ? parts.join(' · ') : undefined;
+    parts.push(catalogTitle(this.engineShown, this.result?.source));
+    return parts.join(' · ');
   }
 
   /** Shown above the tree when there is nothing to list. */
   message(): string | undefined {
     if (this.problem) return this.problem;
     if (this.result && !this.result.source)
-      return 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang or vLLM".';
+      return this.engineShown === 'vllm'
+        ? 'No vLLM flag catalog: the bundled one did not load (see the "Inference Doctor Flags" output); run "Load Flags from Installed SGLang or vLLM".'
+        : 'No flag catalog yet: open an SGLang server_args.py, set inferenceDoctor.flags.serverArgsPath, or run "Load Flags from Installed SGLang or vLLM".';
     if (this.result && this.filterText && this.roots.length === 0) return `No flag matches "${this.filterText}".`;
     return undefined;
   }
@@ -142,36 +123,57 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     this.rebuild();
   }
 
-  setServerValues(label: string | undefined, values: Record<string, unknown> | undefined): void {
+  /** The selected server's /server_info; `engine` what it says it is (its values show only on that engine's flags). */
+  setServerValues(label: string | undefined, values: Record<string, unknown> | undefined, engine?: string): void {
     this.serverLabel = label;
     this.serverValues = values;
+    this.serverEngine = engine;
     this.changed.fire(undefined);
     this.descriptionChanged.fire();
   }
 
-  setVllmRuntime(source: CatalogSourceInfo | undefined): void {
-    if (source?.label === this.vllmRuntime?.label && source?.version === this.vllmRuntime?.version) return;
-    this.vllmRuntime = source;
-    this.descriptionChanged.fire();
-  }
-
-  setDifferences(from: string | undefined, byFlag: Map<string, FlagDifference[]>): void {
-    this.differencesFrom = from;
-    this.differences = byFlag;
-    this.changed.fire(undefined);
-  }
-
-  /** The server's catalog changed: reload now if loaded before, else on next show. */
-  markStale(): void {
+  /** Shows another engine's flags: the rows go until its catalog arrives (the caller reloads). */
+  setEngine(engine: LaunchEngine): boolean {
+    if (engine === this.engineShown) return false;
+    this.engineShown = engine;
+    this.result = undefined;
     this.stale = true;
+    this.rebuild();
+    return true;
+  }
+
+  /** What an installed engine's parser has that its static catalog has not; shown on that engine's rows. */
+  setDifferences(engine: LaunchEngine, from: string | undefined, byFlag: Map<string, FlagDifference[]>): void {
+    this.differences.set(engine, { from, byFlag });
+    this.changed.fire(undefined);
+  }
+
+  private differencesOf(e: FlagEntry): FlagDifference[] {
+    return this.differences.get(this.engineShown)?.byFlag.get(e.flag) ?? [];
+  }
+
+  /**
+   * The server's catalog changed: reload now if loaded before, else on next show. `whole`: the
+   * request itself changed (another document's release), so the generation the view has says nothing.
+   */
+  markStale(whole = false): void {
+    this.stale = true;
+    if (whole) this.wholeNext = true;
   }
 
   /** Asks the server again (only the generation when nothing changed); refreshes the tree when it did. */
   reload(force = false): Promise<void> {
     if (this.loading) return this.loading;
     this.loading = (async () => {
+      let switched = false;
       try {
-        const r = await this.load(force ? undefined : this.result?.generation);
+        const engine = this.engineShown;
+        const whole = force || this.wholeNext;
+        this.wholeNext = false;
+        const r = await this.load(whole ? undefined : this.result?.generation, engine);
+        // The user switched engines while this answer was on its way: the tree asks again once this load is over.
+        switched = engine !== this.engineShown;
+        if (switched) return;
         this.stale = false;
         if (!r) {
           this.problem = 'The flags language server is not running (see the "Inference Doctor Flags" output).';
@@ -187,6 +189,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
         this.rebuild();
       } finally {
         this.loading = undefined;
+        if (switched) this.changed.fire(undefined);
       }
     })();
     return this.loading;
@@ -195,23 +198,20 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   private rebuild(): void {
     this.byFlag.clear();
     this.byField.clear();
-    const needle = this.filterText.toLowerCase();
-    const groups = new Map<FlagFamily, FlagNode[]>();
-    for (const entry of this.result?.entries ?? []) {
-      const family = familyOf(entry);
-      const node: FlagNode = { kind: 'flag', entry, family, choices: [] };
-      node.choices = (entry.choices ?? []).map((value) => ({ kind: 'choice', parent: node, value }));
-      if (!this.byField.has(entry.field)) this.byField.set(entry.field, node);
-      for (const o of [entry.flag, ...entry.aliases]) if (!this.byFlag.has(o)) this.byFlag.set(o, node);
-      if (needle && !haystack(entry).includes(needle)) continue;
-      const list = groups.get(family);
-      if (list) list.push(node);
-      else groups.set(family, [node]);
+    const nodes = new Map<FlagEntry, FlagNode>();
+    for (const { family, entries } of groupByFamily(this.result?.entries ?? [], '')) {
+      for (const entry of entries) {
+        const node: FlagNode = { kind: 'flag', entry, family, choices: [] };
+        node.choices = (entry.choices ?? []).map((value) => ({ kind: 'choice', parent: node, value }));
+        nodes.set(entry, node);
+        if (!this.byField.has(entry.field)) this.byField.set(entry.field, node);
+        for (const o of [entry.flag, ...entry.aliases]) if (!this.byFlag.has(o)) this.byFlag.set(o, node);
+      }
     }
-    this.roots = FLAG_FAMILIES.filter((f) => groups.has(f)).map((family) => ({
+    this.roots = groupByFamily(this.result?.entries ?? [], this.filterText).map(({ family, entries }) => ({
       kind: 'family' as const,
       family,
-      flags: groups.get(family)!.sort((a, b) => a.entry.flag.localeCompare(b.entry.flag)),
+      flags: entries.map((e) => nodes.get(e)!),
     }));
     this.changed.fire(undefined);
     this.descriptionChanged.fire();
@@ -223,11 +223,13 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
   }
 
   isVisible(node: FlagNode): boolean {
-    return !this.filterText || haystack(node.entry).includes(this.filterText.toLowerCase());
+    return matchesFilter(node.entry, this.filterText);
   }
 
   /** The value the selected server runs with, by field (undefined when unknown). */
   serverValue(entry: FlagEntry): unknown {
+    // An SGLang server's attention_backend is no value of vLLM's --attention-backend, and back.
+    if (this.serverEngine && this.serverEngine !== 'unknown' && this.serverEngine !== this.engineShown) return undefined;
     return this.serverValues && Object.prototype.hasOwnProperty.call(this.serverValues, entry.field) ? this.serverValues[entry.field] : undefined;
   }
 
@@ -273,33 +275,16 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     const item = new vscode.TreeItem(e.flag, e.choices?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `flag:${e.flag}`;
     const onServer = valueText(this.serverValue(e));
-    const def = defaultOf(e);
-    const diffs = this.differences.get(e.flag) ?? [];
-    const parts: string[] = [];
-    if (onServer !== undefined) parts.push(`● ${onServer}`);
-    if (def !== undefined && def !== onServer) parts.push(`default ${def.length > 40 ? `${def.slice(0, 39)}…` : def}`);
-    if (e.deprecated) parts.push('deprecated');
-    if (diffs.length)
-      parts.push(
-        diffs
-          .map((d) =>
-            d.kind === 'choices-grew'
-              ? `+${d.added?.length ?? 0} at run time`
-              : d.kind === 'runtime-only'
-                ? 'run time only'
-                : d.kind === 'default-differs'
-                  ? 'default differs at run time'
-                  : 'not at run time',
-          )
-          .join(', '),
-      );
-    item.description = parts.join(' · ');
-    item.tooltip = this.tooltip(node, onServer, def, diffs);
-    item.contextValue = 'flag';
+    const diffs = this.differencesOf(e);
+    item.description = flagRowDescription(e, onServer, diffs);
+    item.tooltip = this.tooltip(node, onServer, defaultOf(e), diffs);
+    // Open Definition is offered only where a file is known (never for bundled or vLLM catalogs).
+    const definition = this.definition(e);
+    item.contextValue = definition ? 'flag' : 'flagNoSource';
     item.iconPath = new vscode.ThemeIcon(
       diffs.length ? 'diff' : e.deprecated ? 'warning' : e.choices?.length ? 'symbol-enum' : takesNoValue(e) ? 'symbol-boolean' : 'symbol-field',
     );
-    if (this.result?.definitionUri && this.definitionLine(e)) item.command = { command: COMMANDS.openDefinition, title: 'Open Definition', arguments: [node] };
+    if (definition) item.command = { command: COMMANDS.openDefinition, title: 'Open Definition', arguments: [node] };
     return item;
   }
 
@@ -317,9 +302,10 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     if (onServer !== undefined) facts.push(`On ${this.serverLabel ? escapeMarkdown(this.serverLabel) : 'the server'}: ${codeSpan(onServer)}`);
     if (e.choices?.length) facts.push(`Choices: ${e.choices.length}${e.dynamicChoices ? ' (can grow at run time)' : ''}`);
     md.appendMarkdown(facts.map((f) => `- ${f}`).join('\n'));
+    const from = this.differences.get(this.engineShown)?.from;
     if (diffs.length)
       md.appendMarkdown(
-        `\n\n**Installed SGLang${this.differencesFrom ? ` (${escapeMarkdown(this.differencesFrom)})` : ''}:**\n${diffs.map((d) => `- ${escapeMarkdown(d.message)}`).join('\n')}`,
+        `\n\n**Installed ${ENGINE_LABELS[this.engineShown]}${from ? ` (${escapeMarkdown(from)})` : ''}:**\n${diffs.map((d) => `- ${escapeMarkdown(d.message)}`).join('\n')}`,
       );
     return md;
   }
@@ -336,7 +322,7 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     if (defaultOf(e) === t) marks.push('default');
     const dep = e.deprecatedChoices?.find((d) => choiceText(d.value) === t);
     if (dep) marks.push(dep.replacement ? `deprecated → ${dep.replacement}` : 'deprecated');
-    const grew = this.differences.get(e.flag)?.find((d) => d.kind === 'choices-grew' && d.added?.some((a) => choiceText(a) === t));
+    const grew = this.differencesOf(e).find((d) => d.kind === 'choices-grew' && d.added?.some((a) => choiceText(a) === t));
     if (grew) marks.push('added at run time');
     item.description = marks.join(' · ');
     item.iconPath = new vscode.ThemeIcon(isServer ? 'pass-filled' : defaultOf(e) === t ? 'star-full' : 'circle-outline');

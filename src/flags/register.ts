@@ -1,7 +1,7 @@
 /**
  * The flags feature in the extension host: the language client's start on launch documents, the
  * Backend Flags view, the commands of the code lenses the language server puts on server_args.py,
- * and "Load Flags from Installed SGLang or vLLM".
+ * "Show SGLang Flags" / "Show vLLM Flags", and "Load Flags from Installed SGLang or vLLM".
  *
  * Activation only creates the (empty) view and registers commands. The language server starts
  * when the view is first shown (or a document with a launch command opens); the runtime loader and
@@ -12,19 +12,34 @@ import type { FlagEntry } from '../core/flags/types';
 import { shellWord } from '../core/hosts/quote';
 import { REMOTE_SCHEME } from '../core/remote/uris';
 import type { Ctx } from '../context';
-import type { FlagLensArgs } from '../shared/lspProtocol';
+import type { CatalogEntriesParams, FlagLensArgs, LaunchEngine } from '../shared/lspProtocol';
 import { COMMANDS, FLAGS_COMMANDS } from '../commands';
 import { holdsLaunchCommand } from './languageClient';
-import { FlagsView, valueText, type FlagNode, type FlagsNode } from './flagsView';
+import { FlagsView, type FlagNode, type FlagsNode } from './flagsView';
+import { valueText } from './flagRows';
+import { ENGINE_LABELS, viewEngine } from './flagsEngine';
+import { mentionsLaunchCommand } from '../services/launchFiles';
 import { takesNoValue } from '../core/flags/types';
-import { notificationText } from '../core/text/foreign';
+import { isolate, notificationText } from '../core/text/foreign';
 import { guardPicks, iconText } from '../ui/foreignText';
 import { errorMessage } from '../core/errors';
 import type { LoadRuntimeArgs } from './loadRuntime';
 
 export const FLAGS_VIEW_ID = 'inferenceDoctor.flags';
 const SERVER_KEY = 'inferenceDoctor.flags.server';
+/** workspaceState: the engine the user chose with Show SGLang/vLLM Flags. */
+const ENGINE_KEY = 'inferenceDoctor.flags.engine';
 const FILTERED_CONTEXT = 'inferenceDoctor.flagsFiltered';
+/** 'sglang' or 'vllm': which of the two Show … Flags commands the view's title bar offers. */
+const ENGINE_CONTEXT = 'inferenceDoctor.flagsEngine';
+const LAUNCH_ENGINES: readonly LaunchEngine[] = ['sglang', 'vllm'];
+
+/** The engines a document's launch commands start (none for other documents). */
+function enginesOf(doc: vscode.TextDocument | undefined): LaunchEngine[] {
+  if (!doc || !holdsLaunchCommand(doc)) return [];
+  const text = doc.getText();
+  return LAUNCH_ENGINES.filter((e) => mentionsLaunchCommand(text, [e]));
+}
 
 /** `--flag value` for the clipboard; a value-less flag alone. */
 export function flagWithValue(e: FlagEntry, value: string | undefined): string {
@@ -65,6 +80,8 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(FLAGS_COMMANDS.filter, () => flags.filter());
   ctx.registerCommand(FLAGS_COMMANDS.clearFilter, () => flags.setFilter(''));
   ctx.registerCommand(FLAGS_COMMANDS.selectServer, () => flags.selectServer());
+  ctx.registerCommand(FLAGS_COMMANDS.showSglang, () => flags.chooseEngine('sglang'));
+  ctx.registerCommand(FLAGS_COMMANDS.showVllm, () => flags.chooseEngine('vllm'));
   ctx.registerCommand(FLAGS_COMMANDS.loadRuntime, (arg) => flags.loadRuntime(arg));
   ctx.registerCommand(FLAGS_COMMANDS.copyValue, (arg) => flags.copyValue(arg));
   ctx.registerCommand(FLAGS_COMMANDS.applyChoice, (arg) => flags.applyChoice(arg));
@@ -86,18 +103,27 @@ class BackendFlags {
   private serverId: string | undefined;
   private serverValuesLoaded = false;
   private reloadTimer: NodeJS.Timeout | undefined;
+  /** What the selected server says it is (/v1/models' owned_by), once asked. */
+  private serverEngine: string | undefined;
+  /** The last launch document with a vLLM command the user looked at: its release picks the bundled vLLM catalog. */
+  private vllmDocument: string | undefined;
+  private editorEngines: LaunchEngine[] = [];
 
   constructor(private readonly ctx: Ctx) {
-    this.view = new FlagsView((known) => ctx.flags.catalogEntries(known === undefined ? {} : { knownGeneration: known }));
+    this.view = new FlagsView((known, engine) => ctx.flags.catalogEntries(this.entriesRequest(known, engine)));
     this.tree = vscode.window.createTreeView<FlagsNode>(FLAGS_VIEW_ID, { treeDataProvider: this.view, showCollapseAll: true });
     this.serverId = ctx.extension.workspaceState.get<string>(SERVER_KEY);
+    this.noteEditor(vscode.window.activeTextEditor);
+    this.applyDefaultEngine();
     const { store, health } = ctx.servers;
     ctx.pushCleanup(
       this.view,
       this.tree,
-      ctx.flags.onCatalogStatus((status) => {
-        this.view.setVllmRuntime(status.vllmRuntime);
-        this.catalogChanged();
+      ctx.flags.onCatalogStatus(() => this.catalogChanged()),
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        // Another vLLM launch file may run another release: its catalog is asked for whole.
+        if (this.noteEditor(editor) && this.view.engine === 'vllm') this.catalogChanged(true);
+        this.applyDefaultEngine();
       }),
       this.tree.onDidChangeVisibility((e) => {
         if (e.visible) this.ensureServerValues();
@@ -117,14 +143,60 @@ class BackendFlags {
   }
 
   private syncTitle(): void {
-    this.tree.description = this.view.description();
+    this.tree.description = isolate(this.view.description());
     this.tree.message = this.view.message();
     void vscode.commands.executeCommand('setContext', FILTERED_CONTEXT, !!this.view.filter);
   }
 
+  // ---- engine ----------------------------------------------------------------------------------
+
+  private entriesRequest(knownGeneration: number | undefined, engine: LaunchEngine): CatalogEntriesParams {
+    const request: CatalogEntriesParams = knownGeneration === undefined ? {} : { knownGeneration };
+    // SGLang's request keeps its old shape; vLLM's names the launch file whose release counts.
+    if (engine === 'vllm') Object.assign(request, { engine }, this.vllmDocument ? { uri: this.vllmDocument } : {});
+    return request;
+  }
+
+  /**
+   * Remembers the engines of the last launch file the user looked at (another file changes
+   * nothing), and the last one with a vLLM command; true when that is a different document now.
+   */
+  private noteEditor(editor: vscode.TextEditor | undefined): boolean {
+    const engines = enginesOf(editor?.document);
+    if (!engines.length) return false;
+    this.editorEngines = engines;
+    const uri = editor!.document.uri.toString();
+    if (!engines.includes('vllm') || uri === this.vllmDocument) return false;
+    this.vllmDocument = uri;
+    return true;
+  }
+
+  /** The user's choice, else the selected server's engine, else the active launch file's, else SGLang. */
+  private applyDefaultEngine(): void {
+    const engine = viewEngine({
+      chosen: this.ctx.extension.workspaceState.get(ENGINE_KEY),
+      server: this.serverEngine,
+      editor: this.editorEngines,
+    });
+    this.showEngine(engine);
+  }
+
+  private showEngine(engine: LaunchEngine): void {
+    // setEngine rebuilds the (now empty) tree; VS Code asks for its children again, which loads the catalog.
+    if (!this.view.setEngine(engine)) return;
+    void vscode.commands.executeCommand('setContext', ENGINE_CONTEXT, engine);
+    this.syncTitle();
+  }
+
+  /** Show SGLang Flags / Show vLLM Flags: remembered for this workspace. */
+  async chooseEngine(engine: LaunchEngine): Promise<void> {
+    await this.ctx.extension.workspaceState.update(ENGINE_KEY, engine);
+    this.showEngine(engine);
+  }
+
   /** The server says the catalog changed (possibly on every keystroke in server_args.py): debounce, and only ask again while the view is visible. */
-  private catalogChanged(): void {
-    this.view.markStale();
+  private catalogChanged(whole = false): void {
+    this.view.markStale(whole);
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
       if (this.tree.visible) void this.view.reload();
@@ -137,17 +209,33 @@ class BackendFlags {
     const { store, health } = this.ctx.servers;
     const server = this.serverId ? store.get(this.serverId) : undefined;
     if (!server) {
+      this.serverEngine = undefined;
+      this.applyDefaultEngine();
       this.view.setServerValues(undefined, undefined);
       return;
     }
+    let engine = 'unknown';
     try {
-      const { fetchServerInfo } = await import('../core/probe/server-api');
-      const info = await fetchServerInfo(await store.target(server.id), { timeoutMs: 10_000 });
-      this.view.setServerValues(server.label, info);
-      // Launch files are then judged against the release this server runs.
-      const version = typeof info.version === 'string' ? info.version : undefined;
-      void this.ctx.flags.sendServerRelease({ label: server.label, ...(version ? { version } : {}) }).catch(() => undefined);
+      const target = await store.target(server.id);
+      const [{ fetchServerInfo }, { detectEngine }] = await Promise.all([import('../core/probe/server-api'), import('../core/probe/engine')]);
+      const info = fetchServerInfo(target, { timeoutMs: 10_000 });
+      info.catch(() => undefined);
+      // detectEngine never throws: an engine it cannot tell stays 'unknown'.
+      engine = (await detectEngine(target)).engine;
+      if (server.id !== this.serverId) return;
+      this.serverEngine = engine;
+      this.applyDefaultEngine();
+      const values = await info;
+      this.view.setServerValues(server.label, values, engine);
+      // Launch files are then judged against the SGLang release this server runs.
+      const version = typeof values.version === 'string' ? values.version : undefined;
+      if (engine !== 'vllm') void this.ctx.flags.sendServerRelease({ label: server.label, ...(version ? { version } : {}) }).catch(() => undefined);
     } catch (e) {
+      // vLLM serves /server_info only in dev mode: without it its flags show no values, and that is no error.
+      if (engine === 'vllm') {
+        this.view.setServerValues(server.label, undefined, engine);
+        return;
+      }
       // Fall back to the few backend fields the health monitor keeps.
       const backends = health.status(server.id).backends;
       this.view.setServerValues(backends ? `${server.label} (last health check)` : server.label, backends);
@@ -168,7 +256,7 @@ class BackendFlags {
     if (!this.serverId || this.ctx.servers.store.get(this.serverId)) return;
     this.serverId = undefined;
     void this.ctx.extension.workspaceState.update(SERVER_KEY, undefined);
-    this.view.setServerValues(undefined, undefined);
+    void this.loadServerValues();
   }
 
   // ---- commands --------------------------------------------------------------------------------
@@ -192,6 +280,8 @@ class BackendFlags {
 
   async reveal(arg: unknown): Promise<void> {
     const view = this.view;
+    // A code lens on server_args.py is about SGLang's flags.
+    if (isLensArgs(arg)) this.showEngine('sglang');
     await view.reload();
     let flag: string | undefined;
     if (isLensArgs(arg)) {
@@ -251,16 +341,17 @@ class BackendFlags {
   async openDefinition(arg: unknown): Promise<void> {
     const node = await this.nodeOrPick(arg, 'Open the definition of which flag?');
     if (!node) return;
-    const r = this.view.definitionUriOf(node.entry);
-    const line = this.view.definitionLine(node.entry);
-    if (!r || !line) {
+    const definition = this.view.definition(node.entry);
+    if (!definition) {
       void vscode.window.showInformationMessage(
-        `${notificationText(node.entry.flag)} has no known place in a server_args.py (the active catalog is ${this.view.source?.kind ?? 'missing'}).`,
+        this.view.engine === 'vllm'
+          ? `${notificationText(node.entry.flag)} has no known place in a source file: vLLM's catalogs (bundled or installed) hold its facts, not where it is defined.`
+          : `${notificationText(node.entry.flag)} has no known place in a server_args.py (the active catalog is ${this.view.source?.kind ?? 'missing'}).`,
       );
       return;
     }
-    const pos = new vscode.Position(line - 1, 0);
-    await vscode.window.showTextDocument(vscode.Uri.parse(r), { selection: new vscode.Range(pos, pos), preview: true });
+    const pos = new vscode.Position(definition.line - 1, 0);
+    await vscode.window.showTextDocument(vscode.Uri.parse(definition.uri), { selection: new vscode.Range(pos, pos), preview: true });
   }
 
   async copyValue(arg: unknown): Promise<void> {
@@ -289,7 +380,7 @@ class BackendFlags {
     const doc = editors.map((e) => e.document).find((d) => holdsLaunchCommand(d));
     if (!doc) {
       void vscode.window.showInformationMessage(
-        'Open the launch file (the script, unit or compose file that starts SGLang) beside this view, then apply the value again.',
+        `Open the launch file (the script, unit or compose file that starts ${ENGINE_LABELS[this.view.engine]}) beside this view, then apply the value again.`,
       );
       return;
     }
@@ -339,8 +430,8 @@ class BackendFlags {
     const { loadRuntimeFlags } = await import('./loadRuntime');
     const opts = arg && typeof arg === 'object' && !isNode(arg) ? (arg as LoadRuntimeArgs) : {};
     const loaded = await loadRuntimeFlags(this.ctx, opts);
-    // The view lists SGLang's catalog: an installed vLLM's differences are not about its rows.
-    if (loaded?.engine === 'sglang') this.view.setDifferences(loaded.label, loaded.byFlag);
+    // Each engine's differences show on its own rows.
+    if (loaded) this.view.setDifferences(loaded.engine, loaded.label, loaded.byFlag);
   }
 
   async refresh(): Promise<void> {

@@ -125,6 +125,14 @@ export interface CatalogEntriesParams {
    * absent or newer than every bundled one): what an installed vLLM's parser is compared with.
    */
   bundledVllm?: { version?: string };
+  /**
+   * Whose flags (absent: SGLang, as before). vLLM's answer is the installed vLLM's runtime catalog
+   * when one was loaded, else the bundled vLLM catalog of the release `uri` runs (its image tag or
+   * `vllm==` pin, or one next to it), else of the newest bundled snapshot.
+   */
+  engine?: LaunchEngine;
+  /** An open launch document whose vLLM release picks the bundled vLLM catalog (engine vllm only). */
+  uri?: string;
 }
 export interface CatalogEntriesResult {
   /** Changes whenever any catalog (or rule set) changes. */

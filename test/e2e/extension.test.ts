@@ -27,6 +27,7 @@ import {
   chooseServer,
   chromiumArgs,
   hoverToken,
+  flagsPane,
   hoverTokenAgain,
   openFile,
   pickQuickItem,
@@ -929,10 +930,6 @@ describe('e2e: Inference Doctor in code-server', function () {
     }
   });
 });
-
-function flagsPane(page: Page) {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
-}
 
 /** The extension writes its activate() timing to its log folder; keep it for `npm run bench`. */
 function copyActivationTiming(userDataDir: string): void {

@@ -22,6 +22,10 @@ export const chromiumArgs = [
 export function serversPane(page: Page) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Servers/i }) });
 }
+/** The Backend Flags view's pane. */
+export function flagsPane(page: Page) {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
+}
 export async function openFile(page: Page, name: string): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
   const active = page.locator('.tab.active', { hasText: name });

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionItem, CompletionList, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
-import type { CatalogStatus, DocumentCommand, SetRuntimeCatalogParams } from '../../src/shared/lspProtocol';
+import type { CatalogEntriesResult, CatalogStatus, DocumentCommand, SetRuntimeCatalogParams } from '../../src/shared/lspProtocol';
 import { catalogToJson } from '../../src/core/flags';
 import { loadDumpScript, readRuntimeCatalog } from '../../src/core/flags/runtime';
 import { LocalHost } from '../../src/core/hosts/local';
@@ -136,6 +136,43 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     );
   });
 
+  it("catalogEntries for the Backend Flags view: vLLM's bundled catalog of the document's release, else the newest snapshot; SGLang's by default", async () => {
+    const dir = join(ws, 'entries');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'requirements.txt'), 'vllm==0.11.0\n');
+    const file = join(dir, 'serve.sh');
+    await open(file, 'shellscript', '#!/bin/sh\nvllm serve m --attention-backend FLASHINFER\n', (d) =>
+      d.diagnostics.some((x) => x.message.includes('vLLM 0.11.0')),
+    );
+    const entries = (params: object) => c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', params);
+
+    const pinned = await entries({ engine: 'vllm', uri: uriOf(file) });
+    assert.equal(pinned.source?.engine, 'vllm');
+    assert.equal(pinned.source?.kind, 'bundled');
+    assert.equal(pinned.source?.version, '0.11.0');
+    assert.ok(pinned.entries.some((e) => e.flag === '--kv-cache-dtype'));
+    assert.ok(!pinned.entries.some((e) => e.flag === '--attention-backend'), 'added in 0.13.0');
+    assert.equal(pinned.definitionUri, undefined, 'no source file for bundled vLLM facts');
+
+    const newest = await entries({ engine: 'vllm' });
+    assert.equal(newest.source?.version, 'main');
+    assert.ok(newest.entries.some((e) => e.flag === '--attention-backend'));
+    const unopened = await entries({ engine: 'vllm', uri: uriOf(join(dir, 'never-opened.sh')) });
+    assert.equal(unopened.source?.version, 'main', 'a document the server does not hold names no release');
+
+    const sglang = await entries({});
+    assert.equal(sglang.source?.engine, undefined);
+    assert.match(sglang.source?.label ?? '', /SGLang/);
+    assert.ok(!sglang.entries.some((e) => e.flag === '--gpu-memory-utilization'), "SGLang's flags, not vLLM's");
+    assert.deepEqual(await entries({ engine: 'vllm', knownGeneration: newest.generation }), {
+      generation: newest.generation,
+      unchanged: true,
+      source: null,
+      entries: [],
+      choiceLists: [],
+    });
+  });
+
   it('keeps SGLang files as they were: a SGLang command next to a vLLM one is judged against SGLang', async () => {
     const dir = join(ws, 'both');
     mkdirSync(dir);
@@ -183,6 +220,12 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     assert.match(attention, /Catalog: runtime · installed server on gpu-box · python3 · vLLM 0\.11\.0/);
     assert.match(attention, /FAKE_PLUGIN_ATTN/);
     assert.match(await hover(file, text, '--max_model_len'), /is read by vLLM as `--max-model-len`/);
+    // The Backend Flags view's vLLM rows are the installed vLLM's now, whatever the document pins.
+    const viewEntries = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', { engine: 'vllm', uri });
+    assert.equal(viewEntries.source?.kind, 'runtime');
+    assert.equal(viewEntries.source?.label, 'gpu-box · python3');
+    assert.ok(viewEntries.entries.find((e) => e.flag === '--attention-backend')?.choices?.includes('FAKE_PLUGIN_ATTN'));
+    assert.equal(viewEntries.definitionUri, undefined);
     const status = await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null);
     assert.equal(status.vllmRuntime?.kind, 'runtime');
     assert.equal(status.vllmRuntime?.engine, 'vllm');
@@ -204,6 +247,9 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     const back = c.diagnostics(uri, (d) => byCode(d.diagnostics, 'unknown-flag').some((x) => x.message.startsWith('--attention-backend does not exist')));
     await send({ catalog: null, engine: 'vllm' });
     await back;
+    const bundledAgain = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', { engine: 'vllm', uri });
+    assert.equal(bundledAgain.source?.kind, 'bundled');
+    assert.equal(bundledAgain.source?.version, '0.11.0');
     assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).vllmRuntime, undefined);
   });
 });

@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { loadBundledCatalog, VLLM_BUNDLED_FILE } from '../../src/core/flags/bundled/load';
 import { mergeReleaseCatalogs } from '../../src/core/flags/bundled/merge';
 import { flagHistoryText, type BundledCatalog } from '../../src/core/flags/bundled/query';
-import type { FlagCatalog, FlagEntry } from '../../src/core/flags';
+import { familyOf, type FlagCatalog, type FlagEntry } from '../../src/core/flags';
 import { envVarStatus, mergeEnvVars } from '../../src/core/flags/vllm/bundled';
 import { vllmReleasesInText } from '../../src/core/release/vllm';
 import { CatalogStore } from '../../src/lsp/catalogs';
@@ -59,6 +59,38 @@ describe('bundled vLLM catalog', () => {
     assert.ok(entryIn(b, '0.6.0', '--use-v2-block-manager'));
     const gone = b.explainMissing('--use-v2-block-manager', idx(b, '0.11.0'));
     assert.equal(gone?.kind, 'removed');
+  });
+
+  it("groups vLLM's backend flags into the families SGLang's use (the Backend Flags view's groups)", () => {
+    const familyIn = (v: string, option: string): string => {
+      const e = entryIn(b, v, option);
+      assert.ok(e, `${option} in ${v}`);
+      return familyOf(e);
+    };
+    const expected: [string, string, string][] = [
+      ['main', '--attention-backend', 'attention'],
+      ['main', '--moe-backend', 'moe'],
+      ['0.15.0', '--all2all-backend', 'moe'],
+      ['0.15.0', '--kv-cache-dtype', 'kv-cache'],
+      ['0.15.0', '--enable-prefix-caching', 'kv-cache'],
+      ['0.15.0', '--block-size', 'kv-cache'],
+      ['0.15.0', '--gpu-memory-utilization', 'kv-cache'],
+      ['0.15.0', '--kv-offloading-backend', 'kv-cache'],
+      ['0.15.0', '--quantization', 'gemm'],
+      ['main', '--linear-backend', 'gemm'],
+      ['0.15.0', '--kv-transfer-config', 'disaggregation'],
+      ['0.15.0', '--speculative-config', 'speculative'],
+      ['0.15.0', '--structured-outputs-config', 'grammar'],
+      ['0.8.0', '--guided-decoding-backend', 'grammar'],
+      ['0.15.0', '--logprobs-mode', 'sampling'],
+      ['0.15.0', '--max-loras', 'lora'],
+      ['0.15.0', '--port', 'other'],
+      ['0.15.0', '--tensor-parallel-size', 'other'],
+    ];
+    assert.deepEqual(
+      expected.map(([v, o]) => [v, o, familyIn(v, o)]),
+      expected,
+    );
   });
 
   it('reads -O by release: the compilation config up to 0.11, the optimization level from 0.12', () => {

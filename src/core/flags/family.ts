@@ -4,12 +4,15 @@ import type { FlagEntry, FlagFamily } from './types';
 const RULES: [FlagFamily, RegExp][] = [
   ['lora', /lora/],
   ['speculative', /speculative|(^|-)spec-|draft|eagle|mtp|ngram|dflash/],
-  ['disaggregation', /disagg|(^|-)pd-|bootstrap|transfer-backend|encoder-transfer|(^|-)mooncake|(^|-)nixl/],
-  ['moe', /moe|expert|(^|-)ep-|deepep|a2a|eplb|(^|-)ep$/],
-  ['kv-cache', /kv-cache|kvcache|hicache|radix|page-size|mem-fraction|max-total-tokens|swa-|mamba|cache-dtype|prefix-cache/],
-  ['gemm', /gemm|fp4|fp8|bf16|cublas|cutlass-|deep-gemm|quantization/],
-  ['grammar', /grammar|constrained|xgrammar|outlines|llguidance|json-schema|structured|reasoning-parser|tool-call-parser/],
-  ['sampling', /sampling|sampler|temperature|top-k|top-p|min-p|penalt|logit|nan/],
+  ['disaggregation', /disagg|(^|-)pd-|bootstrap|transfer-backend|encoder-transfer|(^|-)mooncake|(^|-)nixl|kv-transfer|(^|-)ec-transfer/],
+  ['moe', /moe|expert|(^|-)ep-|deepep|a2a|all2all|eplb|(^|-)ep$/],
+  [
+    'kv-cache',
+    /kv-cache|kvcache|hicache|radix|page-size|mem-fraction|max-total-tokens|swa-|mamba|cache-dtype|prefix-cach|^block-size|gpu-memory-utilization|gpu-blocks|swap-space|kv-offloading|kv-scales|kv-sharing/,
+  ],
+  ['gemm', /gemm|fp4|fp8|bf16|cublas|cutlass-|deep-gemm|quantization|linear-backend/],
+  ['grammar', /grammar|constrained|xgrammar|outlines|llguidance|json-schema|structured|reasoning-parser|tool-call-parser|guided-decoding/],
+  ['sampling', /sampling|sampler|temperature|top-k|top-p|min-p|penalt|logit|logprob|nan/],
   ['attention', /attention|attn|(^|-)mla|(^|-)dsa|(^|-)nsa|flashmla|flashinfer|triton-attention|sliding|window|prefill-backend|decode-backend|dsv4/],
 ];
 

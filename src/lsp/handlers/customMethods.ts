@@ -8,18 +8,32 @@ import {
   type DocumentCommand,
   type FlagsForDocumentParams,
 } from '../../shared/lspProtocol';
-import { infoOf, type CatalogStore } from '../catalogs';
+import { infoOf, type CatalogStore, type LoadedCatalog } from '../catalogs';
 import type { ServerState } from '../state';
 
-/** The active catalog's entries, or `unchanged` when the client already has this generation. */
-export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined, bundledVersion?: string): CatalogEntriesResult {
-  const generation = store.generation;
-  if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
+/**
+ * The bundled releases a request falls back to: SGLang's configured one, and the vLLM release of
+ * the document named in the request (absent: the newest bundled snapshot).
+ */
+export interface BundledVersions {
+  sglang?: string;
+  vllm?: string;
+}
+
+/** The catalog a request asks for: vLLM's (installed, else bundled), the bundled vLLM of a release, or SGLang's active one. */
+function requestedCatalog(store: CatalogStore, p: CatalogEntriesParams | undefined, versions: BundledVersions): LoadedCatalog | undefined {
+  if (p?.bundledVllm) return store.vllmBundledFor(p.bundledVllm.version)?.loaded;
+  if (p?.engine === 'vllm') return store.vllmRuntime ?? store.vllmBundledFor(versions.vllm)?.loaded;
   // With no catalog of the user's, the bundled catalog of the configured (else newest) release;
   // never for staticOnly, which asks for a source file to compare an installed SGLang with.
-  const active = p?.bundledVllm
-    ? store.vllmBundledFor(p.bundledVllm.version)?.loaded
-    : (store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(bundledVersion)?.loaded));
+  return store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(versions.sglang)?.loaded);
+}
+
+/** The active catalog's entries, or `unchanged` when the client already has this generation. */
+export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined, versions: BundledVersions = {}): CatalogEntriesResult {
+  const generation = store.generation;
+  if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
+  const active = requestedCatalog(store, p, versions);
   if (!active) return { generation, source: null, entries: [], choiceLists: [] };
   const { catalog, meta } = active.index;
   const result: CatalogEntriesResult = {
@@ -28,6 +42,8 @@ export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | un
     entries: catalog.entries,
     choiceLists: catalog.choiceLists,
   };
+  // vLLM's flags have no server_args.py: an installed vLLM's entries are not looked up in SGLang's file.
+  if (meta.engine === 'vllm') return result;
   if (meta.kind !== 'runtime') {
     if (meta.uri) result.definitionUri = meta.uri;
     if (meta.baseUri) result.definitionBaseUri = meta.baseUri;
@@ -73,6 +89,13 @@ function flagsForDocument(state: ServerState, p: FlagsForDocumentParams): Docume
   }));
 }
 
+/** The vLLM release the request's document runs, when it names one (an image tag or pin in it or beside it). */
+function vllmVersionOf(state: ServerState, p: CatalogEntriesParams | undefined): string | undefined {
+  const d = p?.engine === 'vllm' && p.uri ? state.docs.get(p.uri) : undefined;
+  const chosen = d ? state.releases.chooseVllm(d)?.chosen : undefined;
+  return chosen && chosen.source !== 'default' ? chosen.version : undefined;
+}
+
 export function registerCustomMethods(state: ServerState): void {
   const { connection, store } = state;
 
@@ -90,7 +113,7 @@ export function registerCustomMethods(state: ServerState): void {
       async (p: CatalogEntriesParams) => {
         // Pending catalog work (edits, loads) first, so the answer matches the latest text.
         await store.serial(() => undefined);
-        return catalogEntries(store, p, state.settings.sglangVersion?.trim() || undefined);
+        return catalogEntries(store, p, { sglang: state.settings.sglangVersion?.trim() || undefined, vllm: vllmVersionOf(state, p) });
       },
     ),
   );
