@@ -208,8 +208,10 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     const text = await runCli(['flags', '--python', 'python3', '--engine', 'vllm', '--family', 'kv-cache'], { env, timeoutMs: 40_000 });
     assert.match(
       text.stdout,
-      /^runtime catalog of vLLM 0\.11\.0 in python3 \(read from its parser\): 1 flags\n\nkv-cache \(1\)\n {2}--kv-cache-dtype {2}\[CacheConfig\]/,
+      /^runtime catalog of vLLM 0\.11\.0 in python3 \(read from its parser\): 2 flags\n\nkv-cache \(2\)\n {2}--kv-cache-dtype {2}\[CacheConfig\]/,
     );
+    // Prefix caching lives with the KV cache in vLLM's grouping.
+    assert.match(text.stdout, /\n {2}--enable-prefix-caching {2}\[CacheConfig\]/);
     // No vLLM in that interpreter: exit 3 with the reason; --engine alone is a usage error.
     const none = await runCli(['flags', '--python', 'python3', '--engine', 'vllm'], {
       env: { ...process.env, PYTHONPATH: join(ROOT, 'test', 'fixtures', 'diagnose') },
