@@ -464,6 +464,42 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('loops behind markup (markup.ts)', () => {
+    it('flags a paragraph looped with <strong> and [Pause_3] put in different places in each copy', () => {
+      const c = real('r94b73a6425');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'long-loop');
+      assert.match(r.message, /once its markup .* is left out, the answer ends in a \d+-character period repeated 2 times/i);
+      // The exact repeat starts with the second copy, at its first tag at the latest.
+      assert.ok(r.offset <= c.text.indexOf('<strong>知道</strong>那个'), `offset ${r.offset}`);
+      const d = createDetector();
+      for (let i = 0; i < c.text.length; i += 3) d.push({ text: c.text.slice(i, i + 3) });
+      assert.equal(d.finish({}).kind, 'degenerate', 'streamed in pieces');
+    });
+
+    it('flags an English sentence looped with emphasis and tags that move between copies', () => {
+      const copies = [
+        'The **cache** is full, so the <em>scheduler</em> waits for a request to finish. ',
+        'The cache is **full**, so the scheduler <em>waits</em> for a request to finish. ',
+        '<em>The</em> cache is full, so the **scheduler** waits for a request to finish. ',
+      ];
+      const v = detect(`${copies.join('')}`, { finishReason: 'stop' });
+      assert.match(reason(v, 'long-loop').message, /once its markup .* is left out, a \d+-character period "The cache is full, so the scheduler/i);
+      assert.equal(detect(copies.slice(0, 2).join(''), { finishReason: 'stop' }).kind, 'ok', 'a sentence said twice');
+    });
+
+    it('leaves HTML tables, bold lists, C includes and generics alone', () => {
+      const rows = ['Alice', 'Bob', 'Carol', 'Dave'].map((n, i) => `<tr><td>${n}</td><td>${30 + i}</td><td><strong>active</strong></td></tr>`).join('\n');
+      assert.equal(detect(`<table>\n${rows}\n</table>`, { finishReason: 'stop' }).kind, 'ok');
+      const bold = ['GPU memory', 'KV cache', 'batch size', 'context length'].map((x) => `- **${x}**: check it before you launch the server.`).join('\n');
+      assert.equal(detect(`${PROSE}\n${bold}`, { finishReason: 'stop' }).kind, 'ok');
+      const includes = ['vector', 'memory', 'tuple', 'utility', 'string', 'map'].map((h) => `#include <${h}>`).join('\n');
+      assert.equal(detect(`${includes}\n`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect('List<String> a; List<String> b; List<String> c;', { finishReason: 'stop' }).kind, 'ok');
+    });
+  });
+
   describe('word-by-word signals (words.ts)', () => {
     const ok = (text: string): void => {
       const v = detect(text, { finishReason: 'stop' });
