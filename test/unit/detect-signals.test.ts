@@ -500,6 +500,27 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('a flood cut into pieces (channel.ts)', () => {
+    it('flags quoted strings of one digit, one per line, that make most of the answer', () => {
+      const c = real('r81d07c1619');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'char-flood');
+      assert.match(r.message, /\d+ runs of one character, 16 or more each, make \d+% of the text/);
+      assert.ok(r.offset <= c.text.indexOf('2222'), `offset ${r.offset}`);
+    });
+
+    it('needs eight runs over three fifths of the text: rule lines between prose, and seven pieces, stay ok', () => {
+      const rule = '-'.repeat(40);
+      const sections = ['Install', 'Configure', 'Run', 'Test', 'Deploy', 'Monitor', 'Upgrade', 'Remove', 'Support'];
+      const doc = sections.map((h) => `${rule}\n${h}\n${rule}\nSee the ${h.toLowerCase()} section of the manual for the details.\n`).join('');
+      assert.equal(detect(doc, { finishReason: 'stop' }).kind, 'ok');
+      const digits = (n: number): string => Array.from({ length: n }, (_, i) => `    "${String((i + 1) % 10).repeat(36)}",`).join('\n');
+      assert.equal(detect(digits(7), { finishReason: 'stop' }).kind, 'ok', 'seven pieces');
+      assert.equal(detect(digits(8), { finishReason: 'stop' }).kind, 'degenerate', 'eight pieces');
+    });
+  });
+
   describe('word-by-word signals (words.ts)', () => {
     const ok = (text: string): void => {
       const v = detect(text, { finishReason: 'stop' });

@@ -281,6 +281,7 @@ class StreamingDetector implements Detector {
     for (const ch of [this.content, this.reasoningCh]) {
       if (!ch) continue;
       ch.checkCompression();
+      ch.checkFloodPieces();
     }
     this.contentLex.finish(this.content.longestUnit());
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
