@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
+import { stripMarkup } from '../../src/core/detect/markup';
 import type { RealCase } from '../corpus/real/realCase';
 
 const REAL = new Map(
@@ -497,6 +498,15 @@ describe('detector signals on real outputs', () => {
       const includes = ['vector', 'memory', 'tuple', 'utility', 'string', 'map'].map((h) => `#include <${h}>`).join('\n');
       assert.equal(detect(`${includes}\n`, { finishReason: 'stop' }).kind, 'ok');
       assert.equal(detect('List<String> a; List<String> b; List<String> c;', { finishReason: 'stop' }).kind, 'ok');
+    });
+
+    it('reads dunder names, **kwargs and unpaired tags as no markup, and keeps the words of **bold**', () => {
+      assert.equal(stripMarkup('def __init__(self, *args, **kwargs):\n    super().__init__(**kwargs)\n'), null);
+      assert.equal(stripMarkup('#include <vector>\nstd::vector<int> v;'), null);
+      const s = stripMarkup('A **bold** <em>word</em>[Pause_3].');
+      assert.ok(s);
+      assert.equal(s.text, 'A bold word.');
+      assert.equal(s.origin[s.text.indexOf('bold')], 'A **'.length);
     });
   });
 

@@ -1,6 +1,6 @@
 /**
  * Loops whose copies differ only by markup: a model that repeats a paragraph can wrap different
- * words of each copy in HTML tags (`<strong>`), speech markers (`[Pause_3]`) or markdown emphasis,
+ * words of each copy in HTML tags (`<strong>`), speech markers (`[Pause_3]`) or `**bold**` emphasis,
  * so no two copies match character for character and Channel's loop finder never locks on. At
  * finish, when the tail in Channel's ring carries such markup, the tail is read again with the
  * markup left out, by a fresh Channel and its usual loop rules. Leaving markup out only removes
@@ -12,10 +12,11 @@ import { Channel } from './channel';
 import type { FlagSink } from './channel';
 
 /**
- * HTML tags (`<strong>`, `</p>`), `[Name_3]` markers, `**` / `__` emphasis. An opening tag counts
- * only when its closing tag is in the text too: `#include <vector>` and `List<String>` are no markup.
+ * HTML tags (`<strong>`, `</p>`), `[Name_3]` markers and `**bold**` emphasis (its words kept). An
+ * opening tag counts only when its closing tag is in the text too, and `**` only around words on
+ * one line: `#include <vector>`, `List<String>`, `**kwargs` and `__init__` are no markup.
  */
-const MARKUP = /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>\n]{0,80})?>|\[[A-Za-z]+_\d+\]|\*\*|__/g;
+const MARKUP = /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>\n]{0,80})?>|\[[A-Za-z]+_\d+\]|\*\*(?=[^\s*])([^*\n]{1,80}?)\*\*/g;
 const CLOSING_TAG = /<\/([A-Za-z][A-Za-z0-9-]*)>/g;
 
 /** `text` with its markup left out and, for each kept character, its index in `text`; null when it has none. */
@@ -24,17 +25,19 @@ export function stripMarkup(text: string): { text: string; origin: number[] } | 
   for (const m of text.matchAll(CLOSING_TAG)) closed.add(m[1]);
   const parts: string[] = [];
   const origin: number[] = [];
+  const keep = (from: number, to: number): void => {
+    parts.push(text.slice(from, to));
+    for (let k = from; k < to; k++) origin.push(k);
+  };
   let last = 0;
   for (const m of text.matchAll(MARKUP)) {
     if (m[2] !== undefined && m[1] === '' && !closed.has(m[2])) continue;
-    const at = m.index;
-    parts.push(text.slice(last, at));
-    for (let k = last; k < at; k++) origin.push(k);
-    last = at + m[0].length;
+    keep(last, m.index);
+    if (m[3] !== undefined) keep(m.index + 2, m.index + 2 + m[3].length);
+    last = m.index + m[0].length;
   }
   if (last === 0) return null;
-  parts.push(text.slice(last));
-  for (let k = last; k < text.length; k++) origin.push(k);
+  keep(last, text.length);
   return { text: parts.join(''), origin };
 }
 
@@ -50,7 +53,7 @@ export function markupLoop(tail: string, tailStart: number, whole: boolean): { c
   const sink: FlagSink = (code, offset, detail) => {
     if (found || (code !== 'short-loop' && code !== 'long-loop')) return;
     const at = tailStart + (stripped.origin[Math.min(offset, stripped.origin.length - 1)] ?? 0);
-    found = { code, offset: at, detail: `once its markup (tags, [Name_N] markers, emphasis) is left out, ${detail}` };
+    found = { code, offset: at, detail: `once its markup (tags, [Name_N] markers, **emphasis**) is left out, ${detail}` };
   };
   const ch = new Channel(sink, '\u0000');
   const units = new Uint16Array(stripped.text.length);
