@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
+import { stripMarkup } from '../../src/core/detect/markup';
 import type { RealCase } from '../corpus/real/realCase';
 
 const REAL = new Map(
@@ -461,6 +462,72 @@ describe('detector signals on real outputs', () => {
         'The reserve is a fraction of the pool set at start-up, and it shrinks when the pool is nearly full. ';
       assert.equal(detect(`${long}${tail}`, { finishReason: 'stop' }).kind, 'ok');
       assert.equal(detect(`Free ${tail}`, { finishReason: 'stop' }).kind, 'degenerate');
+    });
+  });
+
+  describe('loops behind markup (markup.ts)', () => {
+    it('flags a paragraph looped with <strong> and [Pause_3] put in different places in each copy', () => {
+      const c = real('r94b73a6425');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'long-loop');
+      assert.match(r.message, /once its markup .* is left out, the answer ends in a \d+-character period repeated 2 times/i);
+      // The exact repeat starts with the second copy, at its first tag at the latest.
+      assert.ok(r.offset <= c.text.indexOf('<strong>知道</strong>那个'), `offset ${r.offset}`);
+      const d = createDetector();
+      for (let i = 0; i < c.text.length; i += 3) d.push({ text: c.text.slice(i, i + 3) });
+      assert.equal(d.finish({}).kind, 'degenerate', 'streamed in pieces');
+    });
+
+    it('flags an English sentence looped with emphasis and tags that move between copies', () => {
+      const copies = [
+        'The **cache** is full, so the <em>scheduler</em> waits for a request to finish. ',
+        'The cache is **full**, so the scheduler <em>waits</em> for a request to finish. ',
+        '<em>The</em> cache is full, so the **scheduler** waits for a request to finish. ',
+      ];
+      const v = detect(`${copies.join('')}`, { finishReason: 'stop' });
+      assert.match(reason(v, 'long-loop').message, /once its markup .* is left out, a \d+-character period "The cache is full, so the scheduler/i);
+      assert.equal(detect(copies.slice(0, 2).join(''), { finishReason: 'stop' }).kind, 'ok', 'a sentence said twice');
+    });
+
+    it('leaves HTML tables, bold lists, C includes and generics alone', () => {
+      const rows = ['Alice', 'Bob', 'Carol', 'Dave'].map((n, i) => `<tr><td>${n}</td><td>${30 + i}</td><td><strong>active</strong></td></tr>`).join('\n');
+      assert.equal(detect(`<table>\n${rows}\n</table>`, { finishReason: 'stop' }).kind, 'ok');
+      const bold = ['GPU memory', 'KV cache', 'batch size', 'context length'].map((x) => `- **${x}**: check it before you launch the server.`).join('\n');
+      assert.equal(detect(`${PROSE}\n${bold}`, { finishReason: 'stop' }).kind, 'ok');
+      const includes = ['vector', 'memory', 'tuple', 'utility', 'string', 'map'].map((h) => `#include <${h}>`).join('\n');
+      assert.equal(detect(`${includes}\n`, { finishReason: 'stop' }).kind, 'ok');
+      assert.equal(detect('List<String> a; List<String> b; List<String> c;', { finishReason: 'stop' }).kind, 'ok');
+    });
+
+    it('reads dunder names, **kwargs and unpaired tags as no markup, and keeps the words of **bold**', () => {
+      assert.equal(stripMarkup('def __init__(self, *args, **kwargs):\n    super().__init__(**kwargs)\n'), null);
+      assert.equal(stripMarkup('#include <vector>\nstd::vector<int> v;'), null);
+      const s = stripMarkup('A **bold** <em>word</em>[Pause_3].');
+      assert.ok(s);
+      assert.equal(s.text, 'A bold word.');
+      assert.equal(s.origin[s.text.indexOf('bold')], 'A **'.length);
+    });
+  });
+
+  describe('a flood cut into pieces (channel.ts)', () => {
+    it('flags quoted strings of one digit, one per line, that make most of the answer', () => {
+      const c = real('r81d07c1619');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const r = reason(v, 'char-flood');
+      assert.match(r.message, /\d+ runs of one character, 16 or more each, make \d+% of the text/);
+      assert.ok(r.offset <= c.text.indexOf('2222'), `offset ${r.offset}`);
+    });
+
+    it('needs eight runs over three fifths of the text: rule lines between prose, and seven pieces, stay ok', () => {
+      const rule = '-'.repeat(40);
+      const sections = ['Install', 'Configure', 'Run', 'Test', 'Deploy', 'Monitor', 'Upgrade', 'Remove', 'Support'];
+      const doc = sections.map((h) => `${rule}\n${h}\n${rule}\nSee the ${h.toLowerCase()} section of the manual for the details.\n`).join('');
+      assert.equal(detect(doc, { finishReason: 'stop' }).kind, 'ok');
+      const digits = (n: number): string => Array.from({ length: n }, (_, i) => `    "${String((i + 1) % 10).repeat(36)}",`).join('\n');
+      assert.equal(detect(digits(7), { finishReason: 'stop' }).kind, 'ok', 'seven pieces');
+      assert.equal(detect(digits(8), { finishReason: 'stop' }).kind, 'degenerate', 'eight pieces');
     });
   });
 

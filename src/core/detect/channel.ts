@@ -18,6 +18,8 @@ const L_compressionMinChars = LIMITS.compressionMinChars;
 const L_compressionWindow = LIMITS.compressionWindow;
 const L_compressionProse = LIMITS.compressionProse;
 const L_floodOtherWhitespace = LIMITS.floodOtherWhitespace;
+const L_floodPiecesMin = LIMITS.floodPiecesMin;
+const L_floodPiecesShare = LIMITS.floodPiecesShare;
 const L_floodPrintable = LIMITS.floodPrintable;
 const L_floodSpace = LIMITS.floodSpace;
 const L_holtzmanChars = LIMITS.holtzmanChars;
@@ -173,6 +175,10 @@ export class Channel {
   private unitPeriod = 0;
   private unitLength = 0;
   private unitStart = 0;
+  /** Runs of one printable character of UNIT_MIN or more that ended, their characters and where the first began. */
+  private floodPieces = 0;
+  private floodPieceChars = 0;
+  private floodPiecesStart = 0;
 
   constructor(
     private readonly sink: FlagSink,
@@ -321,7 +327,7 @@ export class Channel {
 
       // 1. Same-character runs (floods, single-character token 0): branch-free until a run is
       // RUN_SLOW (16) long; one shorter than UNIT_MIN (16) is no unit either.
-      if (runLen >= 16 && c !== runChar && runLen > this.unitLength) this.noteUnit(1, runLen, pos - runLen, pos - 1);
+      if (runLen >= 16 && c !== runChar) this.endRun(runChar, runLen, pos);
       runLen = runLen * (((c ^ runChar) - 1) >>> 31) + 1;
       runChar = c;
       if (runLen >= 16) this.longRun(c, runLen, pos);
@@ -378,6 +384,33 @@ export class Channel {
     if (pos < REP_W) return REP_NEED;
     this.flag('seq-rep', pos - REP_W + 1, `${Math.round((100 * repCount) / REP_W)}% of the last ${REP_W} characters repeat earlier ${N}-grams`);
     return INF;
+  }
+
+  /** A run of UNIT_MIN or more copies of c ended before pos: a unit for answer-flood, a piece of a flood when printable. */
+  private endRun(c: number, runLen: number, pos: number): void {
+    if (runLen > this.unitLength) this.noteUnit(1, runLen, pos - runLen, pos - 1);
+    if (c <= 32 || isWhitespace(c)) return;
+    if (this.floodPieces === 0) this.floodPiecesStart = pos - runLen;
+    this.floodPieces++;
+    this.floodPieceChars += runLen;
+  }
+
+  /**
+   * At finish: a flood cut into pieces (`"1111…",` / `"2222…",` one per line), each run too short
+   * for char-flood, that together make most of the text.
+   */
+  checkFloodPieces(): void {
+    if (this.flagged.has('char-flood') || this.flagged.has('token0-run')) return;
+    let pieces = this.floodPieces;
+    let chars = this.floodPieceChars;
+    let start = this.floodPiecesStart;
+    if (this.runLen >= UNIT_MIN && this.runChar > 32 && !isWhitespace(this.runChar)) {
+      if (pieces === 0) start = this.pos - this.runLen;
+      pieces++;
+      chars += this.runLen;
+    }
+    if (pieces < L_floodPiecesMin || chars < L_floodPiecesShare * this.pos) return;
+    this.flag('char-flood', start, `${pieces} runs of one character, ${UNIT_MIN} or more each, make ${Math.round((100 * chars) / this.pos)}% of the text`);
   }
 
   /**

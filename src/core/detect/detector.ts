@@ -5,6 +5,7 @@
 import { Channel } from './channel';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
+import { markupLoop } from './markup';
 import { WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
@@ -280,6 +281,7 @@ class StreamingDetector implements Detector {
     for (const ch of [this.content, this.reasoningCh]) {
       if (!ch) continue;
       ch.checkCompression();
+      ch.checkFloodPieces();
     }
     this.contentLex.finish(this.content.longestUnit());
     if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
@@ -287,6 +289,7 @@ class StreamingDetector implements Detector {
     if (this.reasoningWords) this.reasoningWords.finish();
     this.contentHead.finish();
     if (reason !== 'length') this.content.checkEndLoop();
+    this.checkMarkupLoop();
     if (reason === 'length') {
       const loop = this.content.tailLoop();
       if (loop) {
@@ -303,6 +306,15 @@ class StreamingDetector implements Detector {
       }
     }
     return this.cached;
+  }
+
+  /** A loop the content's copies hide behind differing markup (markup.ts), when no loop was found as it is. */
+  private checkMarkupLoop(): void {
+    const ch = this.content;
+    if (ch.has('short-loop') || ch.has('long-loop')) return;
+    const ring = LIMITS.ringSize;
+    const loop = markupLoop(ch.tail(ring), Math.max(0, ch.pos - ring), ch.pos <= ring);
+    if (loop) this.add(loop.code, loop.offset, loop.detail);
   }
 }
 

@@ -19,6 +19,13 @@ export const LIMITS = Object.freeze({
   floodSpace: 256,
   /** Same character repeated: newlines, tabs, carriage returns and other whitespace. */
   floodOtherWhitespace: 64,
+  /**
+   * A flood cut into pieces (quoted strings of one digit, one per line): at least floodPiecesMin
+   * runs of one printable character, 16 or more each, making floodPiecesShare of the answer.
+   * Healthy files with rule lines ("-----", "~~~~") stay near half the text with few runs.
+   */
+  floodPiecesMin: 8,
+  floodPiecesShare: 0.6,
 
   /** Character n-gram length used for match finding and seq-rep. */
   ngram: 8,
