@@ -66,6 +66,25 @@ describe('detector signals on real outputs', () => {
       assert.equal(c.text.slice(r.offset).trim(), '');
       assert.equal(detect(`${PROSE}\n\n`, { finishReason: 'stop' }).kind, 'ok', 'two closing newlines are fine');
     });
+    it('flags an answer that is nearly all one unit of digits ("1234" again and again), streamed or whole', () => {
+      const text = `Result: ${'1234'.repeat(12)}`;
+      const r = reason(detect(text, { finishReason: 'stop' }), 'answer-flood');
+      assert.match(r.message, /a 4-digit unit repeats over 48 of the answer's 56 characters/i);
+      assert.equal(text.slice(r.offset, r.offset + 4), '1234');
+      const d = createDetector();
+      for (let i = 0; i < text.length; i += 3) d.push({ text: text.slice(i, i + 3) });
+      assert.equal(d.finish({ finishReason: 'stop' }).kind, 'degenerate');
+    });
+    it('leaves digits that repeat inside an answer alone: a number in prose, a bit pattern in a table, a short pattern', () => {
+      for (const text of [
+        `${PROSE}The checksum came out as ${'1234'.repeat(10)}, which matches the manifest.`,
+        '| mask | value |\n|---|---|\n| low | 0101010101010101 |\n| high | 1010101010101010 |',
+        '10101010',
+        '3.14159265358979323846',
+      ]) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
     it('leaves a heading underline and a short table alone', () => {
       for (const text of ['Results\n=======\n\nAll twelve probes passed.', '| a | b |\n|---|---|\n| 1 | 2 |']) {
         assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);

@@ -175,6 +175,9 @@ export class Channel {
   private unitPeriod = 0;
   private unitLength = 0;
   private unitStart = 0;
+  private digitUnitPeriod = 0;
+  private digitUnitLength = 0;
+  private digitUnitStart = 0;
   /** Runs of one printable character of UNIT_MIN or more that ended, their characters and where the first began. */
   private floodPieces = 0;
   private floodPieceChars = 0;
@@ -420,15 +423,31 @@ export class Channel {
   private noteUnit(period: number, length: number, start: number, last: number): void {
     if (length <= this.unitLength) return;
     let letters = 0;
+    let digits = 0;
     for (let k = 0; k < period; k++) {
       const c = this.ring[(last - k) & RMASK];
-      if ((c >= 48 && c <= 57) || c === 44 || c === 59 || c === 124 || c === 92) return;
-      if (isLetter(c)) letters++;
+      if (c >= 48 && c <= 57) digits++;
+      else if (c === 44 || c === 59 || c === 124 || c === 92) return;
+      else if (isLetter(c)) letters++;
+    }
+    if (digits > 0) {
+      // A unit of digits alone ("1234" again and again) is kept apart: it counts only as most of an answer.
+      if (digits === period && period > 1 && length > this.digitUnitLength) {
+        this.digitUnitPeriod = period;
+        this.digitUnitLength = length;
+        this.digitUnitStart = start;
+      }
+      return;
     }
     if (letters === 0) return;
     this.unitPeriod = period;
     this.unitLength = length;
     this.unitStart = start;
+  }
+
+  /** The longest run of a unit of 2 to 8 digits ("1234" again and again); call after longestUnit(). */
+  longestDigitUnit(): { period: number; length: number; start: number } | null {
+    return this.digitUnitLength > 0 ? { period: this.digitUnitPeriod, length: this.digitUnitLength, start: this.digitUnitStart } : null;
   }
 
   /** The longest run of one character or of a unit of at most 8 characters, the current one included. */

@@ -283,8 +283,8 @@ class StreamingDetector implements Detector {
       ch.checkCompression();
       ch.checkFloodPieces();
     }
-    this.contentLex.finish(this.content.longestUnit());
-    if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit());
+    this.contentLex.finish(this.content.longestUnit(), this.content.longestDigitUnit());
+    if (this.reasoningCh && this.reasoningLex) this.reasoningLex.finish(this.reasoningCh.longestUnit(), this.reasoningCh.longestDigitUnit());
     this.contentWords.finish();
     if (this.reasoningWords) this.reasoningWords.finish();
     this.contentHead.finish();

@@ -1312,7 +1312,10 @@ export class LexicalScanner {
   }
 
   /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
-  finish(unitRun: { start: number; length: number; period: number } | null): void {
+  finish(
+    unitRun: { start: number; length: number; period: number } | null,
+    digitUnitRun: { start: number; length: number; period: number } | null = null,
+  ): void {
     this.markerLen = 0;
     if (this.wLen !== 0) this.endWord();
     this.judgeNamed();
@@ -1330,6 +1333,18 @@ export class LexicalScanner {
       const visible = this.pos - Math.max(0, this.firstNonWs);
       if (!this.flagged.has('answer-flood') && unitRun && unitRun.length >= LEX.floodMinChars && unitRun.length >= LEX.unitShare * visible) {
         this.flag('answer-flood', unitRun.start, `a ${unitRun.period}-character unit repeats over ${unitRun.length} of the answer's ${visible} characters`);
+      }
+      if (
+        !this.flagged.has('answer-flood') &&
+        digitUnitRun &&
+        digitUnitRun.length >= LEX.digitUnitMinChars &&
+        digitUnitRun.length >= LEX.digitUnitShare * visible
+      ) {
+        this.flag(
+          'answer-flood',
+          digitUnitRun.start,
+          `a ${digitUnitRun.period}-digit unit repeats over ${digitUnitRun.length} of the answer's ${visible} characters`,
+        );
       }
       if (!this.flagged.has('answer-flood') && this.ws >= LEX.blankMinChars && this.ws >= LEX.blankShare * this.pos && this.nonWs > 0) {
         this.flag('answer-flood', Math.max(0, this.firstNonWs), `${this.ws} of the answer's ${this.pos} characters are blank`);

@@ -172,6 +172,13 @@ export const LEX = Object.freeze({
   floodStreamShare: 0.95,
   /** A short unit (period <= 8) repeating over this share of the answer, from floodMinChars. */
   unitShare: 0.5,
+  /**
+   * A unit of 2 to 8 digits ("12341234…") over this share of an answer of at least digitUnitMinChars:
+   * digits repeat in data ("0000", "1010" in a table), so only an answer that is nearly all one digit
+   * unit counts (the issue's digit runs; a whole answer of one digit is the character flood above).
+   */
+  digitUnitShare: 0.8,
+  digitUnitMinChars: 32,
   /** An answer that ends in this many newlines (blank lines after the text). */
   trailingBlankLines: 8,
   /** Blank answer: whitespace share, from blankMinChars whitespace characters. */
