@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { makeBaseline } from '../../src/core/eval/baseline';
 import { summarise } from '../../src/core/eval/report';
 import { runEval } from '../../src/core/eval/run';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { waitFor } from '../support/wait';
-import { chromiumArgs, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane, toastText } from './ui';
+import { closeCodeServer, openWorkbench, pickQuickItem, probeFrame, resultsDir, runCommand, screenshotIfFailed, serversPane, toastText } from './ui';
 
 /**
  * code-server's open and save dialogs are a quick input holding a path. It fills in its starting
@@ -88,25 +88,16 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
         'inferenceDoctor.compare.prompts': 6,
       },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-accuracy-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-accuracy-failed');
   });
 
   after(async () => {
     await browser?.close();
-    if (codeServer) {
-      writeFileSync(join(resultsDir, 'code-server-accuracy.log'), codeServer.logs());
-      await codeServer.close();
-    }
+    await closeCodeServer(codeServer, 'code-server-accuracy.log');
     for (const sim of sims) await sim.close();
     if (workspace) rmSync(workspace, { recursive: true, force: true });
   });

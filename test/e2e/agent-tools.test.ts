@@ -22,13 +22,13 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { AGENT_TOOLS, vscodeToolName } from '../../src/agent/names';
 import { startSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
 import { waitFor } from '../support/wait';
-import { chromiumArgs, resultsDir, runCommand } from './ui';
+import { closeCodeServer, openWorkbench, resultsDir, runCommand, screenshotIfFailed } from './ui';
 
 const FP4_RULE = 'sglang-fp4-gemm-cutlass-sm120-zero-output';
 
@@ -146,27 +146,18 @@ describe('e2e: the language-model tools through vscode.lm in code-server (no cha
         'inferenceDoctor.ssh.knownHostsFile': knownHosts,
       },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url, { width: 1400, height: 900 }));
     // The extensions are scanned once our view container shows: the palette lists their commands from then on.
     await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').waitFor({ timeout: 60_000 });
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-agent-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-agent-failed');
   });
 
   after(async () => {
     await browser?.close();
-    if (codeServer) {
-      writeFileSync(join(resultsDir, 'code-server-agent.log'), codeServer.logs());
-      await codeServer.close();
-    }
+    await closeCodeServer(codeServer, 'code-server-agent.log');
     await sim?.close();
     await sshd?.close();
     for (const d of scratch) rmSync(d, { recursive: true, force: true });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
-import { chromiumArgs, hoverTokenAgain, openFile, resultsDir, TOKEN_CENTRE } from './ui';
+import { closeCodeServer, hoverTokenAgain, openFile, openWorkbench, resultsDir, screenshotIfFailed, TOKEN_CENTRE } from './ui';
 import { waitFor } from '../support/wait';
 
 /** Two documents: a compose file whose service takes its command through an anchor, and a Kubernetes Deployment. */
@@ -52,25 +52,16 @@ describe('e2e: only a launch file, no server_args.py — the bundled catalog of 
     mkdirSync(join(workspace, 'deploy'));
     writeFileSync(join(workspace, 'deploy', 'compose.yaml'), COMPOSE_WITH_ANCHOR);
     codeServer = await startCodeServer({ workspace });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-bundled-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-bundled-failed');
   });
 
   after(async () => {
     await browser?.close();
-    if (codeServer) {
-      writeFileSync(join(resultsDir, 'code-server-bundled.log'), codeServer.logs());
-      await codeServer.close();
-    }
+    await closeCodeServer(codeServer, 'code-server-bundled.log');
     if (workspace) rmSync(workspace, { recursive: true, force: true });
   });
 

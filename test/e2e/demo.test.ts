@@ -9,9 +9,21 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
-import { answerQuickInput, chromiumArgs, hoverTokenAgain, openFile, pickQuickItem, probeFrame, resultsDir, runCommand, serversPane, toastText } from './ui';
+import {
+  answerQuickInput,
+  hoverTokenAgain,
+  openFile,
+  openWorkbench,
+  pickQuickItem,
+  probeFrame,
+  resultsDir,
+  runCommand,
+  screenshotIfFailed,
+  serversPane,
+  toastText,
+} from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
 
@@ -119,17 +131,11 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
   before(async () => {
     demo = await startDemo({ startSeconds: 1, tokensPerSecond: 40 });
     assert.ok(demo.incidentReady, 'the incident server came up');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(demo.codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(demo.codeServer.url));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-demo-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-demo-failed');
   });
 
   after(async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, mkdirSync, rmSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { freePort, startCodeServer, repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator } from '../../src/sim/server';
 import { startSshd, type Sshd } from '../support/sshd';
@@ -25,15 +25,17 @@ import {
   chooseModel,
   chooseQuickFix,
   chooseServer,
-  chromiumArgs,
-  hoverToken,
+  closeCodeServer,
   flagsPane,
+  hoverToken,
   hoverTokenAgain,
   openFile,
+  openWorkbench,
   pickQuickItem,
   probeFrame,
   resultsDir,
   runCommand,
+  screenshotIfFailed,
   serversPane,
   setPrompt,
   toastText,
@@ -168,18 +170,12 @@ describe('e2e: Inference Doctor in code-server', function () {
         'inferenceDoctor.fix.readyTimeoutSeconds': 60,
       },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url));
   });
 
   afterEach(async function () {
     // A failed step leaves a picture of the editor for the CI artefacts.
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-failed');
   });
 
   after(async () => {
@@ -1139,26 +1135,16 @@ describe('e2e: Restricted Mode (an untrusted workspace)', function () {
       }),
     );
     codeServer = await startCodeServer({ workspace, restricted: true, settings: { 'inferenceDoctor.health.intervalSeconds': 0 } });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await page
-        ?.screenshot({ path: join(resultsDir, `e2e-restricted-failed-${this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 50)}.png`) })
-        .catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-restricted-failed');
   });
 
   after(async () => {
     await browser?.close();
-    if (codeServer) {
-      writeFileSync(join(resultsDir, 'code-server-restricted.log'), codeServer.logs());
-      await codeServer.close();
-    }
+    await closeCodeServer(codeServer, 'code-server-restricted.log');
     for (const d of scratch) rmSync(d, { recursive: true, force: true });
   });
 

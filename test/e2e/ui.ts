@@ -2,9 +2,10 @@
  * What the e2e tests do in VS Code's UI, shared by the test files: the palette, quick inputs, the
  * Servers view, the probe panel's frame, and hovers over a token in an editor.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
-import { repoRoot } from '../../scripts/lib/codeServer';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { waitFor } from '../support/wait';
 
 export const resultsDir = join(repoRoot, 'test-results');
@@ -19,6 +20,29 @@ export const chromiumArgs = [
 ];
 
 /** The Servers view's pane in the Inference Doctor sidebar (Hosts, Search and Backend Flags sit below it). */
+/** Debian's Chromium on code-server's workbench, once the workbench has drawn. */
+export async function openWorkbench(url: string, viewport = { width: 1600, height: 1000 }): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
+  const page = await browser.newPage({ viewport });
+  await page.goto(url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  return { browser, page };
+}
+
+/** A failed test leaves a picture of the workbench for the CI artefacts: `<prefix>-<test title>.png`. */
+export async function screenshotIfFailed(test: Mocha.Test | undefined, page: Page | undefined, prefix: string): Promise<void> {
+  if (test?.state !== 'failed' || !page) return;
+  const name = test.title.replace(/[^\w]+/g, '-').slice(0, 60);
+  await page.screenshot({ path: join(resultsDir, `${prefix}-${name}.png`) }).catch(() => undefined);
+}
+
+/** Keeps code-server's log in the CI artefacts under `logName`, then stops it. */
+export async function closeCodeServer(codeServer: RunningCodeServer | undefined, logName: string): Promise<void> {
+  if (!codeServer) return;
+  writeFileSync(join(resultsDir, logName), codeServer.logs());
+  await codeServer.close();
+}
+
 export function serversPane(page: Page) {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Servers/i }) });
 }

@@ -9,20 +9,22 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import {
   answerQuickInput,
   chooseModel,
-  chromiumArgs,
+  closeCodeServer,
   flagsPane,
   hoverTokenAgain,
   openFile,
+  openWorkbench,
   pickQuickItem,
   probeFrame,
   resultsDir,
   runCommand,
+  screenshotIfFailed,
   serversPane,
   setPrompt,
 } from './ui';
@@ -56,25 +58,16 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
       workspace,
       settings: { 'inferenceDoctor.health.intervalSeconds': 0, 'inferenceDoctor.servers': [{ name: 'vllm-box', url: sim.url }] },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(codeServer.url, { timeout: 120_000, waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    ({ browser, page } = await openWorkbench(codeServer.url));
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60);
-      await page.screenshot({ path: join(resultsDir, `e2e-vllm-failed-${name}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, page, 'e2e-vllm-failed');
   });
 
   after(async () => {
     await browser?.close();
-    if (codeServer) {
-      writeFileSync(join(resultsDir, 'code-server-vllm.log'), codeServer.logs());
-      await codeServer.close();
-    }
+    await closeCodeServer(codeServer, 'code-server-vllm.log');
     await sim?.close();
     if (workspace) rmSync(workspace, { recursive: true, force: true });
   });
