@@ -4,11 +4,9 @@
  *
  *   npx tsx bench/run.ts detector
  */
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { createDetector, detect } from '../src/core/detect';
-import type { RealCase } from '../test/corpus/real/realCase';
+import { loadRealCases, type RealCase } from '../test/corpus/real/realCase';
 import { score, whisperFlags } from '../test/corpus/score';
 import { seededRandom as mulberry32 } from '../src/core/random';
 import { healthyText, scanAlone, SCANNERS } from './lib/detectorParts';
@@ -45,11 +43,7 @@ function tokenise(text: string, size = 4): string[] {
  * compression-ratio rule (zlib ratio > 2.4 on the whole text) on the same outputs.
  */
 function realAccuracy(): Record<string, unknown> {
-  const path = join(__dirname, '..', 'test', 'corpus', 'real', 'outputs.jsonl');
-  const cases = readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as RealCase);
+  const cases = loadRealCases();
   const out: Record<string, unknown> = {};
   for (const split of ['tune', 'validation'] as const) {
     const scored = cases.filter((c) => c.split === split && !c.scope);

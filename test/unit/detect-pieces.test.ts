@@ -5,38 +5,10 @@
  * healthy counterparts that must stay ok.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDetector, detect } from '../../src/core/detect';
-import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
+import type { Verdict } from '../../src/core/detect';
 import { LISTRUN, PIECES } from '../../src/core/detect/limits';
-import type { RealCase } from '../corpus/real/realCase';
-
-const REAL = new Map(
-  readFileSync(join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as RealCase)
-    .map((c) => [c.id, c]),
-);
-
-/** A real output from the tune split (the validation split is never used to write tests). */
-function real(id: string): RealCase {
-  const c = REAL.get(id);
-  assert.ok(c, `no real output ${id}`);
-  assert.equal(c.split, 'tune', `${id} is not in the tune split`);
-  return c;
-}
-
-function judge(c: RealCase): Verdict {
-  return detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null });
-}
-
-function reason(v: Verdict, code: ReasonCode): Reason {
-  const r = v.reasons.find((x) => x.code === code);
-  assert.ok(r, `expected ${code}, got ${v.reasons.map((x) => `${x.code}/${x.kind}`).join(', ') || 'nothing'}`);
-  return r;
-}
+import { judge, real, reason } from '../support/realOutputs';
 
 function ok(text: string): void {
   const v = detect(text, { finishReason: 'stop' });

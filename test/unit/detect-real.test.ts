@@ -6,21 +6,10 @@
  * 0.90 on validation) is printed beside them.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDetector, detect } from '../../src/core/detect';
 import type { FinishInfo, Verdict } from '../../src/core/detect';
-import type { RealCase } from '../corpus/real/realCase';
+import { loadRealCases, type RealCase } from '../corpus/real/realCase';
 import { score } from '../corpus/score';
-
-const FILE = join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl');
-
-function load(): RealCase[] {
-  return readFileSync(FILE, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as RealCase);
-}
 
 function finishOf(c: RealCase): FinishInfo {
   return { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null };
@@ -35,7 +24,7 @@ const GOAL_RECALL = 0.9;
 
 describe('detector on real outputs from public threads', function () {
   this.timeout(60_000);
-  const cases = load();
+  const cases = loadRealCases();
   const verdicts = new Map<string, Verdict>();
   before(() => {
     for (const c of cases) verdicts.set(c.id, detect(c.text, finishOf(c)));

@@ -4,38 +4,10 @@
  * counterpart that must stay ok.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
-import type { Reason, ReasonCode, Verdict } from '../../src/core/detect';
+import type { Verdict } from '../../src/core/detect';
 import { stripMarkup } from '../../src/core/detect/markup';
-import type { RealCase } from '../corpus/real/realCase';
-
-const REAL = new Map(
-  readFileSync(join(__dirname, '..', 'corpus', 'real', 'outputs.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as RealCase)
-    .map((c) => [c.id, c]),
-);
-
-/** A real output from the tune split (the validation split is never used to write tests). */
-function real(id: string): RealCase {
-  const c = REAL.get(id);
-  assert.ok(c, `no real output ${id}`);
-  assert.equal(c.split, 'tune', `${id} is not in the tune split`);
-  return c;
-}
-
-function judge(c: RealCase): Verdict {
-  return detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null });
-}
-
-function reason(v: Verdict, code: ReasonCode): Reason {
-  const r = v.reasons.find((x) => x.code === code);
-  assert.ok(r, `expected ${code}, got ${v.reasons.map((x) => `${x.code}/${x.kind}`).join(', ') || 'nothing'}`);
-  return r;
-}
+import { judge, real, reason } from '../support/realOutputs';
 
 const PROSE =
   'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
@@ -152,7 +124,7 @@ describe('detector signals on real outputs', () => {
     });
     it('keeps an end marker at the very end, or a leading </s>, a suspect (healthy real answers)', () => {
       for (const id of ['rb2bb0fe9d9', 'r6516769f2d']) {
-        const v = judge(REAL.get(id)!);
+        const v = judge(real(id));
         assert.equal(v.kind, 'ok', id);
         assert.equal(reason(v, 'template-leak').kind, 'suspect', id);
       }
@@ -252,7 +224,7 @@ describe('detector signals on real outputs', () => {
     });
     it('leaves real healthy prose, lists and tables alone', () => {
       for (const id of ['r3b1ae84b7b', 'rf70cda8927', 'r5db44b11d9', 'rc5ceac9344', 'r6931ec7e8e']) {
-        const v = judge(REAL.get(id)!);
+        const v = judge(real(id));
         assert.equal(v.kind, 'ok', `${id}: ${v.reasons.map((r) => r.code).join(',')}`);
       }
     });

@@ -1,4 +1,17 @@
 /** One line of test/corpus/real/outputs.jsonl: a real model output pasted in a public thread. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const REAL_OUTPUTS_FILE = join(__dirname, 'outputs.jsonl');
+
+/** Every real output, in file order. */
+export function loadRealCases(): RealCase[] {
+  return readFileSync(REAL_OUTPUTS_FILE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RealCase);
+}
+
 export const REAL_LABELS = ['nan', 'degenerate', 'healthy'] as const;
 
 export interface RealCase {
