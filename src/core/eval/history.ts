@@ -3,6 +3,7 @@
  * ../history.ts): the report of each finished run, with the answers it names cut to a bound.
  */
 import { EntryFiles, type EntryFilesOptions } from '../history';
+import { isObj } from '../probe/answer';
 import type { EvalReport } from './report';
 
 export interface EvalHistoryEntry {
@@ -30,8 +31,6 @@ export interface EvalHistorySummary {
 
 /** Wrong and invalid answers kept per entry (the counts keep the rest). */
 export const MAX_NAMED_ANSWERS = 100;
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function looksLikeEntry(value: unknown): value is EvalHistoryEntry {
   if (!isObj(value) || !isObj(value.report)) return false;
