@@ -566,6 +566,13 @@ export class Channel {
   }
 
   /** The last `n` characters (n <= ring size) as a string. */
+  /** Whether the last `n` characters (n <= ring size) hold one of `codes`: a cheap look before tail(). */
+  tailHas(n: number, codes: readonly number[]): boolean {
+    const count = Math.min(n, this.pos, RING);
+    for (let x = this.pos - count; x < this.pos; x++) if (codes.includes(this.ring[x & RMASK])) return true;
+    return false;
+  }
+
   tail(n: number): string {
     const count = Math.min(n, this.pos, RING);
     const out: string[] = [];

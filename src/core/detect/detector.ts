@@ -5,7 +5,7 @@
 import { Channel } from './channel';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
-import { markupLoop } from './markup';
+import { MARKUP_STARTS, markupLoop } from './markup';
 import { WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
@@ -313,6 +313,8 @@ class StreamingDetector implements Detector {
     const ch = this.content;
     if (ch.has('short-loop') || ch.has('long-loop')) return;
     const ring = LIMITS.ringSize;
+    // Most answers hold no markup: look for where it could start before building the tail's text.
+    if (!ch.tailHas(ring, MARKUP_STARTS)) return;
     const loop = markupLoop(ch.tail(ring), Math.max(0, ch.pos - ring), ch.pos <= ring);
     if (loop) this.add(loop.code, loop.offset, loop.detail);
   }

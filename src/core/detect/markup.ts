@@ -19,6 +19,9 @@ import type { FlagSink } from './channel';
 const MARKUP = /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>\n]{0,80})?>|\[[A-Za-z]+_\d+\]|\*\*(?=[^\s*])([^*\n]{1,80}?)\*\*/g;
 const CLOSING_TAG = /<\/([A-Za-z][A-Za-z0-9-]*)>/g;
 
+/** Where markup can start: "<" of a tag, "[" of a marker, "*" of emphasis. */
+export const MARKUP_STARTS: readonly number[] = [0x3c, 0x5b, 0x2a];
+
 /** `text` with its markup left out and, for each kept character, its index in `text`; null when it has none. */
 export function stripMarkup(text: string): { text: string; origin: number[] } | null {
   const closed = new Set<string>();
