@@ -152,6 +152,34 @@ describe('detector signals on real outputs', () => {
         assert.equal(reason(detect(leak, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate', leak);
       }
     });
+    it('knows the turn markers of Llama 4, Command R, MiniCPM and DeepSeek written with ASCII bars', () => {
+      for (const leak of [
+        `${PROSE}<|eot|><|header_start|>user<|header_end|>\n\nAnd the scheduler?`,
+        `${PROSE}<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>And the scheduler?`,
+        `${PROSE.trim()}<用户>And the scheduler?<AI>It batches.`,
+        `${PROSE}<|end▁of▁sentence|><|User|>And the scheduler?<|Assistant|>It batches.`,
+      ]) {
+        assert.equal(reason(detect(leak, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate', leak);
+      }
+    });
+    it('reads an end marker right after a finished sentence as the end of a turn, with no </s> before the next', () => {
+      const runaway = `${PROSE}[INST] And the scheduler, what does it do? [/INST] It batches the requests.`;
+      const r = reason(detect(runaway, { finishReason: 'length' }), 'template-leak');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(runaway.slice(r.offset, r.offset + 7), '[/INST]');
+      // The same markers named in a sentence stay ok (see above): the end marker follows a word there.
+      assert.equal(detect('Mistral marks a turn with [INST] at the start and [/INST] at the end.', { finishReason: 'stop' }).kind, 'ok');
+    });
+    it('flags three end markers in a row, and keeps one at the end a suspect', () => {
+      const run = `${PROSE.trim()}<|endoftext|><|endoftext|>\n<|endoftext|>`;
+      const r = reason(detect(run, { finishReason: 'length' }), 'special-tokens');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, PROSE.trim().length);
+      assert.match(r.message, /3 end-of-turn markers/);
+      const two = detect(`${PROSE.trim()}<|endoftext|><|endoftext|>`, { finishReason: 'stop' });
+      assert.equal(two.kind, 'ok');
+      assert.equal(reason(detect(`${PROSE.trim()}<|eot_id|>`, { finishReason: 'stop' }), 'template-leak').kind, 'suspect');
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +

@@ -134,10 +134,12 @@ class WordTable {
 }
 
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
+// The names are those of the chat templates of common model families (Qwen/ChatML, Llama 3 and 4,
+// Gemma, Mistral, Phi, DeepSeek with full-width or ASCII bars, Command R, Granite, MiniCPM).
 const END_MARKER =
-  /^(?:<\|(?:im_end|eot_id|eom_id|endoftext|end_of_text|end|return|endofprompt)\|>|<\/s>|<\/?end_of_turn>|<eos>|<｜end▁of▁sentence｜>|\[\/INST\])$/;
+  /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN)\|>|<\/s>|<\/?end_of_turn>|<eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
 const START_MARKER =
-  /^(?:<\|(?:im_start|start_header_id|end_header_id|begin_of_text|user|assistant|system|im_sep|prompter)\|>|<start_of_turn>|<｜(?:User|Assistant|begin▁of▁sentence)｜>|\[INST\])$/;
+  /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|\[INST\])$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
 const FILLER =
   /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
@@ -341,6 +343,8 @@ export class LexicalScanner {
   private markerStart = 0;
   /** The open marker stands in a sentence: a space or a quote before it, words and no marker before it on its line. */
   private markerInSentence = false;
+  /** The marker follows a sentence's end mark and a space ("… today? <|im_end|>"). */
+  private markerAfterSentence = false;
   /** A template marker in a sentence, judged when its line ends: prose after it means it is named, not leaked. */
   private named: { text: string; at: number; wordsAt: number } | null = null;
   private fillerRun = 0;
@@ -353,6 +357,9 @@ export class LexicalScanner {
   private textSinceMarker = false;
   /** The first end-of-turn marker, and whether answer text came before it. */
   private endMarker: { text: string; at: number; after: boolean } | null = null;
+  /** End-of-turn markers in a row (only spaces or other markers between), and where the run starts. */
+  private endRun = 0;
+  private endRunStart = 0;
 
   // Characters.
   private readonly counts = new Int32Array(128);
@@ -705,6 +712,7 @@ export class LexicalScanner {
       this.markerStart = pos;
       this.markerInSentence =
         this.wLen === 0 && this.gapLen > 0 && (this.gapLast === 32 || isOpening(this.gapLast)) && this.lineWords > 0 && this.textSinceMarker;
+      this.markerAfterSentence = this.markerInSentence && scripts.endsSentence(this.gapFirst);
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
     if (cls === C_LETTER) {
@@ -1191,14 +1199,19 @@ export class LexicalScanner {
       this.thinkTagChars += text.length;
       return;
     }
+    const gluedToMarker = !this.textSinceMarker;
     this.textSinceMarker = true;
-    const template = START_MARKER.test(text) || END_MARKER.test(text);
+    const isEnd = END_MARKER.test(text);
+    this.endMarkerRun(isEnd, gluedToMarker, text, at);
+    const template = isEnd || START_MARKER.test(text);
     // Markers glued to a named one ("<|im_end|><|im_end|>") make a run of them, not a name.
     if (template && !this.markerInSentence && this.named !== null) {
       this.templateMarker(this.named.text, this.named.at);
       this.named = null;
     }
-    if (this.markerInSentence && template) {
+    // An end marker right after a finished sentence closes a turn ("… Germany? [/INST] Berlin."):
+    // prose names a marker inside its sentence ("… wrapped in [INST] and [/INST] tags").
+    if (this.markerInSentence && template && !(isEnd && this.markerAfterSentence)) {
       // Several named on one line ("[INST] and [/INST]"): the first is judged by what follows the last.
       if (this.named !== null) this.named.wordsAt = this.lineWords;
       else this.named = { text, at, wordsAt: this.lineWords };
@@ -1207,6 +1220,30 @@ export class LexicalScanner {
       return;
     }
     this.templateMarker(text, at);
+  }
+
+  /**
+   * End-of-turn markers one after another with only spaces between ("<|endoftext|><|endoftext|>…"):
+   * the model ended its turn again and again and the server stopped on none of them. One alone is
+   * judged by what follows it (templateMarker); a run is a flood of them wherever it stands.
+   */
+  private endMarkerRun(isEnd: boolean, gluedToMarker: boolean, text: string, at: number): void {
+    if (!isEnd) {
+      this.endRun = 0;
+      return;
+    }
+    if (gluedToMarker && this.endRun > 0) this.endRun++;
+    else {
+      this.endRun = 1;
+      this.endRunStart = at;
+    }
+    if (this.endRun >= LEX.fillerRun) {
+      this.flag(
+        'special-tokens',
+        this.endRunStart,
+        `${this.endRun} end-of-turn markers such as ${text} in a row from offset ${this.endRunStart}: the model ended its turn again and again and the server stopped on none of them`,
+      );
+    }
   }
 
   private templateMarker(text: string, at: number): void {

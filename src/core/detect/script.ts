@@ -120,3 +120,8 @@ export function isLetterUnit(c: number): boolean {
   const s = scriptOf(c);
   return s !== SCRIPT_NONE && s !== SCRIPT_INHERIT;
 }
+
+/** Marks that end a sentence: . ? ! and their full-width forms. */
+export function endsSentence(c: number): boolean {
+  return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;
+}

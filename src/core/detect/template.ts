@@ -21,6 +21,7 @@
  * Bounded: one pending candidate; work once per word and per line.
  */
 import * as limits from './limits';
+import { endsSentence } from './script';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
@@ -35,11 +36,6 @@ const ANSWER_LABELS = new Set(['answer', 'a'].map(wordHash));
 
 /** "assistant" glued to the word before it ("fooassistant"): no English word ends so. */
 const ASSISTANT = [...'assistant'].map((ch) => ch.charCodeAt(0));
-
-/** Marks that end a sentence: . ? ! and their full-width forms. */
-function endsSentence(c: number): boolean {
-  return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;
-}
 
 /** The word's letters end with "assistant" and hold more before it. */
 function gluedAssistant(w: WordScanner): boolean {
