@@ -387,6 +387,27 @@ describe('detector signals on real outputs', () => {
       const twice = ['Paris, the capital', 'Lyon, on the Rhone', 'Paris, the capital', 'Lyon, on the Rhone', 'Nice, in the south'].join('\n');
       assert.equal(detect(twice, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('flags the same numbered item four times in a row while its number counts up, after a number or a label', () => {
+      const plan = (line: (n: number) => string, copies: number): string =>
+        `Plan for the site:\n1. Pick a domain name.\n${Array.from({ length: copies }, (_, i) => line(i + 2)).join('\n')}`;
+      for (const line of [(n: number) => `${n}. Add a search box to the page.`, (n: number) => `Step ${n}: Add a search box to the page.`]) {
+        const text = plan(line, 4);
+        const r = reason(detect(text, { finishReason: 'length' }), 'list-cycle');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(r.offset, text.indexOf(line(2)), 'the onset is the first copy');
+        assert.match(r.message, /same numbered item comes 4 times/);
+        assert.equal(detect(plan(line, 3), { finishReason: 'length' }).kind, 'ok', 'three copies stay ok');
+      }
+    });
+    it('leaves short numbered items and labelled log lines that repeat alone', () => {
+      for (const text of [
+        'Training plan:\nDay 1: Rest\nDay 2: Rest\nDay 3: Rest\nDay 4: Rest\nDay 5: Long run',
+        'Epochs:\nEpoch 1: loss 0.52\nEpoch 2: loss 0.52\nEpoch 3: loss 0.52\nEpoch 4: loss 0.52',
+        'Count with me:\n1. one sheep jumps over\n2. two sheep jump over\n3. three sheep jump over\n4. four sheep jump over',
+      ]) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
     it('leaves an emphatic "Yes, yes, yes, yes, yes!" alone: one run of the word, not items coming back', () => {
       for (const text of ['Yes, yes, yes, yes, yes! I love that idea so much.', 'Oh yes, yes, yes, yes, yes! Thank you so much!']) {
         assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);

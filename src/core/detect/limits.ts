@@ -368,6 +368,9 @@ export const LINECYCLE = Object.freeze({
   maxPeriod: 8,
   cycles: 3,
   minLetters: 4,
+  /** The same numbered item this many times in a row, with at least sameItemWords words after its number. */
+  sameItems: 4,
+  sameItemWords: 4,
 });
 
 /** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */

@@ -6,7 +6,8 @@
  * after its first word (a table row, a log line: "Epoch 3 loss 0.41"), in a word, or code symbols
  * after its first word (SQL, a config: "SET (RESTRICT = …)") breaks the cycle, so templated lines
  * and code stay ok. The same line over and over (period 1) is left to the loop and repetition
- * signals.
+ * signals, except for numbered items: the same item again and again while its number counts up
+ * ("Step 7: Add a contact form." / "Step 8: Add a contact form." / …) has no loop in its characters.
  *
  * Bounded: a ring of line keys and one run counter per period; work once per word and per line.
  */
@@ -27,6 +28,14 @@ export class LineCycle {
   private key = 0;
   private numbered = true;
   private done = false;
+  /** The line's item has a number before it ("3. …") or after a label ("Step 3: …"), and its words after that. */
+  private itemNumbered = false;
+  private labelled = false;
+  private itemWords = 0;
+  /** Numbered items in a row with the same words, and the offset of the first. */
+  private sameRun = 0;
+  private sameKey = 0;
+  private sameAt = 0;
 
   constructor(private readonly sink: WordSink) {}
 
@@ -34,12 +43,24 @@ export class LineCycle {
     if (w.lineWords === 1) {
       this.key = 0x2545f491;
       this.numbered = w.digits === 0;
-    } else if (w.digits > 0 || w.gapDigits > 0 || w.gapCode > 0) this.numbered = false;
+      this.itemNumbered = w.gapDigits > 0 && w.gapCode === 0 && w.digits === 0;
+      this.labelled = !this.itemNumbered && w.digits === 0 && w.upper === 1;
+      this.itemWords = 0;
+    } else if (w.lineWords === 2 && this.labelled && w.gapDigits > 0 && w.gapCode === 0 && w.digits === 0) {
+      this.itemNumbered = true;
+      this.numbered = false;
+    } else if (w.digits > 0 || w.gapDigits > 0 || w.gapCode > 0) {
+      this.numbered = false;
+      this.itemNumbered = false;
+    }
+    this.itemWords++;
     this.key = Math.imul(this.key ^ w.hash, 0x01000193);
   }
 
   line(w: WordScanner): void {
     if (this.done || w.lineVisible === 0) return;
+    this.sameItem(w);
+    if (this.done) return;
     if (w.lineWords === 0 || !this.numbered || w.gapDigits > 0 || w.gapCode > 0 || w.lineLetters < LINECYCLE.minLetters) {
       this.lines = 0;
       this.runs.fill(0);
@@ -56,6 +77,29 @@ export class LineCycle {
         return;
       }
     }
+  }
+
+  /** The same numbered item again with the next number: a run of LINECYCLE.sameItems is a loop. */
+  private sameItem(w: WordScanner): void {
+    const words = this.labelled ? this.itemWords - 1 : this.itemWords;
+    if (w.lineWords === 0 || !this.itemNumbered || w.gapDigits > 0 || w.gapCode > 0 || words < LINECYCLE.sameItemWords) {
+      this.sameRun = 0;
+      return;
+    }
+    if (this.sameRun > 0 && this.key === this.sameKey) this.sameRun++;
+    else {
+      this.sameRun = 1;
+      this.sameKey = this.key;
+      this.sameAt = w.lineStart;
+    }
+    if (this.sameRun < LINECYCLE.sameItems) return;
+    this.done = true;
+    this.sink(
+      'list-cycle',
+      this.sameAt,
+      `from offset ${this.sameAt} the same numbered item comes ${this.sameRun} times in a row with only its number changing: the model is stuck on one item`,
+      'degenerate',
+    );
   }
 
   private report(period: number, first: number): void {
