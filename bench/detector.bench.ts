@@ -10,6 +10,7 @@ import { loadRealCases, type RealCase } from '../test/corpus/real/realCase';
 import { score, whisperFlags } from '../test/corpus/score';
 import { seededRandom as mulberry32 } from '../src/core/random';
 import { healthyText, scanAlone, SCANNERS } from './lib/detectorParts';
+import { vocabularySalads, VOCABULARIES, type VocabularyName } from '../test/corpus/vocabSalad';
 
 /**
  * Best of `runs`, in process CPU time (user + system) and wall time. CPU time is the figure to
@@ -60,6 +61,31 @@ function realAccuracy(): Record<string, unknown> {
       detector: figures((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
       baselineWhisper24: figures((c) => whisperFlags(c.text)),
     };
+  }
+  return out;
+}
+
+/**
+ * Share of 200 salads sampled from each real vocabulary (test/corpus/vocabSalad.ts) that the
+ * detector flags, streamed a token per delta, by length in tokens; Whisper's rule beside it.
+ */
+function vocabularySaladRecall(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const vocabulary of Object.keys(VOCABULARIES) as VocabularyName[]) {
+    const row: Record<string, unknown> = {};
+    for (const tokens of [16, 32, 48, 96]) {
+      const salads = vocabularySalads(vocabulary, tokens, 200, 17);
+      let flagged = 0;
+      let whisper = 0;
+      for (const salad of salads) {
+        const d = createDetector();
+        for (const text of salad) d.push({ text });
+        if (d.finish({ finishReason: 'length' }).kind !== 'ok') flagged++;
+        if (whisperFlags(salad.join(''))) whisper++;
+      }
+      row[tokens] = { detector: flagged / salads.length, baselineWhisper24: whisper / salads.length };
+    }
+    out[vocabulary] = row;
   }
   return out;
 }
@@ -218,6 +244,7 @@ export function run(): Promise<Record<string, unknown>> {
       freshPer64KiBVsRegex: Number((regexAll.ms / perPiece.ms).toFixed(2)),
     },
     realOutputs: realAccuracy(),
+    vocabularySaladRecall: vocabularySaladRecall(),
     detectionDelay: delays,
     goals: { detectorThroughputVsRegex: 0.5, usPerToken: 2, token0RunTokens: 32, loopPeriods: 4, validationRecall: 0.9, falsePositiveRate: 0.01 },
   });

@@ -607,6 +607,32 @@ describe('detector signals on real outputs', () => {
           assert.match(reason(judge(real(id)), 'word-salad').message, /no punctuation/, id);
         }
       });
+      it('flags tokens of a code-heavy vocabulary sampled at random: new words, varied symbols, pieces, no lines', () => {
+        // Written here in the shape of the cl100k salads that bench/detector.bench.ts samples.
+        const salad =
+          "bindingHalf oscurrent']= frameworkprov._ resultSet tempor vizAl'], reasonedge }); Paolo getDirty fotograf$ quarante " +
+          "rapidBuf /*< unfoldingLn shipment.rem ebENCH tallyKeep(' Andersonfra kom &# monitorsOut winding_Z parcelDiff @{ hinted " +
+          'vaultNOR grazing:: setMarble ?> turbineCle pokud (` lanternSPEC orbitals -=Wy crispPATH hollow\\x quietlyRes marzo';
+        const r = reason(detect(salad, { finishReason: 'length' }), 'token-salad');
+        assert.equal(r.kind, 'degenerate');
+        assert.match(r.message, /tokens sampled at random/);
+        // Streamed a few characters at a time, the verdict is the same.
+        const d = createDetector();
+        for (let i = 0; i < salad.length; i += 3) d.push({ text: salad.slice(i, i + 3) });
+        assert.equal(reason(d.finish({ finishReason: 'length' }), 'token-salad').message, r.message);
+      });
+      it('leaves a declaration file with many different identifiers on its lines alone', () => {
+        const dts = [
+          '/**',
+          ' * Acquires a token from the cache when it is still valid; see the RFC for the details.',
+          ' */',
+          'export declare function acquireTokenSilent(request: SilentRequest, account: AccountInfo, telemetry: TelemetryClient,',
+          '  cacheManager: CacheManager, correlationId: string, networkModule: INetworkModule): Promise<AuthenticationResult>;',
+          'export declare function clearTokenCache(account: AccountInfo, logger: Logger): Promise<void>;',
+          'export declare function refreshAccessToken(refreshToken: string, scopes: string[], authority: AuthorityOptions): Promise<TokenResponse>;',
+        ].join('\n');
+        assert.equal(detect(dts, { finishReason: 'stop' }).kind, 'ok');
+      });
       it('leaves C++ that names its CamelCase identifiers again and again alone, wherever its 64-word blocks fall', () => {
         const cpp = [
           'Reads the records of one section.',

@@ -264,6 +264,17 @@ export const SALAD = Object.freeze({
   /** Glued words (case turns, letter/digit turns, clashing scripts inside): share, with this share of single spaces. */
   oddShare: 0.2,
   oddSpaced: 0.5,
+  /**
+   * Random tokens of a code-heavy vocabulary, per block of at least shredMinWords words: this share of
+   * distinct words, at most these shares of function words and line breaks, this share of words
+   * glued from pieces, and this many distinct symbol runs per gap with symbols.
+   */
+  shredMinWords: 32,
+  shredDistinct: 0.95,
+  shredStops: 0.2,
+  shredLineGaps: 0.08,
+  shredPieces: 0.1,
+  shredGapShapes: 0.3,
   /** Letter/digit turns that make one word glued ("i3la90oller"); one is "H200" or "GPT4". */
   digitTurns: 3,
   /** Words with clashing scripts inside in one block. */

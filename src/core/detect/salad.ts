@@ -6,7 +6,11 @@
  * - random vocabulary: Latin-script words with (almost) no function words among them;
  * - a handful of words in random order: few distinct words, with no loop to explain them;
  * - one content word making a large share of the words ("first item: dog, second item:., ...");
- * - words glued from pieces (case turns, letter/digit turns) or with clashing scripts inside.
+ * - words glued from pieces (case turns, letter/digit turns) or with clashing scripts inside;
+ * - tokens of a code-heavy vocabulary sampled at random ("strangergetLast']=$ var.Centeritespace_theme"):
+ *   almost every word new, few function words, few line breaks, some glued from pieces, and the
+ *   symbols between words varied; code names its identifiers again and again, breaks its lines, and
+ *   repeats a few separators (", ", " | ", "(").
  *
  * Over the whole answer: CJK characters glued to Latin words in Latin-script text ("people这些年来",
  * "descend比如说", "Theorico时而sjing"; one glued word is enough when it holds all the answer's CJK
@@ -77,6 +81,12 @@ export class Salad {
   private pairs = 0;
   private readonly pairKeys = new Int32Array(TABLE);
   private readonly pairStamps = new Int32Array(TABLE);
+  /** Gaps holding symbols or punctuation, their distinct shapes (first, second and last unit, length), and pieces at first use. */
+  private symbolGaps = 0;
+  private gapShapes = 0;
+  private readonly gapKeys = new Int32Array(TABLE);
+  private readonly gapStamps = new Int32Array(TABLE);
+  private blockPieces = 0;
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
@@ -134,9 +144,9 @@ export class Salad {
     const turns = !w.escaped && w.gapFirst !== 44 && (w.caseTurns > 0 || (w.digitTurns >= SALAD.digitTurns && !w.hex));
     let pieces = turns ? 1 : 0;
     // Capitals run into a capitalised word ("IComments", "GOGround"): two pieces glued.
-    if (turns || (!w.escaped && w.digits === 0 && w.upper >= 2 && w.upper <= w.letters - 2)) {
-      if (this.pieceWords++ === 0) this.firstPiece = w.start;
-    }
+    const piece = turns || (!w.escaped && w.digits === 0 && w.upper >= 2 && w.upper <= w.letters - 2);
+    if (piece && this.pieceWords++ === 0) this.firstPiece = w.start;
+    if (w.gapCode > 0 || w.gapMarks > 0) this.gapShape(w);
     if (w.clash && !w.escaped) {
       if (this.clash++ === 0) this.firstClash = w.start;
       pieces++;
@@ -173,6 +183,7 @@ export class Salad {
       returns = this.returns[slot] = 1;
       this.distinct++;
       this.odd += pieces;
+      if (piece) this.blockPieces++;
     } else returns = h === w.prevHash ? this.returns[slot] : ++this.returns[slot];
     if (!w.stop && w.digits === 0 && returns > this.top) {
       this.top = returns;
@@ -267,6 +278,9 @@ export class Salad {
     this.clash = 0;
     this.distinct = 0;
     this.pairs = 0;
+    this.symbolGaps = 0;
+    this.gapShapes = 0;
+    this.blockPieces = 0;
     this.top = 0;
     this.topHash = 0;
     this.stamp++;
@@ -346,7 +360,41 @@ export class Salad {
         `${this.clash} words mix writing systems that never share a word ${this.where(atFinish)}, the first at offset ${this.firstClash}`,
       );
     }
+    this.judgeShredded(atFinish);
     this.judgeGlued(w, atFinish);
+  }
+
+  /** Counts a gap with symbols, and its shape when the block has not seen it. */
+  private gapShape(w: WordScanner): void {
+    this.symbolGaps++;
+    const key = (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
+    let slot = (Math.imul(key, 0x9e3779b1) >>> 24) & TMASK;
+    while (this.gapStamps[slot] === this.stamp && this.gapKeys[slot] !== key) slot = (slot + 1) & TMASK;
+    if (this.gapStamps[slot] === this.stamp) return;
+    this.gapStamps[slot] = this.stamp;
+    this.gapKeys[slot] = key;
+    this.gapShapes++;
+  }
+
+  /** Tokens sampled at random from a vocabulary full of code pieces (see the module comment). */
+  private judgeShredded(atFinish: boolean): void {
+    const n = this.n;
+    if (
+      n < SALAD.shredMinWords ||
+      this.distinct < SALAD.shredDistinct * n ||
+      this.stops > SALAD.shredStops * n ||
+      this.lineGaps > SALAD.shredLineGaps * n ||
+      this.blockPieces < SALAD.shredPieces * n ||
+      this.gapShapes < SALAD.shredGapShapes * this.symbolGaps
+    ) {
+      return;
+    }
+    this.flag(
+      'shredded',
+      'token-salad',
+      this.blockStart,
+      `${this.distinct} of ${n} words differ ${this.where(atFinish)}, with ${plural(this.stops, 'function word')}, ${plural(this.lineGaps, 'line break')}, ${this.blockPieces} glued from pieces and ${this.gapShapes} different symbol runs between them: tokens sampled at random`,
+    );
   }
 
   /** Where the block lies, for a reason's detail: built only when a rule flags (judge runs every BLOCK words). */
