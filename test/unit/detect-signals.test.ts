@@ -454,6 +454,25 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('ends in a run when cut at max_tokens (tailrun.ts)', () => {
+    const prose = 'To configure the server, set the batch size in the launch file and restart the service. ';
+    it('flags an answer cut while repeating one short unit 32 times: a question mark, CJK full stops, "!, ", an emoji', () => {
+      for (const unit of ['?', '。', '!, ', '\u{1F60A}']) {
+        const text = prose + unit.repeat(32);
+        const r = reason(detect(text, { finishReason: 'length' }), 'length-repetition');
+        assert.equal(r.offset, prose.length, unit);
+        assert.match(r.message, /ends in 32 copies/);
+        assert.equal(detect(prose + unit.repeat(31), { finishReason: 'length' }).kind, 'ok', `${unit}: 31 copies`);
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', `${unit}: the model stopped by itself`);
+      }
+    });
+    it('leaves rules, banners, leaders, padding and digits cut at max_tokens alone', () => {
+      for (const unit of ['-', '=', '/', '.', '*', ' ', '0', '─', '-+']) {
+        assert.equal(detect(prose + unit.repeat(60), { finishReason: 'length' }).kind, 'ok', JSON.stringify(unit));
+      }
+    });
+  });
+
   describe('ends in a loop', () => {
     it('flags a list that ends on one word five times (no finish reason given)', () => {
       const v = judge(real('rd1e570cf1f'));

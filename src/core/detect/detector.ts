@@ -6,6 +6,7 @@ import { Channel } from './channel';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
+import { isLengthFlood, tailRun } from './tailrun';
 import { WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
@@ -84,6 +85,8 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
 
 /** Code units decoded per pass of Channel and LexicalScanner. */
 const CHUNK = 1024;
+/** How much of the answer's end the length-flood rule reads (tailrun.ts): far more than its thresholds need. */
+const TAIL_RUN_CHARS = 1024;
 /** From this many code units a piece is decoded by one native copy instead of a charCodeAt loop. */
 const BULK_DECODE = 64;
 /** Buffer's utf16le copy writes little-endian units, which a Uint16Array reads back only on a little-endian machine. */
@@ -298,6 +301,8 @@ class StreamingDetector implements Detector {
           loop.start,
           `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`,
         );
+      } else if (this.lengthFlood()) {
+        // Reported by lengthFlood.
       } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') || this.content.has('token0-run')) {
         // The earliest reason, not the first recorded: which scanner records first depends on the pieces.
         let first = end;
@@ -306,6 +311,21 @@ class StreamingDetector implements Detector {
       }
     }
     return this.cached;
+  }
+
+  /** finish_reason "length" and the answer ends in a run of one short unit (tailrun.ts): reports it. */
+  private lengthFlood(): boolean {
+    const ch = this.content;
+    const tail = ch.tail(TAIL_RUN_CHARS);
+    const run = tailRun(tail);
+    if (run === null || !isLengthFlood(run)) return false;
+    const start = ch.pos - tail.length + run.start;
+    this.add(
+      'length-repetition',
+      start,
+      `finish_reason is "length" and the answer ends in ${run.copies} copies of ${JSON.stringify(run.unit)} from offset ${start}: the model was stuck on one token`,
+    );
+    return true;
   }
 
   /** A loop the content's copies hide behind differing markup (markup.ts), when no loop was found as it is. */

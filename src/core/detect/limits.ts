@@ -64,6 +64,11 @@ export const LIMITS = Object.freeze({
   lengthLinesMax: 200,
   /** ... and a short-period tail loop made of words this many periods (shortLoopChars still apply). */
   lengthShortPeriods: 3,
+  /**
+   * ... and an answer that ends in this many copies of a unit of 1 to 4 characters that draws no
+   * rule, banner, leader or padding ("?", "。", "!, ", an emoji; tailrun.ts).
+   */
+  lengthTailCopies: 32,
 
   /**
    * Any other finish: an answer that ends inside a loop of words (the model never got out of it) needs
