@@ -839,6 +839,25 @@ describe('detector signals on real outputs', () => {
     });
 
     describe('detokenizer spacing', () => {
+      it("flags tokenizer space marks left before the words (SentencePiece's ▁, byte-level BPE's Ġ and Ċ)", () => {
+        for (const text of [
+          '▁The▁capital▁of▁France▁is▁Paris.▁It▁is▁known▁for▁the▁Eiffel▁Tower.',
+          'ĠThe Ġcapital Ġof ĠFrance Ġis ĠParis.ĊĠIt Ġis Ġknown Ġfor Ġthe ĠEiffel ĠTower.',
+        ]) {
+          const r = reason(detect(text, { finishReason: 'stop' }), 'detok-spacing');
+          assert.equal(r.kind, 'degenerate', text);
+          assert.equal(r.offset, 0, text);
+        }
+      });
+      it('leaves an answer that names the marks, Maltese, and DeepSeek markers alone', () => {
+        ok('SentencePiece writes "Hello world" as ▁Hello ▁world: the ▁ stands for the space before a word, and the decoder turns it back into one.');
+        ok("Il-Ġimgħa li għaddiet, il-Gvern ħabbar pjan ġdid għall-Ġermanja u Ġużeppi qal li x-xogħol se jibda f'Ġunju.");
+        const flood = '<｜begin▁of▁sentence｜>'.repeat(6);
+        assert.equal(
+          judge({ ...real('r862331972d'), text: flood }).reasons.some((r) => r.code === 'detok-spacing'),
+          false,
+        );
+      });
       it(`flags a space inside a contraction ("' s journey")`, () => {
         const r = reason(judge(real('r778a7b1646')), 'detok-spacing');
         assert.equal(r.offset, 0);

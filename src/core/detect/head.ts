@@ -18,6 +18,7 @@
  */
 import * as limits from './limits';
 import { judgePieces } from './pieces';
+import { judgeTokenMarks } from './tokenMarks';
 import { isLetterUnit } from './script';
 import type { ReasonCode, ReasonKind } from './types';
 
@@ -174,5 +175,6 @@ export class HeadText {
       this.sink('answer-flood', firstLone, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${firstLone}`);
     }
     judgePieces(t, whole, this.sink);
+    judgeTokenMarks(t, this.sink);
   }
 }

@@ -366,6 +366,12 @@ export const PIECES = Object.freeze({
   junkSymbols: 9,
 });
 
+/** tokenMarks.ts: words that start right after a tokenizer's space mark ("▁", "Ġ", "Ċ"): this many, and this share of the words. */
+export const TOKEN_MARKS = Object.freeze({
+  min: 3,
+  share: 0.5,
+});
+
 /** listrun.ts: one content word of this many letters repeated this many times with list punctuation between ("Odin, Odin, …"). */
 export const LISTRUN = Object.freeze({
   minLetters: 3,
