@@ -88,6 +88,12 @@ const RUNAWAY_TURN =
   '<|im_start|>assistant\nOf course. The scheduler groups waiting requests by their prefix and admits them while memory allows.<|im_end|>\n';
 
 const LIST_ITEMS = ['Check the driver version', 'Restart the server', 'Clear the kernel cache', 'Probe the model again'];
+const STUCK_ITEM = 'Set the attention backend to triton and restart.';
+/** Syllables that code-salad glues into words no vocabulary repeats, capitalised at random (case turns). */
+const SALAD_SYLLABLES = ['ka', 'lor', 'ven', 'tis', 'mu', 'dre', 'pon', 'sel', 'qua', 'bri', 'nox', 'fel', 'ra', 'gu', 'thim', 'zo'];
+/** Operators and punctuation pieces, as a code-heavy vocabulary holds them; written here. */
+const CODE_SALAD_PIECES = ["']=", '();', '(`', ' ?>', ' /*', '::', '#[', ' {%', '$_', '.', '_', ' ->', '"]', ' <=', '@{', ',', ' |', '!('];
+const INST_TURN = ' [INST] And how does the scheduler batch requests? [/INST] It groups waiting requests and admits them while memory allows.';
 const LOOP_WORD = ' claus';
 
 /** FNV-1a hash of a string. */
@@ -300,6 +306,42 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       const at = words.findIndex((t, i) => i > 8 && /^ \p{L}+$/u.test(t));
       if (at > 0) words.splice(at, 0, ' которые');
       return fromTexts(words, { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'tokenizer-marks':
+      // The pieces decoded as their vocabulary strings: the word-start space stays "▁".
+      return fromTexts(
+        tokenize(healthyAnswerFor(prompt, seed)).map((t) => t.replace(/^ /, '▁')),
+        { reason: 'stop', matched: EOS_TOKEN_ID },
+      );
+    case 'item-loop': {
+      const texts = tokenize('Here is the plan:\n1. Check the driver version.\n');
+      for (let step = 2; texts.length < maxTokens; step++) texts.push(...tokenize(`Step ${step}: ${STUCK_ITEM}\n`));
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'stuck-mark': {
+      const texts = tokenize('Let me check that for you. ');
+      while (texts.length < maxTokens) texts.push('?');
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'code-salad': {
+      // A vocabulary of 100k pieces seldom draws one twice: pieces of code, then syllables glued into new words.
+      const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)];
+      const texts: string[] = [];
+      for (let i = 0; i < maxTokens; i++) {
+        if (i % 3 === 0) texts.push(pick(CODE_SALAD_PIECES));
+        else {
+          let word = rand() < 0.5 ? ' ' : '';
+          for (let k = 3; k > 0; k--) word += pick(SALAD_SYLLABLES);
+          texts.push(rand() < 0.4 ? word.replace(/[a-z]/, (c) => c.toUpperCase()) : word);
+        }
+      }
+      return fromTexts(texts, null);
+    }
+    case 'inst-runaway': {
+      const texts = tokenize(healthyAnswerFor(prompt, seed).split('\n')[0] ?? '');
+      const turn = tokenize(INST_TURN);
+      while (texts.length < maxTokens) texts.push(...turn);
+      return fromTexts(texts.slice(0, maxTokens), null);
     }
     case 'prompt-echo':
       return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });

@@ -37,6 +37,11 @@ export type Behaviour =
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
   | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
+  | 'tokenizer-marks' // a healthy answer whose word-start pieces keep SentencePiece's "▁" instead of a space
+  | 'item-loop' // a numbered plan stuck on one step: the same item again while its number counts up
+  | 'stuck-mark' // the answer's first sentence, then "?" until max_tokens
+  | 'code-salad' // random pieces of a code-heavy vocabulary until max_tokens
+  | 'inst-runaway' // the answer, then invented [INST] … [/INST] turns with no </s> between, until max_tokens
   | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
@@ -71,6 +76,11 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'runaway-template',
   'list-cycle',
   'spliced-token',
+  'tokenizer-marks',
+  'item-loop',
+  'stuck-mark',
+  'code-salad',
+  'inst-runaway',
   'prompt-echo',
   'fluent-wrong',
   'arithmetic',

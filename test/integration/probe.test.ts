@@ -98,6 +98,10 @@ describe('probe runner against the simulator', function () {
           ['mojibake', 'mojibake'],
           ['runaway-template', 'template-leak'],
           ['list-cycle', 'list-cycle'],
+          ['tokenizer-marks', 'detok-spacing'],
+          ['item-loop', 'list-cycle'],
+          ['code-salad', 'token-salad'],
+          ['inst-runaway', 'template-leak'],
         ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
@@ -109,6 +113,15 @@ describe('probe runner against the simulator', function () {
             );
           });
         }
+
+        it('stuck-mark cut at 48 tokens: length-repetition from the first "?"', async () => {
+          const r = await probe('stuck-mark', endpoint, stream, { maxTokens: 48 });
+          assert.equal(r.finishReason, 'length');
+          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
+          const flood = r.verdict.reasons.find((x) => x.code === 'length-repetition');
+          assert.ok(flood, JSON.stringify(r.verdict.reasons));
+          assert.equal(flood.offset, r.content.indexOf('?'));
+        });
 
         it("spliced-token: ok, with a suspect reason that names the spliced word's offset", async () => {
           const r = await probe('spliced-token', endpoint, stream);
