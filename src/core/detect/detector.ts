@@ -6,7 +6,7 @@ import { Channel } from './channel';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
-import { WordScanner } from './words';
+import { LetterRuns, WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { OK_VERDICT } from './types';
@@ -123,6 +123,7 @@ class StreamingDetector implements Detector {
   private finished = false;
   private readonly units = new Uint16Array(CHUNK);
   private readonly unitBytes = Buffer.from(this.units.buffer, this.units.byteOffset, this.units.byteLength);
+  private readonly runs = new LetterRuns(CHUNK);
 
   constructor(opts: DetectorOptions = {}) {
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
@@ -206,8 +207,9 @@ class StreamingDetector implements Detector {
       const n = Math.min(CHUNK, s.length - from);
       decode(s, from, n, units, this.unitBytes);
       ch.feed(units, n);
-      lex.feed(units, n);
-      words.feed(units, n);
+      // WordScanner first: LexicalScanner takes the letter runs it found instead of hashing them again.
+      words.feed(units, n, this.runs);
+      lex.feed(units, n, this.runs);
     }
   }
 
