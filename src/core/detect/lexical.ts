@@ -457,6 +457,8 @@ export class LexicalScanner {
     let wHex = this.wHex ? 1 : 0;
     let latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
     let fast = this.fastAllowed() ? 1 : 0;
+    // A local: V8 reads a module constant from the context, with a check, at every use.
+    const classOf = ASCII_CLASS;
     for (let i = from; i < to; i++, pos++) {
       const c = s[i];
       const lc = c | 32;
@@ -531,7 +533,7 @@ export class LexicalScanner {
         if (this.gapLen++ === 0) this.gapFirst = 32;
         continue;
       }
-      const cls = c < 128 ? ASCII_CLASS[c] : 0;
+      const cls = c < 128 ? classOf[c] : 0;
       if ((cls === 3 || cls === 4) && fast !== 0 && c !== 60 && c !== 91 && c !== 92 && c !== 96 && (c < 48 || c > 57)) {
         // Punctuation or a code symbol that opens no marker, escape or code span: what step()
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)

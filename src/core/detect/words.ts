@@ -218,10 +218,12 @@ export class WordScanner {
     let hex = this.hex ? 1 : 0;
     let latin = inWord !== 0 && this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
     const buf = this.buf;
+    // A local: V8 reads a module constant from the context, with a check, at every use.
+    const classOf = CLASS;
     for (let i = 0; i < n; i++, pos++) {
       const c = u[i];
       if (c < 128) {
-        const k = CLASS[c];
+        const k = classOf[c];
         if (k === 1 && latin !== 0) {
           // K_LETTER continuing a Latin word.
           if (c < 97) {
