@@ -82,7 +82,7 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
     'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
 });
 
-/** Code units decoded per pass of Channel and LexicalScanner. */
+/** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
 const CHUNK = 1024;
 /** From this many code units a piece is decoded by one native copy instead of a charCodeAt loop. */
 const BULK_DECODE = 64;
@@ -90,7 +90,7 @@ const BULK_DECODE = 64;
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /**
- * Copies s[from, from + n) into units (n <= CHUNK). Both scanners then read a typed array, which
+ * Copies s[from, from + n) into units (n <= CHUNK). The scanners then read a typed array, which
  * costs a fraction of charCodeAt on a sliced or two-byte string, and the text is read once.
  */
 function decode(s: string, from: number, n: number, units: Uint16Array, bytes: Buffer): void {

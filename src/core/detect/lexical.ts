@@ -8,8 +8,9 @@
  * answer too short for Channel's absolute thresholds.
  *
  * Bounded: fixed rings of the last WINDOW words and ITEM_RING list items, a marker buffer of at
- * most MARKER_MAX code units, counters. Per character the hot path is one class lookup and a
- * hash step; the rest runs once per word, line or marker.
+ * most MARKER_MAX code units, counters. Per character the hot path is one class lookup; an ASCII
+ * word's letters come hashed from WordScanner's LetterRuns for the same piece (or a hash step per
+ * letter without them); the rest runs once per word, line or marker.
  *
  * Words are hand-tokenised on purpose: a segmenter (Intl.Segmenter) allocates a segment object
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based

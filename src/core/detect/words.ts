@@ -7,6 +7,10 @@
  * A word is a run of letters (any script) and digits holding at least one letter; digit-only runs
  * belong to the gap. Per character the scanner does one class lookup and, inside a word, a hash
  * step; scripts are looked up for non-ASCII letters only.
+ *
+ * It scans each piece before LexicalScanner and records the ASCII letter runs that start its words
+ * (LetterRuns): LexicalScanner's words start at the same letters and hash them the same way, so it
+ * takes those runs whole instead of hashing every letter a second time.
  */
 import * as wordHashes from './wordHash';
 import * as scripts from './script';
