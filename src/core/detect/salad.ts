@@ -24,10 +24,12 @@
  */
 import * as limits from './limits';
 import * as scripts from './script';
+import * as bits from './bits';
 import type { WordScanner, WordSink } from './words';
 
-/** A module-level copy: imported bindings are getter calls under some loaders. */
+/** Module-level copies: imported bindings are getter calls under some loaders. */
 const SALAD = limits.SALAD;
+const popcount = bits.popcount;
 
 const BLOCK = 64;
 const TABLE = 256;
@@ -40,12 +42,6 @@ const RUN_TOP = (2 ** (RUN - 1)) | 0;
 
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
-function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
 }
 
 export class Salad {
