@@ -105,10 +105,11 @@ interface Tally {
 }
 
 /**
- * One piece t[from, to): its Latin letter runs (glued words) and, when it holds no word, its
- * symbols (salad). `fenced` pieces only count towards the answer's letters and characters.
+ * One piece t[from, to) (u: t's code units): its Latin letter runs (glued words) and, when it
+ * holds no word, its symbols (salad). `fenced` pieces only count towards the answer's letters and
+ * characters.
  */
-function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): void {
+function piece(t: string, u: Uint16Array, from: number, to: number, fenced: boolean, s: Tally): void {
   let letters = 0;
   let longestWord = 0;
   let word = 0;
@@ -122,7 +123,7 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
   const distinct = pieceSymbols;
   distinct[0] = distinct[1] = distinct[2] = 0;
   for (let i = from; i < to; i++) {
-    const c = t.charCodeAt(i);
+    const c = u[i];
     if (c < 0xdc00 || c >= 0xe000) s.visible++;
     if (c === 40 || c === 91 || c === 123) depth++;
     else if (c === 41 || c === 93 || c === 125) {
@@ -150,10 +151,10 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
   let jointBefore = false;
   const glued = !code && !fenced;
   for (let i = from; i <= to; i++) {
-    const c = i < to ? t.charCodeAt(i) : 32;
+    const c = i < to ? u[i] : 32;
     if (scriptOf(c) === SCRIPT_LATIN) {
       s.latinLetters++;
-      if (run > 0 && isUpper(c) && isLower(t.charCodeAt(i - 1))) {
+      if (run > 0 && isUpper(c) && isLower(u[i - 1])) {
         if (glued && gluedRun(t, s, runStart, run, i, jointBefore)) lastRunEnd = i;
         run = 0;
         jointBefore = false;
@@ -161,7 +162,7 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
       if (run === 0) {
         runStart = i;
         // Sentence punctuation right before it, after a word or a bracket: the space after the mark went.
-        if (i >= from + 2 && isJoint(t.charCodeAt(i - 1)) && !isWhitespace(t.charCodeAt(i - 2))) jointBefore = true;
+        if (i >= from + 2 && isJoint(u[i - 1]) && !isWhitespace(u[i - 2])) jointBefore = true;
       }
       run++;
       continue;
@@ -172,7 +173,7 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
       jointBefore = false;
     }
     // A glued run followed by sentence punctuation and the next word: the space after it went too.
-    if (lastRunEnd === i && isJoint(c) && i + 1 < to && scriptOf(t.charCodeAt(i + 1)) === SCRIPT_LATIN) s.joints++;
+    if (lastRunEnd === i && isJoint(c) && i + 1 < to && scriptOf(u[i + 1]) === SCRIPT_LATIN) s.joints++;
   }
   if (fenced || longestWord >= PIECES.junkWordLetters || to - from < PIECES.junkMinChars || symbols < 2) return;
   if (escapes || (pairs > 0 && depth === 0 && !unbalanced)) return;
@@ -200,8 +201,8 @@ function gluedRun(t: string, s: Tally, runStart: number, run: number, end: numbe
   return true;
 }
 
-/** Judges the pieces of the head t (`whole`: t is all of the answer). */
-export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
+/** Judges the pieces of the head t, whose code units u holds (`whole`: t is all of the answer). */
+export function judgePieces(t: string, u: Uint16Array, whole: boolean, sink: HeadSink): void {
   const s: Tally = {
     latinLetters: 0,
     gluedLetters: 0,
@@ -222,10 +223,10 @@ export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
   let lineStart = true;
   let from = -1;
   for (let i = 0; i <= n; i++) {
-    const c = i < n ? t.charCodeAt(i) : 10;
+    const c = i < n ? u[i] : 10;
     if (lineStart && c === 96 && t.startsWith('```', i)) fenced = !fenced;
     if (isWhitespace(c)) {
-      if (from >= 0) piece(t, from, i, fenced, s);
+      if (from >= 0) piece(t, u, from, i, fenced, s);
       from = -1;
       lineStart = c === 10 || (lineStart && c !== 10);
       continue;
