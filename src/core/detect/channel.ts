@@ -204,16 +204,16 @@ export class Channel {
   }
 
   /**
-   * Scan the first len code units of s (a piece of the text, decoded once for this and
-   * LexicalScanner).
+   * Scan the first len code units of s (a piece of the text, decoded once for every scanner).
    *
    * The hot loop below has no calls, so V8 keeps its state in registers: it works out what a
    * character does into temporaries and commits them only when nothing rare happens (a run of
-   * RUN_SLOW, a candidate period starting or ending, a loop or seq-rep alarm). Otherwise it stops
-   * before committing and feedSlow, the reference per-character step, takes that character (and a
-   * few after it in a run), from the state as it was: the hot loop keeps only the two steady
-   * states, no candidate and a candidate that goes on, and is shorter for it. Writing the ring slot early is harmless: feedSlow writes the same value
-   * there. Constants are spelled out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from
+   * RUN_SLOW, a candidate period starting, a short unit ending, a loop or seq-rep alarm). Otherwise
+   * it stops before committing and feedSlow, the reference per-character step, takes that character
+   * (and a few after it in a run), from the state as it was: the hot loop keeps only the steady
+   * states, no candidate and a candidate that goes on, and the end of a candidate that notes no
+   * unit (the common end in prose: a stop there cost a feedSlow call per repeated phrase), and is
+   * shorter for it. Writing the ring slot early is harmless: feedSlow writes the same value there. Constants are spelled out (see HOT_LOOP_CONSTANTS): V8 reads a module constant from
    * the context, with a type check, at every use.
    */
   feed(s: Uint16Array, len: number): void {
@@ -250,7 +250,7 @@ export class Channel {
     let h = this.hash | 0;
     let runChar = this.runChar | 0;
     let runLen = this.runLen | 0;
-    const lag = this.lag | 0;
+    let lag = this.lag | 0;
     let matchRun = this.matchRun | 0;
     const loopAlarm = this.loopAlarm | 0;
     let repCount = this.repCount | 0;
@@ -272,12 +272,21 @@ export class Channel {
       const slot = pos & 1023;
       const rc = (repCount + seen - m[8192 + slot]) | 0;
       if (rc >= repAlarm) break;
-      const mr = (matchRun + 1) | 0;
       if (lag !== 0) {
-        // The candidate goes on; its end (a unit to note, a new candidate) is feedSlow's.
-        if (m[(pos - lag) & 8191] !== c || mr >= loopAlarm) break;
-        matchRun = mr;
-      } else {
+        if (m[(pos - lag) & 8191] === c) {
+          // The candidate goes on; its alarm is feedSlow's.
+          const mr = (matchRun + 1) | 0;
+          if (mr >= loopAlarm) break;
+          matchRun = mr;
+        } else {
+          // The candidate ends: a short unit to note is feedSlow's (UNIT_MAX_PERIOD 8, UNIT_MIN 16);
+          // any other simply ends here, most of them in prose, so the loop goes on without it.
+          if (lag <= 8 && matchRun + lag >= 16) break;
+          lag = 0;
+          matchRun = 0;
+        }
+      }
+      if (lag === 0) {
         // PMAX (4000): a new candidate is feedSlow's; j is far in the past when the slot is empty.
         const p = (pos - j) | 0;
         if (p <= 4000 && m[(pos - p) & 8191] === c) break;
@@ -293,6 +302,7 @@ export class Channel {
     this.hash = h;
     this.runChar = runChar;
     this.runLen = runLen;
+    this.lag = lag;
     this.matchRun = matchRun;
     this.repCount = repCount;
     return i;

@@ -3,11 +3,12 @@
  * this file adds token-level evidence (ids, logprobs), finish-time rules and the verdict.
  */
 import { Channel } from './channel';
+import * as decoding from './decode';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
 import { isLengthFlood, tailRun } from './tailrun';
-import { WordScanner } from './words';
+import { LetterRuns, WordScanner } from './words';
 import { LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { OK_VERDICT } from './types';
@@ -83,26 +84,12 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
     'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
 });
 
-/** Code units decoded per pass of Channel and LexicalScanner. */
+/** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
 const CHUNK = 1024;
 /** How much of the answer's end the length-flood rule reads (tailrun.ts): far more than its thresholds need. */
 const TAIL_RUN_CHARS = 1024;
-/** From this many code units a piece is decoded by one native copy instead of a charCodeAt loop. */
-const BULK_DECODE = 64;
-/** Buffer's utf16le copy writes little-endian units, which a Uint16Array reads back only on a little-endian machine. */
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
-
-/**
- * Copies s[from, from + n) into units (n <= CHUNK). Both scanners then read a typed array, which
- * costs a fraction of charCodeAt on a sliced or two-byte string, and the text is read once.
- */
-function decode(s: string, from: number, n: number, units: Uint16Array, bytes: Buffer): void {
-  if (n >= BULK_DECODE && LITTLE_ENDIAN) {
-    bytes.write(from === 0 && n === s.length ? s : s.slice(from, from + n), 0, 'utf16le');
-  } else {
-    for (let i = 0; i < n; i++) units[i] = s.charCodeAt(from + i);
-  }
-}
+/** A module-level copy: imported bindings are getter calls under some loaders. The scanners read each piece from a typed array, decoded once. */
+const decode = decoding.decodeUnits;
 
 class StreamingDetector implements Detector {
   private readonly content: Channel;
@@ -125,7 +112,8 @@ class StreamingDetector implements Detector {
   private lpSum = 0;
   private finished = false;
   private readonly units = new Uint16Array(CHUNK);
-  private readonly unitBytes = Buffer.from(this.units.buffer, this.units.byteOffset, this.units.byteLength);
+  private readonly unitBytes = decoding.unitBytes(this.units);
+  private readonly runs = new LetterRuns(CHUNK);
 
   constructor(opts: DetectorOptions = {}) {
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
@@ -209,8 +197,9 @@ class StreamingDetector implements Detector {
       const n = Math.min(CHUNK, s.length - from);
       decode(s, from, n, units, this.unitBytes);
       ch.feed(units, n);
-      lex.feed(units, n);
-      words.feed(units, n);
+      // WordScanner first: LexicalScanner takes the letter runs it found instead of hashing them again.
+      words.feed(units, n, this.runs);
+      lex.feed(units, n, this.runs);
     }
   }
 

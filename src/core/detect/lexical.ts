@@ -8,8 +8,9 @@
  * answer too short for Channel's absolute thresholds.
  *
  * Bounded: fixed rings of the last WINDOW words and ITEM_RING list items, a marker buffer of at
- * most MARKER_MAX code units, counters. Per character the hot path is one class lookup and a
- * hash step; the rest runs once per word, line or marker.
+ * most MARKER_MAX code units, counters. Per character the hot path is one class lookup; an ASCII
+ * word's letters come hashed from WordScanner's LetterRuns for the same piece (or a hash step per
+ * letter without them); the rest runs once per word, line or marker.
  *
  * Words are hand-tokenised on purpose: a segmenter (Intl.Segmenter) allocates a segment object
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
@@ -20,6 +21,7 @@ import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
 import type { ReasonCode, ReasonKind } from './types';
 import { FNV_BASIS, FNV_PRIME, lowerUnit, wordHash } from './wordHash';
+import { RUN_FIELDS, type LetterRuns } from './words';
 
 // Module-level copies: imported bindings compile to getter calls under some loaders (tsx, the
 // bench and the tests), which costs more than the scan itself on the per-character path.
@@ -76,7 +78,9 @@ const C_PROSE = 3; // , . ; : ! ? ' " ( ) - and digits: prose punctuation
 const C_CODE = 4; // symbols that mark code, markup or data
 const C_LETTER = 5;
 /** The values LexicalScanner.scan spells out (V8 reads module constants from the context at every use). */
-if (FNV !== -0x7ee3623b || FNV_P !== 0x01000193 || C_LETTER !== 5) throw new Error('LexicalScanner.scan spells FNV_BASIS, FNV_PRIME or C_LETTER out of step');
+if (FNV !== -0x7ee3623b || FNV_P !== 0x01000193 || C_LETTER !== 5 || RUN_FIELDS !== 4) {
+  throw new Error('LexicalScanner.scan spells FNV_BASIS, FNV_PRIME, C_LETTER or RUN_FIELDS out of step');
+}
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   if (c === 32 || c === 9) ASCII_CLASS[c] = C_SPACE;
@@ -377,6 +381,8 @@ export class LexicalScanner {
   private prevWide = 0;
   /** Letters right after a backslash are an escape (roff "\\fI", C "\\n"), not part of a word's script. */
   private afterBackslash = false;
+  /** The first run of the piece's LetterRuns that may still start at or after the scan's position. */
+  private runAt = 0;
   private readonly saladRing = new Float64Array(L_saladEvents);
   private saladCount = 0;
   private gbk = 0;
@@ -424,9 +430,13 @@ export class LexicalScanner {
     this.sink(code, Math.max(0, offset), detail, kind);
   }
 
-  /** Scan the first n code units of u (a piece of the text, decoded once for Channel and this scanner). */
-  feed(u: Uint16Array, n: number): void {
+  /**
+   * Scan the first n code units of u (a piece of the text, decoded once for every scanner). runs:
+   * the letter runs a WordScanner found in the same piece, which the fast path takes whole.
+   */
+  feed(u: Uint16Array, n: number, runs: LetterRuns | null = null): void {
     if (n === 0) return;
+    this.runAt = 0;
     // Its own pass, so that a probe with a prompt keeps the fast path below.
     if (this.echo !== null) for (let i = 0; i < n; i++) this.echoStep(u[i], this.pos + i);
     let i = 0;
@@ -436,14 +446,14 @@ export class LexicalScanner {
     while (i < n && this.pos < FLOOD_SPAN) {
       const to = Math.min(n, i + 16 - (this.pos & 15));
       this.countChars(u, i, to);
-      this.scan(u, i, to);
+      this.scan(u, i, to, runs);
       i = to;
       if ((this.pos & 15) === 0 && this.floodLive && this.nonWs >= L_floodStreamChars) this.streamFlood();
     }
-    if (i < n) this.scan(u, i, n);
+    if (i < n) this.scan(u, i, n, runs);
   }
 
-  private scan(s: Uint16Array, from: number, to: number): void {
+  private scan(s: Uint16Array, from: number, to: number, runs: LetterRuns | null): void {
     let pos = this.pos + 0;
     // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
     // code-page tracking. Its state lives in locals (flags as 0/1: V8 keeps those in registers),
@@ -455,6 +465,8 @@ export class LexicalScanner {
     let wHex = this.wHex ? 1 : 0;
     let latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
     let fast = this.fastAllowed() ? 1 : 0;
+    // A local: V8 reads a module constant from the context, with a check, at every use.
+    const classOf = ASCII_CLASS;
     for (let i = from; i < to; i++, pos++) {
       const c = s[i];
       const lc = c | 32;
@@ -464,11 +476,25 @@ export class LexicalScanner {
         // C_LETTER
         if (wLen === 0) {
           this.startAsciiWord(pos, c);
+          latin = 1;
+          // The word's letters as WordScanner hashed them, when it found the same run here.
+          const r = runs !== null ? this.runFrom(runs, i, to) : -1;
+          if (r >= 0) {
+            const end = runs!.runs[r + 1];
+            const bits = runs!.runs[r + 3];
+            wHash = runs!.runs[r + 2];
+            wLowerRun = bits >> 2;
+            wOdd = bits & 1;
+            wHex = (bits >> 1) & 1;
+            wLen = end - i;
+            pos += end - i - 1;
+            i = end - 1;
+            continue;
+          }
           wHash = -0x7ee3623b; // FNV_BASIS
           wLowerRun = 0;
           wOdd = 0;
           wHex = 1;
-          latin = 1;
         }
         if (c < 97) {
           if (wLowerRun >= 2) wOdd = 1;
@@ -515,7 +541,7 @@ export class LexicalScanner {
         if (this.gapLen++ === 0) this.gapFirst = 32;
         continue;
       }
-      const cls = c < 128 ? ASCII_CLASS[c] : 0;
+      const cls = c < 128 ? classOf[c] : 0;
       if ((cls === 3 || cls === 4) && fast !== 0 && c !== 60 && c !== 91 && c !== 92 && c !== 96 && (c < 48 || c > 57)) {
         // Punctuation or a code symbol that opens no marker, escape or code span: what step()
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
@@ -618,6 +644,15 @@ export class LexicalScanner {
     this.lineLead = false;
     this.textSinceMarker = true;
     this.trailingNewlines = 0;
+  }
+
+  /** The run of `runs` that starts at i and ends by this scan's end (its offset in runs.runs), or -1. */
+  private runFrom(runs: LetterRuns, i: number, to: number): number {
+    const all = runs.runs;
+    let at = this.runAt;
+    while (at < runs.count && all[4 * at] < i) at++;
+    this.runAt = at;
+    return at < runs.count && all[4 * at] === i && all[4 * at + 1] <= to ? 4 * at : -1;
   }
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */

@@ -17,11 +17,13 @@
  * Bounded: reads the head text HeadText keeps (HEAD.chars units) once, at finish.
  */
 import * as limits from './limits';
+import * as bits from './bits';
 import { isLetterUnit, scriptOf, SCRIPT_LATIN } from './script';
 import type { HeadSink } from './head';
 
-/** A module-level copy: imported bindings are getter calls under some loaders. */
+/** Module-level copies: imported bindings are getter calls under some loaders. */
 const PIECES = limits.PIECES;
+const popcount = bits.popcount;
 
 /** Characters that mark a piece as a path, an address, markup or code for the glued-words rule. */
 function codeish(c: number): boolean {
@@ -58,6 +60,21 @@ function isAsciiSymbol(c: number): boolean {
   return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
 }
 
+/**
+ * Sets of ASCII symbols are three 32-bit words, a bit per code from 32 to 127: a piece's set then
+ * costs no allocation (a Set per piece did, and most of the pass's time went to it and its GC).
+ */
+function addSymbol(set: Int32Array, c: number): void {
+  set[(c - 32) >>> 5] |= 1 << (c & 31);
+}
+
+function symbolCount(set: Int32Array): number {
+  return popcount(set[0]) + popcount(set[1]) + popcount(set[2]);
+}
+
+/** The piece's symbols, cleared for each piece (judgePieces runs to the end before another starts). */
+const pieceSymbols = new Int32Array(3);
+
 function isWhitespace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xa0 || c === 0x3000;
 }
@@ -79,7 +96,8 @@ interface Tally {
   gluedSample: string;
   visible: number;
   junkChars: number;
-  junkSymbols: Set<number>;
+  /** The distinct symbols of the junk pieces, a bit each (addSymbol). */
+  junkSymbols: Int32Array;
   firstJunk: number;
   longJunk: number;
   longJunkLen: number;
@@ -87,10 +105,11 @@ interface Tally {
 }
 
 /**
- * One piece t[from, to): its Latin letter runs (glued words) and, when it holds no word, its
- * symbols (salad). `fenced` pieces only count towards the answer's letters and characters.
+ * One piece t[from, to) (u: t's code units): its Latin letter runs (glued words) and, when it
+ * holds no word, its symbols (salad). `fenced` pieces only count towards the answer's letters and
+ * characters.
  */
-function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): void {
+function piece(t: string, u: Uint16Array, from: number, to: number, fenced: boolean, s: Tally): void {
   let letters = 0;
   let longestWord = 0;
   let word = 0;
@@ -101,9 +120,10 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
   let pairs = 0;
   let unbalanced = false;
   let escapes = false;
-  const distinct = new Set<number>();
+  const distinct = pieceSymbols;
+  distinct[0] = distinct[1] = distinct[2] = 0;
   for (let i = from; i < to; i++) {
-    const c = t.charCodeAt(i);
+    const c = u[i];
     if (c < 0xdc00 || c >= 0xe000) s.visible++;
     if (c === 40 || c === 91 || c === 123) depth++;
     else if (c === 41 || c === 93 || c === 125) {
@@ -119,7 +139,7 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
       word = 0;
       if (isAsciiSymbol(c)) {
         symbols++;
-        distinct.add(c);
+        addSymbol(distinct, c);
         if (codeish(c)) code = true;
       }
     }
@@ -129,51 +149,60 @@ function piece(t: string, from: number, to: number, fenced: boolean, s: Tally): 
   let runStart = -1;
   let lastRunEnd = -1;
   let jointBefore = false;
-  const endRun = (end: number): void => {
-    if (run >= PIECES.gluedRunLetters && !code && !fenced) {
-      if (jointBefore) s.joints++;
-      s.gluedLetters += run;
-      if (s.gluedRuns++ === 0) {
-        s.firstGlued = runStart;
-        s.gluedSample = t.slice(runStart, Math.min(end, runStart + 24));
-      }
-      lastRunEnd = end;
-    }
-    run = 0;
-    jointBefore = false;
-  };
+  const glued = !code && !fenced;
   for (let i = from; i <= to; i++) {
-    const c = i < to ? t.charCodeAt(i) : 32;
+    const c = i < to ? u[i] : 32;
     if (scriptOf(c) === SCRIPT_LATIN) {
       s.latinLetters++;
-      if (run > 0 && isUpper(c) && isLower(t.charCodeAt(i - 1))) endRun(i);
+      if (run > 0 && isUpper(c) && isLower(u[i - 1])) {
+        if (glued && gluedRun(t, s, runStart, run, i, jointBefore)) lastRunEnd = i;
+        run = 0;
+        jointBefore = false;
+      }
       if (run === 0) {
         runStart = i;
         // Sentence punctuation right before it, after a word or a bracket: the space after the mark went.
-        if (i >= from + 2 && isJoint(t.charCodeAt(i - 1)) && !isWhitespace(t.charCodeAt(i - 2))) jointBefore = true;
+        if (i >= from + 2 && isJoint(u[i - 1]) && !isWhitespace(u[i - 2])) jointBefore = true;
       }
       run++;
       continue;
     }
-    if (run > 0) endRun(i);
+    if (run > 0) {
+      if (glued && gluedRun(t, s, runStart, run, i, jointBefore)) lastRunEnd = i;
+      run = 0;
+      jointBefore = false;
+    }
     // A glued run followed by sentence punctuation and the next word: the space after it went too.
-    if (lastRunEnd === i && isJoint(c) && i + 1 < to && scriptOf(t.charCodeAt(i + 1)) === SCRIPT_LATIN) s.joints++;
+    if (lastRunEnd === i && isJoint(c) && i + 1 < to && scriptOf(u[i + 1]) === SCRIPT_LATIN) s.joints++;
   }
   if (fenced || longestWord >= PIECES.junkWordLetters || to - from < PIECES.junkMinChars || symbols < 2) return;
   if (escapes || (pairs > 0 && depth === 0 && !unbalanced)) return;
   // No word in it, no structure: a piece of symbols and digits.
   s.junkChars += to - from;
-  for (const c of distinct) s.junkSymbols.add(c);
+  for (let k = 0; k < 3; k++) s.junkSymbols[k] |= distinct[k];
   if (s.firstJunk < 0) s.firstJunk = from;
-  if (to - from > s.longJunkLen && letters <= PIECES.junkLetterShare * (to - from) && distinct.size >= PIECES.junkPieceSymbols) {
+  const symbolKinds = symbolCount(distinct);
+  if (to - from > s.longJunkLen && letters <= PIECES.junkLetterShare * (to - from) && symbolKinds >= PIECES.junkPieceSymbols) {
     s.longJunk = from;
     s.longJunkLen = to - from;
-    s.longJunkSymbols = distinct.size;
+    s.longJunkSymbols = symbolKinds;
   }
 }
 
-/** Judges the pieces of the head t (`whole`: t is all of the answer). */
-export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
+/** A Latin letter run of t from runStart ended at end, outside code: whether it is long enough to count as glued words. */
+function gluedRun(t: string, s: Tally, runStart: number, run: number, end: number, jointBefore: boolean): boolean {
+  if (run < PIECES.gluedRunLetters) return false;
+  if (jointBefore) s.joints++;
+  s.gluedLetters += run;
+  if (s.gluedRuns++ === 0) {
+    s.firstGlued = runStart;
+    s.gluedSample = t.slice(runStart, Math.min(end, runStart + 24));
+  }
+  return true;
+}
+
+/** Judges the pieces of the head t, whose code units u holds (`whole`: t is all of the answer). */
+export function judgePieces(t: string, u: Uint16Array, whole: boolean, sink: HeadSink): void {
   const s: Tally = {
     latinLetters: 0,
     gluedLetters: 0,
@@ -183,7 +212,7 @@ export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
     gluedSample: '',
     visible: 0,
     junkChars: 0,
-    junkSymbols: new Set<number>(),
+    junkSymbols: new Int32Array(3),
     firstJunk: -1,
     longJunk: -1,
     longJunkLen: 0,
@@ -194,10 +223,10 @@ export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
   let lineStart = true;
   let from = -1;
   for (let i = 0; i <= n; i++) {
-    const c = i < n ? t.charCodeAt(i) : 10;
+    const c = i < n ? u[i] : 10;
     if (lineStart && c === 96 && t.startsWith('```', i)) fenced = !fenced;
     if (isWhitespace(c)) {
-      if (from >= 0) piece(t, from, i, fenced, s);
+      if (from >= 0) piece(t, u, from, i, fenced, s);
       from = -1;
       lineStart = c === 10 || (lineStart && c !== 10);
       continue;
@@ -220,11 +249,11 @@ export function judgePieces(t: string, whole: boolean, sink: HeadSink): void {
       `${s.longJunkLen} characters at offset ${s.longJunk} mix ${s.longJunkSymbols} different symbols and digits with no word among them: symbol tokens sampled at random`,
       'degenerate',
     );
-  } else if (whole && s.junkChars >= PIECES.junkMinTotal && s.junkChars >= PIECES.junkShare * s.visible && s.junkSymbols.size >= PIECES.junkSymbols) {
+  } else if (whole && s.junkChars >= PIECES.junkMinTotal && s.junkChars >= PIECES.junkShare * s.visible && symbolCount(s.junkSymbols) >= PIECES.junkSymbols) {
     sink(
       'token-salad',
       Math.max(0, s.firstJunk),
-      `${s.junkChars} of the answer's ${s.visible} visible characters are pieces of symbols and digits with no word in them (${s.junkSymbols.size} different symbols), from offset ${Math.max(0, s.firstJunk)}: symbol tokens sampled at random`,
+      `${s.junkChars} of the answer's ${s.visible} visible characters are pieces of symbols and digits with no word in them (${symbolCount(s.junkSymbols)} different symbols), from offset ${Math.max(0, s.firstJunk)}: symbol tokens sampled at random`,
       'degenerate',
     );
   }

@@ -28,10 +28,12 @@
  */
 import * as limits from './limits';
 import * as scripts from './script';
+import * as bits from './bits';
 import type { WordScanner, WordSink } from './words';
 
-/** A module-level copy: imported bindings are getter calls under some loaders. */
+/** Module-level copies: imported bindings are getter calls under some loaders. */
 const SALAD = limits.SALAD;
+const popcount = bits.popcount;
 
 const BLOCK = 64;
 const TABLE = 256;
@@ -44,12 +46,6 @@ const RUN_TOP = (2 ** (RUN - 1)) | 0;
 
 function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
-function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
 }
 
 export class Salad {
@@ -173,13 +169,17 @@ export class Salad {
       }
     }
     // Distinct words and the most frequent content word of the block.
+    // The tables in locals: V8 reloads a field after every typed-array store otherwise.
+    const stamp = this.stamp;
+    const stamps = this.stamps;
+    const keys = this.keys;
     const h = w.hash;
     let slot = (Math.imul(h, 0x9e3779b1) >>> 24) & TMASK;
-    while (this.stamps[slot] === this.stamp && this.keys[slot] !== h) slot = (slot + 1) & TMASK;
+    while (stamps[slot] === stamp && keys[slot] !== h) slot = (slot + 1) & TMASK;
     let returns: number;
-    if (this.stamps[slot] !== this.stamp) {
-      this.stamps[slot] = this.stamp;
-      this.keys[slot] = h;
+    if (stamps[slot] !== stamp) {
+      stamps[slot] = stamp;
+      keys[slot] = h;
       returns = this.returns[slot] = 1;
       this.distinct++;
       this.odd += pieces;
@@ -195,11 +195,13 @@ export class Salad {
     }
     if (this.n > 1) {
       const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
+      const pairStamps = this.pairStamps;
+      const pairKeys = this.pairKeys;
       let ps = (Math.imul(p, 0x9e3779b1) >>> 24) & TMASK;
-      while (this.pairStamps[ps] === this.stamp && this.pairKeys[ps] !== p) ps = (ps + 1) & TMASK;
-      if (this.pairStamps[ps] !== this.stamp) {
-        this.pairStamps[ps] = this.stamp;
-        this.pairKeys[ps] = p;
+      while (pairStamps[ps] === stamp && pairKeys[ps] !== p) ps = (ps + 1) & TMASK;
+      if (pairStamps[ps] !== stamp) {
+        pairStamps[ps] = stamp;
+        pairKeys[ps] = p;
         this.pairs++;
       }
     }

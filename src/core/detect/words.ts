@@ -7,6 +7,10 @@
  * A word is a run of letters (any script) and digits holding at least one letter; digit-only runs
  * belong to the gap. Per character the scanner does one class lookup and, inside a word, a hash
  * step; scripts are looked up for non-ASCII letters only.
+ *
+ * It scans each piece before LexicalScanner and records the ASCII letter runs that start its words
+ * (LetterRuns): LexicalScanner's words start at the same letters and hash them the same way, so it
+ * takes those runs whole instead of hashing every letter a second time.
  */
 import * as wordHashes from './wordHash';
 import * as scripts from './script';
@@ -61,6 +65,32 @@ for (const ch of '{}[]()<>,;-=_*#~|`+/\\.') STRUCTURAL[ch.charCodeAt(0)] = 1;
 
 /** Letters of a word kept for the signals that look inside it (lower-cased). */
 export const WORD_BUF = 64;
+
+/** Fields of one run in LetterRuns.runs. */
+export const RUN_FIELDS = 4;
+
+/**
+ * The ASCII-letter runs that start a word in one piece of text, as WordScanner found them, for
+ * LexicalScanner to take whole instead of hashing the same letters again: both scanners read a
+ * word as letters between non-letters and hash it the same way (FNV-1a over lower-cased units).
+ * A run holds its offset in the piece, its end, its hash and `bits`: the lower-case run at its end
+ * (bits >> 2), a lower -> upper turn after two lower-case letters (bit 0), only a-f letters (bit 1).
+ * A piece of CHUNK units holds at most CHUNK / 2 runs (each is followed by a non-letter).
+ */
+export class LetterRuns {
+  readonly runs: Int32Array;
+  count = 0;
+
+  constructor(chunk: number) {
+    this.runs = new Int32Array(RUN_FIELDS * ((chunk >> 1) + 1));
+  }
+}
+
+/** Whether u[from, to) holds an "x": a word of a-f and x letters is hex to WordScanner, of a-f only to LexicalScanner. */
+function hasX(u: Uint16Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if ((u[i] | 32) === 120) return true;
+  return false;
+}
 
 function isSpaceUnit(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
@@ -179,7 +209,9 @@ export class WordScanner {
     this.lineCycle = new LineCycle(sink);
   }
 
-  feed(u: Uint16Array, n: number): void {
+  /** Scan the first n code units of u; runs, when given, receives the letter runs that start a word in it. */
+  feed(u: Uint16Array, n: number, runs: LetterRuns | null = null): void {
+    if (runs !== null) runs.count = 0;
     let pos = this.pos;
     // The hot path (an ASCII letter inside or starting a word, a space between words) keeps the
     // word's state in locals, written back before anything else runs.
@@ -190,10 +222,12 @@ export class WordScanner {
     let hex = this.hex ? 1 : 0;
     let latin = inWord !== 0 && this.wSc === SCRIPT_LATIN && this.wKind === 1 ? 1 : 0;
     const buf = this.buf;
+    // A local: V8 reads a module constant from the context, with a check, at every use.
+    const classOf = CLASS;
     for (let i = 0; i < n; i++, pos++) {
       const c = u[i];
       if (c < 128) {
-        const k = CLASS[c];
+        const k = classOf[c];
         if (k === 1 && latin !== 0) {
           // K_LETTER continuing a Latin word.
           if (c < 97) {
@@ -285,6 +319,13 @@ export class WordScanner {
           }
           if (caseTurns !== 0) this.caseTurns += caseTurns;
           if (upper !== 0) this.upper += upper;
+          if (runs !== null) {
+            const r = RUN_FIELDS * runs.count++;
+            runs.runs[r] = i;
+            runs.runs[r + 1] = k;
+            runs.runs[r + 2] = hash;
+            runs.runs[r + 3] = (lowerRun << 2) | (hex !== 0 && !hasX(u, i, k) ? 2 : 0) | (caseTurns !== 0 ? 1 : 0);
+          }
           pos += k - i - 1;
           i = k - 1;
           continue;
