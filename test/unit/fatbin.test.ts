@@ -25,6 +25,8 @@ describe('fatbin reader', function () {
     ['ptx80_only.so', [], ['compute_80'], 1],
     ['family_sm100f_sm120a.so', ['sm_100f', 'sm_120a'], ['compute_120f'], 1],
     ['relfatbin_sm86.so', ['sm_86'], [], 1],
+    // The loadable section only: its relocatable sm_86, sm_89 and compute_120 are for a device link.
+    ['relfatbin_and_fatbin.so', ['sm_80', 'sm_90'], [], 1],
     ['no_fatbin.so', [], [], 0],
   ];
   for (const [name, sass, ptx, containers] of exact) {

@@ -2,7 +2,11 @@
  * CUDA fat binary reader: which GPU architectures a shared library carries code for.
  *
  * A CUDA `.so` keeps its device code in ELF sections named `.nv_fatbin` (or `__nv_relfatbin` in
- * relocatable objects). Each section holds one or more fatbin containers laid end to end:
+ * relocatable objects). A library can hold both (nvshmem, PyTorch's libtorch_nvshmem.so): the
+ * driver loads `.nv_fatbin`, while `__nv_relfatbin` is relocatable code for a program's own device
+ * link, with targets of its own (sm_89 and compute_120 that the loadable code lacks, seen on CUDA
+ * 13). So `__nv_relfatbin` is read only where no `.nv_fatbin` exists, as cuobjdump lists them.
+ * Each section holds one or more fatbin containers laid end to end:
  *
  *   container header (16 bytes): u32 magic 0xBA55ED50, u16 version (1), u16 header size (16),
  *                                u64 size of the entries that follow
@@ -29,6 +33,12 @@ export type { FatbinErrorCode } from './elf';
 
 export const FATBIN_MAGIC = 0xba55ed50;
 export const FATBIN_SECTIONS = ['.nv_fatbin', '__nv_relfatbin'] as const;
+
+/** The fatbin sections whose targets count: `.nv_fatbin` where the file has one, else `__nv_relfatbin` (see above). */
+function loadedSections<T extends { name: string; type: number; size: number }>(all: readonly T[]): T[] {
+  const fatbins = all.filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0);
+  return fatbins.some((s) => s.name === '.nv_fatbin') ? fatbins.filter((s) => s.name === '.nv_fatbin') : fatbins;
+}
 export const FLAG_ARCH_SPECIFIC = 0x100000;
 export const FLAG_FAMILY_SPECIFIC = 0x200000;
 export const FLAG_COMPRESSED_LZ4 = 0x2000;
@@ -391,9 +401,7 @@ function readInner(bytes: Uint8Array, opts: FatbinReadOptions): FatbinReport {
     }
     throw err;
   }
-  const sections = sectionsAll
-    .filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0)
-    .map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
+  const sections = loadedSections(sectionsAll).map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
   for (const s of sections) {
     let limit = s.offset + s.size;
     if (limit > bytes.length) {
@@ -652,7 +660,7 @@ async function rangedInner(src: BudgetedReads, opts: RangedReadOptions): Promise
   }
   if (!isElf(head.bytes)) throw new FatbinError('not-elf', 'not an ELF shared object or fatbin file (no \\x7fELF or 0xba55ed50 magic)');
   const all = (await readElfSectionsFrom(src)).sections;
-  const fatbins = all.filter((s) => (FATBIN_SECTIONS as readonly string[]).includes(s.name) && s.type !== SHT_NOBITS && s.size > 0);
+  const fatbins = loadedSections(all);
   const sections = fatbins.map((s) => ({ name: s.name, offset: s.offset, size: s.size }));
   // Container headers read ahead, many at once; a quarter of the budget at most goes to guesses.
   const stopPrefetch = src.prefetch(await containerHints(src, all, fatbins), CONTAINER_PEEK, src.budget / 4);
