@@ -62,7 +62,11 @@ export class ServerState {
     this.releases = new ReleaseFinder(
       this.store,
       () => this.folders,
-      (dir) => this.diagnostics.scheduleAll([...this.docs.keys()].filter((uri) => dirname(uriToPath(uri) ?? '') === dir)),
+      (dir) => {
+        this.diagnostics.scheduleAll([...this.docs.keys()].filter((uri) => dirname(uriToPath(uri) ?? '') === dir));
+        // A pin read after the Backend Flags view asked can change the vLLM release it shows.
+        this.notifyCatalogChanged();
+      },
     );
   }
 
@@ -158,8 +162,13 @@ export class ServerState {
       this.toldNoCatalog = true;
       this.log('no catalog: open a server_args.py or set inferenceDoctor.flags.serverArgsPath (rule checks still run)');
     }
-    void sendCustomNotification(this.connection, 'inferenceDoctor/catalogChanged', this.status());
+    this.notifyCatalogChanged();
     this.diagnostics.scheduleAll(this.docs.keys());
+  }
+
+  /** Tells the client to ask for the catalog again (the Backend Flags view asks only for what changed). */
+  notifyCatalogChanged(): void {
+    void sendCustomNotification(this.connection, 'inferenceDoctor/catalogChanged', this.status());
   }
 
   refreshCodeLenses(): void {

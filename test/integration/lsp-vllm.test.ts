@@ -173,6 +173,33 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     });
   });
 
+  it('tells the client when a pin read after its request moves the vLLM release, and the next ask gets the pinned catalog', async () => {
+    const dir = join(ws, 'late-pin');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'requirements.txt'), 'vllm==0.11.0\n');
+    const file = join(dir, 'serve.sh');
+    const text = '#!/bin/sh\nvllm serve m --kv-cache-dtype fp8\n';
+    writeFileSync(file, text);
+    const uri = uriOf(file);
+    const entries = (params: object) => c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', params);
+    const changed = (): number => c.notifications.filter((n) => n.method === 'inferenceDoctor/catalogChanged').length;
+    // The view asks as the document opens (both messages in one write), before the server has read the files next to it.
+    const opened = c.open(uri, 'shellscript', text);
+    const first = await entries({ engine: 'vllm', uri });
+    await opened;
+    assert.equal(first.source?.version, 'main', 'the pin is not known yet');
+    const seen = changed();
+    const deadline = Date.now() + 10_000;
+    while (changed() === seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(changed() > seen, 'catalogChanged after the pin was read');
+    const again = await entries({ engine: 'vllm', uri, knownGeneration: first.generation });
+    assert.notEqual(again.unchanged, true, 'the answer moved with the release');
+    assert.equal(again.source?.version, '0.11.0');
+    assert.ok(!again.entries.some((e) => e.flag === '--attention-backend'), 'added in 0.13.0');
+    const settled = await entries({ engine: 'vllm', uri, knownGeneration: again.generation });
+    assert.equal(settled.unchanged, true);
+  });
+
   it('keeps SGLang files as they were: a SGLang command next to a vLLM one is judged against SGLang', async () => {
     const dir = join(ws, 'both');
     mkdirSync(dir);

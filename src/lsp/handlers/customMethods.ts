@@ -29,9 +29,19 @@ function requestedCatalog(store: CatalogStore, p: CatalogEntriesParams | undefin
   return store.activeLoaded(p?.staticOnly) ?? (p?.staticOnly ? undefined : store.bundledFor(versions.sglang)?.loaded);
 }
 
-/** The active catalog's entries, or `unchanged` when the client already has this generation. */
-export function catalogEntries(store: CatalogStore, p: CatalogEntriesParams | undefined, versions: BundledVersions = {}): CatalogEntriesResult {
-  const generation = store.generation;
+/**
+ * The active catalog's entries, or `unchanged` when the client already has this generation.
+ * `releasesGeneration` counts what is known of the documents' releases (pins read near them): a
+ * vLLM document's catalog follows its pin, so the answer's generation moves with it too (a sum of
+ * two counters that only grow moves whenever either does).
+ */
+export function catalogEntries(
+  store: CatalogStore,
+  p: CatalogEntriesParams | undefined,
+  versions: BundledVersions = {},
+  releasesGeneration = 0,
+): CatalogEntriesResult {
+  const generation = store.generation + releasesGeneration;
   if (p?.knownGeneration === generation) return { generation, unchanged: true, source: null, entries: [], choiceLists: [] };
   const active = requestedCatalog(store, p, versions);
   if (!active) return { generation, source: null, entries: [], choiceLists: [] };
@@ -113,7 +123,8 @@ export function registerCustomMethods(state: ServerState): void {
       async (p: CatalogEntriesParams) => {
         // Pending catalog work (edits, loads) first, so the answer matches the latest text.
         await store.serial(() => undefined);
-        return catalogEntries(store, p, { sglang: state.settings.sglangVersion?.trim() || undefined, vllm: vllmVersionOf(state, p) });
+        const vllm = vllmVersionOf(state, p);
+        return catalogEntries(store, p, { sglang: state.settings.sglangVersion?.trim() || undefined, vllm }, state.releases.generation);
       },
     ),
   );
