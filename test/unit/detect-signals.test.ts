@@ -466,6 +466,24 @@ describe('detector signals on real outputs', () => {
         assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', `${unit}: the model stopped by itself`);
       }
     });
+    it('reads the reasoning when the server cut it before any answer text came (a model stuck while thinking)', () => {
+      const thinking = 'Okay, the user asks how to set the batch size. Let me think. ';
+      const stuck = createDetector();
+      stuck.push({ reasoning: thinking });
+      for (let i = 0; i < 40; i++) stuck.push({ reasoning: '。' });
+      const r = reason(stuck.finish({ finishReason: 'length' }), 'length-repetition');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, 0, 'reasoning reasons point at the answer, which is empty');
+      assert.match(r.message, new RegExp(`^In the reasoning text at offset ${thinking.length}: finish_reason is "length" and the reasoning ends in 40 copies`));
+      // Cut while thinking soundly: ok. An answer that came after the stuck reasoning is what was cut instead.
+      const sound = createDetector();
+      sound.push({ reasoning: `${thinking}The flag is --max-running-requests, and the memory it needs grows with the batch.` });
+      assert.equal(sound.finish({ finishReason: 'length' }).kind, 'ok');
+      const answered = createDetector();
+      answered.push({ reasoning: thinking + '。'.repeat(40) });
+      answered.push({ text: 'Set --max-running-requests to the batch size you want.' });
+      assert.equal(answered.finish({ finishReason: 'length' }).kind, 'ok');
+    });
     it('leaves rules, banners, leaders, padding and digits cut at max_tokens alone', () => {
       for (const unit of ['-', '=', '/', '.', '*', ' ', '0', '─', '-+']) {
         assert.equal(detect(prose + unit.repeat(60), { finishReason: 'length' }).kind, 'ok', JSON.stringify(unit));

@@ -91,6 +91,13 @@ const TAIL_RUN_CHARS = 1024;
 /** A module-level copy: imported bindings are getter calls under some loaders. The scanners read each piece from a typed array, decoded once. */
 const decode = decoding.decodeUnits;
 
+/** Where finish_reason "length" cut the text, and how its offsets are reported (see cutChannel). */
+interface CutChannel {
+  ch: Channel;
+  at: (offset: number) => number;
+  where: (offset: number) => string;
+}
+
 class StreamingDetector implements Detector {
   private readonly content: Channel;
   private readonly contentLex: LexicalScanner;
@@ -283,14 +290,15 @@ class StreamingDetector implements Detector {
     if (reason !== 'length') this.content.checkEndLoop();
     this.checkMarkupLoop();
     if (reason === 'length') {
-      const loop = this.content.tailLoop();
+      const cut = this.cutChannel();
+      const loop = cut.ch.tailLoop();
       if (loop) {
         this.add(
           'length-repetition',
-          loop.start,
-          `finish_reason is "length" and the last ${end - loop.start} characters repeat a ${loop.period}-character period`,
+          cut.at(loop.start),
+          `${cut.where(loop.start)}finish_reason is "length" and the last ${cut.ch.pos - loop.start} characters repeat a ${loop.period}-character period`,
         );
-      } else if (this.lengthFlood()) {
+      } else if (this.lengthFlood(cut)) {
         // Reported by lengthFlood.
       } else if (this.content.has('short-loop') || this.content.has('long-loop') || this.content.has('char-flood') || this.content.has('token0-run')) {
         // The earliest reason, not the first recorded: which scanner records first depends on the pieces.
@@ -302,18 +310,30 @@ class StreamingDetector implements Detector {
     return this.cached;
   }
 
-  /** finish_reason "length" and the answer ends in a run of one short unit (tailrun.ts): reports it. */
-  private lengthFlood(): boolean {
-    const ch = this.content;
+  /**
+   * The text the server cut at max_tokens: the answer, or the reasoning when no answer text came yet
+   * (a reasoning model stuck while thinking). Reasons in the reasoning point at the answer's end and
+   * name their offset in the reasoning, as the reasoning scanners' reasons do.
+   */
+  private cutChannel(): CutChannel {
+    const reasoning = this.reasoningCh;
+    if (this.content.nonWhitespace || !reasoning?.nonWhitespace) return { ch: this.content, at: (offset) => offset, where: () => '' };
+    const end = this.content.pos;
+    return { ch: reasoning, at: () => end, where: (offset) => `in the reasoning text at offset ${offset}: ` };
+  }
+
+  /** finish_reason "length" and the cut text ends in a run of one short unit (tailrun.ts): reports it. */
+  private lengthFlood(cut: CutChannel): boolean {
+    const ch = cut.ch;
     const tail = ch.tail(TAIL_RUN_CHARS);
     const run = tailRun(tail);
     if (run === null || !isLengthFlood(run)) return false;
     const start = ch.pos - tail.length + run.start;
-    this.add(
-      'length-repetition',
-      start,
-      `finish_reason is "length" and the answer ends in ${run.copies} copies of ${JSON.stringify(run.unit)} from offset ${start}: the model was stuck on one token`,
-    );
+    const what =
+      ch === this.content
+        ? `the answer ends in ${run.copies} copies of ${JSON.stringify(run.unit)} from offset ${start}`
+        : `the reasoning ends in ${run.copies} copies of ${JSON.stringify(run.unit)}`;
+    this.add('length-repetition', cut.at(start), `${cut.where(start)}finish_reason is "length" and ${what}: the model was stuck on one token`);
     return true;
   }
 
