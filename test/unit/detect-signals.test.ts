@@ -456,8 +456,8 @@ describe('detector signals on real outputs', () => {
 
   describe('ends in a run when cut at max_tokens (tailrun.ts)', () => {
     const prose = 'To configure the server, set the batch size in the launch file and restart the service. ';
-    it('flags an answer cut while repeating one short unit 32 times: a question mark, CJK full stops, "!, ", an emoji', () => {
-      for (const unit of ['?', '。', '!, ', '\u{1F60A}']) {
+    it('flags an answer cut while repeating one short unit 32 times: a question mark, CJK full stops, "!, ", an emoji, tofu', () => {
+      for (const unit of ['?', '。', '!, ', '\u{1F60A}', '□']) {
         const text = prose + unit.repeat(32);
         const r = reason(detect(text, { finishReason: 'length' }), 'length-repetition');
         assert.equal(r.offset, prose.length, unit);
@@ -485,7 +485,7 @@ describe('detector signals on real outputs', () => {
       assert.equal(answered.finish({ finishReason: 'length' }).kind, 'ok');
     });
     it('leaves rules, banners, leaders, padding and digits cut at max_tokens alone', () => {
-      for (const unit of ['-', '=', '/', '.', '*', ' ', '0', '─', '-+']) {
+      for (const unit of ['-', '=', '/', '.', '*', ' ', '0', '─', '-+', '—', '＝', '…', '█', '★']) {
         assert.equal(detect(prose + unit.repeat(60), { finishReason: 'length' }).kind, 'ok', JSON.stringify(unit));
       }
     });

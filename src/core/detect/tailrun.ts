@@ -36,7 +36,20 @@ function drawsLayout(c: number): boolean {
     (c >= 48 && c <= 57) ||
     c === 0xb7 || // ·
     c === 0x2022 || // •
-    (c >= 0x2500 && c <= 0x257f) // box drawing
+    (c >= 0x2010 && c <= 0x2015) || // hyphens and dashes: "————" lines in CJK text
+    c === 0x2026 || // … (leaders)
+    c === 0x2027 ||
+    c === 0x3000 || // ideographic space
+    c === 0x30fb || // ・ (leaders)
+    c === 0x30fc || // ー
+    c === 0xff0d || // －
+    c === 0xff0e || // ．
+    c === 0xff1d || // ＝
+    c === 0xff3f || // ＿
+    c === 0xff5e || // ～
+    c === 0x2605 || // ★
+    c === 0x2606 || // ☆
+    (c >= 0x2500 && c <= 0x259f) // box drawing and block elements (━━, ██); not "□□□□", the glyph of a missing character
   );
 }
 
