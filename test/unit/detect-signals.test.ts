@@ -658,6 +658,18 @@ describe('detector signals on real outputs', () => {
         for (let i = 0; i < salad.length; i += 3) d.push({ text: salad.slice(i, i + 3) });
         assert.equal(reason(d.finish({ finishReason: 'length' }), 'token-salad').message, r.message);
       });
+      it('flags a whole short answer of random code tokens (24 to 31 words) on stricter shares, and leaves an import list alone', () => {
+        const salad =
+          "bindingHalf oscurrent']= frameworkprov._ resultSet tempor vizAl'], reasonedge }); Paolo getDirty fotograf$ quarante " +
+          "rapidBuf /*< unfoldingLn shipment.rem ebENCH tallyKeep(' Andersonfra kom &# monitorsOut winding_Z parcelDiff @{ hinted " +
+          'vaultNOR grazing:: setMarble ?> turbineCle';
+        assert.match(reason(detect(salad, { finishReason: 'length' }), 'token-salad').message, /in the answer's \d+ words.*tokens sampled at random/);
+        const imports =
+          'import { ClientConfiguration, CommonClientConfiguration, INetworkModule, NetworkRequestOptions, Logger, ICrypto, CacheManager, ' +
+          'ServerTelemetryManager, AuthorityOptions, AccountInfo, SilentRequest, TokenResponse, RefreshTokenCache, ClaimsRequest, ' +
+          "AuthenticationResult, TelemetryClient, CorrelationProvider, RedirectHandler, PopupHandler, StorageManager, BrokerClient, ScopeSet } from './config';";
+        assert.equal(detect(imports, { finishReason: 'stop' }).kind, 'ok');
+      });
       it('leaves a declaration file with many different identifiers on its lines alone', () => {
         const dts = [
           '/**',

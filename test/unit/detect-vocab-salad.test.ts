@@ -25,7 +25,7 @@ describe('detector on BPE salad from real vocabularies', function () {
     ['cl100k', 96, 0.9],
     ['gpt2', 96, 0.9],
     ['o200k', 96, 0.95],
-    ['cl100k', 48, 0.45],
+    ['cl100k', 48, 0.6],
     ['gpt2', 48, 0.7],
     ['o200k', 48, 0.95],
   ];

@@ -280,6 +280,11 @@ export const SALAD = Object.freeze({
   shredLineGaps: 0.08,
   shredPieces: 0.1,
   shredGapShapes: 0.3,
+  /** A whole answer of shredShortMinWords to shredMinWords words: these stricter shares of line breaks, pieces and symbol shapes. */
+  shredShortMinWords: 24,
+  shredShortLineGaps: 0.05,
+  shredShortPieces: 0.15,
+  shredShortGapShapes: 0.4,
   /** Letter/digit turns that make one word glued ("i3la90oller"); one is "H200" or "GPT4". */
   digitTurns: 3,
   /** Words with clashing scripts inside in one block. */

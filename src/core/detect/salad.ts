@@ -381,13 +381,16 @@ export class Salad {
   /** Tokens sampled at random from a vocabulary full of code pieces (see the module comment). */
   private judgeShredded(atFinish: boolean): void {
     const n = this.n;
+    // A whole answer shorter than a block's minimum must look more shredded: more pieces, fewer line
+    // breaks, more varied symbols (an import list's ", " and a closing "} from" are few shapes among few gaps).
+    const short = n < SALAD.shredMinWords;
+    if (short && !(atFinish && this.blocks === 0 && n >= SALAD.shredShortMinWords)) return;
     if (
-      n < SALAD.shredMinWords ||
       this.distinct < SALAD.shredDistinct * n ||
       this.stops > SALAD.shredStops * n ||
-      this.lineGaps > SALAD.shredLineGaps * n ||
-      this.blockPieces < SALAD.shredPieces * n ||
-      this.gapShapes < SALAD.shredGapShapes * this.symbolGaps
+      this.lineGaps > (short ? SALAD.shredShortLineGaps : SALAD.shredLineGaps) * n ||
+      this.blockPieces < (short ? SALAD.shredShortPieces : SALAD.shredPieces) * n ||
+      this.gapShapes < (short ? SALAD.shredShortGapShapes : SALAD.shredGapShapes) * this.symbolGaps
     ) {
       return;
     }
