@@ -670,6 +670,18 @@ describe('detector signals on real outputs', () => {
           "AuthenticationResult, TelemetryClient, CorrelationProvider, RedirectHandler, PopupHandler, StorageManager, BrokerClient, ScopeSet } from './config';";
         assert.equal(detect(imports, { finishReason: 'stop' }).kind, 'ok');
       });
+      it('flags control characters that no text holds (byte tokens sampled at random): two degenerate, one a suspect', () => {
+        const salad = ' Babel layoutiday Loginiversity\u000e PNG Oh Wil Qiao supposedSTON805 stands Machina\u0013 barriers heard';
+        const r = reason(detect(salad, { finishReason: 'length' }), 'token-salad');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(r.offset, salad.indexOf('\u000e'));
+        assert.match(r.message, /2 control characters \(U\+000E, U\+0013\)/);
+        const one = detect('The flag is set.\u0007 Restart the server.', { finishReason: 'stop' });
+        assert.equal(one.kind, 'ok');
+        assert.equal(reason(one, 'token-salad').kind, 'suspect');
+        // Tabs, line breaks, form feeds (a licence's page breaks) and terminal colours are text.
+        ok('Usage:\tprobe\r\n\fPage two\u000b\n\u001b[31mred\u001b[0m and done.');
+      });
       it('leaves a declaration file with many different identifiers on its lines alone', () => {
         const dts = [
           '/**',

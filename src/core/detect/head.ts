@@ -20,6 +20,7 @@ import * as limits from './limits';
 import * as decoding from './decode';
 import { judgePieces } from './pieces';
 import { judgeTokenMarks } from './tokenMarks';
+import { judgeControlChars } from './controlChars';
 import { isLetterUnit } from './script';
 import type { ReasonCode, ReasonKind } from './types';
 
@@ -187,5 +188,6 @@ export class HeadText {
     }
     judgePieces(t, u, whole, this.sink);
     judgeTokenMarks(t, this.sink);
+    judgeControlChars(t, this.sink);
   }
 }

@@ -371,6 +371,11 @@ export const PIECES = Object.freeze({
   junkSymbols: 9,
 });
 
+/** controlChars.ts: stray C0 control characters (not tab, LF, VT, FF, CR, ESC) that make an answer degenerate. */
+export const CONTROLS = Object.freeze({
+  degenerate: 2,
+});
+
 /** tokenMarks.ts: words that start right after a tokenizer's space mark ("▁", "Ġ", "Ċ"): this many, and this share of the words. */
 export const TOKEN_MARKS = Object.freeze({
   min: 3,
