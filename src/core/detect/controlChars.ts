@@ -20,13 +20,13 @@ function codePoint(c: number): string {
   return `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Judges the head t: its stray control characters. */
-export function judgeControlChars(t: string, sink: HeadSink): void {
+/** Judges the head's first n code units u (decoded once by HeadText): its stray control characters. */
+export function judgeControlChars(u: Uint16Array, n: number, sink: HeadSink): void {
   let count = 0;
   let first = -1;
   const seen: number[] = [];
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
+  for (let i = 0; i < n; i++) {
+    const c = u[i];
     if (!isStrayControl(c)) continue;
     if (count++ === 0) first = i;
     if (seen.length < 3 && !seen.includes(c)) seen.push(c);

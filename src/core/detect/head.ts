@@ -187,7 +187,7 @@ export class HeadText {
       this.sink('answer-flood', firstLone, `${lone} of the answer's ${lines} lines hold one sentence mark alone, the first at offset ${firstLone}`);
     }
     judgePieces(t, u, whole, this.sink);
-    judgeTokenMarks(t, this.sink);
-    judgeControlChars(t, this.sink);
+    judgeTokenMarks(u, n, this.sink);
+    judgeControlChars(u, n, this.sink);
   }
 }

@@ -44,7 +44,7 @@ const WINDOW = LEX.wordWindow;
 const WMASK = WINDOW - 1;
 const ITEM_RING = 64;
 const IMASK = ITEM_RING - 1;
-const MARKER_MAX = 48;
+export const MARKER_MAX = 48;
 const FNV = FNV_BASIS;
 /** Character statistics (answer-flood, symbols only, blank) cover the first FLOOD_SPAN characters. */
 const FLOOD_SPAN = 4096;

@@ -18,7 +18,7 @@
  */
 import * as limits from './limits';
 import * as bits from './bits';
-import { isLetterUnit, scriptOf, SCRIPT_LATIN } from './script';
+import { isLetterUnit, isWhitespaceUnit as isWhitespace, scriptOf, SCRIPT_LATIN } from './script';
 import type { HeadSink } from './head';
 
 /** Module-level copies: imported bindings are getter calls under some loaders. */
@@ -74,10 +74,6 @@ function symbolCount(set: Int32Array): number {
 
 /** The piece's symbols, cleared for each piece (judgePieces runs to the end before another starts). */
 const pieceSymbols = new Int32Array(3);
-
-function isWhitespace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xa0 || c === 0x3000;
-}
 
 function isLower(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7);

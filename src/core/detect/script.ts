@@ -121,6 +121,11 @@ export function isLetterUnit(c: number): boolean {
   return s !== SCRIPT_NONE && s !== SCRIPT_INHERIT;
 }
 
+/** The whitespace that separates the pieces of a text: space, tab, line breaks, no-break and ideographic spaces. */
+export function isWhitespaceUnit(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xa0 || c === 0x3000;
+}
+
 /** Marks that end a sentence: . ? ! and their full-width forms. */
 export function endsSentence(c: number): boolean {
   return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;

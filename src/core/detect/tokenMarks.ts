@@ -10,7 +10,8 @@
  */
 import * as limits from './limits';
 import type { HeadSink } from './head';
-import { isLetterUnit } from './script';
+import { MARKER_MAX } from './lexical';
+import { isLetterUnit, isWhitespaceUnit } from './script';
 
 const TOKEN_MARKS = limits.TOKEN_MARKS;
 
@@ -22,38 +23,38 @@ function isMarkUnit(c: number): boolean {
   return c === SENTENCEPIECE_SPACE || c === BYTE_BPE_SPACE || c === BYTE_BPE_NEWLINE;
 }
 
-/** Longest special token skipped whole, as lexical.ts reads them. */
-const MARKER_MAX = 48;
+/** Where the special token opened at `at` ("<|…|>", "<｜…｜>") closes, or -1: a ">" after a bar, within MARKER_MAX units. */
+function markerEnd(u: Uint16Array, n: number, at: number): number {
+  const last = Math.min(n, at + MARKER_MAX + 1);
+  for (let i = at + 2; i < last; i++) if (u[i] === 62) return isBar(u[i - 1]) ? i : -1;
+  return -1;
+}
 
 /** The bar of a special token's brackets: "|" or DeepSeek's full-width "｜". */
 function isBar(c: number): boolean {
   return c === 124 || c === 0xff5c;
 }
 
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xa0 || c === 0x3000;
-}
-
-/** Judges the head t: words that start right after a tokenizer mark, among all word starts. */
-export function judgeTokenMarks(t: string, sink: HeadSink): void {
+/** Judges the head's first n code units u (decoded once by HeadText): words that start right after a tokenizer mark, among all word starts. */
+export function judgeTokenMarks(u: Uint16Array, n: number, sink: HeadSink): void {
   let marked = 0;
   let starts = 0;
   let first = -1;
   let firstMark = 0;
   let prev = 32;
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
+  for (let i = 0; i < n; i++) {
+    const c = u[i];
     // DeepSeek's special tokens hold the mark in their names ("<｜end▁of▁sentence｜>"): lexical.ts judges those.
-    if (c === 60 && isBar(t.charCodeAt(i + 1))) {
-      const close = t.indexOf('>', i + 2);
-      if (close > 0 && close - i <= MARKER_MAX && isBar(t.charCodeAt(close - 1))) {
+    if (c === 60 && i + 1 < n && isBar(u[i + 1])) {
+      const close = markerEnd(u, n, i);
+      if (close > 0) {
         i = close;
         prev = 62;
         continue;
       }
     }
     // A mark is a letter to isLetterUnit ("Ġ" is Latin): a word starts after it, not at it.
-    if (isLetterUnit(c) && !isMarkUnit(c) && (isSpace(prev) || isMarkUnit(prev))) {
+    if (isLetterUnit(c) && !isMarkUnit(c) && (isWhitespaceUnit(prev) || isMarkUnit(prev))) {
       starts++;
       if (isMarkUnit(prev)) {
         if (marked++ === 0) {
