@@ -44,6 +44,8 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     return openForDiagnostics(c, path, languageId, text, pred);
   };
   const hover = (path: string, text: string, needle: string, delta?: number) => hoverAt(c, path, text, needle, delta);
+  /** The Backend Flags view's request. */
+  const entries = (params: object) => c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', params);
 
   it('a vllm serve script pinned by requirements.txt: hover, -O by release, an unknown and a too-new flag, choices', async () => {
     const dir = join(ws, 'script');
@@ -144,7 +146,6 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     await open(file, 'shellscript', '#!/bin/sh\nvllm serve m --attention-backend FLASHINFER\n', (d) =>
       d.diagnostics.some((x) => x.message.includes('vLLM 0.11.0')),
     );
-    const entries = (params: object) => c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', params);
 
     const pinned = await entries({ engine: 'vllm', uri: uriOf(file) });
     assert.equal(pinned.source?.engine, 'vllm');
@@ -181,7 +182,6 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     const text = '#!/bin/sh\nvllm serve m --kv-cache-dtype fp8\n';
     writeFileSync(file, text);
     const uri = uriOf(file);
-    const entries = (params: object) => c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', params);
     const changed = (): number => c.notifications.filter((n) => n.method === 'inferenceDoctor/catalogChanged').length;
     // The view asks as the document opens (both messages in one write), before the server has read the files next to it.
     const opened = c.open(uri, 'shellscript', text);
@@ -248,7 +248,7 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     assert.match(attention, /FAKE_PLUGIN_ATTN/);
     assert.match(await hover(file, text, '--max_model_len'), /is read by vLLM as `--max-model-len`/);
     // The Backend Flags view's vLLM rows are the installed vLLM's now, whatever the document pins.
-    const viewEntries = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', { engine: 'vllm', uri });
+    const viewEntries = await entries({ engine: 'vllm', uri });
     assert.equal(viewEntries.source?.kind, 'runtime');
     assert.equal(viewEntries.source?.label, 'gpu-box · python3');
     assert.ok(viewEntries.entries.find((e) => e.flag === '--attention-backend')?.choices?.includes('FAKE_PLUGIN_ATTN'));
@@ -274,7 +274,7 @@ describe('language server with vLLM launch files: the bundled vLLM catalog', fun
     const back = c.diagnostics(uri, (d) => byCode(d.diagnostics, 'unknown-flag').some((x) => x.message.startsWith('--attention-backend does not exist')));
     await send({ catalog: null, engine: 'vllm' });
     await back;
-    const bundledAgain = await c.request<CatalogEntriesResult>('inferenceDoctor/catalogEntries', { engine: 'vllm', uri });
+    const bundledAgain = await entries({ engine: 'vllm', uri });
     assert.equal(bundledAgain.source?.kind, 'bundled');
     assert.equal(bundledAgain.source?.version, '0.11.0');
     assert.equal((await c.request<CatalogStatus>('inferenceDoctor/catalogStatus', null)).vllmRuntime, undefined);
