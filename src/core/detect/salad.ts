@@ -48,6 +48,20 @@ function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * Adds `key` to a block's stamped table (a slot belongs to the block when it holds the block's
+ * stamp, so a new block starts empty without clearing); whether it was new. At most BLOCK keys a
+ * block in TABLE slots, so a free slot is always found.
+ */
+function addNew(keys: Int32Array, stamps: Int32Array, stamp: number, key: number): boolean {
+  let slot = (Math.imul(key, 0x9e3779b1) >>> 24) & TMASK;
+  while (stamps[slot] === stamp && keys[slot] !== key) slot = (slot + 1) & TMASK;
+  if (stamps[slot] === stamp) return false;
+  stamps[slot] = stamp;
+  keys[slot] = key;
+  return true;
+}
+
 export class Salad {
   private readonly flagged = new Set<string>();
   // Block counters.
@@ -195,15 +209,7 @@ export class Salad {
     }
     if (this.n > 1) {
       const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
-      const pairStamps = this.pairStamps;
-      const pairKeys = this.pairKeys;
-      let ps = (Math.imul(p, 0x9e3779b1) >>> 24) & TMASK;
-      while (pairStamps[ps] === stamp && pairKeys[ps] !== p) ps = (ps + 1) & TMASK;
-      if (pairStamps[ps] !== stamp) {
-        pairStamps[ps] = stamp;
-        pairKeys[ps] = p;
-        this.pairs++;
-      }
+      if (addNew(this.pairKeys, this.pairStamps, stamp, p)) this.pairs++;
     }
     if (this.n === BLOCK) {
       this.judge(w, false);
@@ -370,12 +376,7 @@ export class Salad {
   private gapShape(w: WordScanner): void {
     this.symbolGaps++;
     const key = (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
-    let slot = (Math.imul(key, 0x9e3779b1) >>> 24) & TMASK;
-    while (this.gapStamps[slot] === this.stamp && this.gapKeys[slot] !== key) slot = (slot + 1) & TMASK;
-    if (this.gapStamps[slot] === this.stamp) return;
-    this.gapStamps[slot] = this.stamp;
-    this.gapKeys[slot] = key;
-    this.gapShapes++;
+    if (addNew(this.gapKeys, this.gapStamps, this.stamp, key)) this.gapShapes++;
   }
 
   /** Tokens sampled at random from a vocabulary full of code pieces (see the module comment). */
