@@ -120,6 +120,25 @@ describe('detector signals', () => {
       const v = detect(tokens.map((t) => t.text).join(''), { finishReason: 'length' }, tokens);
       assert.ok(codes(v).includes('token-salad'));
     });
+    it('judges an answer shorter than the logprob window on all its tokens at finish', () => {
+      // A real few-word salad ("ottokojirache destiracles tu") with the logprobs a uniform draw gives.
+      const salad: TokenInfo[] = ['otto', 'koj', 'ir', 'ache', ' dest', 'ir', 'acles', ' tu'].map((text) => ({ text, logprob: -10.8 }));
+      const text = salad.map((t) => t.text).join('');
+      const v = detect(text, { finishReason: 'stop' }, salad);
+      assert.equal(v.kind, 'degenerate');
+      assert.equal(reason(v, 'token-salad').offset, 0);
+      assert.match(reason(v, 'token-salad').message, /All 8 tokens/);
+      // Sound tokens, one of them very unlikely, and too few tokens to judge, stay ok.
+      const sound = salad.map((t, i) => ({ ...t, logprob: i === 3 ? -14 : -0.6 }));
+      assert.equal(detect(text, { finishReason: 'stop' }, sound).kind, 'ok');
+      assert.equal(
+        detect('Paris.', { finishReason: 'stop' }, [
+          { text: 'Paris', logprob: -11 },
+          { text: '.', logprob: -11 },
+        ]).kind,
+        'ok',
+      );
+    });
   });
 
   describe('floods and loops', () => {

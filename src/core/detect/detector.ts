@@ -287,6 +287,7 @@ class StreamingDetector implements Detector {
     this.contentWords.finish();
     if (this.reasoningWords) this.reasoningWords.finish();
     this.contentHead.finish();
+    this.checkShortLogprobs();
     if (reason !== 'length') this.content.checkEndLoop();
     this.checkMarkupLoop();
     if (reason === 'length') {
@@ -308,6 +309,15 @@ class StreamingDetector implements Detector {
       }
     }
     return this.cached;
+  }
+
+  /** An answer of fewer tokens than the streaming window, each about as unlikely as a uniform draw (logprob()). */
+  private checkShortLogprobs(): void {
+    const n = this.lpCount;
+    if (n < LIMITS.saladLogprobMinTokens || n >= this.lpRing.length || this.reasons.has('token-salad')) return;
+    const mean = this.lpSum / n;
+    if (mean < LIMITS.saladLogprob)
+      this.add('token-salad', 0, `all ${n} tokens of the answer average logprob ${mean.toFixed(1)}, what sampling from a uniform distribution gives`);
   }
 
   /**

@@ -104,6 +104,12 @@ export const LIMITS = Object.freeze({
   /** Mean logprob over this many tokens below saladLogprob looks like a uniform distribution. */
   saladLogprobTokens: 16,
   saladLogprob: -8,
+  /**
+   * A whole answer shorter than saladLogprobTokens is judged at finish on all its tokens, from this
+   * many: sound logits seldom sample even one token below e^-8 (0.03%), a uniform draw over a 32k+
+   * vocabulary gives about -10.4 each.
+   */
+  saladLogprobMinTokens: 4,
 });
 
 /**
