@@ -134,6 +134,14 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('reads Chinese role names as turns too ("用户：" after the answer)', () => {
+      const answer = '巴黎是法国的首都，也是法国最大的城市，人口超过两百万。';
+      const v = detect(`${answer}\n用户：那德国的首都呢？\n助手：柏林。`, { finishReason: 'stop' });
+      assert.equal(reason(v, 'template-leak').kind, 'degenerate');
+      assert.equal(reason(v, 'template-leak').offset, answer.length + 1);
+      // The word inside a sentence is no turn.
+      assert.equal(detect(`${answer}\n用户可以在设置里修改语言。`, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves template markers named in sentences alone, quoted or not, and still flags one glued to the answer', () => {
       for (const text of [
         'ChatML wraps each turn in markers. A user turn starts with <|im_start|>user and ends with <|im_end|>, and the reply starts with <|im_start|>assistant.',

@@ -149,8 +149,8 @@ const FILLER =
   /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
-const USER_ROLES = ['user', 'human', 'instruction'];
-const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question'];
+const USER_ROLES = ['user', 'human', 'instruction', '用户', '人类'];
+const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question', '助手', '系统'];
 
 const ROLE_NAMES = new Map([...USER_ROLES, ...OTHER_ROLES].map((w) => [wordHash(w), w[0].toUpperCase() + w.slice(1)]));
 
