@@ -948,6 +948,58 @@ describe('detector signals on real outputs', () => {
     });
   });
 
+  describe('dropped words (dropped.ts)', () => {
+    const seq = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    it('flags determiners whose noun went missing in a real answer, from the first one', () => {
+      const c = real('reec2711e1f');
+      const r = reason(judge(c), 'dropped-words');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(c.text.slice(r.offset, r.offset + 4), 'the,');
+    });
+    it('keeps one such determiner a suspect (a real two-sentence answer)', () => {
+      const v = judge(real('re07326d587'));
+      assert.equal(v.kind, 'ok');
+      assert.equal(reason(v, 'dropped-words').kind, 'suspect');
+    });
+    it('leaves determiners before keyword names, hyphenated words, quotes and nouns alone', () => {
+      const text =
+        'Use the for loop and the in operator, then tick the to-do list. Stopwords such as "the", "their" and "its" carry little meaning. ' +
+        'It is the one I want, the best of them all, and their work is done. Your move.';
+      assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, []);
+    });
+    it('flags counting with numbers skipped or glued in a real answer, at the first gap', () => {
+      const c = real('ra3f47741bb');
+      const r = reason(judge(c), 'dropped-words');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(c.text.slice(r.offset, r.offset + 4), '2122');
+    });
+    it('counts with commas too, and keeps a single gap a suspect', () => {
+      const two = `Sure! ${seq(1, 40)
+        .filter((x) => x !== 7 && x !== 31)
+        .join(', ')}.`;
+      assert.equal(reason(detect(two, { finishReason: 'stop' }), 'dropped-words').kind, 'degenerate');
+      const one = seq(1, 40)
+        .filter((x) => x !== 17)
+        .join(' ');
+      const v = detect(one, { finishReason: 'stop' });
+      assert.equal(v.kind, 'ok');
+      assert.equal(reason(v, 'dropped-words').kind, 'suspect');
+    });
+    it('leaves whole counts, even numbers, primes and Fibonacci alone', () => {
+      for (const text of [
+        seq(1, 100).join(' '),
+        seq(1, 100).join('\n'),
+        seq(1, 50)
+          .map((x) => 2 * x)
+          .join(', '),
+        '2 3 5 7 11 13 17 19 23 29 31 37 41 43 47 53 59 61 67 71 73 79 83 89 97',
+        '1 1 2 3 5 8 13 21 34 55 89 144 233 377 610 987 1597 2584 4181 6765',
+      ]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text.slice(0, 40));
+      }
+    });
+  });
+
   describe('levels', () => {
     it('lets a suspect become degenerate when stronger evidence for the same code arrives', () => {
       const d = createDetector();

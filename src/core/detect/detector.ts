@@ -3,13 +3,14 @@
  * this file adds token-level evidence (ids, logprobs), finish-time rules and the verdict.
  */
 import { Channel } from './channel';
+import { countingGaps } from './dropped';
 import * as decoding from './decode';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
 import { isLengthFlood, tailRun } from './tailrun';
 import { LetterRuns, WordScanner } from './words';
-import { LIMITS } from './limits';
+import { DROPPED, LIMITS } from './limits';
 import type { DetectorOptions, FinishInfo, Reason, ReasonCode, ReasonKind, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { OK_VERDICT } from './types';
 
@@ -46,6 +47,7 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
   'list-cycle': 'degenerate',
   'spliced-token': 'degenerate',
   'detok-spacing': 'degenerate',
+  'dropped-words': 'degenerate',
 });
 
 const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
@@ -82,6 +84,8 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
   'spliced-token': 'a single foreign token in fluent text can be a sampling or kernel fault; probe again to see whether it recurs',
   'detok-spacing':
     'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
+  'dropped-words':
+    'tokens went missing between the model and the text: compare the non-streamed answer, turn off speculative decoding, and check the detokenizer and the client that joins the stream',
 });
 
 /** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
@@ -90,6 +94,8 @@ const CHUNK = 1024;
 const TAIL_RUN_CHARS = 1024;
 /** A module-level copy: imported bindings are getter calls under some loaders. The scanners read each piece from a typed array, decoded once. */
 const decode = decoding.decodeUnits;
+/** 0-9: a tail without them holds no counting. */
+const DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57];
 
 /** Where finish_reason "length" cut the text, and how its offsets are reported (see cutChannel). */
 interface CutChannel {
@@ -288,6 +294,7 @@ class StreamingDetector implements Detector {
     if (this.reasoningWords) this.reasoningWords.finish();
     this.contentHead.finish();
     this.checkShortLogprobs();
+    this.checkCounting();
     if (reason !== 'length') this.content.checkEndLoop();
     this.checkMarkupLoop();
     if (reason === 'length') {
@@ -309,6 +316,22 @@ class StreamingDetector implements Detector {
       }
     }
     return this.cached;
+  }
+
+  /** Counting with numbers skipped or glued (dropped.ts), read from the answer's tail when it holds numbers. */
+  private checkCounting(): void {
+    const ch = this.content;
+    if (!ch.tailHas(LIMITS.ringSize, DIGITS)) return;
+    const tail = ch.tail(LIMITS.ringSize);
+    const run = countingGaps(tail, ch.pos - tail.length);
+    if (run === null) return;
+    const what = run.gaps === 1 ? 'a step that skips or glues numbers' : `${run.gaps} steps that skip or glue numbers`;
+    this.add(
+      'dropped-words',
+      run.offset,
+      `counting ${run.numbers} numbers has ${what}, the first ${JSON.stringify(run.sample)} at offset ${run.offset}`,
+      run.gaps >= DROPPED.countGaps ? 'degenerate' : 'suspect',
+    );
   }
 
   /** An answer of fewer tokens than the streaming window, each about as unlikely as a uniform draw (logprob()). */

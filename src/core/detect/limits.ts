@@ -411,6 +411,17 @@ export const LINECYCLE = Object.freeze({
   sameItemWords: 4,
 });
 
+/** dropped.ts: determiners with the noun gone that make dropped-words degenerate (one is suspect); counting with gaps. */
+export const DROPPED = Object.freeze({
+  determiners: 2,
+  /** A counting run has this many numbers, this share of its steps counting up by one ... */
+  countNumbers: 20,
+  countPlainShare: 0.7,
+  /** ... and a skip drops at most this many numbers. Two skipped or glued steps are degenerate, one suspect. */
+  countSkipMax: 4,
+  countGaps: 2,
+});
+
 /** detok.ts: contractions with a space inside that count at any length; one counts below shortWords words. */
 export const DETOK = Object.freeze({
   events: 2,

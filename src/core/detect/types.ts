@@ -27,7 +27,8 @@ export type ReasonCode =
   | 'prompt-echo' // the prompt repeated in the answer
   | 'list-cycle' // lines or list items repeating in a cycle (numbers aside)
   | 'spliced-token' // one word of another script or vocabulary spliced into fluent text
-  | 'detok-spacing'; // a space inside contractions ("' s", "don' t"): the detokenizer mishandles the apostrophe
+  | 'detok-spacing' // a space inside contractions ("' s", "don' t"): the detokenizer mishandles the apostrophe
+  | 'dropped-words'; // tokens lost on the way: a determiner with its noun gone ("of the, there"), counting with numbers missing
 
 /**
  * How strong a reason is. `suspect` is weak evidence (one spliced token, a short salad): it is

@@ -19,6 +19,7 @@ import { Stutter } from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
+import { DroppedWords } from './dropped';
 import { ListedRun } from './listrun';
 import { LineCycle } from './linecycle';
 import type { ReasonCode, ReasonKind } from './types';
@@ -197,6 +198,7 @@ export class WordScanner {
   readonly salad: Salad;
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
+  readonly dropped: DroppedWords;
   readonly listedRun: ListedRun;
   readonly lineCycle: LineCycle;
 
@@ -205,6 +207,7 @@ export class WordScanner {
     this.salad = new Salad(sink);
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
+    this.dropped = new DroppedWords(sink);
     this.listedRun = new ListedRun(sink);
     this.lineCycle = new LineCycle(sink);
   }
@@ -528,6 +531,7 @@ export class WordScanner {
     this.lineVisible += this.tokLen;
     this.lineLetters += tokLetters;
     this.detok.word(this);
+    this.dropped.word(this);
     this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
@@ -606,6 +610,7 @@ export class WordScanner {
       this.lineCycle.line(this);
     }
     this.detok.finish(this);
+    this.dropped.finish(this);
     this.stutter.finish(this);
     this.salad.finish(this);
     this.template.finish();
