@@ -42,6 +42,15 @@ describe('detector piece rules on real outputs', () => {
       assert.equal(r.offset, c.text.indexOf('Ihope'));
     });
 
+    it('reads "C#" in glued prose as a name, not as code that would exempt the piece', () => {
+      const c = real('rfad9ff4e39');
+      const r = reason(judge(c), 'detok-spacing');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, 0);
+      // A glued piece with code symbols besides a language name stays exempt.
+      ok('Set #definemaximumbuffersizeforthisdevice=4096 before building with C++.');
+    });
+
     it('leaves one long compound word, an alphabet and a URL alone', () => {
       ok('Das längste Wort im Duden ist Donaudampfschifffahrtsgesellschaftskapitän.');
       ok('abcdefghijklmnopqrstuvwxyz');

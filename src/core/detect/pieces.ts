@@ -136,7 +136,7 @@ function piece(t: string, u: Uint16Array, from: number, to: number, fenced: bool
       if (isAsciiSymbol(c)) {
         symbols++;
         addSymbol(distinct, c);
-        if (codeish(c)) code = true;
+        if (codeish(c) && !languageName(u, from, i)) code = true;
       }
     }
   }
@@ -183,6 +183,16 @@ function piece(t: string, u: Uint16Array, from: number, to: number, fenced: bool
     s.longJunkLen = to - from;
     s.longJunkSymbols = symbolKinds;
   }
+}
+
+/** "C#", "F#", "C++": a language's name in prose, not code; its mark follows a capital letter. */
+function languageName(u: Uint16Array, from: number, i: number): boolean {
+  let k = i;
+  while (k > from && u[k - 1] === 43 && u[i] === 43) k--;
+  const c = u[i];
+  if ((c !== 35 && c !== 43) || k - 1 < from) return false;
+  const cap = u[k - 1];
+  return cap >= 65 && cap <= 90;
 }
 
 /** A Latin letter run of t from runStart ended at end, outside code: whether it is long enough to count as glued words. */
