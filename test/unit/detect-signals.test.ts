@@ -134,6 +134,32 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
+    it('flags a turn that closes with an offer of help and goes on (closing.ts), in English and Chinese', () => {
+      for (const [id, offer] of [
+        ['r0746fb5a6c', 'How may I assist you today?'],
+        ['r4d1d3a9591', '请随时问我！'],
+      ]) {
+        const c = real(id);
+        const r = reason(judge(c), 'template-leak');
+        assert.equal(r.kind, 'degenerate', id);
+        assert.equal(r.offset, c.text.indexOf(offer) + offer.length, id);
+      }
+    });
+    it('leaves an offer that ends the answer, a few options after it, and a quoted or shown offer alone', () => {
+      const options =
+        'Hi there! How can I help you today? 😊\n\nDo you want to:\n\n*   Chat about something?\n*   Ask a question?\n*   Get help with a task?\n*   Play a game?';
+      const more =
+        'The greeting sets the tone for the whole exchange. After it, the bot should wait for the user to describe the problem, ask one ' +
+        'clarifying question at a time, and avoid long menus. Logs of real sessions show that users who get a short, friendly opening ' +
+        'describe their issue sooner, and that they leave less often when the first answer names the next step plainly.';
+      const said = `A support bot should open with How can I help you today? and then wait. ${more}`;
+      assert.equal(reason(detect(said, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+      const quoted = said.replace('How can I help you today?', '"How can I help you today?"');
+      const shown = `The transcript reads:\n\n\`\`\`\nHow can I help you today?\n\`\`\`\n\n${more}`;
+      for (const text of ['Hello! How can I help you today?', options, quoted, shown]) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text.slice(0, 50));
+      }
+    });
     it('reads Chinese role names as turns too ("用户：" after the answer)', () => {
       const answer = '巴黎是法国的首都，也是法国最大的城市，人口超过两百万。';
       const v = detect(`${answer}\n用户：那德国的首都呢？\n助手：柏林。`, { finishReason: 'stop' });

@@ -21,6 +21,7 @@ import * as decoding from './decode';
 import { judgePieces } from './pieces';
 import { judgeTokenMarks } from './tokenMarks';
 import { judgeControlChars } from './controlChars';
+import { judgeClosingOffer } from './closing';
 import { isLetterUnit } from './script';
 import type { ReasonCode, ReasonKind } from './types';
 
@@ -189,5 +190,6 @@ export class HeadText {
     judgePieces(t, u, whole, this.sink);
     judgeTokenMarks(u, n, this.sink);
     judgeControlChars(u, n, this.sink);
+    judgeClosingOffer(t, this.sink);
   }
 }

@@ -411,6 +411,11 @@ export const LINECYCLE = Object.freeze({
   sameItemWords: 4,
 });
 
+/** closing.ts: words after a chat turn's closing offer ("How can I help you today?") that make a runaway turn. */
+export const CLOSING = Object.freeze({
+  wordsAfter: 60,
+});
+
 /** dropped.ts: determiners with the noun gone that make dropped-words degenerate (one is suspect); counting with gaps. */
 export const DROPPED = Object.freeze({
   determiners: 2,
