@@ -95,6 +95,7 @@ const SALAD_SYLLABLES = ['ka', 'lor', 'ven', 'tis', 'mu', 'dre', 'pon', 'sel', '
 const CODE_SALAD_PIECES = ["']=", '();', '(`', ' ?>', ' /*', '::', '#[', ' {%', '$_', '.', '_', ' ->', '"]', ' <=', '@{', ',', ' |', '!('];
 const INST_TURN = ' [INST] And how does the scheduler batch requests? [/INST] It groups waiting requests and admits them while memory allows.';
 const LOOP_WORD = ' claus';
+const OFFER = 'Hello! How can I help you today?';
 
 /** FNV-1a hash of a string. */
 export function hashString(text: string, seed = 0): number {
@@ -341,6 +342,16 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       const texts = tokenize(healthyAnswerFor(prompt, seed).split('\n')[0] ?? '');
       const turn = tokenize(INST_TURN);
       while (texts.length < maxTokens) texts.push(...turn);
+      return fromTexts(texts.slice(0, maxTokens), null);
+    }
+    case 'dropped-tokens': {
+      const texts = tokenize('Sure, counting from one:');
+      for (let n = 1; texts.length < maxTokens && n <= 120; n++) if (n % 7 !== 5) texts.push(` ${n}`);
+      return fromTexts(texts.slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'offer-runaway': {
+      const texts = tokenize(OFFER);
+      for (let i = 0; texts.length < maxTokens; i++) texts.push(...tokenize(`\n\n${HEALTHY_ANSWERS[i % HEALTHY_ANSWERS.length]}`));
       return fromTexts(texts.slice(0, maxTokens), null);
     }
     case 'prompt-echo':

@@ -42,6 +42,8 @@ export type Behaviour =
   | 'stuck-mark' // the answer's first sentence, then "?" until max_tokens
   | 'code-salad' // random pieces of a code-heavy vocabulary until max_tokens
   | 'inst-runaway' // the answer, then invented [INST] … [/INST] turns with no </s> between, until max_tokens
+  | 'dropped-tokens' // counting from 1 with every seventh number's token lost on the way, EOS stop
+  | 'offer-runaway' // a greeting that offers help, then other answers with no marker between, until max_tokens
   | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
@@ -81,6 +83,8 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'stuck-mark',
   'code-salad',
   'inst-runaway',
+  'dropped-tokens',
+  'offer-runaway',
   'prompt-echo',
   'fluent-wrong',
   'arithmetic',

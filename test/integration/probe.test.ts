@@ -102,6 +102,8 @@ describe('probe runner against the simulator', function () {
           ['item-loop', 'list-cycle'],
           ['code-salad', 'token-salad'],
           ['inst-runaway', 'template-leak'],
+          ['dropped-tokens', 'dropped-words'],
+          ['offer-runaway', 'template-leak'],
         ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
