@@ -11,6 +11,7 @@ import { score, whisperFlags } from '../test/corpus/score';
 import { seededRandom as mulberry32 } from '../src/core/random';
 import { healthyText, scanAlone, SCANNERS } from './lib/detectorParts';
 import { vocabularySalads, VOCABULARIES, type VocabularyName } from '../test/corpus/vocabSalad';
+import { nearCopyLoops } from '../test/corpus/nearCopies';
 
 /**
  * Best of `runs`, in process CPU time (user + system) and wall time. CPU time is the figure to
@@ -86,6 +87,24 @@ function vocabularySaladRecall(): Record<string, unknown> {
       row[tokens] = { detector: flagged / salads.length, baselineWhisper24: whisper / salads.length };
     }
     out[vocabulary] = row;
+  }
+  return out;
+}
+
+/**
+ * Share of the tune split's real loops (test/corpus/nearCopies.ts) still flagged once one word in
+ * 4, 8 or 20 is swapped for another of the same output; Whisper's rule beside it.
+ */
+function nearCopyLoopRecall(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const every of [4, 8, 20]) {
+    const loops = nearCopyLoops(every);
+    const share = (flag: (t: string) => boolean): number => Number((loops.filter(flag).length / loops.length).toFixed(3));
+    out[`oneWordIn${every}`] = {
+      loops: loops.length,
+      detector: share((t) => detect(t, { finishReason: 'stop' }).kind !== 'ok'),
+      baselineWhisper24: share((t) => whisperFlags(t)),
+    };
   }
   return out;
 }
@@ -245,6 +264,7 @@ export function run(): Promise<Record<string, unknown>> {
     },
     realOutputs: realAccuracy(),
     vocabularySaladRecall: vocabularySaladRecall(),
+    nearCopyLoopRecall: nearCopyLoopRecall(),
     detectionDelay: delays,
     goals: { detectorThroughputVsRegex: 0.5, usPerToken: 2, token0RunTokens: 32, loopPeriods: 4, validationRecall: 0.9, falsePositiveRate: 0.01 },
   });

@@ -8,6 +8,7 @@ import * as decoding from './decode';
 import { HeadText } from './head';
 import { LexicalScanner } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
+import { nearLoop } from './nearloop';
 import { isLengthFlood, tailRun } from './tailrun';
 import { LetterRuns, WordScanner } from './words';
 import { DROPPED, LIMITS } from './limits';
@@ -297,6 +298,8 @@ class StreamingDetector implements Detector {
     this.checkCounting();
     if (reason !== 'length') this.content.checkEndLoop();
     this.checkMarkupLoop();
+    this.checkNearLoop(this.content, '');
+    if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning');
     if (reason === 'length') {
       const cut = this.cutChannel();
       const loop = cut.ch.tailLoop();
@@ -368,6 +371,23 @@ class StreamingDetector implements Detector {
         : `the reasoning ends in ${run.copies} copies of ${JSON.stringify(run.unit)}`;
     this.add('length-repetition', cut.at(start), `${cut.where(start)}finish_reason is "length" and ${what}: the model was stuck on one token`);
     return true;
+  }
+
+  /**
+   * A loop whose copies differ a little (nearloop.ts), read from the channel's tail when no loop
+   * rule fired on it; the reasoning's is reported at the answer's end, as its other reasons are.
+   */
+  private checkNearLoop(ch: Channel, name: '' | 'reasoning'): void {
+    if (ch.has('short-loop') || ch.has('long-loop') || ch.has('seq-rep') || ch.has('compression')) return;
+    if (name === '' && (this.reasons.has('length-repetition') || this.reasons.has('list-cycle'))) return;
+    const tail = ch.tail(LIMITS.ringSize);
+    const loop = nearLoop(tail);
+    if (loop === null) return;
+    const at = ch.pos - tail.length + loop.start;
+    const what = `ends in ${loop.copies} near copies of a ${loop.periodWords}-word passage from offset ${at}, ${Math.round(100 * loop.share)}% of their words the same as a copy before: a loop that changes a word here and there`;
+    const code = loop.periodChars < LIMITS.shortPeriod ? 'short-loop' : 'long-loop';
+    if (name === '') this.add(code, at, `the answer ${what}`);
+    else this.add(code, this.content.pos, `in the reasoning text at offset ${at}: the reasoning ${what}`);
   }
 
   /** A loop the content's copies hide behind differing markup (markup.ts), when no loop was found as it is. */

@@ -411,6 +411,27 @@ export const LINECYCLE = Object.freeze({
   sameItemWords: 4,
 });
 
+/** nearloop.ts: a loop whose copies differ a little, read as words over the tail at finish. */
+export const NEAR_LOOP = Object.freeze({
+  minChars: 64,
+  minWords: 12,
+  /** Periods of 2 to maxPeriodWords words; the candidates most words' last occurrences point at, each from minVotes of the words. */
+  minPeriodWords: 2,
+  maxPeriodWords: 600,
+  candidates: 4,
+  minVotes: 0.25,
+  /** Each period has periodShare of its words equal to the word a period or two before; the loop as a whole, share. */
+  periodShare: 0.6,
+  share: 0.8,
+  /** At least this many copies (the first included), covering this share of the text read. */
+  copies: 3,
+  minCover: 0.5,
+  /** Prose: code symbols at most maxCodeShare of the characters, letters minLetterShare of the visible ones, a sentence or line end per wordsPerEnd words. */
+  maxCodeShare: 0.01,
+  minLetterShare: 0.6,
+  wordsPerEnd: 40,
+});
+
 /** closing.ts: words after a chat turn's closing offer ("How can I help you today?") that make a runaway turn. */
 export const CLOSING = Object.freeze({
   wordsAfter: 60,

@@ -1,0 +1,164 @@
+/**
+ * Loops whose copies differ a little: a sampled model stuck on a paragraph or a sentence changes a
+ * word here and there, so the character loop rules (Channel), which need exact copies back to
+ * back, lose the loop at every change. Here the answer's tail is read as words: a period of p words
+ * is a loop when, copy after copy back to the loop's start, most words equal the word p or 2p
+ * before them (a word changed in one copy does not count against the next). Candidate periods are
+ * the distances to each word's last occurrence that come up most.
+ *
+ * Prose only: templated code (argument lists, declarations, config tables) repeats its words at a
+ * fixed distance as much as a loop does, so a tail with code symbols or few line or sentence ends
+ * is left to the other rules.
+ *
+ * Bounded: typed arrays sized by the tail (the ring, at most 8192 units), read once at finish.
+ */
+import * as limits from './limits';
+import { endsSentence, isLetterUnit } from './script';
+
+/** A module-level copy: imported bindings are getter calls under some loaders. */
+const NEAR = limits.NEAR_LOOP;
+
+export interface NearLoop {
+  /** Period in words, and in characters (from its first copy). */
+  periodWords: number;
+  periodChars: number;
+  /** Offset in the text read where the first copy starts. */
+  start: number;
+  copies: number;
+  /** Share of the loop's words (after its first copy) equal to the word a period or two before. */
+  share: number;
+}
+
+/** Twice the most words a ring-sized tail holds (one letter and one separator each), so probing always ends. */
+const TABLE_BITS = 13;
+const TABLE_SIZE = 1 << TABLE_BITS;
+
+/** Code symbols: { } ( ) [ ] ; = < > _ / \ | $ @ # * " ` */
+function isCodeSymbol(c: number): boolean {
+  return (
+    c === 123 ||
+    c === 125 ||
+    c === 40 ||
+    c === 41 ||
+    c === 91 ||
+    c === 93 ||
+    c === 59 ||
+    c === 61 ||
+    c === 60 ||
+    c === 62 ||
+    c === 95 ||
+    c === 47 ||
+    c === 92 ||
+    c === 124 ||
+    c === 36 ||
+    c === 64 ||
+    c === 35 ||
+    c === 42 ||
+    c === 34 ||
+    c === 96
+  );
+}
+
+/** Letters of any script and ASCII digits; punctuation, symbols and spaces end a word. */
+function isWordUnit(c: number): boolean {
+  return (c >= 48 && c <= 57) || isLetterUnit(c);
+}
+
+/** Words of t as lower-cased hashes with their start offsets; null when t does not read as prose. */
+function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; count: number } | null {
+  const n = t.length;
+  const hashes = new Int32Array((n >> 1) + 1);
+  const starts = new Int32Array((n >> 1) + 1);
+  let count = 0;
+  let h = 0;
+  let inWord = false;
+  let code = 0;
+  let letters = 0;
+  let visible = 0;
+  let ends = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? t.charCodeAt(i) : 32;
+    if (i < n && isWordUnit(c)) {
+      if (!inWord) {
+        inWord = true;
+        h = 0x811c9dc5 | 0;
+        starts[count] = i;
+      }
+      h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 32 : c), 0x01000193);
+      if (c > 57) letters++;
+      visible++;
+      continue;
+    }
+    if (inWord) {
+      hashes[count++] = h | 0;
+      inWord = false;
+    }
+    if (i === n) break;
+    if (c > 32) visible++;
+    if (isCodeSymbol(c)) code++;
+    else if (endsSentence(c) && (i + 1 === n || t.charCodeAt(i + 1) <= 32)) ends++;
+    else if (c === 10 && i + 1 < n && t.charCodeAt(i + 1) > 32) ends++;
+  }
+  if (code > NEAR.maxCodeShare * n || letters < NEAR.minLetterShare * visible || ends * NEAR.wordsPerEnd < count) return null;
+  return { hashes, starts, count };
+}
+
+/** The strongest period: the distance to each word's last occurrence that comes up most, up to maxPeriodWords. */
+function candidatePeriods(hashes: Int32Array, count: number): number[] {
+  const keys = new Int32Array(TABLE_SIZE);
+  const last = new Int32Array(TABLE_SIZE).fill(-1);
+  const votes = new Int32Array(NEAR.maxPeriodWords + 1);
+  for (let i = 0; i < count; i++) {
+    const h = hashes[i];
+    let slot = (Math.imul(h, 0x9e3779b1) >>> (32 - TABLE_BITS)) & (TABLE_SIZE - 1);
+    while (last[slot] >= 0 && keys[slot] !== h) slot = (slot + 1) & (TABLE_SIZE - 1);
+    const j = last[slot];
+    if (j >= 0 && i - j <= NEAR.maxPeriodWords) votes[i - j]++;
+    keys[slot] = h;
+    last[slot] = i;
+  }
+  const out: number[] = [];
+  for (let k = 0; k < NEAR.candidates; k++) {
+    let best = 0;
+    for (let p = NEAR.minPeriodWords; p < votes.length; p++) if (votes[p] > votes[best]) best = p;
+    if (best === 0 || votes[best] < NEAR.minVotes * count) break;
+    out.push(best);
+    votes[best] = 0;
+  }
+  return out;
+}
+
+/**
+ * The near-copy loop the text t ends in, or null: at least NEAR.copies copies covering
+ * NEAR.minCover of t. Reads t whole; callers pass the tail.
+ */
+export function nearLoop(t: string): NearLoop | null {
+  if (t.length < NEAR.minChars || t.length > TABLE_SIZE) return null;
+  const words = proseWords(t);
+  if (words === null || words.count < NEAR.minWords) return null;
+  const { hashes, starts, count } = words;
+  let best: NearLoop | null = null;
+  for (const p of candidatePeriods(hashes, count)) {
+    // Back from the end, a period at a time, while each period matches the one before it well.
+    let from = count;
+    let matches = 0;
+    for (let s = count - p; s >= p; s -= p) {
+      const len = Math.min(p, count - s);
+      let m = 0;
+      for (let i = s; i < s + len; i++) if (hashes[i] === hashes[i - p] || (i >= 2 * p && hashes[i] === hashes[i - 2 * p])) m++;
+      if (m < NEAR.periodShare * len) break;
+      matches += m;
+      from = s;
+    }
+    if (from === count) continue;
+    const share = matches / (count - from);
+    const first = from - p;
+    const copies = (count - first) / p;
+    const start = starts[first];
+    if (share < NEAR.share || copies < NEAR.copies || t.length - start < NEAR.minCover * t.length) continue;
+    if (best === null || copies * p > best.copies * best.periodWords) {
+      best = { periodWords: p, periodChars: starts[from] - start, start, copies: Math.floor(copies), share };
+    }
+  }
+  return best;
+}
