@@ -350,9 +350,9 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       return fromTexts(texts.slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'offer-runaway': {
-      const texts = tokenize(OFFER);
-      for (let i = 0; texts.length < maxTokens; i++) texts.push(...tokenize(`\n\n${HEALTHY_ANSWERS[i % HEALTHY_ANSWERS.length]}`));
-      return fromTexts(texts.slice(0, maxTokens), null);
+      // The greeting, then two other answers: no chat marker, so the detector can only suspect it.
+      const texts = tokenize(`${OFFER}\n\n${HEALTHY_ANSWERS[0]}\n\n${HEALTHY_ANSWERS[1]}`);
+      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'prompt-echo':
       return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });

@@ -43,7 +43,7 @@ export type Behaviour =
   | 'code-salad' // random pieces of a code-heavy vocabulary until max_tokens
   | 'inst-runaway' // the answer, then invented [INST] … [/INST] turns with no </s> between, until max_tokens
   | 'dropped-tokens' // counting from 1 with every seventh number's token lost on the way, EOS stop
-  | 'offer-runaway' // a greeting that offers help, then other answers with no marker between, until max_tokens
+  | 'offer-runaway' // a greeting that offers help, then two other answers with no marker between (a suspect, not a verdict)
   | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate

@@ -103,7 +103,6 @@ describe('probe runner against the simulator', function () {
           ['code-salad', 'token-salad'],
           ['inst-runaway', 'template-leak'],
           ['dropped-tokens', 'dropped-words'],
-          ['offer-runaway', 'template-leak'],
         ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
@@ -134,6 +133,16 @@ describe('probe runner against the simulator', function () {
           assert.equal(suspect.kind, 'suspect');
           assert.equal(r.content.slice(suspect.offset, suspect.offset + 7), 'которые');
           assert.equal(r.verdict.onset, null);
+        });
+
+        it('offer-runaway: ok, with a template-leak suspect right after the offer', async () => {
+          const r = await probe('offer-runaway', endpoint, stream, { maxTokens: 400 });
+          assert.equal(r.status, 'completed');
+          assert.equal(r.verdict.kind, 'ok', JSON.stringify(r.verdict.reasons));
+          const suspect = r.verdict.reasons.find((x) => x.code === 'template-leak');
+          assert.ok(suspect, JSON.stringify(r.verdict.reasons));
+          assert.equal(suspect.kind, 'suspect');
+          assert.equal(r.content.slice(0, suspect.offset), 'Hello! How can I help you today?');
         });
 
         it('cut: error kind cut, partial answer kept', async () => {

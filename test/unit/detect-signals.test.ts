@@ -134,14 +134,14 @@ describe('detector signals on real outputs', () => {
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';
       assert.equal(detect(shown, { finishReason: 'stop' }).kind, 'ok');
     });
-    it('flags a turn that closes with an offer of help and goes on (closing.ts), in English and Chinese', () => {
+    it('marks a turn that closes with an offer of help and goes on as a suspect (closing.ts), in English and Chinese', () => {
       for (const [id, offer] of [
         ['r0746fb5a6c', 'How may I assist you today?'],
         ['r4d1d3a9591', '请随时问我！'],
       ]) {
         const c = real(id);
         const r = reason(judge(c), 'template-leak');
-        assert.equal(r.kind, 'degenerate', id);
+        assert.equal(r.kind, 'suspect', id);
         assert.equal(r.offset, c.text.indexOf(offer) + offer.length, id);
       }
     });
@@ -153,11 +153,11 @@ describe('detector signals on real outputs', () => {
         'clarifying question at a time, and avoid long menus. Logs of real sessions show that users who get a short, friendly opening ' +
         'describe their issue sooner, and that they leave less often when the first answer names the next step plainly.';
       const said = `A support bot should open with How can I help you today? and then wait. ${more}`;
-      assert.equal(reason(detect(said, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+      assert.equal(reason(detect(said, { finishReason: 'stop' }), 'template-leak').kind, 'suspect');
       const quoted = said.replace('How can I help you today?', '"How can I help you today?"');
       const shown = `The transcript reads:\n\n\`\`\`\nHow can I help you today?\n\`\`\`\n\n${more}`;
       for (const text of ['Hello! How can I help you today?', options, quoted, shown]) {
-        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text.slice(0, 50));
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text.slice(0, 50));
       }
     });
     it('reads Chinese role names as turns too ("用户：" after the answer)', () => {

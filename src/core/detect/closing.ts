@@ -4,6 +4,10 @@
  * marker in sight: the model missed its end-of-turn token and plays on (an invented reply, new
  * unrelated content). A healthy answer stops there or adds a line or a few options.
  *
+ * A suspect, not a verdict: written from the tune split (two runaway turns caught), it gave a false
+ * alarm on a healthy reasoning output added to the validation split later, where the offer sits in
+ * the middle of the text. Without a chat marker the evidence stays weak.
+ *
  * Bounded: one regular-expression search over the head, at finish.
  */
 import * as limits from './limits';
@@ -43,7 +47,7 @@ export function judgeClosingOffer(t: string, sink: HeadSink): void {
   sink(
     'template-leak',
     end,
-    `the answer closes its turn with ${JSON.stringify(m[0])} at offset ${at} and goes on for ${after} more words: the model did not stop at the end of its turn`,
-    'degenerate',
+    `the answer closes its turn with ${JSON.stringify(m[0])} at offset ${at} and goes on for ${after} more words: the model may have missed the end of its turn`,
+    'suspect',
   );
 }

@@ -6,6 +6,10 @@
  * before them (a word changed in one copy does not count against the next). Candidate periods are
  * the distances to each word's last occurrence that come up most.
  *
+ * Only loops with a word changed: exact copies are the character rules' (which ask more copies of
+ * lines, refrains double), and copies that differ only in numbers are templated lines (a counter,
+ * a log: "Epoch 3: loss 0.52"), left to the list rules.
+ *
  * Prose only: templated code (argument lists, declarations, config tables) repeats its words at a
  * fixed distance as much as a loop does, so a tail with code symbols or few line or sentence ends
  * is left to the other rules.
@@ -65,10 +69,13 @@ function isWordUnit(c: number): boolean {
 }
 
 /** Words of t as lower-cased hashes with their start offsets; null when t does not read as prose. */
-function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; count: number } | null {
+function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; numbers: Uint8Array; count: number } | null {
   const n = t.length;
   const hashes = new Int32Array((n >> 1) + 1);
   const starts = new Int32Array((n >> 1) + 1);
+  /** 1 for a word of digits only. */
+  const numbers = new Uint8Array((n >> 1) + 1);
+  let wordLetters = 0;
   let count = 0;
   let h = 0;
   let inWord = false;
@@ -83,13 +90,18 @@ function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; count:
         inWord = true;
         h = 0x811c9dc5 | 0;
         starts[count] = i;
+        wordLetters = 0;
       }
       h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 32 : c), 0x01000193);
-      if (c > 57) letters++;
+      if (c > 57) {
+        letters++;
+        wordLetters++;
+      }
       visible++;
       continue;
     }
     if (inWord) {
+      numbers[count] = wordLetters === 0 ? 1 : 0;
       hashes[count++] = h | 0;
       inWord = false;
     }
@@ -100,7 +112,7 @@ function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; count:
     else if (c === 10 && i + 1 < n && t.charCodeAt(i + 1) > 32) ends++;
   }
   if (code > NEAR.maxCodeShare * n || letters < NEAR.minLetterShare * visible || ends * NEAR.wordsPerEnd < count) return null;
-  return { hashes, starts, count };
+  return { hashes, starts, numbers, count };
 }
 
 /** The strongest period: the distance to each word's last occurrence that comes up most, up to maxPeriodWords. */
@@ -136,21 +148,27 @@ export function nearLoop(t: string): NearLoop | null {
   if (t.length < NEAR.minChars || t.length > TABLE_SIZE) return null;
   const words = proseWords(t);
   if (words === null || words.count < NEAR.minWords) return null;
-  const { hashes, starts, count } = words;
+  const { hashes, starts, numbers, count } = words;
   let best: NearLoop | null = null;
   for (const p of candidatePeriods(hashes, count)) {
     // Back from the end, a period at a time, while each period matches the one before it well.
     let from = count;
     let matches = 0;
+    let wordChanges = 0;
     for (let s = count - p; s >= p; s -= p) {
       const len = Math.min(p, count - s);
       let m = 0;
-      for (let i = s; i < s + len; i++) if (hashes[i] === hashes[i - p] || (i >= 2 * p && hashes[i] === hashes[i - 2 * p])) m++;
+      let changed = 0;
+      for (let i = s; i < s + len; i++) {
+        if (hashes[i] === hashes[i - p] || (i >= 2 * p && hashes[i] === hashes[i - 2 * p])) m++;
+        else if (numbers[i] === 0 || numbers[i - p] === 0) changed++;
+      }
       if (m < NEAR.periodShare * len) break;
       matches += m;
+      wordChanges += changed;
       from = s;
     }
-    if (from === count) continue;
+    if (from === count || wordChanges === 0) continue;
     const share = matches / (count - from);
     const first = from - p;
     const copies = (count - first) / p;
