@@ -40,6 +40,17 @@ describe('near-copy loops (nearloop.ts)', () => {
     assert.match(r.message, new RegExp(`5 near copies of a ${words}-word passage`));
   });
 
+  it('reads bullets and bold markdown around the loop as prose, not code', () => {
+    const copies = driftingLoop(5)
+      .split('\n\n')
+      .map((copy, k) => `* **Note ${k === 0 ? 'one' : 'again'}:** ${copy}`);
+    const loop = nearLoop(copies.join('\n'));
+    assert.ok(loop);
+    assert.equal(loop.copies, 5);
+    // Code symbols outside markdown still keep it out.
+    assert.equal(nearLoop(copies.map((c) => `${c} {x = f(y);}`).join('\n')), null);
+  });
+
   it('needs three copies: a paragraph said twice with a change is no loop yet', () => {
     assert.equal(nearLoop(driftingLoop(2)), null);
   });

@@ -423,6 +423,8 @@ export const NEAR_LOOP = Object.freeze({
   /** Each period has periodShare of its words equal to the word a period or two before; the loop as a whole, share. */
   periodShare: 0.6,
   share: 0.8,
+  /** ... and atPeriodShare of each period's words equal the word one period before. */
+  atPeriodShare: 0.5,
   /** At least this many copies (the first included), covering this share of the text read. */
   copies: 3,
   minCover: 0.5,

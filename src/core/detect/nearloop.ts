@@ -4,7 +4,7 @@
  * back, lose the loop at every change. Here the answer's tail is read as words: a period of p words
  * is a loop when, copy after copy back to the loop's start, most words equal the word p or 2p
  * before them (a word changed in one copy does not count against the next). Candidate periods are
- * the distances to each word's last occurrence that come up most.
+ * the distances to each word's last occurrence that come up most (with those of twice the period).
  *
  * Only loops with a word changed: exact copies are the character rules' (which ask more copies of
  * lines, refrains double), and copies that differ only in numbers are templated lines (a counter,
@@ -63,6 +63,21 @@ function isCodeSymbol(c: number): boolean {
   );
 }
 
+/**
+ * Markdown that chat answers wrap prose in: "**bold**" and "__bold__", a "* " bullet or "#"
+ * heading at a line's start. Not code: a looping model's list keeps its bold item names.
+ */
+function isMarkdown(t: string, i: number, c: number): boolean {
+  if (c !== 42 && c !== 95 && c !== 35) return false;
+  const prev = i > 0 ? t.charCodeAt(i - 1) : 10;
+  const next = i + 1 < t.length ? t.charCodeAt(i + 1) : 10;
+  if ((c === 42 || c === 95) && (prev === c || next === c)) return true;
+  let k = i - 1;
+  while (k >= 0 && (t.charCodeAt(k) === 32 || (c === 35 && t.charCodeAt(k) === 35))) k--;
+  const lineStart = k < 0 || t.charCodeAt(k) === 10;
+  return lineStart && (c === 35 || next === 32);
+}
+
 /** Letters of any script and ASCII digits; punctuation, symbols and spaces end a word. */
 function isWordUnit(c: number): boolean {
   return (c >= 48 && c <= 57) || isLetterUnit(c);
@@ -107,7 +122,7 @@ function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; number
     }
     if (i === n) break;
     if (c > 32) visible++;
-    if (isCodeSymbol(c)) code++;
+    if (isCodeSymbol(c) && !isMarkdown(t, i, c)) code++;
     else if (endsSentence(c) && (i + 1 === n || t.charCodeAt(i + 1) <= 32)) ends++;
     else if (c === 10 && i + 1 < n && t.charCodeAt(i + 1) > 32) ends++;
   }
@@ -129,13 +144,16 @@ function candidatePeriods(hashes: Int32Array, count: number): number[] {
     keys[slot] = h;
     last[slot] = i;
   }
+  // A word changed in one copy sends the next copy's word back two periods: p counts what 2p got.
+  const score = new Int32Array(votes.length);
+  for (let p = NEAR.minPeriodWords; p < votes.length; p++) score[p] = votes[p] + (2 * p < votes.length ? votes[2 * p] : 0);
   const out: number[] = [];
   for (let k = 0; k < NEAR.candidates; k++) {
     let best = 0;
-    for (let p = NEAR.minPeriodWords; p < votes.length; p++) if (votes[p] > votes[best]) best = p;
-    if (best === 0 || votes[best] < NEAR.minVotes * count) break;
+    for (let p = NEAR.minPeriodWords; p < score.length; p++) if (score[p] > score[best]) best = p;
+    if (best === 0 || score[best] < NEAR.minVotes * count) break;
     out.push(best);
-    votes[best] = 0;
+    score[best] = 0;
   }
   return out;
 }
@@ -158,12 +176,17 @@ export function nearLoop(t: string): NearLoop | null {
     for (let s = count - p; s >= p; s -= p) {
       const len = Math.min(p, count - s);
       let m = 0;
+      let atPeriod = 0;
       let changed = 0;
       for (let i = s; i < s + len; i++) {
-        if (hashes[i] === hashes[i - p] || (i >= 2 * p && hashes[i] === hashes[i - 2 * p])) m++;
+        if (hashes[i] === hashes[i - p]) {
+          m++;
+          atPeriod++;
+        } else if (i >= 2 * p && hashes[i] === hashes[i - 2 * p]) m++;
         else if (numbers[i] === 0 || numbers[i - p] === 0) changed++;
       }
-      if (m < NEAR.periodShare * len) break;
+      // Most words must repeat at the period itself: a passage said twice matches its half-period two halves back.
+      if (m < NEAR.periodShare * len || atPeriod < NEAR.atPeriodShare * len) break;
       matches += m;
       wordChanges += changed;
       from = s;
