@@ -38,7 +38,9 @@ export class DroppedWords {
   /** The last word was a determiner not quoted before it, and where it started. */
   private det = false;
   private detAt = 0;
-  private detText = '';
+  /** The determiner as written (3 to 5 units), copied without a string until an event needs it. */
+  private readonly detUnits = new Uint16Array(5);
+  private detLen = 0;
   /** A determiner + follower waits for the character after the follower ("the to-do list" is sound). */
   private pending = -1;
   private pendingText = '';
@@ -52,18 +54,24 @@ export class DroppedWords {
         const follower = NEVER_AFTER.get(w.hash);
         if (follower !== undefined) {
           this.pending = this.detAt;
-          this.pendingText = `${this.detText} ${follower}`;
+          this.pendingText = `${this.detText()} ${follower}`;
         }
       } else if (w.gapLen >= 2 && isClauseEnd(w.gapFirst) && isSpaceOrEnd(w.gapSecond) && w.gapCode === 0) {
-        this.event(this.detAt, `${this.detText}${String.fromCharCode(w.gapFirst)}`);
+        this.event(this.detAt, `${this.detText()}${String.fromCharCode(w.gapFirst)}`);
       }
     }
     // A determiner quoted or in code ("the word 'the', …", "`the`") is named, not used.
-    this.det = DETERMINERS.has(w.hash) && w.digits === 0 && w.gapCode === 0 && !isQuote(w.gapLast);
+    // The determiners are 3 to 5 letters long: most words skip the set look-up.
+    this.det = w.len >= 3 && w.len <= 5 && w.digits === 0 && DETERMINERS.has(w.hash) && w.gapCode === 0 && !isQuote(w.gapLast);
     if (this.det) {
       this.detAt = w.start;
-      this.detText = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));
+      this.detLen = w.len;
+      this.detUnits.set(w.buf.subarray(0, w.len));
     }
+  }
+
+  private detText(): string {
+    return String.fromCharCode(...this.detUnits.subarray(0, this.detLen));
   }
 
   private settle(next: number): void {
@@ -82,7 +90,7 @@ export class DroppedWords {
     if (this.pending >= 0) this.settle(w.gapLen > 0 ? w.gapFirst : 0);
     // The answer ends on a determiner and a clause end ("… the sky of the.").
     else if (this.det && w.gapLen >= 1 && isClauseEnd(w.gapFirst) && (w.gapLen === 1 || isSpaceOrEnd(w.gapSecond))) {
-      this.event(this.detAt, `${this.detText}${String.fromCharCode(w.gapFirst)}`);
+      this.event(this.detAt, `${this.detText()}${String.fromCharCode(w.gapFirst)}`);
     }
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a determiner' : `${this.events} determiners`} with the noun missing, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
