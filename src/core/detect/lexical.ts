@@ -456,14 +456,9 @@ export class LexicalScanner {
   private scan(s: Uint16Array, from: number, to: number, runs: LetterRuns | null): void {
     let pos = this.pos + 0;
     // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
-    // code-page tracking. Its state lives in locals (flags as 0/1: V8 keeps those in registers),
-    // written back before step() runs.
-    let wLen = this.wLen;
-    let wHash = this.wHash;
-    let wLowerRun = this.wLowerRun;
-    let wOdd = this.wOdd ? 1 : 0;
-    let wHex = this.wHex ? 1 : 0;
-    let latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+    // code-page tracking. Only the position and `fast` live in locals across the loop: the word's
+    // state stays in its fields (a loop that carried it too spilled it at every character), and a
+    // word's letters are taken whole from `runs` or in an inner loop that holds them in locals.
     let fast = this.fastAllowed() ? 1 : 0;
     // A local: V8 reads a module constant from the context, with a check, at every use.
     const classOf = ASCII_CLASS;
@@ -472,39 +467,36 @@ export class LexicalScanner {
       const lc = c | 32;
       // An ASCII letter by arithmetic: cheaper than the class table, which V8 reads through the
       // module context with a map and bounds check.
-      if (lc - 97 < 26 && lc >= 97 && fast !== 0 && (latin !== 0 || wLen === 0)) {
+      if (lc - 97 < 26 && lc >= 97 && fast !== 0 && (this.wLen === 0 || this.wScript === SCRIPT_LATIN)) {
         // C_LETTER
-        if (wLen === 0) {
+        if (this.wLen === 0) {
           this.startAsciiWord(pos, c);
-          latin = 1;
           // The word's letters as WordScanner hashed them, when it found the same run here.
           const r = runs !== null ? this.runFrom(runs, i, to) : -1;
           if (r >= 0) {
-            const end = runs!.runs[r + 1];
-            const bits = runs!.runs[r + 3];
-            wHash = runs!.runs[r + 2];
-            wLowerRun = bits >> 2;
-            wOdd = bits & 1;
-            wHex = (bits >> 1) & 1;
-            wLen = end - i;
+            const all = runs!.runs;
+            const end = all[r + 1];
+            const bits = all[r + 3];
+            this.wHash = all[r + 2];
+            this.wLowerRun = bits >> 2;
+            this.wOdd = (bits & 1) !== 0;
+            this.wHex = (bits & 2) !== 0;
+            this.wLen = end - i;
             pos += end - i - 1;
             i = end - 1;
             continue;
           }
-          wHash = -0x7ee3623b; // FNV_BASIS
-          wLowerRun = 0;
-          wOdd = 0;
-          wHex = 1;
+          this.wHash = -0x7ee3623b; // FNV_BASIS
+          this.wLowerRun = 0;
+          this.wOdd = false;
+          this.wHex = true;
         }
-        if (c < 97) {
-          if (wLowerRun >= 2) wOdd = 1;
-          wLowerRun = 0;
-        } else wLowerRun++;
-        if (lc > 102) wHex = 0;
-        wHash = Math.imul(wHash ^ lc, 0x01000193); // FNV_PRIME
-        // The rest of the word's letters in a loop of their own: it holds only the word's state,
-        // which V8 then keeps in registers (the outer loop's state does not fit).
-        let k = (i + 1) | 0;
+        // The word's letters from here in a loop of their own, its state in locals.
+        let wHash = this.wHash;
+        let wLowerRun = this.wLowerRun;
+        let wOdd = this.wOdd ? 1 : 0;
+        let wHex = this.wHex ? 1 : 0;
+        let k = i;
         while (k < to) {
           const d = s[k];
           const ld = d | 32;
@@ -517,24 +509,22 @@ export class LexicalScanner {
           wHash = Math.imul(wHash ^ ld, 0x01000193); // FNV_PRIME
           k = (k + 1) | 0;
         }
-        wLen += k - i;
+        this.wHash = wHash;
+        this.wLowerRun = wLowerRun;
+        this.wOdd = wOdd !== 0;
+        this.wHex = wHex !== 0;
+        this.wLen += k - i;
         pos += k - i - 1;
         i = k - 1;
         continue;
       }
       if (c === 32 && fast !== 0) {
-        if (wLen !== 0) {
+        if (this.wLen !== 0) {
           // A space that ends a word: what step() does for it, without the dispatch.
-          this.wLen = wLen;
-          this.wHash = wHash;
-          this.wLowerRun = wLowerRun;
-          this.wOdd = wOdd !== 0;
-          if (wHex === 0) this.tokHex = false;
-          this.wHex = wHex !== 0;
+          if (!this.wHex) this.tokHex = false;
           this.endWord();
           if (this.tokKind !== 0) this.endToken();
           if (this.enumState < 3) this.enumStep(32, 1); // C_SPACE
-          wLen = 0;
         }
         // A space between words: only the gap changes.
         this.gapLast = 32;
@@ -547,16 +537,8 @@ export class LexicalScanner {
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
         this.trailingNewlines = 0;
         this.textSinceMarker = true;
-        if (wLen !== 0) {
-          this.wLen = wLen;
-          this.wHash = wHash;
-          this.wLowerRun = wLowerRun;
-          this.wOdd = wOdd !== 0;
-          if (wHex === 0) this.tokHex = false;
-          this.wHex = wHex !== 0;
-          this.endWord();
-          wLen = 0;
-        } else if (wHex === 0) this.tokHex = false;
+        if (!this.wHex) this.tokHex = false;
+        if (this.wLen !== 0) this.endWord();
         if (this.tokKind !== 0) this.endToken();
         if (this.enumState < 3) this.enumStep(c, cls);
         this.gapLast = c;
@@ -569,18 +551,12 @@ export class LexicalScanner {
         this.lineLead = false;
         continue;
       }
+      if (!this.wHex) this.tokHex = false;
       if (c >= 48 && c <= 57 && fast !== 0) {
-        // A digit: what step() does for it, in its order, without the dispatch (the write-back
-        // first, as before step()).
-        this.wLen = wLen;
-        this.wHash = wHash;
-        this.wLowerRun = wLowerRun;
-        this.wOdd = wOdd !== 0;
-        if (wHex === 0) this.tokHex = false;
-        this.wHex = wHex !== 0;
+        // A digit: what step() does for it, in its order, without the dispatch.
         this.trailingNewlines = 0;
         this.textSinceMarker = true;
-        if (wLen !== 0) this.endWord();
+        if (this.wLen !== 0) this.endWord();
         if (this.tokKind === 1) this.tokTurns++;
         this.tokKind = 2;
         if (this.enumState < 3)
@@ -590,36 +566,12 @@ export class LexicalScanner {
         if (this.gapLen++ === 0) this.gapFirst = c;
         this.gapSpacesOnly = false;
         this.lineLead = false;
-        wLen = 0;
         continue;
       }
-      // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves
-      // the word's other state alone, so only wLen and fast need reading back.
-      const gap = cls !== 0 && cls !== 5;
-      this.wLen = wLen;
-      this.wHash = wHash;
-      this.wLowerRun = wLowerRun;
-      this.wOdd = wOdd !== 0;
-      if (wHex === 0) this.tokHex = false;
-      this.wHex = wHex !== 0;
       this.step(c, pos);
-      if (gap) wLen = 0;
-      else {
-        wLen = this.wLen;
-        wHash = this.wHash;
-        wLowerRun = this.wLowerRun;
-        wOdd = this.wOdd ? 1 : 0;
-        wHex = this.wHex ? 1 : 0;
-        latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
-      }
       fast = this.fastAllowed() ? 1 : 0;
     }
-    this.wLen = wLen;
-    this.wHash = wHash;
-    this.wLowerRun = wLowerRun;
-    this.wOdd = wOdd !== 0;
-    if (wHex === 0) this.tokHex = false;
-    this.wHex = wHex !== 0;
+    if (!this.wHex) this.tokHex = false;
     this.pos = pos;
   }
 
