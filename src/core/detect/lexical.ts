@@ -602,9 +602,15 @@ export class LexicalScanner {
   private runFrom(runs: LetterRuns, i: number, to: number): number {
     const all = runs.runs;
     let at = this.runAt;
-    while (at < runs.count && all[4 * at] < i) at++;
+    const count = runs.count;
+    while (at < count && all[4 * at] < i) at++;
+    if (at < count && all[4 * at] === i && all[4 * at + 1] <= to) {
+      // Taken: the next word starts after it.
+      this.runAt = at + 1;
+      return 4 * at;
+    }
     this.runAt = at;
-    return at < runs.count && all[4 * at] === i && all[4 * at + 1] <= to ? 4 * at : -1;
+    return -1;
   }
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
