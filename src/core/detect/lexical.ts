@@ -823,17 +823,17 @@ export class LexicalScanner {
       this.sameRun = 1;
       this.sameRunStart = this.wStart;
     }
+    const upper = isUpper(this.wFirst);
     const cls = ROLE_TABLE.get(h);
     this.lastRole = cls & W_USER ? 1 : cls & W_OTHER_ROLE ? 2 : 0;
     if (this.lastRole !== 0) {
       this.lastRoleAt = this.wStart;
-      this.lastRoleCapital = isUpper(this.wFirst);
+      this.lastRoleCapital = upper;
       this.lastRoleHash = h;
     }
     let f = 0;
     // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
     // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
-    const upper = isUpper(this.wFirst);
     if (
       this.words > 0 &&
       h === this.prevHash &&

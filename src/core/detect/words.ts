@@ -15,7 +15,7 @@
 import * as wordHashes from './wordHash';
 import * as scripts from './script';
 import * as stopwords from './stopwords';
-import { Stutter } from './stutter';
+import * as stutters from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
@@ -39,6 +39,7 @@ const SCRIPT_CJK = scripts.SCRIPT_CJK;
 const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
 const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
 const LATIN_BIT = 1 << (SCRIPT_LATIN & 31);
+const STUTTER_WORDS = stutters.STUTTER_WORDS;
 if (FNV_BASIS !== -0x7ee3623b) throw new Error('WordScanner spells FNV_BASIS out of step');
 
 /** Character classes. */
@@ -193,7 +194,7 @@ export class WordScanner {
   private runStart = 0;
   private runAfterLetter = false;
 
-  readonly stutter: Stutter;
+  readonly stutter: stutters.Stutter;
   readonly salad: Salad;
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
@@ -201,7 +202,7 @@ export class WordScanner {
   readonly lineCycle: LineCycle;
 
   constructor(sink: WordSink) {
-    this.stutter = new Stutter(sink);
+    this.stutter = new stutters.Stutter(sink);
     this.salad = new Salad(sink);
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
@@ -528,7 +529,7 @@ export class WordScanner {
     this.lineVisible += this.tokLen;
     this.lineLetters += tokLetters;
     this.detok.word(this);
-    this.stutter.word(this);
+    if (this.words < STUTTER_WORDS) this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
     this.listedRun.word(this);
