@@ -881,13 +881,15 @@ export class LexicalScanner {
     }
 
     const slot = this.words & WMASK;
-    if (this.words >= WINDOW) this.forget(this.wFlags[slot]);
+    // The window's counts: the word that leaves it (none before the window is full) out, this one in.
+    const gone = this.words >= WINDOW ? this.wFlags[slot] : 0;
+    this.sumsLow += SPREAD[f & 31] - SPREAD[gone & 31];
+    this.sumsHigh += SPREAD[(f >>> 5) & 31] - SPREAD[(gone >>> 5) & 31];
     this.wFlags[slot] = f;
     this.wHashes[slot] = h;
     this.wScripts[slot] = sc;
     this.wStarts[slot] = this.wStart;
     this.wLines[slot] = this.lineNo;
-    this.remember(f);
     this.words++;
 
     if (this.lineWords === 0) {
@@ -915,17 +917,7 @@ export class LexicalScanner {
     this.afterBackslash = false;
   }
 
-  /** Window counts per flag, packed six bits a flag (a window holds at most 32 words). */
-  private remember(f: number): void {
-    this.sumsLow += SPREAD[f & 31];
-    this.sumsHigh += SPREAD[(f >>> 5) & 31];
-  }
-
-  private forget(f: number): void {
-    this.sumsLow -= SPREAD[f & 31];
-    this.sumsHigh -= SPREAD[(f >>> 5) & 31];
-  }
-
+  /** The window's count of a flag: sumsLow and sumsHigh pack six bits a flag (a window holds at most 32 words). */
   private sum(flag: number): number {
     const bit = 31 - Math.clz32(flag);
     return bit < 5 ? (this.sumsLow >>> (6 * bit)) & 63 : (this.sumsHigh >>> (6 * (bit - 5))) & 63;

@@ -223,7 +223,8 @@ export class Salad {
    * only once every gap of the run is spaces.
    */
   private slide(w: WordScanner): void {
-    const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
+    // Spaces and digits make the whole gap: no mark, code symbol or line break in it.
+    const spaced = w.gapSpaces > 0 && w.gapSpaces + w.gapDigits === w.gapLen;
     const odd = (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters)) && !w.escaped && !w.hex;
     this.runSpaced = ((this.runSpaced << 1) | (spaced ? 1 : 0)) & RUN_MASK;
     this.runStops = ((this.runStops << 1) | (w.stop ? 1 : 0)) & RUN_MASK;
