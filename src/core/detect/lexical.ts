@@ -526,9 +526,14 @@ export class LexicalScanner {
           if (this.tokKind !== 0) this.endToken();
           if (this.enumState < 3) this.enumStep(32, 1); // C_SPACE
         }
-        // A space between words: only the gap changes.
+        // A space between words: only the gap changes; the spaces after it (indentation) only its length.
         this.gapLast = 32;
         if (this.gapLen++ === 0) this.gapFirst = 32;
+        while (i + 1 < to && s[i + 1] === 32) {
+          i++;
+          pos++;
+          this.gapLen++;
+        }
         continue;
       }
       const cls = c < 128 ? classOf[c] : 0;

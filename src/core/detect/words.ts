@@ -351,12 +351,19 @@ export class WordScanner {
           continue;
         }
         if (k === 3 && inWord === 0 && this.runLen === 0 && this.gapLen > 0) {
-          // K_SPACE between words, not the gap's first unit.
+          // K_SPACE between words, not the gap's first unit, and the spaces after it (indentation).
           if (this.gapLen++ === 1) this.gapSecond = c;
           this.gapLast = c;
           this.gapSpaces++;
           this.prevUnitLetter = false;
           this.afterBackslash = false;
+          while (i + 1 < n && u[i + 1] === 32) {
+            i++;
+            pos++;
+            if (this.gapLen++ === 1) this.gapSecond = 32;
+            this.gapLast = 32;
+            this.gapSpaces++;
+          }
           continue;
         }
         if (k !== 1 && k !== 2) {
