@@ -87,10 +87,14 @@ export class Salad {
   private readonly returns = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
   private stamp = 1;
-  /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
-  private pairs = 0;
+  /**
+   * The block's word hashes, for its distinct word pairs (bigrams): words in random order make new
+   * pairs, templated lines and loops do not. Counted only when the rule that reads them could fire.
+   */
+  private readonly blockHashes = new Int32Array(BLOCK);
   private readonly pairKeys = new Int32Array(TABLE);
   private readonly pairStamps = new Int32Array(TABLE);
+  private pairStamp = 0;
   /** Gaps holding symbols or punctuation, their distinct shapes (first, second and last unit, length), and pieces at first use. */
   private symbolGaps = 0;
   private gapShapes = 0;
@@ -207,10 +211,7 @@ export class Salad {
         for (let k = 0; k < this.topLen; k++) this.topBuf[k] = w.buf[k];
       }
     }
-    if (this.n > 1) {
-      const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
-      if (addNew(this.pairKeys, this.pairStamps, stamp, p)) this.pairs++;
-    }
+    this.blockHashes[this.n - 1] = h;
     if (this.n === BLOCK) {
       this.judge(w, false);
       this.reset();
@@ -286,7 +287,6 @@ export class Salad {
     this.odd = 0;
     this.clash = 0;
     this.distinct = 0;
-    this.pairs = 0;
     this.symbolGaps = 0;
     this.gapShapes = 0;
     this.blockPieces = 0;
@@ -337,13 +337,16 @@ export class Salad {
         `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${this.where(atFinish)}: words strung together at random`,
       );
     }
-    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
-      this.flag(
-        'few',
-        'word-salad',
-        at,
-        `only ${this.distinct} different words among ${n} ${this.where(atFinish)}, in ${this.pairs} different pairs: a handful of words in random order`,
-      );
+    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n) {
+      const pairs = this.distinctPairs();
+      if (pairs >= SALAD.fewPairs * (n - 1)) {
+        this.flag(
+          'few',
+          'word-salad',
+          at,
+          `only ${this.distinct} different words among ${n} ${this.where(atFinish)}, in ${pairs} different pairs: a handful of words in random order`,
+        );
+      }
     }
     if (n >= SALAD.topMinWords && laidOut && this.single >= SALAD.topSpaced * n && this.top >= SALAD.topCount && this.top >= SALAD.topShare * n) {
       this.flag(
@@ -371,6 +374,17 @@ export class Salad {
     }
     this.judgeShredded(atFinish);
     this.judgeGlued(w, atFinish);
+  }
+
+  /** Distinct pairs of words one after the other in the block. */
+  private distinctPairs(): number {
+    const stamp = ++this.pairStamp;
+    const hashes = this.blockHashes;
+    let pairs = 0;
+    for (let k = 1; k < this.n; k++) {
+      if (addNew(this.pairKeys, this.pairStamps, stamp, Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k])) pairs++;
+    }
+    return pairs;
   }
 
   /** Counts a gap with symbols, and its shape when the block has not seen it. */
