@@ -23,8 +23,9 @@
  * optimistic429 Congressionaloute moldedtxt ..."): salad that starts inside an answer, which a block
  * of prose before it would dilute.
  *
- * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
- * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
+ * Bounded: block counters, a stamped table of BLOCK word hashes, the block's hashes and gap shapes
+ * (counted when a rule could fire); per word a few counter updates and one table probe; long words
+ * (rare) are scanned once for repeated four-letter pieces.
  */
 import * as limits from './limits';
 import * as scripts from './script';
@@ -49,9 +50,9 @@ function plural(n: number, what: string): string {
 }
 
 /**
- * Adds `key` to a block's stamped table (a slot belongs to the block when it holds the block's
- * stamp, so a new block starts empty without clearing); whether it was new. At most BLOCK keys a
- * block in TABLE slots, so a free slot is always found.
+ * Adds `key` to a stamped table (a slot belongs to the set when it holds the set's stamp, so a new
+ * set starts empty without clearing); whether it was new. At most BLOCK keys a set in TABLE slots,
+ * so a free slot is always found.
  */
 function addNew(keys: Int32Array, stamps: Int32Array, stamp: number, key: number): boolean {
   let slot = (Math.imul(key, 0x9e3779b1) >>> 24) & TMASK;
@@ -92,15 +93,15 @@ export class Salad {
    * pairs, templated lines and loops do not. Counted only when the rule that reads them could fire.
    */
   private readonly blockHashes = new Int32Array(BLOCK);
-  private readonly pairKeys = new Int32Array(TABLE);
-  private readonly pairStamps = new Int32Array(TABLE);
-  private pairStamp = 0;
-  /** Gaps holding symbols or punctuation, their distinct shapes (first, second and last unit, length), and pieces at first use. */
+  /** Gaps holding symbols or punctuation, and their shapes (first, second and last unit, length), counted like the pairs. */
   private symbolGaps = 0;
-  private gapShapes = 0;
-  private readonly gapKeys = new Int32Array(TABLE);
-  private readonly gapStamps = new Int32Array(TABLE);
+  private readonly gapShapeKeys = new Int32Array(BLOCK);
+  /** Pieces at first use. */
   private blockPieces = 0;
+  /** A stamped table for counting distinct keys (pairs, gap shapes) on demand: a new stamp empties it. */
+  private readonly countKeys = new Int32Array(TABLE);
+  private readonly countStamps = new Int32Array(TABLE);
+  private countStamp = 0;
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
@@ -288,7 +289,6 @@ export class Salad {
     this.clash = 0;
     this.distinct = 0;
     this.symbolGaps = 0;
-    this.gapShapes = 0;
     this.blockPieces = 0;
     this.top = 0;
     this.topHash = 0;
@@ -378,20 +378,27 @@ export class Salad {
 
   /** Distinct pairs of words one after the other in the block. */
   private distinctPairs(): number {
-    const stamp = ++this.pairStamp;
+    const stamp = ++this.countStamp;
     const hashes = this.blockHashes;
     let pairs = 0;
     for (let k = 1; k < this.n; k++) {
-      if (addNew(this.pairKeys, this.pairStamps, stamp, Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k])) pairs++;
+      if (addNew(this.countKeys, this.countStamps, stamp, Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k])) pairs++;
     }
     return pairs;
   }
 
-  /** Counts a gap with symbols, and its shape when the block has not seen it. */
+  /** Keeps the shape of a gap with symbols. */
   private gapShape(w: WordScanner): void {
-    this.symbolGaps++;
-    const key = (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
-    if (addNew(this.gapKeys, this.gapStamps, this.stamp, key)) this.gapShapes++;
+    this.gapShapeKeys[this.symbolGaps++] =
+      (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
+  }
+
+  /** Distinct shapes among the block's gaps with symbols. */
+  private distinctGapShapes(): number {
+    const stamp = ++this.countStamp;
+    let shapes = 0;
+    for (let k = 0; k < this.symbolGaps; k++) if (addNew(this.countKeys, this.countStamps, stamp, this.gapShapeKeys[k])) shapes++;
+    return shapes;
   }
 
   /** Tokens sampled at random from a vocabulary full of code pieces (see the module comment). */
@@ -405,16 +412,17 @@ export class Salad {
       this.distinct < SALAD.shredDistinct * n ||
       this.stops > SALAD.shredStops * n ||
       this.lineGaps > (short ? SALAD.shredShortLineGaps : SALAD.shredLineGaps) * n ||
-      this.blockPieces < (short ? SALAD.shredShortPieces : SALAD.shredPieces) * n ||
-      this.gapShapes < (short ? SALAD.shredShortGapShapes : SALAD.shredGapShapes) * this.symbolGaps
+      this.blockPieces < (short ? SALAD.shredShortPieces : SALAD.shredPieces) * n
     ) {
       return;
     }
+    const gapShapes = this.distinctGapShapes();
+    if (gapShapes < (short ? SALAD.shredShortGapShapes : SALAD.shredGapShapes) * this.symbolGaps) return;
     this.flag(
       'shredded',
       'token-salad',
       this.blockStart,
-      `${this.distinct} of ${n} words differ ${this.where(atFinish)}, with ${plural(this.stops, 'function word')}, ${plural(this.lineGaps, 'line break')}, ${this.blockPieces} glued from pieces and ${this.gapShapes} different symbol runs between them: tokens sampled at random`,
+      `${this.distinct} of ${n} words differ ${this.where(atFinish)}, with ${plural(this.stops, 'function word')}, ${plural(this.lineGaps, 'line break')}, ${this.blockPieces} glued from pieces and ${gapShapes} different symbol runs between them: tokens sampled at random`,
     );
   }
 
