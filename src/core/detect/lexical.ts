@@ -456,14 +456,9 @@ export class LexicalScanner {
   private scan(s: Uint16Array, from: number, to: number, runs: LetterRuns | null): void {
     let pos = this.pos + 0;
     // The fast path: an ASCII letter that continues a Latin word, outside markers, escapes and
-    // code-page tracking. Its state lives in locals (flags as 0/1: V8 keeps those in registers),
-    // written back before step() runs.
-    let wLen = this.wLen;
-    let wHash = this.wHash;
-    let wLowerRun = this.wLowerRun;
-    let wOdd = this.wOdd ? 1 : 0;
-    let wHex = this.wHex ? 1 : 0;
-    let latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
+    // code-page tracking. Only the position and `fast` live in locals across the loop: the word's
+    // state stays in its fields (a loop that carried it too spilled it at every character), and a
+    // word's letters are taken whole from `runs` or in an inner loop that holds them in locals.
     let fast = this.fastAllowed() ? 1 : 0;
     // A local: V8 reads a module constant from the context, with a check, at every use.
     const classOf = ASCII_CLASS;
@@ -472,39 +467,36 @@ export class LexicalScanner {
       const lc = c | 32;
       // An ASCII letter by arithmetic: cheaper than the class table, which V8 reads through the
       // module context with a map and bounds check.
-      if (lc - 97 < 26 && lc >= 97 && fast !== 0 && (latin !== 0 || wLen === 0)) {
+      if (lc - 97 < 26 && lc >= 97 && fast !== 0 && (this.wLen === 0 || this.wScript === SCRIPT_LATIN)) {
         // C_LETTER
-        if (wLen === 0) {
+        if (this.wLen === 0) {
           this.startAsciiWord(pos, c);
-          latin = 1;
           // The word's letters as WordScanner hashed them, when it found the same run here.
           const r = runs !== null ? this.runFrom(runs, i, to) : -1;
           if (r >= 0) {
-            const end = runs!.runs[r + 1];
-            const bits = runs!.runs[r + 3];
-            wHash = runs!.runs[r + 2];
-            wLowerRun = bits >> 2;
-            wOdd = bits & 1;
-            wHex = (bits >> 1) & 1;
-            wLen = end - i;
+            const all = runs!.runs;
+            const end = all[r + 1];
+            const bits = all[r + 3];
+            this.wHash = all[r + 2];
+            this.wLowerRun = bits >> 2;
+            this.wOdd = (bits & 1) !== 0;
+            this.wHex = (bits & 2) !== 0;
+            this.wLen = end - i;
             pos += end - i - 1;
             i = end - 1;
             continue;
           }
-          wHash = -0x7ee3623b; // FNV_BASIS
-          wLowerRun = 0;
-          wOdd = 0;
-          wHex = 1;
+          this.wHash = -0x7ee3623b; // FNV_BASIS
+          this.wLowerRun = 0;
+          this.wOdd = false;
+          this.wHex = true;
         }
-        if (c < 97) {
-          if (wLowerRun >= 2) wOdd = 1;
-          wLowerRun = 0;
-        } else wLowerRun++;
-        if (lc > 102) wHex = 0;
-        wHash = Math.imul(wHash ^ lc, 0x01000193); // FNV_PRIME
-        // The rest of the word's letters in a loop of their own: it holds only the word's state,
-        // which V8 then keeps in registers (the outer loop's state does not fit).
-        let k = (i + 1) | 0;
+        // The word's letters from here in a loop of their own, its state in locals.
+        let wHash = this.wHash;
+        let wLowerRun = this.wLowerRun;
+        let wOdd = this.wOdd ? 1 : 0;
+        let wHex = this.wHex ? 1 : 0;
+        let k = i;
         while (k < to) {
           const d = s[k];
           const ld = d | 32;
@@ -517,28 +509,31 @@ export class LexicalScanner {
           wHash = Math.imul(wHash ^ ld, 0x01000193); // FNV_PRIME
           k = (k + 1) | 0;
         }
-        wLen += k - i;
+        this.wHash = wHash;
+        this.wLowerRun = wLowerRun;
+        this.wOdd = wOdd !== 0;
+        this.wHex = wHex !== 0;
+        this.wLen += k - i;
         pos += k - i - 1;
         i = k - 1;
         continue;
       }
       if (c === 32 && fast !== 0) {
-        if (wLen !== 0) {
+        if (this.wLen !== 0) {
           // A space that ends a word: what step() does for it, without the dispatch.
-          this.wLen = wLen;
-          this.wHash = wHash;
-          this.wLowerRun = wLowerRun;
-          this.wOdd = wOdd !== 0;
-          if (wHex === 0) this.tokHex = false;
-          this.wHex = wHex !== 0;
+          if (!this.wHex) this.tokHex = false;
           this.endWord();
           if (this.tokKind !== 0) this.endToken();
           if (this.enumState < 3) this.enumStep(32, 1); // C_SPACE
-          wLen = 0;
         }
-        // A space between words: only the gap changes.
+        // A space between words: only the gap changes; the spaces after it (indentation) only its length.
         this.gapLast = 32;
         if (this.gapLen++ === 0) this.gapFirst = 32;
+        while (i + 1 < to && s[i + 1] === 32) {
+          i++;
+          pos++;
+          this.gapLen++;
+        }
         continue;
       }
       const cls = c < 128 ? classOf[c] : 0;
@@ -547,16 +542,8 @@ export class LexicalScanner {
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
         this.trailingNewlines = 0;
         this.textSinceMarker = true;
-        if (wLen !== 0) {
-          this.wLen = wLen;
-          this.wHash = wHash;
-          this.wLowerRun = wLowerRun;
-          this.wOdd = wOdd !== 0;
-          if (wHex === 0) this.tokHex = false;
-          this.wHex = wHex !== 0;
-          this.endWord();
-          wLen = 0;
-        } else if (wHex === 0) this.tokHex = false;
+        if (!this.wHex) this.tokHex = false;
+        if (this.wLen !== 0) this.endWord();
         if (this.tokKind !== 0) this.endToken();
         if (this.enumState < 3) this.enumStep(c, cls);
         this.gapLast = c;
@@ -569,18 +556,12 @@ export class LexicalScanner {
         this.lineLead = false;
         continue;
       }
+      if (!this.wHex) this.tokHex = false;
       if (c >= 48 && c <= 57 && fast !== 0) {
-        // A digit: what step() does for it, in its order, without the dispatch (the write-back
-        // first, as before step()).
-        this.wLen = wLen;
-        this.wHash = wHash;
-        this.wLowerRun = wLowerRun;
-        this.wOdd = wOdd !== 0;
-        if (wHex === 0) this.tokHex = false;
-        this.wHex = wHex !== 0;
+        // A digit: what step() does for it, in its order, without the dispatch.
         this.trailingNewlines = 0;
         this.textSinceMarker = true;
-        if (wLen !== 0) this.endWord();
+        if (this.wLen !== 0) this.endWord();
         if (this.tokKind === 1) this.tokTurns++;
         this.tokKind = 2;
         if (this.enumState < 3)
@@ -590,36 +571,12 @@ export class LexicalScanner {
         if (this.gapLen++ === 0) this.gapFirst = c;
         this.gapSpacesOnly = false;
         this.lineLead = false;
-        wLen = 0;
         continue;
       }
-      // An ASCII unit other than a letter: step() ends the word (wLen is 0 after it) and leaves
-      // the word's other state alone, so only wLen and fast need reading back.
-      const gap = cls !== 0 && cls !== 5;
-      this.wLen = wLen;
-      this.wHash = wHash;
-      this.wLowerRun = wLowerRun;
-      this.wOdd = wOdd !== 0;
-      if (wHex === 0) this.tokHex = false;
-      this.wHex = wHex !== 0;
       this.step(c, pos);
-      if (gap) wLen = 0;
-      else {
-        wLen = this.wLen;
-        wHash = this.wHash;
-        wLowerRun = this.wLowerRun;
-        wOdd = this.wOdd ? 1 : 0;
-        wHex = this.wHex ? 1 : 0;
-        latin = this.wScript === SCRIPT_LATIN ? 1 : 0;
-      }
       fast = this.fastAllowed() ? 1 : 0;
     }
-    this.wLen = wLen;
-    this.wHash = wHash;
-    this.wLowerRun = wLowerRun;
-    this.wOdd = wOdd !== 0;
-    if (wHex === 0) this.tokHex = false;
-    this.wHex = wHex !== 0;
+    if (!this.wHex) this.tokHex = false;
     this.pos = pos;
   }
 
@@ -650,9 +607,15 @@ export class LexicalScanner {
   private runFrom(runs: LetterRuns, i: number, to: number): number {
     const all = runs.runs;
     let at = this.runAt;
-    while (at < runs.count && all[4 * at] < i) at++;
+    const count = runs.count;
+    while (at < count && all[4 * at] < i) at++;
+    if (at < count && all[4 * at] === i && all[4 * at + 1] <= to) {
+      // Taken: the next word starts after it.
+      this.runAt = at + 1;
+      return 4 * at;
+    }
     this.runAt = at;
-    return at < runs.count && all[4 * at] === i && all[4 * at + 1] <= to ? 4 * at : -1;
+    return -1;
   }
 
   /** Whether ASCII letters can skip step(): nothing but the word's own state can change. */
@@ -865,17 +828,17 @@ export class LexicalScanner {
       this.sameRun = 1;
       this.sameRunStart = this.wStart;
     }
+    const upper = isUpper(this.wFirst);
     const cls = ROLE_TABLE.get(h);
     this.lastRole = cls & W_USER ? 1 : cls & W_OTHER_ROLE ? 2 : 0;
     if (this.lastRole !== 0) {
       this.lastRoleAt = this.wStart;
-      this.lastRoleCapital = isUpper(this.wFirst);
+      this.lastRoleCapital = upper;
       this.lastRoleHash = h;
     }
     let f = 0;
     // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
     // and code prints arrays of repeated values ("[ True  True False]"): a stutter shows in the prose.
-    const upper = isUpper(this.wFirst);
     if (
       this.words > 0 &&
       h === this.prevHash &&
@@ -923,13 +886,15 @@ export class LexicalScanner {
     }
 
     const slot = this.words & WMASK;
-    if (this.words >= WINDOW) this.forget(this.wFlags[slot]);
+    // The window's counts: the word that leaves it (none before the window is full) out, this one in.
+    const gone = this.words >= WINDOW ? this.wFlags[slot] : 0;
+    this.sumsLow += SPREAD[f & 31] - SPREAD[gone & 31];
+    this.sumsHigh += SPREAD[(f >>> 5) & 31] - SPREAD[(gone >>> 5) & 31];
     this.wFlags[slot] = f;
     this.wHashes[slot] = h;
     this.wScripts[slot] = sc;
     this.wStarts[slot] = this.wStart;
     this.wLines[slot] = this.lineNo;
-    this.remember(f);
     this.words++;
 
     if (this.lineWords === 0) {
@@ -957,17 +922,7 @@ export class LexicalScanner {
     this.afterBackslash = false;
   }
 
-  /** Window counts per flag, packed six bits a flag (a window holds at most 32 words). */
-  private remember(f: number): void {
-    this.sumsLow += SPREAD[f & 31];
-    this.sumsHigh += SPREAD[(f >>> 5) & 31];
-  }
-
-  private forget(f: number): void {
-    this.sumsLow -= SPREAD[f & 31];
-    this.sumsHigh -= SPREAD[(f >>> 5) & 31];
-  }
-
+  /** The window's count of a flag: sumsLow and sumsHigh pack six bits a flag (a window holds at most 32 words). */
   private sum(flag: number): number {
     const bit = 31 - Math.clz32(flag);
     return bit < 5 ? (this.sumsLow >>> (6 * bit)) & 63 : (this.sumsHigh >>> (6 * (bit - 5))) & 63;

@@ -62,8 +62,11 @@ export class LineCycle {
     this.sameItem(w);
     if (this.done) return;
     if (w.lineWords === 0 || !this.numbered || w.gapDigits > 0 || w.gapCode > 0 || w.lineLetters < LINECYCLE.minLetters) {
-      this.lines = 0;
-      this.runs.fill(0);
+      // Most lines of code and prose end a cycle that never started: the counts are zero already.
+      if (this.lines !== 0) {
+        this.lines = 0;
+        this.runs.fill(0);
+      }
       return;
     }
     const n = this.lines++;

@@ -23,8 +23,9 @@
  * optimistic429 Congressionaloute moldedtxt ..."): salad that starts inside an answer, which a block
  * of prose before it would dilute.
  *
- * Bounded: block counters and a stamped table of BLOCK word hashes; per word a few counter updates
- * and one table probe; long words (rare) are scanned once for repeated four-letter pieces.
+ * Bounded: block counters, a stamped table of BLOCK word hashes, the block's hashes and gap shapes
+ * (counted when a rule could fire); per word a few counter updates and one table probe; long words
+ * (rare) are scanned once for repeated four-letter pieces.
  */
 import * as limits from './limits';
 import * as scripts from './script';
@@ -49,9 +50,9 @@ function plural(n: number, what: string): string {
 }
 
 /**
- * Adds `key` to a block's stamped table (a slot belongs to the block when it holds the block's
- * stamp, so a new block starts empty without clearing); whether it was new. At most BLOCK keys a
- * block in TABLE slots, so a free slot is always found.
+ * Adds `key` to a stamped table (a slot belongs to the set when it holds the set's stamp, so a new
+ * set starts empty without clearing); whether it was new. At most BLOCK keys a set in TABLE slots,
+ * so a free slot is always found.
  */
 function addNew(keys: Int32Array, stamps: Int32Array, stamp: number, key: number): boolean {
   let slot = (Math.imul(key, 0x9e3779b1) >>> 24) & TMASK;
@@ -87,16 +88,20 @@ export class Salad {
   private readonly returns = new Uint16Array(TABLE);
   private readonly stamps = new Int32Array(TABLE);
   private stamp = 1;
-  /** Distinct word pairs (bigrams) of the block: words in random order make new pairs, templated lines and loops do not. */
-  private pairs = 0;
-  private readonly pairKeys = new Int32Array(TABLE);
-  private readonly pairStamps = new Int32Array(TABLE);
-  /** Gaps holding symbols or punctuation, their distinct shapes (first, second and last unit, length), and pieces at first use. */
+  /**
+   * The block's word hashes, for its distinct word pairs (bigrams): words in random order make new
+   * pairs, templated lines and loops do not. Counted only when the rule that reads them could fire.
+   */
+  private readonly blockHashes = new Int32Array(BLOCK);
+  /** Gaps holding symbols or punctuation, and their shapes (first, second and last unit, length), counted like the pairs. */
   private symbolGaps = 0;
-  private gapShapes = 0;
-  private readonly gapKeys = new Int32Array(TABLE);
-  private readonly gapStamps = new Int32Array(TABLE);
+  private readonly gapShapeKeys = new Int32Array(BLOCK);
+  /** Pieces at first use. */
   private blockPieces = 0;
+  /** A stamped table for counting distinct keys (pairs, gap shapes) on demand: a new stamp empties it. */
+  private readonly countKeys = new Int32Array(TABLE);
+  private readonly countStamps = new Int32Array(TABLE);
+  private countStamp = 0;
   // Whole answer.
   private glued = 0;
   private gluedRun = 0;
@@ -207,10 +212,7 @@ export class Salad {
         for (let k = 0; k < this.topLen; k++) this.topBuf[k] = w.buf[k];
       }
     }
-    if (this.n > 1) {
-      const p = Math.imul(w.prevHash ^ 0x5bd1e995, 0x01000193) ^ h;
-      if (addNew(this.pairKeys, this.pairStamps, stamp, p)) this.pairs++;
-    }
+    this.blockHashes[this.n - 1] = h;
     if (this.n === BLOCK) {
       this.judge(w, false);
       this.reset();
@@ -223,7 +225,8 @@ export class Salad {
    * only once every gap of the run is spaces.
    */
   private slide(w: WordScanner): void {
-    const spaced = w.gapSpaces > 0 && w.gapMarks === 0 && w.gapCode === 0 && w.gapNewlines === 0 && w.gapSpaces + w.gapDigits === w.gapLen;
+    // Spaces and digits make the whole gap: no mark, code symbol or line break in it.
+    const spaced = w.gapSpaces > 0 && w.gapSpaces + w.gapDigits === w.gapLen;
     const odd = (w.caseTurns > 0 || (w.digitTurns > 0 && w.letters >= SALAD.runOddLetters)) && !w.escaped && !w.hex;
     this.runSpaced = ((this.runSpaced << 1) | (spaced ? 1 : 0)) & RUN_MASK;
     this.runStops = ((this.runStops << 1) | (w.stop ? 1 : 0)) & RUN_MASK;
@@ -285,9 +288,7 @@ export class Salad {
     this.odd = 0;
     this.clash = 0;
     this.distinct = 0;
-    this.pairs = 0;
     this.symbolGaps = 0;
-    this.gapShapes = 0;
     this.blockPieces = 0;
     this.top = 0;
     this.topHash = 0;
@@ -336,13 +337,16 @@ export class Salad {
         `${n} words one space apart with no punctuation, no line break and only ${this.stops} function words among them ${this.where(atFinish)}: words strung together at random`,
       );
     }
-    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n && this.pairs >= SALAD.fewPairs * (n - 1)) {
-      this.flag(
-        'few',
-        'word-salad',
-        at,
-        `only ${this.distinct} different words among ${n} ${this.where(atFinish)}, in ${this.pairs} different pairs: a handful of words in random order`,
-      );
+    if (n >= SALAD.fewMinWords && spaced && this.distinct <= SALAD.fewDistinct * n) {
+      const pairs = this.distinctPairs();
+      if (pairs >= SALAD.fewPairs * (n - 1)) {
+        this.flag(
+          'few',
+          'word-salad',
+          at,
+          `only ${this.distinct} different words among ${n} ${this.where(atFinish)}, in ${pairs} different pairs: a handful of words in random order`,
+        );
+      }
     }
     if (n >= SALAD.topMinWords && laidOut && this.single >= SALAD.topSpaced * n && this.top >= SALAD.topCount && this.top >= SALAD.topShare * n) {
       this.flag(
@@ -372,11 +376,29 @@ export class Salad {
     this.judgeGlued(w, atFinish);
   }
 
-  /** Counts a gap with symbols, and its shape when the block has not seen it. */
+  /** Distinct pairs of words one after the other in the block. */
+  private distinctPairs(): number {
+    const stamp = ++this.countStamp;
+    const hashes = this.blockHashes;
+    let pairs = 0;
+    for (let k = 1; k < this.n; k++) {
+      if (addNew(this.countKeys, this.countStamps, stamp, Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k])) pairs++;
+    }
+    return pairs;
+  }
+
+  /** Keeps the shape of a gap with symbols. */
   private gapShape(w: WordScanner): void {
-    this.symbolGaps++;
-    const key = (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
-    if (addNew(this.gapKeys, this.gapStamps, this.stamp, key)) this.gapShapes++;
+    this.gapShapeKeys[this.symbolGaps++] =
+      (w.gapFirst | (w.gapSecond << 16)) ^ Math.imul(w.gapLast + 1, 0x9e3779b1) ^ Math.imul(w.gapLen - w.gapSpaces, 0x85ebca6b);
+  }
+
+  /** Distinct shapes among the block's gaps with symbols. */
+  private distinctGapShapes(): number {
+    const stamp = ++this.countStamp;
+    let shapes = 0;
+    for (let k = 0; k < this.symbolGaps; k++) if (addNew(this.countKeys, this.countStamps, stamp, this.gapShapeKeys[k])) shapes++;
+    return shapes;
   }
 
   /** Tokens sampled at random from a vocabulary full of code pieces (see the module comment). */
@@ -390,16 +412,17 @@ export class Salad {
       this.distinct < SALAD.shredDistinct * n ||
       this.stops > SALAD.shredStops * n ||
       this.lineGaps > (short ? SALAD.shredShortLineGaps : SALAD.shredLineGaps) * n ||
-      this.blockPieces < (short ? SALAD.shredShortPieces : SALAD.shredPieces) * n ||
-      this.gapShapes < (short ? SALAD.shredShortGapShapes : SALAD.shredGapShapes) * this.symbolGaps
+      this.blockPieces < (short ? SALAD.shredShortPieces : SALAD.shredPieces) * n
     ) {
       return;
     }
+    const gapShapes = this.distinctGapShapes();
+    if (gapShapes < (short ? SALAD.shredShortGapShapes : SALAD.shredGapShapes) * this.symbolGaps) return;
     this.flag(
       'shredded',
       'token-salad',
       this.blockStart,
-      `${this.distinct} of ${n} words differ ${this.where(atFinish)}, with ${plural(this.stops, 'function word')}, ${plural(this.lineGaps, 'line break')}, ${this.blockPieces} glued from pieces and ${this.gapShapes} different symbol runs between them: tokens sampled at random`,
+      `${this.distinct} of ${n} words differ ${this.where(atFinish)}, with ${plural(this.stops, 'function word')}, ${plural(this.lineGaps, 'line break')}, ${this.blockPieces} glued from pieces and ${gapShapes} different symbol runs between them: tokens sampled at random`,
     );
   }
 

@@ -15,8 +15,12 @@ const STUTTER = limits.STUTTER;
 const RING = 32;
 const RMASK = RING - 1;
 const MAX_PHRASE = 8;
-/** Words from which neither the doubled-word nor the phrase rule can apply at finish. */
-const LONGEST = Math.max(STUTTER.shortWords, STUTTER.shortMaxWords, STUTTER.phraseMaxWords + 1);
+/**
+ * Words from which neither the doubled-word nor the phrase rule can apply at finish: WordScanner
+ * hands Stutter only the answer's first STUTTER_WORDS words (past that, only the punctuation runs
+ * it counts can still be reported).
+ */
+export const STUTTER_WORDS = Math.max(STUTTER.shortWords, STUTTER.shortMaxWords, STUTTER.phraseMaxWords + 1);
 
 export class Stutter {
   private dups = 0;
@@ -35,11 +39,9 @@ export class Stutter {
 
   constructor(private readonly sink: WordSink) {}
 
+  /** One of the answer's first STUTTER_WORDS words. */
   word(w: WordScanner): void {
     const n = w.words;
-    // Doubled words and phrases only count in answers of at most LONGEST words: past that, only
-    // the punctuation runs (counted by WordScanner) can still be reported.
-    if (n >= LONGEST) return;
     // A doubled function word can be grammar ("that that", "had had"); a doubled content word is not.
     if (n > 0 && w.hash === w.prevHash && w.gapLen > 0 && w.gapSpaces === w.gapLen && !w.stop && !(w.hex && w.len >= 4)) {
       if (this.dups++ === 0) {

@@ -21,12 +21,13 @@
  * Bounded: one pending candidate; work once per word and per line.
  */
 import * as limits from './limits';
-import { endsSentence } from './script';
+import * as scripts from './script';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
-/** A module-level copy: imported bindings are getter calls under some loaders. */
+/** Module-level copies: imported bindings are getter calls under some loaders. */
 const TEMPLATE = limits.TEMPLATE;
+const endsSentence = scripts.endsSentence;
 
 const ROLES = new Map(['assistant', 'model'].map((w) => [wordHash(w), w]));
 /** Role names that a template's header holds, glued to the sentence before once the markers are gone. */

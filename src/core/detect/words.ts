@@ -15,7 +15,7 @@
 import * as wordHashes from './wordHash';
 import * as scripts from './script';
 import * as stopwords from './stopwords';
-import { Stutter } from './stutter';
+import * as stutters from './stutter';
 import { Salad } from './salad';
 import { TemplateTurns } from './template';
 import { DetokSpacing } from './detok';
@@ -40,6 +40,7 @@ const SCRIPT_CJK = scripts.SCRIPT_CJK;
 const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
 const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
 const LATIN_BIT = 1 << (SCRIPT_LATIN & 31);
+const STUTTER_WORDS = stutters.STUTTER_WORDS;
 if (FNV_BASIS !== -0x7ee3623b) throw new Error('WordScanner spells FNV_BASIS out of step');
 
 /** Character classes. */
@@ -194,7 +195,7 @@ export class WordScanner {
   private runStart = 0;
   private runAfterLetter = false;
 
-  readonly stutter: Stutter;
+  readonly stutter: stutters.Stutter;
   readonly salad: Salad;
   readonly template: TemplateTurns;
   readonly detok: DetokSpacing;
@@ -203,7 +204,7 @@ export class WordScanner {
   readonly lineCycle: LineCycle;
 
   constructor(sink: WordSink) {
-    this.stutter = new Stutter(sink);
+    this.stutter = new stutters.Stutter(sink);
     this.salad = new Salad(sink);
     this.template = new TemplateTurns(sink);
     this.detok = new DetokSpacing(sink);
@@ -353,12 +354,19 @@ export class WordScanner {
           continue;
         }
         if (k === 3 && inWord === 0 && this.runLen === 0 && this.gapLen > 0) {
-          // K_SPACE between words, not the gap's first unit.
+          // K_SPACE between words, not the gap's first unit, and the spaces after it (indentation).
           if (this.gapLen++ === 1) this.gapSecond = c;
           this.gapLast = c;
           this.gapSpaces++;
           this.prevUnitLetter = false;
           this.afterBackslash = false;
+          while (i + 1 < n && u[i + 1] === 32) {
+            i++;
+            pos++;
+            if (this.gapLen++ === 1) this.gapSecond = 32;
+            this.gapLast = 32;
+            this.gapSpaces++;
+          }
           continue;
         }
         if (k !== 1 && k !== 2) {
@@ -532,7 +540,7 @@ export class WordScanner {
     this.lineLetters += tokLetters;
     this.detok.word(this);
     this.dropped.word(this);
-    this.stutter.word(this);
+    if (this.words < STUTTER_WORDS) this.stutter.word(this);
     this.salad.word(this);
     this.template.word(this);
     this.listedRun.word(this);
