@@ -98,6 +98,16 @@ const decode = decoding.decodeUnits;
 /** 0-9: a tail without them holds no counting. */
 const DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57];
 
+/** Counting needs digits, one per number a run needs at least (most answers have fewer and skip the token pass). */
+function enoughDigits(t: string): boolean {
+  let digits = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+  }
+  return digits >= DROPPED.countNumbers;
+}
+
 /** Where finish_reason "length" cut the text, and how its offsets are reported (see cutChannel). */
 interface CutChannel {
   ch: Channel;
@@ -326,6 +336,7 @@ class StreamingDetector implements Detector {
     const ch = this.content;
     if (!ch.tailHas(LIMITS.ringSize, DIGITS)) return;
     const tail = ch.tail(LIMITS.ringSize);
+    if (!enoughDigits(tail)) return;
     const run = countingGaps(tail, ch.pos - tail.length);
     if (run === null) return;
     const what = run.gaps === 1 ? 'a step that skips or glues numbers' : `${run.gaps} steps that skip or glue numbers`;
@@ -380,6 +391,8 @@ class StreamingDetector implements Detector {
   private checkNearLoop(ch: Channel, name: '' | 'reasoning'): void {
     if (ch.has('short-loop') || ch.has('long-loop') || ch.has('seq-rep') || ch.has('compression')) return;
     if (name === '' && (this.reasons.has('length-repetition') || this.reasons.has('list-cycle'))) return;
+    // A loop's tail repeats most of its 8-grams; healthy prose stays far below, and skips the word pass.
+    if (ch.seqRep() < LIMITS.nearLoopMinSeqRep) return;
     const tail = ch.tail(LIMITS.ringSize);
     const loop = nearLoop(tail);
     if (loop === null) return;

@@ -110,6 +110,12 @@ export const LIMITS = Object.freeze({
    * vocabulary gives about -10.4 each.
    */
   saladLogprobMinTokens: 4,
+  /**
+   * nearloop.ts reads a tail only when this share of its last 1024 characters' 8-grams repeat an
+   * earlier one (seq-rep): near-copy loops of the tune split keep 0.6 or more, healthy prose stays
+   * far below, and most answers skip the word pass.
+   */
+  nearLoopMinSeqRep: 0.4,
 });
 
 /**
