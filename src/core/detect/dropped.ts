@@ -18,7 +18,16 @@ import type { WordScanner, WordSink } from './words';
 /** A module-level copy: imported bindings are getter calls under some loaders. */
 const DROPPED = limits.DROPPED;
 
-const DETERMINERS = new Set(['the', 'their', 'our', 'your', 'its'].map(wordHash));
+// Five hashes compared one by one: cheaper per word than a set look-up.
+const H_THE = wordHash('the');
+const H_THEIR = wordHash('their');
+const H_OUR = wordHash('our');
+const H_YOUR = wordHash('your');
+const H_ITS = wordHash('its');
+
+function isDeterminer(h: number): boolean {
+  return h === H_THE || h === H_THEIR || h === H_OUR || h === H_YOUR || h === H_ITS;
+}
 /** Words no determiner comes right before; none of them names a keyword of a common language. */
 const NEVER_AFTER = new Map(['of', 'was', 'were', 'are', 'to'].map((w) => [wordHash(w), w]));
 
@@ -62,7 +71,7 @@ export class DroppedWords {
     }
     // A determiner quoted or in code ("the word 'the', …", "`the`") is named, not used.
     // The determiners are 3 to 5 letters long: most words skip the set look-up.
-    this.det = w.len >= 3 && w.len <= 5 && w.digits === 0 && DETERMINERS.has(w.hash) && w.gapCode === 0 && !isQuote(w.gapLast);
+    this.det = w.len >= 3 && w.len <= 5 && isDeterminer(w.hash) && w.digits === 0 && w.gapCode === 0 && !isQuote(w.gapLast);
     if (this.det) {
       this.detAt = w.start;
       this.detLen = w.len;
