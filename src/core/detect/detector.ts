@@ -98,16 +98,6 @@ const decode = decoding.decodeUnits;
 /** 0-9: a tail without them holds no counting. */
 const DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57];
 
-/** Counting needs digits, one per number a run needs at least (most answers have fewer and skip the token pass). */
-function enoughDigits(t: string): boolean {
-  let digits = 0;
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
-    if (c >= 48 && c <= 57) digits++;
-  }
-  return digits >= DROPPED.countNumbers;
-}
-
 /** Where finish_reason "length" cut the text, and how its offsets are reported (see cutChannel). */
 interface CutChannel {
   ch: Channel;
@@ -308,8 +298,6 @@ class StreamingDetector implements Detector {
     this.checkCounting();
     if (reason !== 'length') this.content.checkEndLoop();
     this.checkMarkupLoop();
-    this.checkNearLoop(this.content, '');
-    if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning');
     if (reason === 'length') {
       const cut = this.cutChannel();
       const loop = cut.ch.tailLoop();
@@ -328,6 +316,8 @@ class StreamingDetector implements Detector {
         this.add('length-repetition', first, 'finish_reason is "length" after the output started repeating');
       }
     }
+    this.checkNearLoop(this.content, '');
+    if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning');
     return this.cached;
   }
 
@@ -336,7 +326,6 @@ class StreamingDetector implements Detector {
     const ch = this.content;
     if (!ch.tailHas(LIMITS.ringSize, DIGITS)) return;
     const tail = ch.tail(LIMITS.ringSize);
-    if (!enoughDigits(tail)) return;
     const run = countingGaps(tail, ch.pos - tail.length);
     if (run === null) return;
     const what = run.gaps === 1 ? 'a step that skips or glues numbers' : `${run.gaps} steps that skip or glue numbers`;

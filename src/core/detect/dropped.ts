@@ -125,6 +125,7 @@ export interface CountingGaps {
  * Any other step ends the run, so step-2 lists, primes and years stay apart.
  */
 export function countingGaps(text: string, base: number): CountingGaps | null {
+  if (!enoughDigits(text)) return null;
   let best: CountingGaps | null = null;
   let run: CountingGaps | null = null;
   let plain = 0;
@@ -151,6 +152,16 @@ export function countingGaps(text: string, base: number): CountingGaps | null {
   }
   if (run !== null && isCounting(run, plain) && (best === null || run.numbers > best.numbers)) best = run;
   return best !== null && best.gaps > 0 ? best : null;
+}
+
+/** A digit per number a run needs at least: most texts have fewer and skip the token pass. */
+function enoughDigits(t: string): boolean {
+  let digits = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+  }
+  return digits >= DROPPED.countNumbers;
 }
 
 function isCounting(run: CountingGaps, plain: number): boolean {
