@@ -12,6 +12,7 @@
  */
 import * as limits from './limits';
 import type { HeadSink } from './head';
+import { isQuoteUnit } from './script';
 
 /** A module-level copy: imported bindings are getter calls under some loaders. */
 const CLOSING = limits.CLOSING;
@@ -28,18 +29,14 @@ function wordsIn(s: string): number {
   return (s.match(WORD)?.length ?? 0) + Math.floor((s.match(CJK)?.length ?? 0) / 2);
 }
 
-/** Quotes that show the offer is named, not said: 'The bot greets with "How can I help you?"'. */
-function isQuote(c: number): boolean {
-  return c === 34 || c === 39 || c === 96 || c === 0x201c || c === 0x201d || c === 0x2018 || c === 0x2019 || c === 0x300c || c === 0x300d;
-}
-
-/** Judges the head t (all of the answer when `whole`, else its start) for an offer followed by many words. */
+/** Judges the head t (the answer's start, all of a short one) for an offer followed by many words. */
 export function judgeClosingOffer(t: string, sink: HeadSink): void {
   const m = OFFER.exec(t);
   if (m === null) return;
   const at = m.index;
   const end = at + m[0].length;
-  if ((at > 0 && isQuote(t.charCodeAt(at - 1))) || (end < t.length && isQuote(t.charCodeAt(end)))) return;
+  // Quotes show the offer is named, not said: 'The bot greets with "How can I help you?"'.
+  if ((at > 0 && isQuoteUnit(t.charCodeAt(at - 1))) || (end < t.length && isQuoteUnit(t.charCodeAt(end)))) return;
   // A chat template or transcript shown in code is quoted too.
   if (t.lastIndexOf('```', at) >= 0) return;
   const after = wordsIn(t.slice(end));

@@ -12,6 +12,7 @@
  * the answer's tail once, at finish.
  */
 import * as limits from './limits';
+import { isQuoteUnit } from './script';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
@@ -71,7 +72,7 @@ export class DroppedWords {
     }
     // A determiner quoted or in code ("the word 'the', …", "`the`") is named, not used.
     // The determiners are 3 to 5 letters long: most words skip the set look-up.
-    this.det = w.len >= 3 && w.len <= 5 && isDeterminer(w.hash) && w.digits === 0 && w.gapCode === 0 && !isQuote(w.gapLast);
+    this.det = w.len >= 3 && w.len <= 5 && isDeterminer(w.hash) && w.digits === 0 && w.gapCode === 0 && !isQuoteUnit(w.gapLast);
     if (this.det) {
       this.detAt = w.start;
       this.detLen = w.len;
@@ -105,10 +106,6 @@ export class DroppedWords {
     const detail = `${this.events === 1 ? 'a determiner' : `${this.events} determiners`} with the noun missing, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
     this.sink('dropped-words', this.firstAt, detail, this.events >= DROPPED.determiners ? 'degenerate' : 'suspect');
   }
-}
-
-function isQuote(c: number): boolean {
-  return c === 34 || c === 39 || c === 96 || c === 0x2018 || c === 0x2019 || c === 0x201c || c === 0x201d;
 }
 
 /** Counting with numbers dropped: how many were skipped or glued, where the first was, in a run of counting. */

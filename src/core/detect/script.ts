@@ -126,6 +126,11 @@ export function isWhitespaceUnit(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xa0 || c === 0x3000;
 }
 
+/** Quote marks, opening or closing: straight, backtick, curly, CJK corner brackets. */
+export function isQuoteUnit(c: number): boolean {
+  return c === 34 || c === 39 || c === 96 || c === 0x2018 || c === 0x2019 || c === 0x201c || c === 0x201d || c === 0x300c || c === 0x300d;
+}
+
 /** Marks that end a sentence: . ? ! and their full-width forms. */
 export function endsSentence(c: number): boolean {
   return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;
