@@ -18,6 +18,7 @@
  */
 import * as limits from './limits';
 import { endsSentence, isLetterUnit } from './script';
+import { FNV_BASIS, FNV_PRIME, lowerUnit } from './wordHash';
 
 /** A module-level copy: imported bindings are getter calls under some loaders. */
 const NEAR = limits.NEAR_LOOP;
@@ -103,11 +104,11 @@ function proseWords(t: string): { hashes: Int32Array; starts: Int32Array; number
     if (i < n && isWordUnit(c)) {
       if (!inWord) {
         inWord = true;
-        h = 0x811c9dc5 | 0;
+        h = FNV_BASIS;
         starts[count] = i;
         wordLetters = 0;
       }
-      h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 32 : c), 0x01000193);
+      h = Math.imul(h ^ lowerUnit(c), FNV_PRIME);
       if (c > 57) {
         letters++;
         wordLetters++;
