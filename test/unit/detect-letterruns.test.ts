@@ -9,7 +9,7 @@ import { LexicalScanner } from '../../src/core/detect/lexical';
 import { LetterRuns, WordScanner } from '../../src/core/detect/words';
 import { streams } from '../corpus/streams';
 
-/** Everything the scanner reports, finish included, one line per reason. */
+/** Everything the scanner reports, finish included, one line per reason, sorted. */
 function lexicalReasons(text: string, pieceSize: (k: number) => number, withRuns: boolean, prompt?: string, token0Text?: string): string[] {
   const out: string[] = [];
   const lex = new LexicalScanner((code, offset, detail, kind) => out.push(`${code} ${offset} ${kind} ${detail}`), prompt, token0Text);
@@ -26,7 +26,9 @@ function lexicalReasons(text: string, pieceSize: (k: number) => number, withRuns
     from += n;
   }
   lex.finish(null);
-  return out;
+  // In reading order, as the detector lists them: which of two reasons at one offset is reported
+  // first can depend on the piece sizes (a streaming check against one run at finish).
+  return out.sort();
 }
 
 /** Words whose runs carry what the rules read: a-f letters with an "x" (hex to WordScanner, not to LexicalScanner), case turns, long runs. */

@@ -576,7 +576,9 @@ export class LexicalScanner {
       this.step(c, pos);
       fast = this.fastAllowed() ? 1 : 0;
     }
-    if (!this.wHex) this.tokHex = false;
+    // Only a word still open at the piece's end: with none, wHex is the last word's, and the next
+    // piece's token ("…/commit/" then "b873c0") would lose its hex mark where one piece keeps it.
+    if (this.wLen !== 0 && !this.wHex) this.tokHex = false;
     this.pos = pos;
   }
 
