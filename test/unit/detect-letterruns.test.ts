@@ -26,8 +26,8 @@ function lexicalReasons(text: string, pieceSize: (k: number) => number, withRuns
     from += n;
   }
   lex.finish(null);
-  // In reading order, as the detector lists them: which of two reasons at one offset is reported
-  // first can depend on the piece sizes (a streaming check against one run at finish).
+  // Sorted, since the order of the calls is no part of what is reported (the detector sorts its
+  // reasons): which of two reasons at one offset comes first can depend on the piece sizes.
   return out.sort();
 }
 
