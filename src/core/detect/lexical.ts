@@ -521,7 +521,6 @@ export class LexicalScanner {
       if (c === 32 && fast !== 0) {
         if (this.wLen !== 0) {
           // A space that ends a word: what step() does for it, without the dispatch.
-          if (!this.wHex) this.tokHex = false;
           this.endWord();
           if (this.tokKind !== 0) this.endToken();
           if (this.enumState < 3) this.enumStep(32, 1); // C_SPACE
@@ -542,7 +541,6 @@ export class LexicalScanner {
         // does for it, in its order, without the dispatch. (C_PROSE 3, C_CODE 4.)
         this.trailingNewlines = 0;
         this.textSinceMarker = true;
-        if (!this.wHex) this.tokHex = false;
         if (this.wLen !== 0) this.endWord();
         if (this.tokKind !== 0) this.endToken();
         if (this.enumState < 3) this.enumStep(c, cls);
@@ -556,7 +554,6 @@ export class LexicalScanner {
         this.lineLead = false;
         continue;
       }
-      if (!this.wHex) this.tokHex = false;
       if (c >= 48 && c <= 57 && fast !== 0) {
         // A digit: what step() does for it, in its order, without the dispatch.
         this.trailingNewlines = 0;
@@ -576,9 +573,6 @@ export class LexicalScanner {
       this.step(c, pos);
       fast = this.fastAllowed() ? 1 : 0;
     }
-    // Only a word still open at the piece's end: with none, wHex is the last word's, and the next
-    // piece's token ("…/commit/" then "b873c0") would lose its hex mark where one piece keeps it.
-    if (this.wLen !== 0 && !this.wHex) this.tokHex = false;
     this.pos = pos;
   }
 
@@ -814,6 +808,9 @@ export class LexicalScanner {
   }
 
   private endWord(): void {
+    // The fast path keeps a word's hex flag until the word ends; step() clears tokHex letter by
+    // letter. Only here, so that a finished word's flag never reaches the next token.
+    if (!this.wHex) this.tokHex = false;
     const h = this.wHash | 0;
     const len = this.wLen;
     const sc = this.wScript;
