@@ -98,11 +98,13 @@ const decode = decoding.decodeUnits;
 /** 0-9: a tail without them holds no counting. */
 const DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57];
 
-/** Where finish_reason "length" cut the text, and how its offsets are reported (see cutChannel). */
+/** Records a reason found in one channel, its offset in that channel's text. */
+type ChannelSink = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind) => void;
+
+/** Where finish_reason "length" cut the text, and how its reasons are recorded (see cutChannel). */
 interface CutChannel {
   ch: Channel;
-  at: (offset: number) => number;
-  where: (offset: number) => string;
+  report: ChannelSink;
 }
 
 class StreamingDetector implements Detector {
@@ -152,13 +154,17 @@ class StreamingDetector implements Detector {
 
   private reasoning(): { ch: Channel; lex: LexicalScanner; words: WordScanner } {
     if (!this.reasoningCh || !this.reasoningLex || !this.reasoningWords) {
-      const inReasoning = (code: ReasonCode, offset: number, detail: string, kind?: ReasonKind): void =>
-        this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`, kind);
+      const inReasoning: ChannelSink = (code, offset, detail, kind) => this.addInReasoning(code, offset, detail, kind);
       this.reasoningCh = new Channel(inReasoning, this.token0Text);
       this.reasoningLex = new LexicalScanner(inReasoning, undefined, this.token0Text);
       this.reasoningWords = new WordScanner(inReasoning);
     }
     return { ch: this.reasoningCh, lex: this.reasoningLex, words: this.reasoningWords };
+  }
+
+  /** A reason in the reasoning text: recorded at the answer's end, naming its offset in the reasoning. */
+  private addInReasoning(code: ReasonCode, offset: number, detail: string, kind?: ReasonKind): void {
+    this.add(code, this.content.pos, `in the reasoning text at offset ${offset}: ${detail}`, kind);
   }
 
   /**
@@ -302,10 +308,10 @@ class StreamingDetector implements Detector {
       const cut = this.cutChannel();
       const loop = cut.ch.tailLoop();
       if (loop) {
-        this.add(
+        cut.report(
           'length-repetition',
-          cut.at(loop.start),
-          `${cut.where(loop.start)}finish_reason is "length" and the last ${cut.ch.pos - loop.start} characters repeat a ${loop.period}-character period`,
+          loop.start,
+          `finish_reason is "length" and the last ${cut.ch.pos - loop.start} characters repeat a ${loop.period}-character period`,
         );
       } else if (this.lengthFlood(cut)) {
         // Reported by lengthFlood.
@@ -316,8 +322,8 @@ class StreamingDetector implements Detector {
         this.add('length-repetition', first, 'finish_reason is "length" after the output started repeating');
       }
     }
-    this.checkNearLoop(this.content, '');
-    if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning');
+    this.checkNearLoop(this.content, 'answer', (code, offset, detail) => this.add(code, offset, detail));
+    if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning', (code, offset, detail) => this.addInReasoning(code, offset, detail));
     return this.cached;
   }
 
@@ -348,14 +354,14 @@ class StreamingDetector implements Detector {
 
   /**
    * The text the server cut at max_tokens: the answer, or the reasoning when no answer text came yet
-   * (a reasoning model stuck while thinking). Reasons in the reasoning point at the answer's end and
-   * name their offset in the reasoning, as the reasoning scanners' reasons do.
+   * (a reasoning model stuck while thinking), recorded as the reasoning scanners' reasons are.
    */
   private cutChannel(): CutChannel {
     const reasoning = this.reasoningCh;
-    if (this.content.nonWhitespace || !reasoning?.nonWhitespace) return { ch: this.content, at: (offset) => offset, where: () => '' };
-    const end = this.content.pos;
-    return { ch: reasoning, at: () => end, where: (offset) => `in the reasoning text at offset ${offset}: ` };
+    if (this.content.nonWhitespace || !reasoning?.nonWhitespace) {
+      return { ch: this.content, report: (code, offset, detail) => this.add(code, offset, detail) };
+    }
+    return { ch: reasoning, report: (code, offset, detail) => this.addInReasoning(code, offset, detail) };
   }
 
   /** finish_reason "length" and the cut text ends in a run of one short unit (tailrun.ts): reports it. */
@@ -369,7 +375,7 @@ class StreamingDetector implements Detector {
       ch === this.content
         ? `the answer ends in ${run.copies} copies of ${JSON.stringify(run.unit)} from offset ${start}`
         : `the reasoning ends in ${run.copies} copies of ${JSON.stringify(run.unit)}`;
-    this.add('length-repetition', cut.at(start), `${cut.where(start)}finish_reason is "length" and ${what}: the model was stuck on one token`);
+    cut.report('length-repetition', start, `finish_reason is "length" and ${what}: the model was stuck on one token`);
     return true;
   }
 
@@ -377,19 +383,21 @@ class StreamingDetector implements Detector {
    * A loop whose copies differ a little (nearloop.ts), read from the channel's tail when no loop
    * rule fired on it; the reasoning's is reported at the answer's end, as its other reasons are.
    */
-  private checkNearLoop(ch: Channel, name: '' | 'reasoning'): void {
+  private checkNearLoop(ch: Channel, name: 'answer' | 'reasoning', report: ChannelSink): void {
     if (ch.has('short-loop') || ch.has('long-loop') || ch.has('seq-rep') || ch.has('compression')) return;
-    if (name === '' && (this.reasons.has('length-repetition') || this.reasons.has('list-cycle'))) return;
+    if (name === 'answer' && (this.reasons.has('length-repetition') || this.reasons.has('list-cycle'))) return;
     // A loop's tail repeats most of its 8-grams; healthy prose stays far below, and skips the word pass.
     if (ch.seqRep() < LIMITS.nearLoopMinSeqRep) return;
     const tail = ch.tail(LIMITS.ringSize);
     const loop = nearLoop(tail);
     if (loop === null) return;
     const at = ch.pos - tail.length + loop.start;
-    const what = `ends in ${loop.copies} near copies of a ${loop.periodWords}-word passage from offset ${at}, ${Math.round(100 * loop.share)}% of their words the same as a copy before: a loop that changes a word here and there`;
     const code = loop.periodChars < LIMITS.shortPeriod ? 'short-loop' : 'long-loop';
-    if (name === '') this.add(code, at, `the answer ${what}`);
-    else this.add(code, this.content.pos, `in the reasoning text at offset ${at}: the reasoning ${what}`);
+    report(
+      code,
+      at,
+      `the ${name} ends in ${loop.copies} near copies of a ${loop.periodWords}-word passage from offset ${at}, ${Math.round(100 * loop.share)}% of their words the same as a copy before: a loop that changes a word here and there`,
+    );
   }
 
   /** A loop the content's copies hide behind differing markup (markup.ts), when no loop was found as it is. */
