@@ -38,30 +38,12 @@ export interface NearLoop {
 const TABLE_BITS = 13;
 const TABLE_SIZE = 1 << TABLE_BITS;
 
-/** Code symbols: { } ( ) [ ] ; = < > _ / \ | $ @ # * " ` */
+/** Code symbols, a table over ASCII as words.ts's STRUCTURAL is: brackets, ; = < > _ / \ | $ @ # * " and `. */
+const CODE_SYMBOL = new Uint8Array(128);
+for (const ch of '{}()[];=<>_/\\|$@#*"`') CODE_SYMBOL[ch.charCodeAt(0)] = 1;
+
 function isCodeSymbol(c: number): boolean {
-  return (
-    c === 123 ||
-    c === 125 ||
-    c === 40 ||
-    c === 41 ||
-    c === 91 ||
-    c === 93 ||
-    c === 59 ||
-    c === 61 ||
-    c === 60 ||
-    c === 62 ||
-    c === 95 ||
-    c === 47 ||
-    c === 92 ||
-    c === 124 ||
-    c === 36 ||
-    c === 64 ||
-    c === 35 ||
-    c === 42 ||
-    c === 34 ||
-    c === 96
-  );
+  return c < 128 && CODE_SYMBOL[c] === 1;
 }
 
 /**
