@@ -132,7 +132,7 @@ export function countingGaps(text: string, base: number): CountingGaps | null {
     // "1, 2, 3." counts as "1 2 3".
     const token = m[0].replace(/[,.]$/, '');
     const value = /^\d{1,6}$/.test(token) ? Number(token) : NaN;
-    const step = countStep(prev, token, value);
+    const { step, last } = countStep(prev, token, value);
     if (run !== null && step !== 'other') {
       run.numbers++;
       if (step === 'next') plain++;
@@ -145,7 +145,7 @@ export function countingGaps(text: string, base: number): CountingGaps | null {
       run = Number.isNaN(value) ? null : { numbers: 1, gaps: 0, offset: -1, sample: '' };
       plain = 0;
     }
-    prev = Number.isNaN(value) ? -1 : step === 'glued' ? gluedEnd(prev, token) : value;
+    prev = last;
   }
   if (run !== null && isCounting(run, plain) && (best === null || run.numbers > best.numbers)) best = run;
   return best !== null && best.gaps > 0 ? best : null;
@@ -165,11 +165,14 @@ function isCounting(run: CountingGaps, plain: number): boolean {
   return run.numbers >= DROPPED.countNumbers && plain >= DROPPED.countPlainShare * (run.numbers - 1);
 }
 
-function countStep(prev: number, token: string, value: number): 'next' | 'skip' | 'glued' | 'other' {
-  if (prev < 0) return 'other';
-  if (value === prev + 1) return 'next';
-  if (value > prev + 1 && value <= prev + 1 + DROPPED.countSkipMax) return 'skip';
-  return gluedEnd(prev, token) >= 0 ? 'glued' : 'other';
+/** How the token follows the number before it (prev, -1 for none), and the last number it writes (-1 for none). */
+function countStep(prev: number, token: string, value: number): { step: 'next' | 'skip' | 'glued' | 'other'; last: number } {
+  const last = Number.isNaN(value) ? -1 : value;
+  if (prev < 0) return { step: 'other', last };
+  if (value === prev + 1) return { step: 'next', last };
+  if (value > prev + 1 && value <= prev + 1 + DROPPED.countSkipMax) return { step: 'skip', last };
+  const glued = gluedEnd(prev, token);
+  return glued >= 0 ? { step: 'glued', last: glued } : { step: 'other', last };
 }
 
 /** The last number of a token that writes the next two or more numbers glued ("2122" after 20), or -1. */
