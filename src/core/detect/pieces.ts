@@ -187,10 +187,12 @@ function piece(t: string, u: Uint16Array, from: number, to: number, fenced: bool
 
 /** "C#", "F#", "C++": a language's name in prose, not code; its mark follows a capital letter. */
 function languageName(u: Uint16Array, from: number, i: number): boolean {
-  let k = i;
-  while (k > from && u[k - 1] === 43 && u[i] === 43) k--;
   const c = u[i];
-  if ((c !== 35 && c !== 43) || k - 1 < from) return false;
+  if (c !== 35 && c !== 43) return false;
+  let k = i;
+  // "C++": back over the pluses to the letter.
+  if (c === 43) while (k > from && u[k - 1] === 43) k--;
+  if (k <= from) return false;
   const cap = u[k - 1];
   return cap >= 65 && cap <= 90;
 }
