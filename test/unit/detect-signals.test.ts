@@ -214,6 +214,24 @@ describe('detector signals on real outputs', () => {
       assert.equal(two.kind, 'ok');
       assert.equal(reason(detect(`${PROSE.trim()}<|eot_id|>`, { finishReason: 'stop' }), 'template-leak').kind, 'suspect');
     });
+    it('keeps a start-of-sequence marker that opens the answer a suspect, and flags one inside it', () => {
+      // A client that prints special tokens shows the tokenizer's own start mark, as the tune split's
+      // healthy base continuation shows "<s>" (r7cac050409).
+      for (const mark of ['<|begin_of_text|>', '<｜begin▁of▁sentence｜>', '<bos>']) {
+        const opened = detect(`${mark}${PROSE}`, { finishReason: 'stop' });
+        assert.equal(opened.kind, 'ok', mark);
+        const r = reason(opened, 'template-leak');
+        assert.equal(r.kind, 'suspect');
+        assert.equal(r.offset, 0);
+        assert.match(r.message, /start-of-sequence marker/);
+      }
+      assert.equal(reason(detect(`\n ${'<|begin_of_text|>'}${PROSE}`, { finishReason: 'stop' }), 'template-leak').offset, 2);
+      const inside = detect(`${PROSE.trim()}<|begin_of_text|>${PROSE}`, { finishReason: 'stop' });
+      assert.equal(reason(inside, 'template-leak').kind, 'degenerate');
+      assert.equal(reason(inside, 'template-leak').offset, PROSE.trim().length);
+      // A start marker that opens the answer and is followed by a turn is still a leak.
+      assert.equal(detect(`<|begin_of_text|>Paris.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThanks`).kind, 'degenerate');
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +

@@ -144,6 +144,11 @@ const END_MARKER =
   /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN)\|>|<\/s>|<\/?end_of_turn>|<eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
 const START_MARKER =
   /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|\[INST\])$/;
+/**
+ * Start-of-sequence markers. One that opens the answer is the tokenizer's own mark, shown by a
+ * client that prints special tokens (as a leading "<s>" is), not a new turn: a suspect alone.
+ */
+const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<[｜|]begin▁of▁sentence[｜|]>)$/;
 /** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
 const FILLER =
   /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
@@ -1162,6 +1167,16 @@ export class LexicalScanner {
 
   private closeMarker(text: string): void {
     const at = this.markerStart;
+    if (at === this.firstNonWs && SEQUENCE_START.test(text)) {
+      this.flag(
+        'template-leak',
+        at,
+        `the answer opens with the start-of-sequence marker ${text}: the tokenizer's own mark, shown because special tokens were not skipped`,
+        'suspect',
+      );
+      this.textSinceMarker = false;
+      return;
+    }
     if (FILLER.test(text)) {
       const consecutive = !this.textSinceMarker && this.fillers > 0;
       if (consecutive) this.fillerRun++;
