@@ -232,6 +232,25 @@ describe('detector signals on real outputs', () => {
       // A start marker that opens the answer and is followed by a turn is still a leak.
       assert.equal(detect(`<|begin_of_text|>Paris.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nThanks`).kind, 'degenerate');
     });
+    it('knows the turn markers of Granite 3, Kimi K2, Seed-OSS and GLM-4 templates, and their pad tokens', () => {
+      const answer = PROSE.trim();
+      for (const turn of [
+        '<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>And Spain?',
+        '<|im_end|><|im_user|>user<|im_middle|>And Spain?',
+        '<seed:eos><seed:bos>user\nAnd Spain?',
+        '\n<|observation|>\n{"result": 1}',
+      ]) {
+        const r = reason(detect(`${answer}${turn}`, { finishReason: 'stop' }), 'template-leak');
+        assert.equal(r.kind, 'degenerate', turn);
+        assert.equal(r.offset, answer.length + (turn.startsWith('\n') ? 1 : turn.indexOf('<', 1)), turn);
+      }
+      // Named in a sentence, they are prose about templates.
+      assert.equal(detect('Granite wraps each role in <|start_of_role|> and <|end_of_role|> markers before the text.', { finishReason: 'stop' }).kind, 'ok');
+      for (const pad of ['<|pad|>', '<|finetune_right_pad_id|>', '<|vision_pad|>']) {
+        assert.equal(reason(detect(`${pad} ${answer}`, { finishReason: 'stop' }), 'special-tokens').kind, 'suspect', pad);
+        assert.equal(reason(detect(`${answer}${pad.repeat(6)}`, { finishReason: 'length' }), 'special-tokens').kind, 'degenerate', pad);
+      }
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +
