@@ -81,6 +81,12 @@ describe('detector on real outputs from public threads', function () {
               .join(',')}`,
         );
       console.log(`      ${split}: recall ${pct(recall)} (${tp}/${tp + fn}; goal ${pct(GOAL_RECALL)}), false positives ${pct(fpr)} (${fp}/${fp + tn})`);
+      // What the panel shows: a suspect is marked on the answer even where the verdict stays ok.
+      const marked = (c: RealCase): boolean => verdicts.get(c.id)!.reasons.length > 0;
+      const withSuspects = score(scored.map((c) => ({ broken: c.label !== 'healthy', flagged: marked(c) })));
+      console.log(
+        `      ${split}, suspects counted: broken ${withSuspects.tp}/${withSuspects.tp + withSuspects.fn} marked, healthy ${withSuspects.fp}/${withSuspects.fp + withSuspects.tn} marked`,
+      );
       if (split === 'tune') {
         console.log(
           `      missed shapes: ${[...missedShapes]
