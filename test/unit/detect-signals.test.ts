@@ -251,6 +251,30 @@ describe('detector signals on real outputs', () => {
         assert.equal(reason(detect(`${answer}${pad.repeat(6)}`, { finishReason: 'length' }), 'special-tokens').kind, 'degenerate', pad);
       }
     });
+    it('flags a run of fill-in-the-middle markers (Qwen, StarCoder, DeepSeek), one alone a suspect', () => {
+      for (const fim of ['<|fim_suffix|>', '<fim_middle>', '<｜fim▁hole｜>']) {
+        const r = reason(detect(`Sorry, I can't assist with that.${fim.repeat(4)}Sorry.`, { finishReason: 'stop' }), 'special-tokens');
+        assert.equal(r.kind, 'degenerate', fim);
+        assert.equal(r.offset, "Sorry, I can't assist with that.".length, fim);
+        assert.equal(reason(detect(`${PROSE.trim()}${fim}`, { finishReason: 'stop' }), 'special-tokens').kind, 'suspect', fim);
+      }
+    });
+    it('reads "You:" as a user turn after the answer, but not in a dialogue a line ending in a colon introduced', () => {
+      // The invented chat of a Telegram-bot front end (tune r50efead703): "You:" and the bot's name take turns.
+      const runaway = `${PROSE.trim()}\n\nYou: How does it affect inflation?\nAva: It can raise it.\n\nYou: Is that bad?`;
+      const r = reason(detect(runaway, { finishReason: 'stop' }), 'template-leak');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(r.offset, PROSE.trim().length + 2);
+      for (const example of [
+        'Sure! Here is a practice dialogue for ordering coffee:\n\nYou: Hi, can I get a latte, please?\nBarista: Of course. What size?\nYou: A medium one, thanks.',
+        'Here is an example of a chat in that format:\nUser: What is the capital of France?\nAssistant: Paris.\nUser: And of Spain?\nAssistant: Madrid.',
+        '这是一段示例对话：\n用户：今天天气怎么样？\n助手：今天是晴天。\n用户：谢谢！',
+      ]) {
+        assert.equal(detect(example, { finishReason: 'stop' }).kind, 'ok', example);
+      }
+      // A colon inside the answer's last line does not introduce the turn after a full stop.
+      assert.equal(detect(`Note: ${PROSE.trim()}\nUser: and Spain?`, { finishReason: 'stop' }).kind, 'degenerate');
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +

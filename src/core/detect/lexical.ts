@@ -150,12 +150,15 @@ const START_MARKER =
  * client that prints special tokens (as a leading "<s>" is), not a new turn: a suspect alone.
  */
 const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<seed:bos>|<[｜|]begin▁of▁sentence[｜|]>)$/;
-/** Filler and control tokens, and byte tokens the detokenizer failed to merge. */
+/**
+ * Filler and control tokens, fill-in-the-middle markers (Qwen, StarCoder, DeepSeek: a completion
+ * answer never holds one), and byte tokens the detokenizer failed to merge.
+ */
 const FILLER =
-  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id)\|)>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
+  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
-const USER_ROLES = ['user', 'human', 'instruction', '用户', '人类'];
+const USER_ROLES = ['user', 'human', 'instruction', 'you', '用户', '人类'];
 const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question', '助手', '系统'];
 
 const ROLE_NAMES = new Map([...USER_ROLES, ...OTHER_ROLES].map((w) => [wordHash(w), w[0].toUpperCase() + w.slice(1)]));
@@ -280,6 +283,11 @@ export class LexicalScanner {
   private wHex = true;
   private lastRole = 0;
   private lastRoleAt = 0;
+  /** The last line with words ended with a colon; the first role line came right after such a line. */
+  private lineIntroduces = false;
+  private dialogueExample = false;
+  /** The last role name was its line's first word. */
+  private lastRoleOpensLine = false;
   private lastRoleCapital = false;
   private lastRoleHash = 0;
 
@@ -800,7 +808,11 @@ export class LexicalScanner {
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
     // Code names keys "User:" too (an SSH config, a YAML mapping).
-    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline) return;
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline || this.dialogueExample) return;
+    if (this.lastRoleOpensLine && this.lineIntroduces) {
+      this.dialogueExample = true;
+      return;
+    }
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
       this.flag(
@@ -840,6 +852,7 @@ export class LexicalScanner {
       this.lastRoleAt = this.wStart;
       this.lastRoleCapital = upper;
       this.lastRoleHash = h;
+      this.lastRoleOpensLine = this.lineWords === 0;
     }
     let f = 0;
     // Doubled tokens keep their case; help text pairs an option with its metavar ("--port PORT"),
@@ -1069,6 +1082,8 @@ export class LexicalScanner {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
     }
+    // The line's words end with a colon ("… ordering coffee:"): it introduces what follows.
+    if (words > 0) this.lineIntroduces = this.gapLen > 0 && isColon(this.gapFirst);
     this.enumState = 0;
     this.lineCode = false;
     this.wordsBeforeLine = this.words;
@@ -1081,14 +1096,22 @@ export class LexicalScanner {
     this.inInline = false;
   }
 
-  /** "User:" or "assistant" opening a line after the answer began: the model plays both sides. */
+  /**
+   * "User:" or "assistant" opening a line after the answer began: the model plays both sides. The
+   * first such line decides: one that a line ending in a colon introduced ("Here is a practice
+   * dialogue:") opens an example dialogue, and its turns are the answer.
+   */
   private roleTurn(first: number, words: number, gap: number, at: number): void {
-    if (this.wordsBeforeLine - words < 0 || this.wordsBeforeLine === 0) return;
+    if (this.wordsBeforeLine === 0 || this.dialogueExample) return;
     const alone = words === 1;
-    const colon = gap === 58 || gap === 0xff1a;
     // A template's role name starts its line; an indented one is a term of a list ("   user").
-    if ((!alone || this.lineIndented) && !colon) return;
+    if ((!alone || this.lineIndented) && !isColon(gap)) return;
     const cls = ROLE_TABLE.get(first);
+    if (cls !== 0 && this.lineIntroduces) {
+      this.dialogueExample = true;
+      return;
+    }
+    if (this.wordsBeforeLine - words < 0) return;
     if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
     } else if (cls & W_OTHER_ROLE) {
@@ -1528,4 +1551,9 @@ function kmpTable(p: string): Int32Array {
     fail[i] = k;
   }
   return fail;
+}
+
+/** An ASCII or full-width colon: what ends a role label ("User:", "用户：") or a line that introduces. */
+function isColon(c: number): boolean {
+  return c === 58 || c === 0xff1a;
 }
