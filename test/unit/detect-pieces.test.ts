@@ -95,6 +95,24 @@ describe('detector piece rules on real outputs', () => {
       ok('The macro sets ((1u-(\\n(.fu%2u))*.13m) as the accent offset.');
     });
 
+    it('flags a long piece of capitals, digits and symbols, whose capital runs are no words (GPT4All symbol salads)', () => {
+      for (const id of ['rec6a4156e9', 'r7bb82bce9c']) {
+        const c = real(id);
+        const r = reason(judge(c), 'token-salad');
+        assert.equal(r.kind, 'degenerate', id);
+        assert.equal(r.offset, c.text.search(/\S/), id);
+      }
+      // The same with fewer than 16 different symbols, or shorter than 128 characters, stays ok.
+      const salad = real('r7bb82bce9c').text.trim();
+      ok(salad.replace(/[^A-Z0-9<>&:.,"=;+\-]/g, '').slice(0, 300));
+      ok(salad.slice(0, PIECES.capitalJunkChars - 1).replace(/[()[\]{}]/g, ''));
+    });
+
+    it('leaves capitals-only regexes and data alone: an IPv4 pattern closes what it opens', () => {
+      ok('Match it with /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/ in the form.');
+      ok("The uuencoded line is M9&5L;&\\@=V]R;&0@=&AI<R!I<R!A('1E<W0@;V8@=&AE('5U96YC;V1E(&9O and it ends there.");
+    });
+
     it('leaves tables, arithmetic, JSON numbers and fenced code alone', () => {
       ok('| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |');
       ok('So 3*(4+5) = 27, and 27/3 = 9; (2+2)*2 = 8.');

@@ -377,6 +377,13 @@ export const PIECES = Object.freeze({
   junkPieceChars: 20,
   junkPieceSymbols: 7,
   junkLetterShare: 0.25,
+  /**
+   * A piece of capitals, digits and symbols without a lower-case letter: this long, with this many
+   * different symbols, letters at most this share (symbol salad sampled from an ASCII range).
+   */
+  capitalJunkChars: 128,
+  capitalJunkSymbols: 16,
+  capitalJunkLetterShare: 0.5,
   /** Many pieces: this many characters, this share of the answer's visible ones, this many different symbols. */
   junkMinTotal: 40,
   junkShare: 0.35,

@@ -8,7 +8,8 @@
  *   word, so it takes two such runs, or one glued to the next sentence by its punctuation.
  * - symbol salad ("1;@0#H1D*()\"H2-+G<#0--/8<=.5(F&:=$"): pieces of many different symbols and
  *   digits without a word in them. One long piece of that kind breaks an answer that started well;
- *   many short ones that make most of the answer are salad throughout.
+ *   many short ones that make most of the answer are salad throughout. A long piece of capitals,
+ *   digits and many symbols with no lower-case letter counts too, its capital runs no words.
  *
  * Pieces that hold a path, an address, markup or code (a slash, "@", "=", backticks, brackets of
  * markup) and pieces inside fenced code are left alone: those are where real text puts long runs
@@ -107,6 +108,7 @@ interface Tally {
  */
 function piece(t: string, u: Uint16Array, from: number, to: number, fenced: boolean, s: Tally): void {
   let letters = 0;
+  let lowers = 0;
   let longestWord = 0;
   let word = 0;
   let symbols = 0;
@@ -130,6 +132,7 @@ function piece(t: string, u: Uint16Array, from: number, to: number, fenced: bool
     } else if (c === 92) escapes = true;
     if (isLetterUnit(c)) {
       letters++;
+      if (isLower(c)) lowers++;
       if (++word > longestWord) longestWord = word;
     } else {
       word = 0;
@@ -171,14 +174,18 @@ function piece(t: string, u: Uint16Array, from: number, to: number, fenced: bool
     // A glued run followed by sentence punctuation and the next word: the space after it went too.
     if (lastRunEnd === i && isJoint(c) && i + 1 < to && scriptOf(u[i + 1]) === SCRIPT_LATIN) s.joints++;
   }
-  if (fenced || longestWord >= PIECES.junkWordLetters || to - from < PIECES.junkMinChars || symbols < 2) return;
+  const symbolKinds = symbolCount(distinct);
+  // A long piece of capitals, digits and many symbols ("<NA<R&LNE:CA6.CM>E…"): capitals sampled
+  // among symbols make three-letter runs by chance, so they count as no word there.
+  const capitalSalad = lowers === 0 && to - from >= PIECES.capitalJunkChars && symbolKinds >= PIECES.capitalJunkSymbols;
+  if (fenced || (longestWord >= PIECES.junkWordLetters && !capitalSalad) || to - from < PIECES.junkMinChars || symbols < 2) return;
   if (escapes || (pairs > 0 && depth === 0 && !unbalanced)) return;
   // No word in it, no structure: a piece of symbols and digits.
   s.junkChars += to - from;
   for (let k = 0; k < 3; k++) s.junkSymbols[k] |= distinct[k];
   if (s.firstJunk < 0) s.firstJunk = from;
-  const symbolKinds = symbolCount(distinct);
-  if (to - from > s.longJunkLen && letters <= PIECES.junkLetterShare * (to - from) && symbolKinds >= PIECES.junkPieceSymbols) {
+  const letterShare = capitalSalad ? PIECES.capitalJunkLetterShare : PIECES.junkLetterShare;
+  if (to - from > s.longJunkLen && letters <= letterShare * (to - from) && symbolKinds >= PIECES.junkPieceSymbols) {
     s.longJunk = from;
     s.longJunkLen = to - from;
     s.longJunkSymbols = symbolKinds;
