@@ -472,6 +472,32 @@ describe('detector signals on real outputs', () => {
       const bullets = `${Array.from({ length: 6 }, (_, i) => `- ${items[i % 2]}`).join('\n')}\n`;
       assert.equal(reason(detect(bullets, { finishReason: 'stop' }), 'list-cycle').kind, 'degenerate');
     });
+    it('flags a bulleted list whose items come back out of order, as a numbered one does', () => {
+      const capitals = [
+        'Paris, capital of France',
+        'Berlin, capital of Germany',
+        'Madrid, capital of Spain',
+        'Rome, capital of Italy',
+        'Vienna, capital of Austria',
+      ];
+      const again = [capitals[2], capitals[0], capitals[4], capitals[1]];
+      for (const bullet of ['-', '*', '•']) {
+        const list = `Capitals of Europe:\n${[...capitals, ...again].map((c) => `${bullet} ${c}`).join('\n')}\n`;
+        const r = reason(detect(list, { finishReason: 'stop' }), 'list-cycle');
+        assert.equal(list.slice(r.offset, r.offset + 8), `${bullet} Madrid`, bullet);
+        assert.match(r.message, /4 bullet items .* repeat earlier items/);
+      }
+    });
+    it('leaves bullets alone that repeat across lists, under numbered items, or are short values', () => {
+      const capitals = ['Paris, capital of France', 'Berlin, capital of Germany', 'Madrid, capital of Spain', 'Rome, capital of Italy'];
+      const bullets = capitals.map((c) => `- ${c}`).join('\n');
+      // Each list has its own heading: the same bullets under two headings are two lists.
+      assert.equal(detect(`Visited in 2023:\n${bullets}\n\nVisited in 2024:\n${bullets}\n`, { finishReason: 'stop' }).kind, 'ok');
+      const details = capitals.map((c, i) => `${i + 1}. ${c}\n   - Open all year round\n   - Reached by train`).join('\n');
+      assert.equal(detect(details, { finishReason: 'stop' }).kind, 'ok');
+      const answers = ['- Yes', '- No', '- Yes', '- Yes', '- No', '- Yes', '- N/A', '- N/A', '- Yes'].join('\n');
+      assert.equal(detect(`Supported:\n${answers}\n`, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves lines that differ by their numbers, code whose words repeat, and two rounds of a cycle alone', () => {
       const log = Array.from({ length: 12 }, (_, i) => (i % 2 ? `loss: 0.${i}3` : `Epoch ${i}/10`)).join('\n');
       assert.equal(detect(log, { finishReason: 'stop' }).kind, 'ok');

@@ -349,6 +349,14 @@ export class LexicalScanner {
   /** The enumerator's number, and the last item's: a number that does not go up starts a new list. */
   private enumValue = 0;
   private lastItemNumber = 0;
+  /** The line's enumerator is a bullet ("- ", "* ", "+ ", "• "), and whether it starts the line. */
+  private enumBullet = false;
+  private bulletTopLevel = false;
+  /** Top-level bullet items since the last line of other text, their hashes and duplicates. */
+  private bullets = 0;
+  private readonly bulletHashes = new Int32Array(ITEM_RING);
+  private bulletDuplicates = 0;
+  private firstBulletDuplicate = -1;
   private wordsBeforeLine = 0;
   private newlinesAfterText = 0;
   /** Newlines since the last visible character: an answer that ends in a flood of blank lines. */
@@ -919,6 +927,8 @@ export class LexicalScanner {
       this.lineFirstWord = h;
       this.lineFirstGap = -1;
       this.lineIndented = this.wStart > this.lineStart;
+      // "- item": the bullet and one space, nothing before them.
+      this.bulletTopLevel = this.wStart - this.lineStart === 2;
     } else if (this.lineWords === 1 && this.lineFirstGap === -1) this.lineFirstGap = this.gapFirst;
     this.lineWords++;
     this.lineHash = Math.imul(this.lineHash ^ h, FNV_P);
@@ -1080,11 +1090,15 @@ export class LexicalScanner {
     const words = this.lineWords;
     if (words > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
-      if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
+      if (this.enumState === 3 && !this.lineCode) {
+        if (!this.enumBullet) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
+        else if (this.bulletTopLevel) this.bulletItem(this.lineHash | 0, this.lineLetters, this.lineStart);
+      } else this.bullets = 0;
     }
     // The line's words end with a colon ("… ordering coffee:"): it introduces what follows.
     if (words > 0) this.lineIntroduces = this.gapLen > 0 && isColon(this.gapFirst);
     this.enumState = 0;
+    this.enumBullet = false;
     this.lineCode = false;
     this.wordsBeforeLine = this.words;
     this.lineWords = 0;
@@ -1130,7 +1144,10 @@ export class LexicalScanner {
       this.enumValue = st === 0 ? c - 48 : this.enumValue * 10 + (c - 48);
       this.enumState = st <= 1 ? 1 : 4;
     } else if (c === 46 || c === 41) this.enumState = st === 1 ? 2 : 4;
-    else if (cls !== C_NEWLINE) this.enumState = 4;
+    else if (st === 0 && isBullet(c)) {
+      this.enumState = 2;
+      this.enumBullet = true;
+    } else if (cls !== C_NEWLINE) this.enumState = 4;
   }
 
   /**
@@ -1161,6 +1178,31 @@ export class LexicalScanner {
     }
     this.itemHashes[this.items & IMASK] = h;
     this.items++;
+  }
+
+  /**
+   * A bulleted list whose items come back, as listItem for numbered ones. The list is the bullets
+   * since the last line of other text, and indented bullets (the details under an item) are left
+   * out; an item needs LEX.bulletMinLetters letters ("- Yes", "- N/A" repeat in real lists).
+   */
+  private bulletItem(h: number, letters: number, at: number): void {
+    if (this.bullets === 0) this.bulletDuplicates = 0;
+    if (letters < LEX.bulletMinLetters) return;
+    const n = Math.min(this.bullets, ITEM_RING);
+    for (let k = 1; k <= n; k++) {
+      if (this.bulletHashes[(this.bullets - k) & IMASK] !== h) continue;
+      if (this.bulletDuplicates++ === 0) this.firstBulletDuplicate = at;
+      if (this.bulletDuplicates === LEX.itemDuplicates) {
+        this.flag(
+          'list-cycle',
+          this.firstBulletDuplicate,
+          `${this.bulletDuplicates} bullet items from offset ${this.firstBulletDuplicate} repeat earlier items of the same list`,
+        );
+      }
+      break;
+    }
+    this.bulletHashes[this.bullets & IMASK] = h;
+    this.bullets++;
   }
 
   private markerChar(c: number, pos: number): void {
@@ -1506,6 +1548,11 @@ function scriptsClash(a: number, b: number): boolean {
 /** Punctuation that prose puts right after a word, before a space. */
 function isClosing(c: number): boolean {
   return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 || c === 0x2019 || c === 0x201d || c === 0xbb;
+}
+
+/** A list bullet that starts a line: "-", "*", "+", "•". */
+function isBullet(c: number): boolean {
+  return c === 45 || c === 42 || c === 43 || c === 0x2022;
 }
 
 /** Punctuation that prose puts after a space, right before a word. */

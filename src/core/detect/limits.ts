@@ -214,6 +214,8 @@ export const LEX = Object.freeze({
   /** List items need this many letters; this many repeating an earlier item of the list make list-cycle. */
   itemMinLetters: 3,
   itemDuplicates: 4,
+  /** A bullet item needs this many letters to count ("- Yes" and "- N/A" repeat in real lists). */
+  bulletMinLetters: 8,
   /** Prompt echo: the first echoChars of the normalised prompt, when it has echoMinChars. */
   echoChars: 64,
   echoMinChars: 16,
