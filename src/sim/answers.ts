@@ -354,6 +354,12 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       const texts = tokenize(`${OFFER}\n\n${HEALTHY_ANSWERS[0]}\n\n${HEALTHY_ANSWERS[1]}`);
       return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
     }
+    case 'answer-twice': {
+      // The model says its whole answer again before it stops.
+      const answer = healthyAnswerFor(prompt, seed);
+      const texts = tokenize(`${answer}\n\n${answer}`);
+      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
     case 'prompt-echo':
       return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
     case 'fluent-wrong': {

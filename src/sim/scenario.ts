@@ -44,6 +44,7 @@ export type Behaviour =
   | 'inst-runaway' // the answer, then invented [INST] … [/INST] turns with no </s> between, until max_tokens
   | 'dropped-tokens' // counting from 1 with every seventh number's token lost on the way, EOS stop
   | 'offer-runaway' // a greeting that offers help, then two other answers with no marker between (a suspect, not a verdict)
+  | 'answer-twice' // the whole healthy answer, a blank line, then the same answer again, EOS stop
   | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
@@ -85,6 +86,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'inst-runaway',
   'dropped-tokens',
   'offer-runaway',
+  'answer-twice',
   'prompt-echo',
   'fluent-wrong',
   'arithmetic',

@@ -145,6 +145,18 @@ describe('probe runner against the simulator', function () {
           assert.equal(r.content.slice(0, suspect.offset), 'Hello! How can I help you today?');
         });
 
+        it('answer-twice: degenerate, a long loop from the first copy', async () => {
+          const r = await probe('answer-twice', endpoint, stream, { maxTokens: 600 });
+          assert.equal(r.status, 'completed');
+          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
+          const loop = r.verdict.reasons.find((x) => x.code === 'long-loop');
+          assert.ok(loop, JSON.stringify(r.verdict.reasons));
+          const half = r.content.indexOf('\n\n', r.content.length / 2 - 2);
+          assert.equal(r.content.slice(0, half), r.content.slice(half + 2));
+          assert.equal(loop.offset, 0);
+          assert.match(loop.message, /twice/);
+        });
+
         it('cut: error kind cut, partial answer kept', async () => {
           const r = await probe('cut', endpoint, stream, {}, {}, { cutAfterTokens: 8 });
           assert.equal(r.status, 'error');

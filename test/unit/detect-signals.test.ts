@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Verdict } from '../../src/core/detect';
+import { LIMITS } from '../../src/core/detect/limits';
 import { stripMarkup } from '../../src/core/detect/markup';
 import { judge, real, reason } from '../support/realOutputs';
 
@@ -651,6 +652,24 @@ describe('detector signals on real outputs', () => {
       assert.equal(detect(`${joke}${joke}Why did the chicken cross the road`, { finishReason: 'stop' }).kind, 'degenerate');
       assert.equal(detect(`${joke}${joke}`, { finishReason: 'stop' }).kind, 'ok', 'two periods');
       assert.equal(detect(`${PROSE}${joke}${joke}Why did the chicken cross the road`, { finishReason: 'stop' }).kind, 'ok', 'less than three quarters');
+    });
+
+    it('flags a whole answer of prose said twice, and leaves short ones, code and partial copies alone', () => {
+      const answer = `${PROSE}Requests that do not fit wait in the queue until a running one frees its blocks.`;
+      assert.ok(answer.length >= LIMITS.endLoopWholeChars);
+      for (const between of ['\n\n', ' ', '']) {
+        const r = reason(detect(`${answer}${between}${answer}`, { finishReason: 'stop' }), 'long-loop');
+        assert.equal(r.offset, 0, JSON.stringify(between));
+        assert.match(r.message, /twice/);
+      }
+      // Another sentence before the copies: they are no longer the whole answer.
+      assert.equal(detect(`Here it is again, word for word, as you asked. ${answer}\n\n${answer}`, { finishReason: 'stop' }).kind, 'ok');
+      // One copy and a half, and a templated code block said twice (no sentence ends), stay ok.
+      assert.equal(detect(`${answer}\n\n${answer.slice(0, answer.length >> 1)}`, { finishReason: 'stop' }).kind, 'ok');
+      const block = ['ALTER TABLE users ADD COLUMN created_at timestamptz;', 'CREATE INDEX users_created_at ON users (created_at);', 'ANALYZE users;'].join(
+        '\n',
+      );
+      assert.equal(detect(`${block}\n${block}`, { finishReason: 'stop' }).kind, 'ok');
     });
 
     it('needs most of the answer or five periods: three periods at the end of a long answer stay ok', () => {

@@ -661,15 +661,38 @@ export class Channel {
     if (p < 2 || this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
     const total = this.matchRun + p;
     const periods = Math.floor(total / p);
-    // A sentence-long period said twice and a half, the answer almost nothing else, counts too.
+    // A sentence-long period said twice and a half, the answer almost nothing else, counts too; and
+    // a whole answer of a paragraph or more said twice (the separator between the copies aside).
     const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * this.pos;
-    if ((periods < LIMITS.endLoopPeriods && !most) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
+    const twice =
+      p >= LIMITS.endLoopWholeChars &&
+      total >= 2 * p - LIMITS.endLoopWholeGap &&
+      total >= LIMITS.endLoopWholeShare * this.pos &&
+      this.sentenceEnds(p, this.pos - 1) >= LIMITS.endLoopWholeSentences;
+    if ((periods < LIMITS.endLoopPeriods && !most && !twice) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
     if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
     this.flag(
       p < L_shortPeriod ? 'short-loop' : 'long-loop',
       this.pos - total,
-      `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
+      periods < LIMITS.endLoopPeriods && !most
+        ? `the answer says its first ${p} characters twice: it is one passage and a copy of it`
+        : `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
     );
+  }
+
+  /**
+   * Sentence ends in the p units of the ring that end at pos (the answer's last unit): ".", "!" or
+   * "?" before whitespace or the answer's end, or a CJK full stop, exclamation or question mark.
+   * Prose has them; code, tables and data seldom do.
+   */
+  private sentenceEnds(p: number, pos: number): number {
+    let ends = 0;
+    for (let k = 0; k < p; k++) {
+      const c = this.ring[(pos - k) & RMASK];
+      if (c === 0x3002 || c === 0xff01 || c === 0xff1f) ends++;
+      else if ((c === 46 || c === 33 || c === 63) && (k === 0 || isWhitespace(this.ring[(pos - k + 1) & RMASK]))) ends++;
+    }
+    return ends;
   }
 
   /** Approximate seq-rep (share of n-grams repeated inside the window) of the current tail. */

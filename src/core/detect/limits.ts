@@ -82,6 +82,15 @@ export const LIMITS = Object.freeze({
   /** ... or, for a period of shortPeriod or more, endLoopMostPeriods periods over endLoopMostShare of the answer. */
   endLoopMostPeriods: 2.5,
   endLoopMostShare: 0.75,
+  /**
+   * ... or, for a period of endLoopWholeChars or more that holds endLoopWholeSentences sentence ends
+   * (prose: templated code and data blocks repeat whole), two copies (up to endLoopWholeGap
+   * characters of separator short) over endLoopWholeShare of the answer: the whole answer said twice.
+   */
+  endLoopWholeChars: 120,
+  endLoopWholeSentences: 2,
+  endLoopWholeGap: 4,
+  endLoopWholeShare: 0.95,
 
   /** seq-rep over the tail window: share of character n-grams already seen in the window. */
   seqRepWindow: 1024,
