@@ -1083,7 +1083,9 @@ export class LexicalScanner {
   }
 
   private endLine(pos: number): void {
-    if (this.nonWs > 0) this.newlinesAfterText++;
+    // By position: countChars runs ahead of scan within a 16-unit step, so nonWs can already hold
+    // characters after this newline, and how far ahead depends on where the stream was cut.
+    if (this.firstNonWs >= 0 && this.firstNonWs < pos) this.newlinesAfterText++;
     if (this.wLen !== 0) this.endWord();
     this.judgeNamed();
     this.lineNo++;
