@@ -16,6 +16,20 @@ const PROSE =
 
 describe('detector signals on real outputs', () => {
   describe('answer-flood', () => {
+    it('judges a one-line answer of symbols the same whether a leading newline came alone or with the rest', () => {
+      // The newline before the text is not a line of it: the symbols-only rule reads one line either way.
+      const symbols = `\n${'#+*=-'.repeat(6)}`;
+      const whole = detect(symbols, { finishReason: 'stop' });
+      assert.equal(reason(whole, 'answer-flood').offset, 1);
+      for (const cut of [1, 2, 9]) {
+        const d = createDetector();
+        d.push({ text: symbols.slice(0, cut) });
+        d.push({ text: symbols.slice(cut) });
+        assert.deepEqual(d.finish({ finishReason: 'stop' }), whole, `cut at ${cut}`);
+      }
+      // A newline after text does make a second line: ASCII art is symbols drawn over lines.
+      assert.equal(detect(`${'#+*=-'.repeat(3)}\n${'#+*=-'.repeat(3)}`, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('flags a whole answer of "G" (a Q4 model on a broken backend), from the first character', () => {
       const v = judge(real('r90c28fe4ac'));
       assert.equal(v.kind, 'degenerate');
