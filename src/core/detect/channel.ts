@@ -682,7 +682,8 @@ export class Channel {
 
   /**
    * Sentence ends in the p units of the ring that end at pos (the answer's last unit): ".", "!" or
-   * "?" before whitespace or the answer's end, or a CJK full stop, exclamation or question mark.
+   * "?" before whitespace, a capital or the answer's end, or a CJK full stop, exclamation or
+   * question mark.
    * Prose has them; code, tables and data seldom do.
    */
   private sentenceEnds(p: number, pos: number): number {
@@ -690,7 +691,11 @@ export class Channel {
     for (let k = 0; k < p; k++) {
       const c = this.ring[(pos - k) & RMASK];
       if (c === 0x3002 || c === 0xff01 || c === 0xff1f) ends++;
-      else if ((c === 46 || c === 33 || c === 63) && (k === 0 || isWhitespace(this.ring[(pos - k + 1) & RMASK]))) ends++;
+      else if (c === 46 || c === 33 || c === 63) {
+        // Before whitespace, the answer's end, or a capital that lost its space ("colors.The").
+        const next = k === 0 ? 32 : this.ring[(pos - k + 1) & RMASK];
+        if (isWhitespace(next) || (next >= 65 && next <= 90)) ends++;
+      }
     }
     return ends;
   }

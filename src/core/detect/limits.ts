@@ -87,8 +87,8 @@ export const LIMITS = Object.freeze({
    * (prose: templated code and data blocks repeat whole), two copies (up to endLoopWholeGap
    * characters of separator short) over endLoopWholeShare of the answer: the whole answer said twice.
    */
-  endLoopWholeChars: 120,
-  endLoopWholeSentences: 2,
+  endLoopWholeChars: 100,
+  endLoopWholeSentences: 1,
   endLoopWholeGap: 4,
   endLoopWholeShare: 0.95,
 
