@@ -283,11 +283,14 @@ describe('detector signals on real outputs', () => {
       for (const example of [
         'Sure! Here is a practice dialogue for ordering coffee:\n\nYou: Hi, can I get a latte, please?\nBarista: Of course. What size?\nYou: A medium one, thanks.',
         'Here is an example of a chat in that format:\nUser: What is the capital of France?\nAssistant: Paris.\nUser: And of Spain?\nAssistant: Madrid.',
+        'Here is an example chat (in French):\nUser: Bonjour, comment ça va ?\nAssistant: Très bien, merci.',
+        'Here is the same chat in **German**: \nUser: Wie geht es dir?\nAssistant: Sehr gut, danke.',
         '这是一段示例对话：\n用户：今天天气怎么样？\n助手：今天是晴天。\n用户：谢谢！',
       ]) {
         assert.equal(detect(example, { finishReason: 'stop' }).kind, 'ok', example);
       }
-      // A colon inside the answer's last line does not introduce the turn after a full stop.
+      // A colon inside the answer's last line does not introduce the turn after it.
+      assert.equal(detect(`${PROSE.trim()} The ratio is 3:1\nUser: and then?`, { finishReason: 'stop' }).kind, 'degenerate');
       assert.equal(detect(`Note: ${PROSE.trim()}\nUser: and Spain?`, { finishReason: 'stop' }).kind, 'degenerate');
     });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {

@@ -302,6 +302,8 @@ export class LexicalScanner {
   private gapCode = false;
   private gapLen = 0;
   private gapFirst = 0;
+  /** The gap's last character other than whitespace is a colon ("…(in French):", "**Note**:"). */
+  private gapColon = false;
 
   // Word window.
   private words = 0;
@@ -567,6 +569,7 @@ export class LexicalScanner {
         if (this.tokKind !== 0) this.endToken();
         if (this.enumState < 3) this.enumStep(c, cls);
         this.gapLast = c;
+        this.gapColon = c === 58;
         if (this.gapLen++ === 0) {
           this.gapFirst = c;
           if (c === 58 && this.lastRole !== 0) this.inlineRole();
@@ -587,6 +590,7 @@ export class LexicalScanner {
           this.enumStep(c, 3); // C_PROSE
         else this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), 0x01000193); // FNV_PRIME
         this.gapLast = c;
+        this.gapColon = false;
         if (this.gapLen++ === 0) this.gapFirst = c;
         this.gapSpacesOnly = false;
         this.lineLead = false;
@@ -758,6 +762,7 @@ export class LexicalScanner {
     if (this.enumState < 3) this.enumStep(c, cls);
     else if (c >= 48 && c <= 57) this.lineHash = Math.imul(this.lineHash ^ (c + 0x10000), FNV_P);
     this.gapLast = c;
+    if (cls !== C_SPACE && cls !== C_NEWLINE) this.gapColon = isColon(c);
     if (this.gapLen++ === 0) {
       this.gapFirst = c;
       if (c === 58 && this.lastRole !== 0) this.inlineRole();
@@ -946,6 +951,7 @@ export class LexicalScanner {
     this.gapSpacesOnly = true;
     this.gapCode = false;
     this.gapLen = 0;
+    this.gapColon = false;
     if (this.words >= WINDOW && (this.words & 7) === 0) this.judgeWindow(WINDOW, false);
     this.afterBackslash = false;
   }
@@ -1097,8 +1103,8 @@ export class LexicalScanner {
         else if (this.bulletTopLevel) this.bulletItem(this.lineHash | 0, this.lineLetters, this.lineStart);
       } else this.bullets = 0;
     }
-    // The line's words end with a colon ("… ordering coffee:"): it introduces what follows.
-    if (words > 0) this.lineIntroduces = this.gapLen > 0 && isColon(this.gapFirst);
+    // The line ends with a colon ("… ordering coffee:", "… (in French):"): it introduces what follows.
+    if (words > 0) this.lineIntroduces = this.gapColon;
     this.enumState = 0;
     this.enumBullet = false;
     this.lineCode = false;
@@ -1164,18 +1170,10 @@ export class LexicalScanner {
     }
     this.lastItemNumber = this.enumValue;
     if (letters < LEX.itemMinLetters) return;
-    const n = Math.min(this.items, ITEM_RING);
-    for (let k = 1; k <= n; k++) {
-      if (this.itemHashes[(this.items - k) & IMASK] === h) {
-        if (this.duplicates++ === 0) this.firstDuplicate = at;
-        if (this.duplicates === LEX.itemDuplicates) {
-          this.flag(
-            'list-cycle',
-            this.firstDuplicate,
-            `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`,
-          );
-        }
-        break;
+    if (seenBefore(this.itemHashes, this.items, h)) {
+      if (this.duplicates++ === 0) this.firstDuplicate = at;
+      if (this.duplicates === LEX.itemDuplicates) {
+        this.flag('list-cycle', this.firstDuplicate, `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`);
       }
     }
     this.itemHashes[this.items & IMASK] = h;
@@ -1190,9 +1188,7 @@ export class LexicalScanner {
   private bulletItem(h: number, letters: number, at: number): void {
     if (this.bullets === 0) this.bulletDuplicates = 0;
     if (letters < LEX.bulletMinLetters) return;
-    const n = Math.min(this.bullets, ITEM_RING);
-    for (let k = 1; k <= n; k++) {
-      if (this.bulletHashes[(this.bullets - k) & IMASK] !== h) continue;
+    if (seenBefore(this.bulletHashes, this.bullets, h)) {
       if (this.bulletDuplicates++ === 0) this.firstBulletDuplicate = at;
       if (this.bulletDuplicates === LEX.itemDuplicates) {
         this.flag(
@@ -1201,7 +1197,6 @@ export class LexicalScanner {
           `${this.bulletDuplicates} bullet items from offset ${this.firstBulletDuplicate} repeat earlier items of the same list`,
         );
       }
-      break;
     }
     this.bulletHashes[this.bullets & IMASK] = h;
     this.bullets++;
@@ -1550,6 +1545,13 @@ function scriptsClash(a: number, b: number): boolean {
 /** Punctuation that prose puts right after a word, before a space. */
 function isClosing(c: number): boolean {
   return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 || c === 0x2019 || c === 0x201d || c === 0xbb;
+}
+
+/** Whether h is among the last hashes (up to ITEM_RING) that count items put in the ring. */
+function seenBefore(ring: Int32Array, count: number, h: number): boolean {
+  const n = Math.min(count, ITEM_RING);
+  for (let k = 1; k <= n; k++) if (ring[(count - k) & IMASK] === h) return true;
+  return false;
 }
 
 /** A list bullet that starts a line: "-", "*", "+", "•". */
