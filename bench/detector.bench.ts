@@ -11,7 +11,7 @@ import { score, whisperFlags } from '../test/corpus/score';
 import { seededRandom as mulberry32 } from '../src/core/random';
 import { healthyText, scanAlone, SCANNERS } from './lib/detectorParts';
 import { vocabularySalads, VOCABULARIES, type VocabularyName } from '../test/corpus/vocabSalad';
-import { nearCopyLoops } from '../test/corpus/nearCopies';
+import { doubledAnswers, nearCopyLoops } from '../test/corpus/nearCopies';
 
 /**
  * Best of `runs`, in process CPU time (user + system) and wall time. CPU time is the figure to
@@ -107,6 +107,21 @@ function nearCopyLoopRecall(): Record<string, unknown> {
     };
   }
   return out;
+}
+
+/** Healthy tune answers said twice: how many the detector flags, and how many single copies it flags (0 expected). */
+function doubledAnswerRecall(): Record<string, unknown> {
+  const pairs = doubledAnswers();
+  const share = (texts: string[], flag: (t: string) => boolean): number => Number((texts.filter(flag).length / texts.length).toFixed(3));
+  const doubled = pairs.map((p) => p.doubled);
+  const singles = [...new Set(pairs.map((p) => p.single))];
+  const flags = (t: string): boolean => detect(t, { finishReason: 'stop' }).kind !== 'ok';
+  return {
+    answers: doubled.length,
+    detector: share(doubled, flags),
+    baselineWhisper24: share(doubled, whisperFlags),
+    singleCopiesFlagged: { detector: share(singles, flags), baselineWhisper24: share(singles, whisperFlags) },
+  };
 }
 
 /** Feed a healthy prefix, then failure tokens one by one; tokens until the verdict leaves ok. */
@@ -265,6 +280,7 @@ export function run(): Promise<Record<string, unknown>> {
     realOutputs: realAccuracy(),
     vocabularySaladRecall: vocabularySaladRecall(),
     nearCopyLoopRecall: nearCopyLoopRecall(),
+    doubledAnswerRecall: doubledAnswerRecall(),
     detectionDelay: delays,
     goals: { detectorThroughputVsRegex: 0.5, usPerToken: 2, token0RunTokens: 32, loopPeriods: 4, validationRecall: 0.9, falsePositiveRate: 0.01 },
   });

@@ -25,3 +25,18 @@ export function nearCopyLoops(every: number, variants = 3, seed = 7): string[] {
   }
   return out;
 }
+
+/**
+ * The tune split's healthy answers of 150 to 1500 characters, each said twice (a blank line, or a
+ * space, between the copies): what a model that repeats its whole answer, or a client that joins a
+ * stream twice, shows. Each single answer is healthy, so the copy alone makes the failure.
+ */
+export function doubledAnswers(): { single: string; doubled: string }[] {
+  const out: { single: string; doubled: string }[] = [];
+  for (const c of loadRealCases()) {
+    if (c.split !== 'tune' || c.scope || c.label !== 'healthy' || c.text.length < 150 || c.text.length > 1500) continue;
+    const single = c.text.trim();
+    out.push({ single, doubled: `${single}\n\n${single}` }, { single, doubled: `${single} ${single}` });
+  }
+  return out;
+}

@@ -1,12 +1,13 @@
 /**
  * Loops whose copies differ a little (nearloop.ts): real loops from the tune split with words
  * swapped at random (test/corpus/nearCopies.ts), and templated healthy text that repeats its
- * words at a fixed distance without looping.
+ * words at a fixed distance without looping. Also the tune split's healthy answers said twice
+ * whole (Channel's end-loop rule).
  */
 import assert from 'node:assert/strict';
 import { detect } from '../../src/core/detect';
 import { nearLoop } from '../../src/core/detect/nearloop';
-import { nearCopyLoops } from '../corpus/nearCopies';
+import { doubledAnswers, nearCopyLoops } from '../corpus/nearCopies';
 
 const PARAGRAPH =
   'The scheduler admits a request when its prompt fits in the free blocks, and it keeps a few blocks in reserve so that running requests can grow.';
@@ -95,5 +96,14 @@ describe('near-copy loops (nearloop.ts)', () => {
       assert.equal(nearLoop(text), null, text.slice(0, 40));
       assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text.slice(0, 40));
     }
+  });
+
+  it('flags real healthy answers said twice, and none of them said once', () => {
+    const pairs = doubledAnswers();
+    assert.ok(pairs.length >= 100, `only ${pairs.length} answers`);
+    const flagged = pairs.filter((p) => detect(p.doubled, { finishReason: 'stop' }).kind !== 'ok').length;
+    assert.ok(flagged / pairs.length >= 0.9, `${flagged}/${pairs.length} doubled answers flagged`);
+    const singles = new Set(pairs.map((p) => p.single));
+    for (const single of singles) assert.equal(detect(single, { finishReason: 'stop' }).kind, 'ok', single.slice(0, 60));
   });
 });

@@ -683,8 +683,7 @@ export class Channel {
   /**
    * Sentence ends in the p units of the ring that end at pos (the answer's last unit): ".", "!" or
    * "?" before whitespace, a capital or the answer's end, or a CJK full stop, exclamation or
-   * question mark.
-   * Prose has them; code, tables and data seldom do.
+   * question mark. Prose has them; code, tables and data seldom do.
    */
   private sentenceEnds(p: number, pos: number): number {
     let ends = 0;
