@@ -631,6 +631,20 @@ describe('detector signals on real outputs', () => {
   });
 
   describe('ends in a loop', () => {
+    it('reads an answer with no finish reason that stops inside a word of a loop copy as cut while looping', () => {
+      const copy = 'An image of a Thanksgiving table with a turkey. ';
+      const cut = `Here is what I see.\n${copy}${copy}${copy.slice(0, 20)}`;
+      assert.ok(!/\s$/.test(cut) && /[a-z]$/.test(cut));
+      const r = reason(detect(cut, {}), 'length-repetition');
+      assert.equal(r.offset, cut.indexOf(copy));
+      assert.match(r.message, /^No finish reason came/);
+      // A known finish decides: "stop" keeps the laxer needs away; "length" already had them.
+      assert.equal(detect(cut, { finishReason: 'stop' }).kind, 'ok');
+      assert.match(reason(detect(cut, { finishReason: 'length' }), 'length-repetition').message, /^Finish_reason is "length"/);
+      // Stopping on a copy's boundary, or on punctuation, is no cut.
+      assert.equal(detect(`Here is what I see.\n${copy}${copy}`.trimEnd(), {}).kind, 'ok');
+      assert.equal(detect(`${cut}…`, {}).kind, 'ok');
+    });
     it('flags a list that ends on one word five times (no finish reason given)', () => {
       const v = judge(real('rd1e570cf1f'));
       assert.equal(v.kind, 'degenerate');

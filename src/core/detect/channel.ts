@@ -699,6 +699,13 @@ export class Channel {
     return ends;
   }
 
+  /** The text's last unit is a letter or a digit: it stops inside a word, as a cut text does. */
+  endsInWord(): boolean {
+    if (this.pos === 0) return false;
+    const c = this.ring[(this.pos - 1) & RMASK];
+    return isLetter(c) || (c >= 48 && c <= 57);
+  }
+
   /** Approximate seq-rep (share of n-grams repeated inside the window) of the current tail. */
   seqRep(): number {
     const w = Math.min(REP_W, this.pos);

@@ -303,6 +303,7 @@ class StreamingDetector implements Detector {
     this.checkShortLogprobs();
     this.checkCounting();
     if (reason !== 'length') this.content.checkEndLoop();
+    if (reason === null) this.checkCutLoop();
     this.checkMarkupLoop();
     if (reason === 'length') {
       const cut = this.cutChannel();
@@ -325,6 +326,23 @@ class StreamingDetector implements Detector {
     this.checkNearLoop(this.content, 'answer', (code, offset, detail) => this.add(code, offset, detail));
     if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning', (code, offset, detail) => this.addInReasoning(code, offset, detail));
     return this.cached;
+  }
+
+  /**
+   * No finish reason came (a pasted answer, a record without one), and the answer stops inside a
+   * word partway through a copy of a loop at its tail: it was cut while looping, so the laxer needs
+   * of a "length" finish apply (Channel.tailLoop).
+   */
+  private checkCutLoop(): void {
+    const ch = this.content;
+    if (this.reasons.has('length-repetition') || !ch.endsInWord()) return;
+    const loop = ch.tailLoop();
+    if (loop === null || (ch.pos - loop.start) % loop.period === 0) return;
+    this.add(
+      'length-repetition',
+      loop.start,
+      `no finish reason came, and the answer stops inside a word partway through a copy of a ${loop.period}-character period repeated from offset ${loop.start}: it was cut while looping`,
+    );
   }
 
   /** Counting with numbers skipped or glued (dropped.ts), read from the answer's tail when it holds numbers. */
