@@ -18,7 +18,7 @@ function finishOf(c: RealCase): FinishInfo {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** Floors per split (recall) and the false-positive ceiling, from the tuning runs. */
-const FLOOR = { tune: 0.767, validation: 0.645 } as const;
+const FLOOR = { tune: 0.767, validation: 0.643 } as const;
 const MAX_FPR = 0.01;
 const GOAL_RECALL = 0.9;
 
