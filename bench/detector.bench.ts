@@ -59,7 +59,9 @@ function realAccuracy(): Record<string, unknown> {
       };
     };
     out[split] = {
-      detector: figures((c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }).kind !== 'ok'),
+      detector: figures(
+        (c) => detect(c.text, { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null }, undefined, { prompt: c.prompt }).kind !== 'ok',
+      ),
       baselineWhisper24: figures((c) => whisperFlags(c.text)),
     };
   }

@@ -118,7 +118,12 @@ export function streams(): Stream[] {
     });
   }
   for (const c of real) {
-    out.push({ name: `real ${c.id}`, deltas: cut(c.text, rand).map((t) => ({ text: t })), finish: { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null } });
+    out.push({
+      name: `real ${c.id}`,
+      deltas: cut(c.text, rand).map((t) => ({ text: t })),
+      finish: { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null },
+      prompt: c.prompt,
+    });
   }
   const pool = [...corpus.map((c) => c.text ?? ''), ...real.map((c) => c.text)].filter((t) => t.length > 0);
   for (let i = 0; i < 3000; i++) {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createDetector, detect } from '../../src/core/detect';
-import type { FinishInfo, Verdict } from '../../src/core/detect';
+import type { DetectorOptions, FinishInfo, Verdict } from '../../src/core/detect';
 import { loadRealCases, type RealCase } from '../corpus/real/realCase';
 import { score } from '../corpus/score';
 
@@ -15,10 +15,15 @@ function finishOf(c: RealCase): FinishInfo {
   return { finishReason: c.finish_reason ?? null, matchedStop: c.matched_stop ?? null };
 }
 
+/** What a probe would know besides the text: the prompt, where the thread shows it. */
+function optionsOf(c: RealCase): DetectorOptions {
+  return c.prompt === undefined ? {} : { prompt: c.prompt };
+}
+
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** Floors per split (recall) and the false-positive ceiling, from the tuning runs. */
-const FLOOR = { tune: 0.773, validation: 0.651 } as const;
+const FLOOR = { tune: 0.763, validation: 0.637 } as const;
 const MAX_FPR = 0.01;
 const GOAL_RECALL = 0.9;
 
@@ -27,7 +32,7 @@ describe('detector on real outputs from public threads', function () {
   const cases = loadRealCases();
   const verdicts = new Map<string, Verdict>();
   before(() => {
-    for (const c of cases) verdicts.set(c.id, detect(c.text, finishOf(c)));
+    for (const c of cases) verdicts.set(c.id, detect(c.text, finishOf(c), undefined, optionsOf(c)));
   });
 
   it('holds real outputs with a source thread, a label and a shape, and keeps each thread on one side', () => {
@@ -114,7 +119,7 @@ describe('detector on real outputs from public threads', function () {
   it('reaches the same verdict and reasons streamed in token-sized pieces as in one piece', () => {
     const mismatches: string[] = [];
     for (const c of cases) {
-      const d = createDetector();
+      const d = createDetector(optionsOf(c));
       for (let i = 0, n = 1; i < c.text.length; i += n, n = 1 + ((i * 7) % 9)) d.push({ text: c.text.slice(i, i + n) });
       const streamed = d.finish(finishOf(c));
       const whole = verdicts.get(c.id)!;

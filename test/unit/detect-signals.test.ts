@@ -555,6 +555,23 @@ describe('detector signals on real outputs', () => {
   });
 
   describe('prompt-echo', () => {
+    it('keeps a loop the prompt makes too a suspect (a base model carrying a repeated prompt on, sglang#5084)', () => {
+      const c = real('r05bcccdf21');
+      assert.ok(c.prompt);
+      assert.equal(detect(c.text, {}).kind, 'degenerate', 'without the prompt it is a loop');
+      const v = detect(c.text, {}, undefined, { prompt: c.prompt });
+      assert.equal(v.kind, 'ok', JSON.stringify(v.reasons));
+      const loop = reason(v, 'long-loop');
+      assert.equal(loop.kind, 'suspect');
+      assert.match(loop.message, /prompt repeats the same passage/);
+      // Streamed, the same: the prompt is judged at finish.
+      const d = createDetector({ prompt: c.prompt });
+      for (let i = 0; i < c.text.length; i += 5) d.push({ text: c.text.slice(i, i + 5) });
+      assert.deepEqual(d.finish({}), v);
+      // A prompt that says the passage once, or not at all, leaves the loop degenerate.
+      assert.equal(detect(c.text, {}, undefined, { prompt: 'Apple is red. Banana is Yellow. Apple is' }).kind, 'degenerate');
+      assert.equal(detect(c.text, {}, undefined, { prompt: 'Name two fruits and their colours.' }).kind, 'degenerate');
+    });
     const prompt = 'Explain in two sentences why the KV cache grows with the length of the answer.';
     it('makes one echo a suspect and an echo that comes back degenerate', () => {
       const once = detect(`${prompt}\n${PROSE}`, { finishReason: 'stop' }, undefined, { prompt });

@@ -89,6 +89,30 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
     'tokens went missing between the model and the text: compare the non-streamed answer, turn off speculative decoding, and check the detokenizer and the client that joins the stream',
 });
 
+/**
+ * Reasons that say the answer repeats itself. A repetition the prompt makes too ("Apple is red.
+ * Banana is yellow." 800 times, then "Apple is") is the prompt's pattern carried on: a suspect.
+ */
+const REPETITION_CODES: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
+  'short-loop',
+  'long-loop',
+  'seq-rep',
+  'compression',
+  'word-repetition',
+  'length-repetition',
+  'prompt-echo',
+  'list-cycle',
+]);
+/** How much of the prompt is kept to look the answer's loop unit up in (whitespace collapsed). */
+const PROMPT_KEPT = 65536;
+/** A loop unit shorter than this (whitespace collapsed) is too common to tie to the prompt. */
+const PROMPTED_UNIT_MIN = 8;
+
+/** Whitespace runs as one space, what the prompt and a loop unit are compared on. */
+function collapseSpaces(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
 /** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
 const CHUNK = 1024;
 /** How much of the answer's end the length-flood rule reads (tailrun.ts): far more than its thresholds need. */
@@ -131,7 +155,11 @@ class StreamingDetector implements Detector {
   private readonly unitBytes = decoding.unitBytes(this.units);
   private readonly runs = new LetterRuns(CHUNK);
 
+  /** The prompt with whitespace collapsed, when one was given: where a prompted loop shows. */
+  private readonly prompt: string | null;
+
   constructor(opts: DetectorOptions = {}) {
+    this.prompt = typeof opts.prompt === 'string' && opts.prompt.length > 0 ? collapseSpaces(opts.prompt.slice(0, PROMPT_KEPT)) : null;
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
@@ -142,6 +170,16 @@ class StreamingDetector implements Detector {
     );
     this.contentWords = new WordScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind));
     this.contentHead = new HeadText((code, offset, detail, kind) => this.add(code, offset, detail, kind));
+  }
+
+  /** The answer's current tail loop unit occurs twice or more in the prompt. */
+  private promptRepeatsLoop(): boolean {
+    const p = this.content.lag;
+    if (p < 2 || this.prompt === null) return false;
+    const unit = collapseSpaces(this.content.tail(p)).trim();
+    if (unit.length < PROMPTED_UNIT_MIN) return false;
+    const first = this.prompt.indexOf(unit);
+    return first >= 0 && this.prompt.indexOf(unit, first + 1) >= 0;
   }
 
   get verdict(): Verdict {
@@ -180,6 +218,11 @@ class StreamingDetector implements Detector {
     if (had && had.kind !== 'suspect' && kind === 'suspect') return;
     if (had && (had.kind === 'suspect') === (kind === 'suspect') && (offset > had.offset || (offset === had.offset && message >= had.message))) return;
     this.reasons.set(code, { code, kind, message, offset });
+    this.refresh();
+  }
+
+  /** The verdict from the reasons recorded. */
+  private refresh(): void {
     let onset = Infinity;
     let worst: VerdictKind = 'ok';
     for (const r of this.reasons.values()) {
@@ -325,7 +368,27 @@ class StreamingDetector implements Detector {
     }
     this.checkNearLoop(this.content, 'answer', (code, offset, detail) => this.add(code, offset, detail));
     if (this.reasoningCh) this.checkNearLoop(this.reasoningCh, 'reasoning', (code, offset, detail) => this.addInReasoning(code, offset, detail));
+    this.checkPromptedLoop();
     return this.cached;
+  }
+
+  /**
+   * At finish, an answer whose tail loop the prompt makes too: its repetition reasons become
+   * suspects (only then: while streaming, the loop could still be the model's own).
+   */
+  private checkPromptedLoop(): void {
+    if (this.prompt === null || !this.promptRepeatsLoop()) return;
+    let changed = false;
+    for (const r of this.reasons.values()) {
+      if (r.kind !== 'degenerate' || !REPETITION_CODES.has(r.code)) continue;
+      this.reasons.set(r.code, {
+        ...r,
+        kind: 'suspect',
+        message: `${r.message} The prompt repeats the same passage, so the answer carries the prompt's pattern on.`,
+      });
+      changed = true;
+    }
+    if (changed) this.refresh();
   }
 
   /**

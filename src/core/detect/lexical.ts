@@ -360,6 +360,9 @@ export class LexicalScanner {
   private bulletDuplicates = 0;
   private firstBulletDuplicate = -1;
   private wordsBeforeLine = 0;
+  /** Words after a sentence's end and a space: capitalised, and lower-case. */
+  private sentenceCaps = 0;
+  private sentenceLowers = 0;
   private newlinesAfterText = 0;
   /** Newlines since the last visible character: an answer that ends in a flood of blank lines. */
   private trailingNewlines = 0;
@@ -859,6 +862,11 @@ export class LexicalScanner {
       this.sameRunStart = this.wStart;
     }
     const upper = isUpper(this.wFirst);
+    // A word right after a sentence's end and a space: prose capitalises it, salad seldom does.
+    if (this.gapLen >= 2 && scripts.endsSentence(this.gapFirst) && (this.gapLast === 32 || this.gapLast === 10)) {
+      if (upper) this.sentenceCaps++;
+      else if (isLower(this.wFirst)) this.sentenceLowers++;
+    }
     const cls = ROLE_TABLE.get(h);
     this.lastRole = cls & W_USER ? 1 : cls & W_OTHER_ROLE ? 2 : 0;
     if (this.lastRole !== 0) {
@@ -956,6 +964,14 @@ export class LexicalScanner {
     this.afterBackslash = false;
   }
 
+  /**
+   * A short answer of whole sentences, each one after the first opening with a capital ("I have to
+   * go to the bank. I have to go to the post office"): plain prose made of short function words.
+   */
+  private wellFormedSentences(): boolean {
+    return this.sentenceCaps >= LEX.wellFormedSentences && this.sentenceLowers === 0;
+  }
+
   /** The window's count of a flag: sumsLow and sumsHigh pack six bits a flag (a window holds at most 32 words). */
   private sum(flag: number): number {
     const bit = 31 - Math.clz32(flag);
@@ -1042,7 +1058,8 @@ export class LexicalScanner {
         // Function words alone read as salad only when they are the short ones ("the to a v of"):
         // languages with long stopword lists (Indonesian, Swedish) write prose that is mostly listed words.
         ((stops >= LEX.functionOnlyShare * n && this.wStarts[(this.words - 1) & WMASK] - start <= LEX.functionOnlyChars * (n - 1)) ||
-          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n))
+          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n)) &&
+        !(atFinish && n < WINDOW && this.wellFormedSentences())
       ) {
         this.flag(
           'word-salad',

@@ -164,6 +164,8 @@ export const LEX = Object.freeze({
   /** ... or this share with at most functionSaladDistinct distinct words. */
   functionSaladShare: 0.7,
   functionSaladDistinct: 0.5,
+  /** A short answer whose sentences, this many of them after the first, all open with a capital is prose, not function-word salad. */
+  wellFormedSentences: 2,
   /** Multilingual salad: share of words whose script cannot follow the previous word's. */
   switchShare: 0.2,
   /** ... among at least this many writing systems in the window (Russian with English terms has two). */

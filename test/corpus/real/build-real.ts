@@ -76,6 +76,8 @@ function main(): void {
       const ms = str(r.matched_stop);
       if (ms) c.matched_stop = ms;
       if (r.truncated === true) c.truncated = true;
+      const prompt = str(r.prompt);
+      if (prompt) c.prompt = prompt;
       if (note) c.note = note;
       byText.set(text, c);
       added++;

@@ -31,5 +31,10 @@ export interface RealCase {
   matched_stop?: string;
   /** The paste itself was cut off. */
   truncated?: true;
+  /**
+   * The prompt, where the thread shows it (a test's prompt list): a probe knows its prompt, so the
+   * detector is given it (a loop the prompt makes too is the prompt's pattern carried on).
+   */
+  prompt?: string;
   note?: string;
 }
