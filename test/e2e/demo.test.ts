@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../scripts/lib/demo';
 import {
-  answerQuickInput,
   hoverTokenAgain,
   openFile,
   openWorkbench,
@@ -23,6 +22,7 @@ import {
   screenshotIfFailed,
   serversPane,
   toastText,
+  runCommandAndAnswer,
 } from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
@@ -252,8 +252,7 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await openFile(page, 'run.sh');
     await runCommand(page, 'Inference Doctor: Select Server for Flags');
     await pickQuickItem(page, INCIDENT);
-    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
-    await answerQuickInput(page, 'Filter Backend Flags', 'fp4-gemm');
+    await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'fp4-gemm');
     const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
     const flag = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();
     // The value the server runs, from its /server_info.

@@ -39,6 +39,7 @@ import {
   serversPane,
   setPrompt,
   toastText,
+  runCommandAndAnswer,
 } from './ui';
 
 describe('e2e: Inference Doctor in code-server', function () {
@@ -597,8 +598,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     const pane = flagsPane(page);
     await runCommand(page, 'Inference Doctor: Select Server for Flags');
     await pickQuickItem(page, 'simulator');
-    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
-    await answerQuickInput(page, 'Filter Backend Flags', 'fp4-gemm');
+    await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'fp4-gemm');
     // The renamed flag, with the value /server_info reports on the selected server.
     const flagRow = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();
     await flagRow.filter({ hasText: '● flashinfer_cutlass' }).waitFor({ timeout: 60_000 });
@@ -645,8 +645,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     const text = await toastText(page, 'flags from SGLang', [/loaded \d+ flags from SGLang 0\.0\.0-fake/]);
     assert.match(text, /with choices added at run time/);
     // The plugin's attention backend shows on the flag's row and as a choice "added at run time".
-    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
-    await answerQuickInput(page, 'Filter Backend Flags', 'attention-backend');
+    await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'attention-backend');
     const pane = flagsPane(page);
     const row = pane.locator('.monaco-list-row', { hasText: '--attention-backend' }).filter({ hasText: 'at run time' }).first();
     await row.waitFor({ timeout: 60_000 });
@@ -818,8 +817,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     assert.match(await pick.innerText(), /⟨U\+202E⟩ledom/);
     assert.equal(await page.locator('.quick-input-list .codicon-alert').count(), 0, 'no icon drawn from a label in the pick');
     await pick.click();
-    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
-    await answerQuickInput(page, 'Filter Backend Flags', 'evil-backend');
+    await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'evil-backend');
     const pane = flagsPane(page);
     // The row carries the value the hostile server's /server_info reports, as text.
     const row = pane.locator('.monaco-list-row', { hasText: '--evil-backend' }).filter({ hasText: '●' }).first();

@@ -90,11 +90,29 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   }
 }
 /** Answers one input box, after making sure it is the one with that title (the widget is reused). */
-export async function answerQuickInput(page: Page, title: string, text: string): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
+export async function answerQuickInput(page: Page, title: string, text: string, timeout = 30_000): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout });
   const input = page.locator('.quick-input-widget input.input');
-  await input.fill(text);
-  await input.press('Enter');
+  await input.fill(text, { timeout });
+  await input.press('Enter', { timeout });
+}
+
+/**
+ * Runs a command that asks with an input box, and answers it. An input box closes when focus moves
+ * away while it opens (a document or view that a step before opens late), so the command runs
+ * again, bounded, when its box was gone before it could be answered.
+ */
+export async function runCommandAndAnswer(page: Page, command: string, title: string, text: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, command);
+    try {
+      await answerQuickInput(page, title, text, attempt < 3 ? 10_000 : 30_000);
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 /** VS Code nests a webview's document two iframes deep. */
 export function probeFrame(page: Page): FrameLocator {

@@ -13,7 +13,6 @@ import { type Browser, type Page } from 'playwright-core';
 import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import {
-  answerQuickInput,
   chooseModel,
   closeCodeServer,
   flagsPane,
@@ -27,6 +26,7 @@ import {
   screenshotIfFailed,
   serversPane,
   setPrompt,
+  runCommandAndAnswer,
 } from './ui';
 
 const MODEL = 'nvidia/Qwen3-30B-A3B-NVFP4';
@@ -111,8 +111,7 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
     await header.filter({ hasText: 'vLLM · bundled' }).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Inference Doctor: Show SGLang Flags');
     await header.filter({ hasText: 'SGLang · bundled release' }).waitFor({ timeout: 60_000 });
-    await runCommand(page, 'Inference Doctor: Filter Backend Flags');
-    await answerQuickInput(page, 'Filter Backend Flags', 'gpu-memory');
+    await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'gpu-memory');
     await pane.getByText('No flag matches "gpu-memory".').waitFor({ timeout: 30_000 });
 
     await runCommand(page, 'Inference Doctor: Show vLLM Flags');
