@@ -137,6 +137,31 @@ class WordTable {
   }
 }
 
+/** The items of one list (numbered or bulleted), as hashes in a ring, and how many came back. */
+class ListItems {
+  private readonly hashes = new Int32Array(ITEM_RING);
+  private count = 0;
+  duplicates = 0;
+  /** Offset of the first item that repeated an earlier one. */
+  firstDuplicate = -1;
+
+  /** A new list starts. */
+  reset(): void {
+    this.count = 0;
+    this.duplicates = 0;
+  }
+
+  /** Adds an item at offset at; true once LEX.itemDuplicates items have repeated an earlier item of the list. */
+  add(h: number, at: number): boolean {
+    let repeats = false;
+    for (let k = 1, n = Math.min(this.count, ITEM_RING); k <= n && !repeats; k++) repeats = this.hashes[(this.count - k) & IMASK] === h;
+    if (repeats && this.duplicates++ === 0) this.firstDuplicate = at;
+    this.hashes[this.count & IMASK] = h;
+    this.count++;
+    return repeats && this.duplicates === LEX.itemDuplicates;
+  }
+}
+
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
 // The names are those of the chat templates of common model families (Qwen/ChatML, Llama 3 and 4,
 // Gemma, Mistral, Phi, DeepSeek with full-width or ASCII bars, Command R, Granite 3, MiniCPM, Kimi K2,
@@ -341,11 +366,8 @@ export class LexicalScanner {
   private lineLead = true;
   private inFence = false;
   private inInline = false;
-  /** List items ("12. x", "- x") seen, their hashes (enumerator left out, other digits in), duplicates. */
-  private items = 0;
-  private readonly itemHashes = new Int32Array(ITEM_RING);
-  private duplicates = 0;
-  private firstDuplicate = -1;
+  /** Numbered list items ("12. x") of the current list: hashes with the enumerator left out, other digits in. */
+  private readonly numberedItems = new ListItems();
   /** Where the line is in its enumerator: 0 leading spaces, 1 digits, 2 after "." or ")" or a bullet, 3 item text, 4 not an item. */
   private enumState = 0;
   /** The enumerator's number, and the last item's: a number that does not go up starts a new list. */
@@ -354,11 +376,8 @@ export class LexicalScanner {
   /** The line's enumerator is a bullet ("- ", "* ", "+ ", "• "), and whether it starts the line. */
   private enumBullet = false;
   private bulletTopLevel = false;
-  /** Top-level bullet items since the last line of other text, their hashes and duplicates. */
-  private bullets = 0;
-  private readonly bulletHashes = new Int32Array(ITEM_RING);
-  private bulletDuplicates = 0;
-  private firstBulletDuplicate = -1;
+  /** Top-level bullet items since the last line of other text. */
+  private readonly bulletItems = new ListItems();
   private wordsBeforeLine = 0;
   /** Words after a sentence's end and a space: capitalised, and lower-case. */
   private sentenceCaps = 0;
@@ -1118,7 +1137,7 @@ export class LexicalScanner {
       if (this.enumState === 3 && !this.lineCode) {
         if (!this.enumBullet) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
         else if (this.bulletTopLevel) this.bulletItem(this.lineHash | 0, this.lineLetters, this.lineStart);
-      } else this.bullets = 0;
+      } else this.bulletItems.reset();
     }
     // The line ends with a colon ("… ordering coffee:", "… (in French):"): it introduces what follows.
     if (words > 0) this.lineIntroduces = this.gapColon;
@@ -1181,20 +1200,11 @@ export class LexicalScanner {
    * "step 4"), only its enumerator is left out.
    */
   private listItem(h: number, letters: number, at: number): void {
-    if (this.enumValue <= this.lastItemNumber) {
-      this.items = 0;
-      this.duplicates = 0;
-    }
+    const list = this.numberedItems;
+    if (this.enumValue <= this.lastItemNumber) list.reset();
     this.lastItemNumber = this.enumValue;
-    if (letters < LEX.itemMinLetters) return;
-    if (seenBefore(this.itemHashes, this.items, h)) {
-      if (this.duplicates++ === 0) this.firstDuplicate = at;
-      if (this.duplicates === LEX.itemDuplicates) {
-        this.flag('list-cycle', this.firstDuplicate, `${this.duplicates} list items from offset ${this.firstDuplicate} repeat earlier items of the same list`);
-      }
-    }
-    this.itemHashes[this.items & IMASK] = h;
-    this.items++;
+    if (letters < LEX.itemMinLetters || !list.add(h, at)) return;
+    this.flag('list-cycle', list.firstDuplicate, `${list.duplicates} list items from offset ${list.firstDuplicate} repeat earlier items of the same list`);
   }
 
   /**
@@ -1203,20 +1213,9 @@ export class LexicalScanner {
    * out; an item needs LEX.bulletMinLetters letters ("- Yes", "- N/A" repeat in real lists).
    */
   private bulletItem(h: number, letters: number, at: number): void {
-    if (this.bullets === 0) this.bulletDuplicates = 0;
-    if (letters < LEX.bulletMinLetters) return;
-    if (seenBefore(this.bulletHashes, this.bullets, h)) {
-      if (this.bulletDuplicates++ === 0) this.firstBulletDuplicate = at;
-      if (this.bulletDuplicates === LEX.itemDuplicates) {
-        this.flag(
-          'list-cycle',
-          this.firstBulletDuplicate,
-          `${this.bulletDuplicates} bullet items from offset ${this.firstBulletDuplicate} repeat earlier items of the same list`,
-        );
-      }
-    }
-    this.bulletHashes[this.bullets & IMASK] = h;
-    this.bullets++;
+    const list = this.bulletItems;
+    if (letters < LEX.bulletMinLetters || !list.add(h, at)) return;
+    this.flag('list-cycle', list.firstDuplicate, `${list.duplicates} bullet items from offset ${list.firstDuplicate} repeat earlier items of the same list`);
   }
 
   private markerChar(c: number, pos: number): void {
@@ -1562,13 +1561,6 @@ function scriptsClash(a: number, b: number): boolean {
 /** Punctuation that prose puts right after a word, before a space. */
 function isClosing(c: number): boolean {
   return c === 44 || c === 46 || c === 59 || c === 58 || c === 33 || c === 63 || c === 41 || c === 34 || c === 39 || c === 0x2019 || c === 0x201d || c === 0xbb;
-}
-
-/** Whether h is among the last hashes (up to ITEM_RING) that count items put in the ring. */
-function seenBefore(ring: Int32Array, count: number, h: number): boolean {
-  const n = Math.min(count, ITEM_RING);
-  for (let k = 1; k <= n; k++) if (ring[(count - k) & IMASK] === h) return true;
-  return false;
 }
 
 /** A list bullet that starts a line: "-", "*", "+", "•". */
