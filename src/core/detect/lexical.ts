@@ -31,6 +31,7 @@ const L_saladEvents = LIMITS.saladEvents;
 const L_saladSpan = LIMITS.saladSpan;
 const scriptOf = scripts.scriptOf;
 const incompatibleScripts = scripts.incompatibleScripts;
+const endsSentence = scripts.endsSentence;
 const SCRIPT_CJK = scripts.SCRIPT_CJK;
 const SCRIPT_CYRILLIC = scripts.SCRIPT_CYRILLIC;
 const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
@@ -754,7 +755,7 @@ export class LexicalScanner {
       this.markerStart = pos;
       this.markerInSentence =
         this.wLen === 0 && this.gapLen > 0 && (this.gapLast === 32 || isOpening(this.gapLast)) && this.lineWords > 0 && this.textSinceMarker;
-      this.markerAfterSentence = this.markerInSentence && scripts.endsSentence(this.gapFirst);
+      this.markerAfterSentence = this.markerInSentence && endsSentence(this.gapFirst);
     } else if (cls !== C_SPACE && cls !== C_NEWLINE) this.textSinceMarker = true;
 
     if (cls === C_LETTER) {
@@ -882,7 +883,7 @@ export class LexicalScanner {
     }
     const upper = isUpper(this.wFirst);
     // A word right after a sentence's end and a space: prose capitalises it, salad seldom does.
-    if (this.gapLen >= 2 && scripts.endsSentence(this.gapFirst) && (this.gapLast === 32 || this.gapLast === 10)) {
+    if (this.gapLen >= 2 && endsSentence(this.gapFirst) && (this.gapLast === 32 || this.gapLast === 10)) {
       if (upper) this.sentenceCaps++;
       else if (isLower(this.wFirst)) this.sentenceLowers++;
     }
