@@ -844,11 +844,7 @@ export class LexicalScanner {
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
     // Code names keys "User:" too (an SSH config, a YAML mapping).
-    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline || this.dialogueExample) return;
-    if (this.lastRoleOpensLine && this.lineIntroduces) {
-      this.dialogueExample = true;
-      return;
-    }
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline || this.inExampleDialogue(this.lastRoleOpensLine)) return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
       this.flag(
@@ -859,6 +855,15 @@ export class LexicalScanner {
     } else if (this.lastRole === 2) {
       this.flag('template-leak', at, `a role label ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") at offset ${at} looks like a new turn`, 'suspect');
     }
+  }
+
+  /**
+   * The first role label that opens a line right after a line ending in a colon ("Here is a practice
+   * dialogue:") starts an example dialogue: from then on, role turns are the answer's own.
+   */
+  private inExampleDialogue(opensLine: boolean): boolean {
+    if (opensLine && this.lineIntroduces) this.dialogueExample = true;
+    return this.dialogueExample;
   }
 
   private endWord(): void {
@@ -1156,9 +1161,8 @@ export class LexicalScanner {
   }
 
   /**
-   * "User:" or "assistant" opening a line after the answer began: the model plays both sides. The
-   * first such line decides: one that a line ending in a colon introduced ("Here is a practice
-   * dialogue:") opens an example dialogue, and its turns are the answer.
+   * "User:" or "assistant" opening a line after the answer began: the model plays both sides,
+   * unless the line opens an example dialogue (inExampleDialogue).
    */
   private roleTurn(first: number, words: number, gap: number, at: number): void {
     if (this.wordsBeforeLine === 0 || this.dialogueExample) return;
@@ -1166,10 +1170,7 @@ export class LexicalScanner {
     // A template's role name starts its line; an indented one is a term of a list ("   user").
     if ((!alone || this.lineIndented) && !isColon(gap)) return;
     const cls = ROLE_TABLE.get(first);
-    if (cls !== 0 && this.lineIntroduces) {
-      this.dialogueExample = true;
-      return;
-    }
+    if (cls !== 0 && this.inExampleDialogue(true)) return;
     if (this.wordsBeforeLine - words < 0) return;
     if (cls & W_USER) {
       this.flag('template-leak', at, `a new user turn starts at offset ${at}: the model went on past the end of its turn and writes the user's part`);
