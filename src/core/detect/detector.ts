@@ -6,7 +6,7 @@ import { Channel } from './channel';
 import { countingGaps } from './dropped';
 import * as decoding from './decode';
 import { HeadText } from './head';
-import { LexicalScanner } from './lexical';
+import { LexicalScanner, normalisePrompt } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
 import { nearLoop } from './nearloop';
 import { isLengthFlood, tailRun } from './tailrun';
@@ -103,15 +103,10 @@ const REPETITION_CODES: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   'prompt-echo',
   'list-cycle',
 ]);
-/** How much of the prompt is kept to look the answer's loop unit up in (whitespace collapsed). */
+/** How much of the prompt is kept to look the answer's loop unit up in (normalisePrompt: lower case, whitespace collapsed). */
 const PROMPT_KEPT = 65536;
-/** A loop unit shorter than this (whitespace collapsed) is too common to tie to the prompt. */
+/** A loop unit shorter than this (normalised) is too common to tie to the prompt. */
 const PROMPTED_UNIT_MIN = 8;
-
-/** Whitespace runs as one space, what the prompt and a loop unit are compared on. */
-function collapseSpaces(text: string): string {
-  return text.replace(/\s+/g, ' ');
-}
 
 /** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
 const CHUNK = 1024;
@@ -155,11 +150,11 @@ class StreamingDetector implements Detector {
   private readonly unitBytes = decoding.unitBytes(this.units);
   private readonly runs = new LetterRuns(CHUNK);
 
-  /** The prompt with whitespace collapsed, when one was given: where a prompted loop shows. */
+  /** The prompt normalised as the echo rule reads it, when one was given: where a prompted loop shows. */
   private readonly prompt: string | null;
 
   constructor(opts: DetectorOptions = {}) {
-    this.prompt = typeof opts.prompt === 'string' && opts.prompt.length > 0 ? collapseSpaces(opts.prompt.slice(0, PROMPT_KEPT)) : null;
+    this.prompt = typeof opts.prompt === 'string' && opts.prompt.length > 0 ? normalisePrompt(opts.prompt.slice(0, PROMPT_KEPT)) : null;
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
@@ -176,7 +171,7 @@ class StreamingDetector implements Detector {
   private promptRepeatsLoop(): boolean {
     const p = this.content.lag;
     if (p < 2 || this.prompt === null) return false;
-    const unit = collapseSpaces(this.content.tail(p)).trim();
+    const unit = normalisePrompt(this.content.tail(p));
     if (unit.length < PROMPTED_UNIT_MIN) return false;
     const first = this.prompt.indexOf(unit);
     return first >= 0 && this.prompt.indexOf(unit, first + 1) >= 0;

@@ -1587,7 +1587,8 @@ function isSpaceUnit(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
 
-function normalisePrompt(p: string): string {
+/** The prompt as the echo rules compare it: lower case, whitespace runs as one space, trimmed. */
+export function normalisePrompt(p: string): string {
   let out = '';
   let space = true;
   for (let i = 0; i < p.length; i++) {
