@@ -9,7 +9,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { LIMITS } from './limits';
-import { isLetterUnit } from './script';
+import { endsSentence, isLetterUnit } from './script';
 import type { ReasonCode } from './types';
 
 // Module-level copies: imported bindings compile to property reads in some loaders.
@@ -689,12 +689,11 @@ export class Channel {
     let ends = 0;
     for (let k = 0; k < p; k++) {
       const c = this.ring[(pos - k) & RMASK];
-      if (c === 0x3002 || c === 0xff01 || c === 0xff1f) ends++;
-      else if (c === 46 || c === 33 || c === 63) {
-        // Before whitespace, the answer's end, or a capital that lost its space ("colors.The").
-        const next = k === 0 ? 32 : this.ring[(pos - k + 1) & RMASK];
-        if (isWhitespace(next) || (next >= 65 && next <= 90)) ends++;
-      }
+      if (!endsSentence(c)) continue;
+      // A full-width mark ends its sentence as it is; ". ! ?" before whitespace, the answer's end, or
+      // a capital that lost its space ("colors.The").
+      const next = c > 127 || k === 0 ? 32 : this.ring[(pos - k + 1) & RMASK];
+      if (isWhitespace(next) || (next >= 65 && next <= 90)) ends++;
     }
     return ends;
   }
