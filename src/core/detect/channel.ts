@@ -165,6 +165,8 @@ export class Channel {
   /** Current loop candidate: period, and length of the run of positions matching pos - lag. */
   lag = 0;
   matchRun = 0;
+  /** The text tail() built last, and the position it was built at. */
+  private lastTail = { pos: -1, text: '' };
   private loopAlarm = INF;
 
   private repCount = 0;
@@ -583,8 +585,12 @@ export class Channel {
     return false;
   }
 
+  /** The last n units (at most the ring's) as text. */
   tail(n: number): string {
     const count = Math.min(n, this.pos, RING);
+    // The finish-time rules read the same tail one after another (counting, near copies, markup).
+    const cached = this.lastTail;
+    if (cached.pos === this.pos && cached.text.length === count) return cached.text;
     const out: string[] = [];
     const CHUNK = 4096;
     for (let start = this.pos - count; start < this.pos; start += CHUNK) {
@@ -593,7 +599,8 @@ export class Channel {
       for (let x = start; x < end; x++) codes[x - start] = this.ring[x & RMASK]!;
       out.push(String.fromCharCode(...codes));
     }
-    return out.join('');
+    this.lastTail = { pos: this.pos, text: out.join('') };
+    return this.lastTail.text;
   }
 
   /** The loop's first period (from `start`, when still in the ring), cut to 40 characters. */
