@@ -93,6 +93,16 @@ function vocabularySaladRecall(): Record<string, unknown> {
   return out;
 }
 
+/** The detector's verdict on a text that ended with finish_reason "stop" is not ok. */
+function flaggedAtStop(text: string): boolean {
+  return detect(text, { finishReason: 'stop' }).kind !== 'ok';
+}
+
+/** Share of the texts a rule flags, to three places. */
+function shareFlagged(texts: string[], flag: (text: string) => boolean): number {
+  return Number((texts.filter(flag).length / texts.length).toFixed(3));
+}
+
 /**
  * Share of the tune split's real loops (test/corpus/nearCopies.ts) still flagged once one word in
  * 4, 8 or 20 is swapped for another of the same output; Whisper's rule beside it.
@@ -101,12 +111,7 @@ function nearCopyLoopRecall(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const every of [4, 8, 20]) {
     const loops = nearCopyLoops(every);
-    const share = (flag: (t: string) => boolean): number => Number((loops.filter(flag).length / loops.length).toFixed(3));
-    out[`oneWordIn${every}`] = {
-      loops: loops.length,
-      detector: share((t) => detect(t, { finishReason: 'stop' }).kind !== 'ok'),
-      baselineWhisper24: share((t) => whisperFlags(t)),
-    };
+    out[`oneWordIn${every}`] = { loops: loops.length, detector: shareFlagged(loops, flaggedAtStop), baselineWhisper24: shareFlagged(loops, whisperFlags) };
   }
   return out;
 }
@@ -114,15 +119,13 @@ function nearCopyLoopRecall(): Record<string, unknown> {
 /** Healthy tune answers said twice: how many the detector flags, and how many single copies it flags (0 expected). */
 function doubledAnswerRecall(): Record<string, unknown> {
   const pairs = doubledAnswers();
-  const share = (texts: string[], flag: (t: string) => boolean): number => Number((texts.filter(flag).length / texts.length).toFixed(3));
   const doubled = pairs.map((p) => p.doubled);
   const singles = [...new Set(pairs.map((p) => p.single))];
-  const flags = (t: string): boolean => detect(t, { finishReason: 'stop' }).kind !== 'ok';
   return {
     answers: doubled.length,
-    detector: share(doubled, flags),
-    baselineWhisper24: share(doubled, whisperFlags),
-    singleCopiesFlagged: { detector: share(singles, flags), baselineWhisper24: share(singles, whisperFlags) },
+    detector: shareFlagged(doubled, flaggedAtStop),
+    baselineWhisper24: shareFlagged(doubled, whisperFlags),
+    singleCopiesFlagged: { detector: shareFlagged(singles, flaggedAtStop), baselineWhisper24: shareFlagged(singles, whisperFlags) },
   };
 }
 
