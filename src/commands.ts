@@ -20,6 +20,7 @@ export const SERVERS_COMMANDS = {
   setApiKey: 'inferenceDoctor.setApiKey',
   refreshServers: 'inferenceDoctor.refreshServers',
   showServerInfo: 'inferenceDoctor.showServerInfo',
+  openSelectedServer: 'inferenceDoctor.openSelectedServer',
 } as const;
 
 export const PROBE_COMMANDS = {
@@ -119,6 +120,7 @@ export interface CommandArgs {
   [SERVERS_COMMANDS.setApiKey]: [ServerArg?];
   [SERVERS_COMMANDS.refreshServers]: [];
   [SERVERS_COMMANDS.showServerInfo]: [ServerArg?];
+  [SERVERS_COMMANDS.openSelectedServer]: [];
   [PROBE_COMMANDS.openProbePanel]: [ServerArg?];
   [PROBE_COMMANDS.openProbeHistory]: [];
   [PROBE_COMMANDS.quickHealthProbe]: [ServerArg?];

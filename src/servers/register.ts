@@ -8,7 +8,7 @@ import type { Ctx, ServersService } from '../context';
 import { normaliseBaseUrl } from '../core/servers';
 import type { HealthMonitor } from './healthMonitor';
 import type { ServerStore } from './serverStore';
-import { ServersView } from './serversView';
+import { ServersView, type ServersNode } from './serversView';
 import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
@@ -34,10 +34,18 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg));
   ctx.registerCommand(COMMANDS.setApiKey, (arg) => setApiKey(servers, arg));
   ctx.registerCommand(COMMANDS.refreshServers, () => health.refresh());
+  ctx.registerCommand(COMMANDS.openSelectedServer, () => ctx.executeCommand(COMMANDS.openProbePanel, selectedServerId(treeView.selection)));
   ctx.registerCommand(COMMANDS.showServerInfo, async (arg) => {
     const server = await servers.pick(arg, 'Show /server_info of which server?');
     if (server) await infoDocs.open(server);
   });
+}
+
+/** The server of the clicked row (a server or one of its details); none when nothing is selected yet. */
+export function selectedServerId(selection: readonly ServersNode[]): string | undefined {
+  const node = selection[0];
+  if (!node) return undefined;
+  return node.kind === 'server' ? node.server.id : node.serverId;
 }
 
 function validateUrl(value: string): string | undefined {

@@ -76,7 +76,10 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
       ].join('\n'),
     );
     item.contextValue = 'server';
-    item.command = { command: COMMANDS.openProbePanel, title: 'Open Probe Panel', arguments: [server.id] };
+    // No arguments: VS Code keeps a row command's arguments only until the row is redrawn, and the
+    // health monitor redraws rows as checks finish, so a click during a redraw failed with "Actual
+    // command not found". The command reads the view's selection instead (register.ts).
+    item.command = { command: COMMANDS.openSelectedServer, title: 'Open Probe Panel' };
     return item;
   }
 

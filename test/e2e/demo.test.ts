@@ -165,6 +165,9 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
     await panel.locator('[data-testid="pane-main"][data-status="running"] [data-testid="verdict-badge"][data-verdict="nan"]').waitFor({ timeout: 60_000 });
     assert.match(await main.locator('[data-testid="answer"]').innerText(), /^!{8,}/);
     await page.screenshot({ path: join(resultsDir, 'demo-1-nan-while-streaming.png') });
+    // The clicks above land while the health monitor redraws the row; a row command that carried
+    // arguments failed then with this toast.
+    assert.equal(await page.locator('.notification-toast', { hasText: 'Actual command not found' }).count(), 0, 'a click on a Servers row failed');
     await panel.locator('[data-testid="pane-main"]:not([data-status="running"])').waitFor({ timeout: 60_000 });
     assert.match(await main.locator('[data-testid="reasons"]').innerText(), /NaN/i);
   });
