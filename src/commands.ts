@@ -20,7 +20,7 @@ export const SERVERS_COMMANDS = {
   setApiKey: 'inferenceDoctor.setApiKey',
   refreshServers: 'inferenceDoctor.refreshServers',
   showServerInfo: 'inferenceDoctor.showServerInfo',
-  openSelectedServer: 'inferenceDoctor.openSelectedServer',
+  openClickedServer: 'inferenceDoctor.openClickedServer',
 } as const;
 
 export const PROBE_COMMANDS = {
@@ -40,6 +40,7 @@ export const FLAGS_COMMANDS = {
   copyValue: 'inferenceDoctor.copyFlagValue',
   applyChoice: 'inferenceDoctor.applyFlagChoiceToServer',
   openDefinition: 'inferenceDoctor.openFlagDefinition',
+  openClickedDefinition: 'inferenceDoctor.openClickedFlagDefinition',
   searchUsages: 'inferenceDoctor.searchFlagUsages',
   restartLanguageServer: 'inferenceDoctor.restartFlagsLanguageServer',
   ...LENS_COMMANDS,
@@ -52,6 +53,8 @@ export const REMOTE_COMMANDS = {
   disconnectHost: 'inferenceDoctor.disconnectHost',
   removeHost: 'inferenceDoctor.removeHost',
   searchSglangSource: 'inferenceDoctor.searchSglangSource',
+  searchClickedHost: 'inferenceDoctor.searchClickedHost',
+  openClickedSearchMatch: 'inferenceDoctor.openClickedSearchMatch',
   cancelSearch: 'inferenceDoctor.cancelSearch',
   clearSearch: 'inferenceDoctor.clearSearch',
   showEnvironmentReport: 'inferenceDoctor.showEnvironmentReport',
@@ -120,7 +123,7 @@ export interface CommandArgs {
   [SERVERS_COMMANDS.setApiKey]: [ServerArg?];
   [SERVERS_COMMANDS.refreshServers]: [];
   [SERVERS_COMMANDS.showServerInfo]: [ServerArg?];
-  [SERVERS_COMMANDS.openSelectedServer]: [];
+  [SERVERS_COMMANDS.openClickedServer]: [];
   [PROBE_COMMANDS.openProbePanel]: [ServerArg?];
   [PROBE_COMMANDS.openProbeHistory]: [];
   [PROBE_COMMANDS.quickHealthProbe]: [ServerArg?];
@@ -134,6 +137,7 @@ export interface CommandArgs {
   [FLAGS_COMMANDS.copyValue]: [FlagArg?];
   [FLAGS_COMMANDS.applyChoice]: [FlagArg?];
   [FLAGS_COMMANDS.openDefinition]: [FlagArg?];
+  [FLAGS_COMMANDS.openClickedDefinition]: [];
   [FLAGS_COMMANDS.searchUsages]: [FlagArg?];
   [FLAGS_COMMANDS.copyFlag]: [FlagArg?];
   [FLAGS_COMMANDS.findFieldUsages]: [FlagArg?];
@@ -145,6 +149,8 @@ export interface CommandArgs {
   [REMOTE_COMMANDS.disconnectHost]: [HostArg?];
   [REMOTE_COMMANDS.removeHost]: [HostArg?];
   [REMOTE_COMMANDS.searchSglangSource]: [HostArg?];
+  [REMOTE_COMMANDS.searchClickedHost]: [];
+  [REMOTE_COMMANDS.openClickedSearchMatch]: [];
   [REMOTE_COMMANDS.cancelSearch]: [];
   [REMOTE_COMMANDS.clearSearch]: [];
   [REMOTE_COMMANDS.showEnvironmentReport]: [HostArg?];

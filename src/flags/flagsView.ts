@@ -15,6 +15,7 @@ import { choiceText, takesNoValue, type ChoiceValue, type FlagEntry, type FlagFa
 import type { FlagDifference } from '../core/flags/runtime';
 import type { CatalogEntriesResult, CatalogSourceInfo, LaunchEngine } from '../shared/lspProtocol';
 import { guardTreeItem } from '../ui/foreignText';
+import { rowCommand } from '../ui/rowCommand';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
 import { defaultOf, definitionOf, flagRowDescription, groupByFamily, matchesFilter, valueText } from './flagRows';
@@ -284,7 +285,8 @@ export class FlagsView implements vscode.TreeDataProvider<FlagsNode>, vscode.Dis
     item.iconPath = new vscode.ThemeIcon(
       diffs.length ? 'diff' : e.deprecated ? 'warning' : e.choices?.length ? 'symbol-enum' : takesNoValue(e) ? 'symbol-boolean' : 'symbol-field',
     );
-    if (definition) item.command = { command: COMMANDS.openDefinition, title: 'Open Definition', arguments: [node] };
+    // Rows redraw as catalogs load and filters change: the command reads the clicked row (rowCommand.ts).
+    if (definition) item.command = rowCommand(COMMANDS.openClickedDefinition, 'Open Definition');
     return item;
   }
 

@@ -22,6 +22,7 @@ import { mentionsLaunchCommand } from '../services/launchFiles';
 import { takesNoValue } from '../core/flags/types';
 import { isolate, notificationText } from '../core/text/foreign';
 import { guardPicks, iconText } from '../ui/foreignText';
+import { clickedRow } from '../ui/rowCommand';
 import { errorMessage } from '../core/errors';
 import type { LoadRuntimeArgs } from './loadRuntime';
 
@@ -86,6 +87,7 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(FLAGS_COMMANDS.copyValue, (arg) => flags.copyValue(arg));
   ctx.registerCommand(FLAGS_COMMANDS.applyChoice, (arg) => flags.applyChoice(arg));
   ctx.registerCommand(FLAGS_COMMANDS.openDefinition, (arg) => flags.openDefinition(arg));
+  ctx.registerCommand(FLAGS_COMMANDS.openClickedDefinition, () => flags.openClickedDefinition());
   ctx.registerCommand(FLAGS_COMMANDS.searchUsages, (arg) => flags.findUsages(arg));
   ctx.registerCommand(FLAGS_COMMANDS.copyFlag, (arg) => flags.copyFlag(arg));
   ctx.registerCommand(FLAGS_COMMANDS.findFieldUsages, (arg) => flags.findUsages(arg));
@@ -336,6 +338,11 @@ class BackendFlags {
       triggerSearch: true,
       ...sglangFolderPattern(target),
     });
+  }
+
+  /** A click on a flag row (rowCommand.ts). */
+  openClickedDefinition(): Promise<void> {
+    return this.openDefinition(clickedRow(this.tree));
   }
 
   async openDefinition(arg: unknown): Promise<void> {

@@ -7,6 +7,7 @@ import { PACKAGE_LABELS, SERVER_KIND_LABEL } from '../core/discovery/report';
 import { serverKey, sourceName } from '../core/remote/session';
 import type { HostEntry, HostManager } from './hostManager';
 import { guardTreeItem } from '../ui/foreignText';
+import { rowCommand } from '../ui/rowCommand';
 
 export type HostsNode =
   | { kind: 'host'; hostId: string }
@@ -86,7 +87,8 @@ export class HostsView implements vscode.TreeDataProvider<HostsNode>, vscode.Dis
         const item = new vscode.TreeItem(`Search ${what} source…`);
         item.iconPath = new vscode.ThemeIcon('search');
         item.contextValue = 'hostSearch';
-        item.command = { command: COMMANDS.searchSglangSource, title: `Search ${what} Source on Host`, arguments: [node] };
+        // Rows redraw as the host connects and discovers: the command reads the clicked row (rowCommand.ts).
+        item.command = rowCommand(COMMANDS.searchClickedHost, `Search ${what} Source on Host`);
         return item;
       }
       case 'info': {

@@ -9,6 +9,7 @@ import { REMOTE_COMMANDS, type CommandId } from '../commands';
 import type { Ctx } from '../context';
 import { REMOTE_SCHEME } from '../core/remote/uris';
 import { Lazy, lazyContent, lazyReadOnlyFileSystem, lazyTree } from '../ui/lazy';
+import { clickedRow } from '../ui/rowCommand';
 import { GENERATED_SCHEME, LOG_SCHEME } from './documents';
 import type { RemoteFeature } from './feature';
 import type { HostsNode } from './hostsView';
@@ -57,6 +58,8 @@ export function register(ctx: Ctx): void {
   command(REMOTE_COMMANDS.disconnectHost, (f, a) => f.disconnect(a));
   command(REMOTE_COMMANDS.removeHost, (f, a) => f.removeHost(a));
   command(REMOTE_COMMANDS.searchSglangSource, (f, a) => f.search(a));
+  command(REMOTE_COMMANDS.searchClickedHost, (f) => f.search(clickedRow(hostsTree)));
+  command(REMOTE_COMMANDS.openClickedSearchMatch, (f) => f.searchView.openMatch(clickedRow(searchTree)));
   command(REMOTE_COMMANDS.cancelSearch, (f) => f.cancelSearch());
   command(REMOTE_COMMANDS.clearSearch, (f) => f.clearSearch());
   command(REMOTE_COMMANDS.showEnvironmentReport, (f, a) => f.showEnvironmentReport(a));

@@ -4,6 +4,8 @@ import type { SearchMatch } from '../core/hosts/search';
 import type { FileGroup, SearchResultGroups } from '../core/remote/searchGroups';
 import { remoteUri } from './remoteFs';
 import { guardTreeItem } from '../ui/foreignText';
+import { rowCommand } from '../ui/rowCommand';
+import { COMMANDS } from '../commands';
 import { isolate } from '../core/text/foreign';
 
 export type SearchNode =
@@ -112,13 +114,18 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     item.description = `${m?.line ?? ''}`;
     item.tooltip = `${node.path}:${m?.line ?? ''}`;
     item.contextValue = 'searchMatch';
-    const line = Math.max(0, (m?.line ?? 1) - 1);
-    item.command = {
-      command: 'vscode.open',
-      title: 'Open Result',
-      arguments: [remoteUri(s.hostId, node.path), { selection: new vscode.Range(line, 0, line, 0), preview: true } satisfies vscode.TextDocumentShowOptions],
-    };
+    // Results stream in and redraw the tree: the command reads the clicked row (rowCommand.ts).
+    item.command = rowCommand(COMMANDS.openClickedSearchMatch, 'Open Result');
     return item;
+  }
+
+  /** Opens the file of a match row at its line, as a preview. */
+  async openMatch(node: SearchNode | undefined): Promise<void> {
+    const s = this.state;
+    if (!s || node?.kind !== 'match') return;
+    const line = Math.max(0, (s.groups.group(node.path)?.matches[node.index]?.line ?? 1) - 1);
+    const options: vscode.TextDocumentShowOptions = { selection: new vscode.Range(line, 0, line, 0), preview: true };
+    await vscode.commands.executeCommand('vscode.open', remoteUri(s.hostId, node.path), options);
   }
 
   private highlights(text: string, lead: number, len: number): [number, number][] {

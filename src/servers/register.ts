@@ -12,6 +12,7 @@ import { ServersView, type ServersNode } from './serversView';
 import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
+import { clickedRow } from '../ui/rowCommand';
 
 export function register(ctx: Ctx): void {
   const { store, health } = ctx.servers;
@@ -34,16 +35,15 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg));
   ctx.registerCommand(COMMANDS.setApiKey, (arg) => setApiKey(servers, arg));
   ctx.registerCommand(COMMANDS.refreshServers, () => health.refresh());
-  ctx.registerCommand(COMMANDS.openSelectedServer, () => ctx.executeCommand(COMMANDS.openProbePanel, selectedServerId(treeView.selection)));
+  ctx.registerCommand(COMMANDS.openClickedServer, () => ctx.executeCommand(COMMANDS.openProbePanel, serverIdOf(clickedRow(treeView))));
   ctx.registerCommand(COMMANDS.showServerInfo, async (arg) => {
     const server = await servers.pick(arg, 'Show /server_info of which server?');
     if (server) await infoDocs.open(server);
   });
 }
 
-/** The server of the clicked row (a server or one of its details); none when nothing is selected yet. */
-export function selectedServerId(selection: readonly ServersNode[]): string | undefined {
-  const node = selection[0];
+/** The server of a row (a server or one of its details). */
+function serverIdOf(node: ServersNode | undefined): string | undefined {
   if (!node) return undefined;
   return node.kind === 'server' ? node.server.id : node.serverId;
 }

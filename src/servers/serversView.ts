@@ -5,6 +5,7 @@ import type { ServerStore } from './serverStore';
 import type { HealthMonitor } from './healthMonitor';
 import { codeSpan, escapeMarkdown } from '../core/text/foreign';
 import { guardTreeItem } from '../ui/foreignText';
+import { rowCommand } from '../ui/rowCommand';
 import { OUTCOME_ICON, OUTCOME_LABEL, type RunOutcome } from '../core/probe/outcome';
 
 /** A row in the Servers view: a server, or one fact about it. */
@@ -76,10 +77,8 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
       ].join('\n'),
     );
     item.contextValue = 'server';
-    // No arguments: VS Code keeps a row command's arguments only until the row is redrawn, and the
-    // health monitor redraws rows as checks finish, so a click during a redraw failed with "Actual
-    // command not found". The command reads the view's selection instead (register.ts).
-    item.command = { command: COMMANDS.openSelectedServer, title: 'Open Probe Panel' };
+    // The health monitor redraws rows as checks finish: the command reads the clicked row (rowCommand.ts).
+    item.command = rowCommand(COMMANDS.openClickedServer, 'Open Probe Panel');
     return item;
   }
 

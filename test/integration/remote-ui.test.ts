@@ -91,6 +91,8 @@ const trees = new Map<string, { provider: any; view: any }>();
 const fsProviders = new Map<string, { provider: any; options: any }>();
 const contentProviders = new Map<string, any>();
 const opened: any[] = [];
+/** Built-in commands the extension ran (vscode.open and the like), with their arguments. */
+const builtIn: { id: string; args: unknown[] }[] = [];
 const messages: string[] = [];
 const config: Record<string, unknown> = {};
 let quickPickScript: ((qp: any) => void) | undefined;
@@ -137,7 +139,14 @@ const fake = {
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   window: {
     createTreeView: (id: string, o: { treeDataProvider: unknown }) => {
-      const view = { description: undefined, message: undefined, visible: true, dispose() {}, onDidChangeVisibility: new EventEmitter().event };
+      const view = {
+        description: undefined,
+        message: undefined,
+        visible: true,
+        selection: [] as unknown[],
+        dispose() {},
+        onDidChangeVisibility: new EventEmitter().event,
+      };
       trees.set(id, { provider: o.treeDataProvider, view });
       return view;
     },
@@ -214,7 +223,10 @@ const fake = {
       commands.set(id, f);
       return { dispose() {} };
     },
-    executeCommand: async (id: string, ...a: unknown[]) => commands.get(id)?.(...a),
+    executeCommand: async (id: string, ...a: unknown[]) => {
+      if (!commands.has(id)) builtIn.push({ id, args: a });
+      return commands.get(id)?.(...a);
+    },
   },
 };
 
@@ -361,8 +373,17 @@ describe('remote feature in a fake VS Code', function () {
     const [match] = await s.provider.getChildren(files[0]);
     const item = await s.provider.getTreeItem(match);
     assert.deepEqual(item.label.highlights, [[0, 17]]);
-    assert.equal(item.command.command, 'vscode.open');
-    const uri: Uri = item.command.arguments[0];
+    // The row's command carries no arguments (they would be gone once the streaming results
+    // redraw the row); it opens the clicked row, read from the view's selection.
+    assert.equal(item.command.command, 'inferenceDoctor.openClickedSearchMatch');
+    assert.equal(item.command.arguments, undefined);
+    s.view.selection = [match];
+    builtIn.length = 0;
+    await commands.get(item.command.command)!();
+    assert.equal(builtIn.length, 1);
+    assert.equal(builtIn[0].id, 'vscode.open');
+    const uri = builtIn[0].args[0] as Uri;
+    assert.equal((builtIn[0].args[1] as { selection: { a: number } }).selection.a, 0, 'at the match line (the first)');
     assert.equal(uri.scheme, 'inference-doctor-remote');
     assert.equal(uri.path, join(root, 'src', 'srt', 'server_args.py'));
     const fsp = fsProviders.get('inference-doctor-remote')!.provider;
