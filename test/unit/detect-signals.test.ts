@@ -477,6 +477,23 @@ describe('detector signals on real outputs', () => {
       const r = reason(judge(c), 'list-cycle');
       assert.ok(r.offset > c.text.indexOf('28.'), 'the onset is the first repeated item');
     });
+    it('flags a list that goes on as numbers with nothing after them (real output, 3. to 49.)', () => {
+      const c = real('r6ba5ae0044');
+      const r = reason(judge(c), 'list-cycle');
+      assert.equal(c.text.slice(r.offset, r.offset + 2), '4.', 'the onset is the first empty item');
+      assert.match(r.message, /hold nothing but their number/);
+    });
+    it('flags 16 empty numbered items in a row, streamed or whole, and leaves 15, or items with text between, alone', () => {
+      const empty = (n: number): string => `Ten things to pack:\n1. A map\n${Array.from({ length: n }, (_, i) => `${i + 2}.`).join('\n\n')}\n`;
+      assert.equal(reason(detect(empty(16), { finishReason: 'stop' }), 'list-cycle').kind, 'degenerate');
+      const streamed = createDetector();
+      for (const piece of empty(16).match(/[\s\S]{1,3}/g)!) streamed.push({ text: piece });
+      assert.equal(streamed.finish({ finishReason: 'stop' }).kind, 'degenerate');
+      assert.equal(detect(empty(15), { finishReason: 'stop' }).kind, 'ok');
+      // A numbered outline whose items hold their text on the next line is not empty.
+      const outline = Array.from({ length: 20 }, (_, i) => `${i + 1}.\n   Check item ${i + 1} of the list.`).join('\n');
+      assert.equal(detect(outline, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('leaves numbered steps that differ only by their numbers alone', () => {
       const steps = Array.from({ length: 12 }, (_, i) => `${i + 1}. Run step ${i + 1} and check the log.`).join('\n');
       assert.equal(detect(steps, { finishReason: 'stop' }).kind, 'ok');

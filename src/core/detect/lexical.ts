@@ -379,6 +379,9 @@ export class LexicalScanner {
   private bulletTopLevel = false;
   /** Top-level bullet items since the last line of other text. */
   private readonly bulletItems = new ListItems();
+  /** Numbered items with nothing after the number since the last line of words, and where the run began. */
+  private emptyItems = 0;
+  private emptyItemsStart = 0;
   private wordsBeforeLine = 0;
   /** Words after a sentence's end and a space: capitalised, and lower-case. */
   private sentenceCaps = 0;
@@ -1145,6 +1148,8 @@ export class LexicalScanner {
         else if (this.bulletTopLevel) this.bulletItem(this.lineHash | 0, this.lineLetters, this.lineStart);
       } else this.bulletItems.reset();
     }
+    if (words > 0) this.emptyItems = 0;
+    else if ((this.enumState === 2 || this.enumState === 3) && !this.enumBullet) this.emptyItem();
     // The line ends with a colon ("… ordering coffee:", "… (in French):"): it introduces what follows.
     if (words > 0) this.lineIntroduces = this.gapColon;
     this.enumState = 0;
@@ -1218,6 +1223,16 @@ export class LexicalScanner {
     const list = this.bulletItems;
     if (letters < LEX.bulletMinLetters || !list.add(h, at)) return;
     this.flag('list-cycle', list.firstDuplicate, `${list.duplicates} bullet items from offset ${list.firstDuplicate} repeat earlier items of the same list`);
+  }
+
+  /**
+   * A numbered item with nothing after its number ("4.", "5. "): a model that lost the list's
+   * content goes on writing only the numbers, many of them with no line of words between.
+   */
+  private emptyItem(): void {
+    if (this.emptyItems++ === 0) this.emptyItemsStart = this.lineStart;
+    if (this.emptyItems !== LEX.emptyItems) return;
+    this.flag('list-cycle', this.emptyItemsStart, `${LEX.emptyItems} numbered list items from offset ${this.emptyItemsStart} hold nothing but their number`);
   }
 
   private markerChar(c: number, pos: number): void {

@@ -227,6 +227,8 @@ export const LEX = Object.freeze({
   itemDuplicates: 4,
   /** A bullet item needs this many letters to count ("- Yes" and "- N/A" repeat in real lists). */
   bulletMinLetters: 8,
+  /** Numbered items with nothing after the number, this many with no line of words between them. */
+  emptyItems: 16,
   /** Prompt echo: the first echoChars of the normalised prompt, when it has echoMinChars. */
   echoChars: 64,
   echoMinChars: 16,
