@@ -62,6 +62,22 @@ describe('detector signals on real outputs', () => {
       for (let i = 0; i < text.length; i += 3) d.push({ text: text.slice(i, i + 3) });
       assert.equal(d.finish({ finishReason: 'stop' }).kind, 'degenerate');
     });
+    it('flags an answer that is nearly all one unit of letters and digits (real output: "<h4/>" 31 times), streamed or whole', () => {
+      const c = real('r34ce623854');
+      const r = reason(judge(c), 'answer-flood');
+      assert.match(r.message, /a 5-character unit of letters and digits repeats over 155 of the answer's 155 characters/i);
+      const d = createDetector();
+      for (let i = 0; i < c.text.length; i += 4) d.push({ text: c.text.slice(i, i + 4) });
+      assert.equal(d.finish({ finishReason: 'stop' }).kind, 'degenerate');
+    });
+    it('leaves units of letters and digits alone that make less of the answer: hex bytes after a sentence, sizes in a list', () => {
+      for (const text of [
+        `The buffer starts with sixteen zero bytes, then the header: ${'0x00 '.repeat(8)}`,
+        `Tile sizes to try, in order of preference:\n${'- 4k\n'.repeat(6)}`,
+      ]) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
     it('leaves digits that repeat inside an answer alone: a number in prose, a bit pattern in a table, a short pattern', () => {
       for (const text of [
         `${PROSE}The checksum came out as ${'1234'.repeat(10)}, which matches the manifest.`,

@@ -180,6 +180,8 @@ export class Channel {
   private digitUnitPeriod = 0;
   private digitUnitLength = 0;
   private digitUnitStart = 0;
+  /** The digit unit holds letters too ("<h4/>", "4k - "). */
+  private digitUnitLetters = false;
   /** Runs of one printable character of UNIT_MIN or more that ended, their characters and where the first began. */
   private floodPieces = 0;
   private floodPieceChars = 0;
@@ -443,11 +445,13 @@ export class Channel {
       else if (isLetter(c)) letters++;
     }
     if (digits > 0) {
-      // A unit of digits alone ("1234" again and again) is kept apart: it counts only as most of an answer.
-      if (digits === period && period > 1 && length > this.digitUnitLength) {
+      // A unit of digits ("1234" again and again), or of digits and letters ("<h4/>" again and
+      // again), is kept apart: it counts only as most of an answer.
+      if ((digits === period || letters > 0) && period > 1 && length > this.digitUnitLength) {
         this.digitUnitPeriod = period;
         this.digitUnitLength = length;
         this.digitUnitStart = start;
+        this.digitUnitLetters = letters > 0;
       }
       return;
     }
@@ -457,9 +461,11 @@ export class Channel {
     this.unitStart = start;
   }
 
-  /** The longest run of a unit of 2 to 8 digits ("1234" again and again); call after longestUnit(). */
-  longestDigitUnit(): { period: number; length: number; start: number } | null {
-    return this.digitUnitLength > 0 ? { period: this.digitUnitPeriod, length: this.digitUnitLength, start: this.digitUnitStart } : null;
+  /** The longest run of a unit of 2 to 8 digits, or of digits and letters ("1234", "<h4/>" again and again); call after longestUnit(). */
+  longestDigitUnit(): { period: number; length: number; start: number; letters: boolean } | null {
+    return this.digitUnitLength > 0
+      ? { period: this.digitUnitPeriod, length: this.digitUnitLength, start: this.digitUnitStart, letters: this.digitUnitLetters }
+      : null;
   }
 
   /** The longest run of one character or of a unit of at most 8 characters, the current one included. */
