@@ -1054,6 +1054,35 @@ describe('detector signals on real outputs', () => {
       it('leaves one such line among many alone', () => {
         ok(`${PROSE}\n.\nThe second line says something else.\nA third line ends here.\nAnd a fourth one.`);
       });
+      it('flags symbols and function words with nothing they say (real outputs: Yi-34B, a split-model server)', () => {
+        for (const id of ['r025c10274e', 'r51b923f240']) {
+          const c = real(id);
+          const r = reason(judge(c), 'token-salad');
+          assert.match(r.message, /of the \d+ visible characters are letters, and \d+ of the \d+ words are English function words/);
+          assert.equal(r.offset, c.text.search(/\S/), 'the onset is the first visible character');
+        }
+      });
+      it('leaves worked sums, TeX math, tables of function words and a rule under prose alone', () => {
+        ok(
+          'x^2 - 5x + 6 = 0\n(x - 2)(x - 3) = 0\nx = 2 or x = 3\nf(2) = 2^2 + 1 = 5\nf(3) = 3^2 + 1 = 10\nf(2) + f(3) = 5 + 10 = 15\n' +
+            'If a = 2 and b = 3, then a/b = 2/3 and a*b = 6, so (a/b)*6 = 4.\nSo it is 15, and that is the answer to the question of the sum.',
+        );
+        ok(
+          'We have $x^2 - 5x + 6 = 0$, so $(x-2)(x-3) = 0$ and $x = 2$ or $x = 3$.\n\nThen $f(2) = 2^2 + 1 = 5$ and $f(3) = 3^2 + 1 = 10$, so $f(2) + f(3) = 15$.\n\n' +
+            'If $a = 2$ and $b = 3$, then $\\frac{a}{b} = \\frac{2}{3}$ and $a \\cdot b = 6$, so $\\frac{a}{b} \\cdot 6 = 4$.\n\nThus the answer is $\\boxed{15}$.',
+        );
+        const rows = [
+          ['I', 'am', 'was'],
+          ['you', 'are', 'were'],
+          ['he', 'is', 'was'],
+          ['she', 'is', 'was'],
+          ['it', 'is', 'was'],
+          ['we', 'are', 'were'],
+          ['they', 'are', 'were'],
+        ];
+        ok(`The verb "to be":\n\n| who | now | then |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
+        ok(`Summary of the run\n${'='.repeat(60)}\nAll of the tests passed, and none of them took more than a second.\n${'-'.repeat(60)}\n`);
+      });
     });
 
     describe('template turns', () => {

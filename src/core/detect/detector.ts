@@ -81,7 +81,8 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
     'words in random order are what sanitized NaN logits or a broken kernel produce: compare with another GEMM/attention backend or without quantization',
   mojibake: 'the tokenizer or detokenizer does not match the model, or a client decoded the bytes in the wrong encoding',
   'prompt-echo': 'the model repeats its input: check the chat template (a base model or a missing template gives this) and the attention backend',
-  'list-cycle': 'the model is going round the same items, or numbering items it no longer fills: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
+  'list-cycle':
+    'the model is going round the same items, or numbering items it no longer fills: compare with bf16 KV cache, another attention backend, or --disable-cuda-graph',
   'spliced-token': 'a single foreign token in fluent text can be a sampling or kernel fault; probe again to see whether it recurs',
   'detok-spacing':
     'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
