@@ -399,16 +399,6 @@ export const PIECES = Object.freeze({
   capitalJunkChars: 128,
   capitalJunkSymbols: 16,
   capitalJunkLetterShare: 0.5,
-  /**
-   * Symbols and function words ("(_ is was the- (. it?=) I of a'= ="): an answer head of this many
-   * visible characters (fenced code, tables, TeX math, digits and arithmetic left out), letters
-   * under this share of them, and this many words of two letters or more, this share of them
-   * English function words.
-   */
-  functionSymbolsMinChars: 150,
-  functionSymbolsLetterShare: 0.6,
-  functionSymbolsMinWords: 15,
-  functionSymbolsStopShare: 0.5,
   /** Many pieces: this many characters, this share of the answer's visible ones, this many different symbols. */
   junkMinTotal: 40,
   junkShare: 0.35,

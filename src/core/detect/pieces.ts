@@ -11,10 +11,6 @@
  *   many short ones that make most of the answer are salad throughout. A long piece of capitals,
  *   digits and many symbols with no lower-case letter counts too, its capital runs no words.
  *
- * - symbols and function words ("(_ is was the- (. it?=) I of a'= ="): an answer whose letters are
- *   under half its visible characters and whose words are mostly English function words. Code has
- *   as many symbols but names its things; prose has as many function words but more letters.
- *
  * Pieces that hold a path, an address, markup or code (a slash, "@", "=", backticks, brackets of
  * markup) and pieces inside fenced code are left alone: those are where real text puts long runs
  * and symbol clusters.
@@ -25,8 +21,6 @@ import * as limits from './limits';
 import * as bits from './bits';
 import { isLetterUnit, isWhitespaceUnit as isWhitespace, scriptOf, SCRIPT_LATIN } from './script';
 import type { HeadSink } from './head';
-import { ENGLISH_STOPWORDS } from './stopwords';
-import { FNV_BASIS, FNV_PRIME, lowerUnit } from './wordHash';
 
 /** Module-level copies: imported bindings are getter calls under some loaders. */
 const PIECES = limits.PIECES;
@@ -222,71 +216,6 @@ function gluedRun(t: string, s: Tally, runStart: number, run: number, end: numbe
   return true;
 }
 
-/** Digits and the operators of plain-text arithmetic: a worked sum is all of them, with "so", "and", "is" between. */
-function isArithmetic(c: number): boolean {
-  return (c >= 48 && c <= 57) || c === 61 || c === 43 || c === 45 || c === 42 || c === 47 || c === 94 || c === 60 || c === 62;
-}
-
-/**
- * Symbols and function words: the head's visible characters, its letters, and its words of two
- * letters or more, with the English function words among them. Left out: fenced code, table rows
- * (a table of "| he | is | was |" is all function words and bars), TeX math ($…$, \(…\), \[…\])
- * and digits and arithmetic operators (a worked answer to a sum), and a run of one symbol counts
- * once (a rule line or a flood under a healthy sentence is not a mix of symbols).
- */
-function judgeFunctionSymbols(t: string, u: Uint16Array, first: number, sink: HeadSink): void {
-  let visible = 0;
-  let letters = 0;
-  let words = 0;
-  let stops = 0;
-  let run = 0;
-  let hash = FNV_BASIS;
-  let fenced = false;
-  let table = false;
-  let lineStart = true;
-  let previous = 0;
-  let math = false;
-  for (let i = 0; i <= t.length; i++) {
-    const c = i < t.length ? u[i] : 10;
-    if (lineStart && c === 96 && t.startsWith('```', i)) fenced = !fenced;
-    if (lineStart && !isWhitespace(c)) table = c === 124;
-    if (c === 36 && previous !== 92) math = !math;
-    else if (previous === 92 && (c === 40 || c === 91)) math = true;
-    else if (previous === 92 && (c === 41 || c === 93)) math = false;
-    const counted = !fenced && !table && !math && c !== 36 && !isArithmetic(c);
-    lineStart = c === 10 || (lineStart && isWhitespace(c));
-    const letter = counted && isLetterUnit(c);
-    if (letter) {
-      letters++;
-      run++;
-      hash = Math.imul(hash ^ lowerUnit(c), FNV_PRIME);
-    } else if (run > 0) {
-      if (run >= 2) {
-        words++;
-        if (ENGLISH_STOPWORDS.has(hash | 0)) stops++;
-      }
-      run = 0;
-      hash = FNV_BASIS;
-    }
-    if (counted && i < t.length && !isWhitespace(c) && (c < 0xdc00 || c >= 0xe000) && (letter || c !== previous)) visible++;
-    previous = c;
-  }
-  if (
-    visible < PIECES.functionSymbolsMinChars ||
-    letters >= PIECES.functionSymbolsLetterShare * visible ||
-    words < PIECES.functionSymbolsMinWords ||
-    stops < PIECES.functionSymbolsStopShare * words
-  ) {
-    return;
-  }
-  sink(
-    'token-salad',
-    first,
-    `${letters} of the ${visible} visible characters are letters, and ${stops} of the ${words} words are English function words ("the", "is", "of"): symbols and function words sampled at random, with nothing they say`,
-    'degenerate',
-  );
-}
-
 /** Judges the pieces of the head t, whose code units u holds (`whole`: t is all of the answer). */
 export function judgePieces(t: string, u: Uint16Array, whole: boolean, sink: HeadSink): void {
   const s: Tally = {
@@ -342,11 +271,5 @@ export function judgePieces(t: string, u: Uint16Array, whole: boolean, sink: Hea
       `${s.junkChars} of the answer's ${s.visible} visible characters are pieces of symbols and digits with no word in them (${symbolCount(s.junkSymbols)} different symbols), from offset ${Math.max(0, s.firstJunk)}: symbol tokens sampled at random`,
       'degenerate',
     );
-  } else judgeFunctionSymbols(t, u, firstVisible(u, n), sink);
-}
-
-/** Offset of the first character other than whitespace (0 when none). */
-function firstVisible(u: Uint16Array, n: number): number {
-  for (let i = 0; i < n; i++) if (!isWhitespace(u[i])) return i;
-  return 0;
+  }
 }

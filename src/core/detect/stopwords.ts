@@ -118,10 +118,3 @@ export function stopwordHashes(): Set<number> {
 }
 
 export const STOPWORDS = new HashSet(stopwordHashes());
-
-/**
- * English function words alone, split as above. The rule for symbols and function words
- * (pieces.ts) reads them: other languages' short words ("es", "de", "la") are names and values in
- * code and data, English ones seldom are.
- */
-export const ENGLISH_STOPWORDS = new HashSet(stopword.eng.flatMap((w) => w.split(/[^\p{L}]+/u).filter(Boolean)).map(wordHash));
