@@ -350,6 +350,11 @@ describe('remote feature in a fake VS Code', function () {
     const rows = await p.getChildren(host);
     const labels = await Promise.all(rows.map(async (r: unknown) => (await p.getTreeItem(r)).label));
     assert.deepEqual(labels, ['Environment', 'Running servers', 'Search SGLang source…']);
+    // The search row redraws as the host connects: its command carries no arguments and reads the
+    // clicked row from the view's selection.
+    const searchRow = await p.getTreeItem(rows[2]);
+    assert.deepEqual(searchRow.command, { command: 'inferenceDoctor.searchClickedHost', title: 'Search SGLang Source on Host' });
+    assert.ok(commands.has('inferenceDoctor.searchClickedHost'));
   });
 
   it('searches through the QuickPick, groups results in the Search view, and opens them read-only', async () => {
