@@ -13,6 +13,10 @@ import { judge, real, reason } from '../support/realOutputs';
 const PROSE =
   'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
   'a few blocks in reserve so that running requests can grow without being preempted. ';
+/** More prose where a test needs a longer healthy lead: PROSE twice would be a passage said twice. */
+const MORE_PROSE =
+  'When the pool runs low, the newest request gives its blocks back first and waits for its turn, ' +
+  'so that the older ones can finish without starting over. ';
 
 describe('detector signals on real outputs', () => {
   describe('answer-flood', () => {
@@ -743,14 +747,48 @@ describe('detector signals on real outputs', () => {
         assert.equal(r.offset, 0, JSON.stringify(between));
         assert.match(r.message, /twice/);
       }
-      // Another sentence before the copies: they are no longer the whole answer.
-      assert.equal(detect(`Here it is again, word for word, as you asked. ${answer}\n\n${answer}`, { finishReason: 'stop' }).kind, 'ok');
+      // Another sentence before the copies: they are no longer the whole answer, but a passage said
+      // twice back to back (below); a suspect when the prompt holds the passage (a repeat asked for).
+      const asked = `Here it is again, word for word, as you asked. ${answer}\n\n${answer}`;
+      assert.match(reason(detect(asked, { finishReason: 'stop' }), 'long-loop').message, /said twice back to back/);
+      const prompted = detect(asked, { finishReason: 'stop' }, undefined, { prompt: `Say this paragraph twice, word for word: ${answer}` });
+      assert.equal(prompted.kind, 'ok');
+      assert.match(reason(prompted, 'long-loop').message, /The prompt holds the same passage/);
       // One copy and a half, and a templated code block said twice (no sentence ends), stay ok.
       assert.equal(detect(`${answer}\n\n${answer.slice(0, answer.length >> 1)}`, { finishReason: 'stop' }).kind, 'ok');
       const block = ['ALTER TABLE users ADD COLUMN created_at timestamptz;', 'CREATE INDEX users_created_at ON users (created_at);', 'ANALYZE users;'].join(
         '\n',
       );
       assert.equal(detect(`${block}\n${block}`, { finishReason: 'stop' }).kind, 'ok');
+    });
+
+    it('flags a passage of prose said twice back to back anywhere in the answer (real outputs of coding agents)', () => {
+      for (const id of ['rd315619239', 'r0a215911b3', 'r20c062d020']) {
+        const c = real(id);
+        const r = reason(judge(c), 'long-loop');
+        assert.match(r.message, /passage .* is said twice back to back/, id);
+        const copy = c.text.slice(r.offset).trim().slice(0, 40);
+        assert.ok(c.text.indexOf(copy, c.text.indexOf(copy) + 1) > 0, `${id}: the onset starts a passage that comes again`);
+      }
+      // Streamed in pieces as well as whole, and in the middle of an answer that goes on.
+      const passage = 'I have committed the removal of the unused image file. The project is now clean and builds.';
+      const text = `${PROSE}${passage} ${passage} Next I will run the tests and report what they say about the build.`;
+      const d = createDetector();
+      for (let i = 0; i < text.length; i += 5) d.push({ text: text.slice(i, i + 5) });
+      // The copies match from the separator before the first one (". "): the onset may sit a few characters early.
+      const at = reason(d.finish({ finishReason: 'stop' }), 'long-loop').offset;
+      assert.ok(Math.abs(at - text.indexOf(passage)) <= 4, `onset ${at}`);
+    });
+    it('leaves a chorus sung twice, a short sentence said twice, code and a table said twice alone', () => {
+      const ok = (text: string): void => assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      const chorus = 'Oh the river keeps on running to the sea\nAnd the night goes on forever, wild and free\n';
+      ok(`${PROSE}\n${chorus}${chorus}`);
+      const sentence = 'The answer is forty-two, as before. ';
+      ok(`${PROSE}${sentence}${sentence}`);
+      const code = 'if (cache.has(key)) { return cache.get(key); } // the cached value, when the key is present\n';
+      ok(`Both handlers start the same way:\n${code}${code}`);
+      const row = '| flashinfer | fp8_e4m3 | ok | ok | the same on every run of the sweep |\n';
+      ok(`| backend | kv | a | b | note |\n|---|---|---|---|---|\n${row}${row}`);
     });
 
     it('needs most of the answer or five periods: three periods at the end of a long answer stay ok', () => {
@@ -933,7 +971,7 @@ describe('detector signals on real outputs', () => {
           '            StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()),',
           '            IsBigEndian, WordSize) {}',
         ].join('\n');
-        const lead = `${PROSE}${PROSE}`.split(' ');
+        const lead = `${PROSE}${MORE_PROSE}`.split(' ');
         for (let k = 0; k < lead.length; k++) ok(`${lead.slice(0, k).join(' ')} ${cpp}`);
       });
       it('leaves a base-model sentence without punctuation alone: it has its function words', () => {
@@ -1154,7 +1192,7 @@ describe('detector signals on real outputs', () => {
         ok("Bu seçenek 'fkmap' ve 'rightleft' seçeneklerini açar; 'hlsearch' ve 'incsearch' ise aramayı vurgular.");
       });
       it('keeps one damaged contraction in a long answer a suspect', () => {
-        const v = detect(`${PROSE}${PROSE}The model' s answer came back.`, { finishReason: 'stop' });
+        const v = detect(`${PROSE}${MORE_PROSE}The model' s answer came back.`, { finishReason: 'stop' });
         assert.equal(v.kind, 'ok');
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
       });

@@ -223,7 +223,8 @@ describe('detector signals', () => {
         'Η μέση καθυστέρηση ήταν 12μs και το Δt μετρήθηκε σε ms. Latency was 12μs per token.',
         '.TH SYSCTL 8\n\\fIзмінна\\fP=\\fIзначення\\fP, де \\fIзмінна\\fP є назвою ключа, а \\fIзначення\\fP —\n',
       ];
-      for (const t of texts) assert.equal(detect(t.repeat(2)).kind, 'ok', t);
+      // Each followed by the next one (a text said twice back to back would be a passage said twice).
+      for (const [i, t] of texts.entries()) assert.equal(detect(`${t}\n${texts[(i + 1) % texts.length]}`).kind, 'ok', t);
     });
   });
 

@@ -10,6 +10,7 @@
 import { deflateSync } from 'node:zlib';
 import { LIMITS } from './limits';
 import { endsSentence, isLetterUnit } from './script';
+import { isCodeSymbol } from './nearloop';
 import type { ReasonCode } from './types';
 
 // Module-level copies: imported bindings compile to property reads in some loaders.
@@ -48,6 +49,11 @@ const L_structuralLongPeriods = LIMITS.structuralLongPeriods;
 const L_structuralLoopChars = LIMITS.structuralLoopChars;
 const L_structuralShortPeriods = LIMITS.structuralShortPeriods;
 const L_token0TextRun = LIMITS.token0TextRun;
+const L_endLoopWholeGap = LIMITS.endLoopWholeGap;
+const L_passageTwiceChars = LIMITS.passageTwiceChars;
+const L_passageTwiceLetters = LIMITS.passageTwiceLetters;
+const L_passageTwiceCode = LIMITS.passageTwiceCode;
+const L_passageTwiceLine = LIMITS.passageTwiceLine;
 
 const isLetter = isLetterUnit;
 
@@ -165,6 +171,9 @@ export class Channel {
   /** Current loop candidate: period, and length of the run of positions matching pos - lag. */
   lag = 0;
   matchRun = 0;
+  /** The passage passageTwice found said twice, as text (null when none), and where its first copy starts. */
+  passageTwiceText: string | null = null;
+  passageTwiceStart = -1;
   /** The text tail() built last, and the position it was built at. */
   private lastTail = { pos: -1, text: '' };
   private loopAlarm = INF;
@@ -286,6 +295,8 @@ export class Channel {
           // The candidate ends: a short unit to note is feedSlow's (UNIT_MAX_PERIOD 8, UNIT_MIN 16);
           // any other simply ends here, most of them in prose, so the loop goes on without it.
           if (lag <= 8 && matchRun + lag >= 16) break;
+          // A passage said twice is feedSlow's too (PASSAGE_MIN 64, GAP 4).
+          if (lag >= 64 && matchRun >= lag - 4) break;
           lag = 0;
           matchRun = 0;
         }
@@ -369,6 +380,7 @@ export class Channel {
         }
         // UNIT_MAX_PERIOD (8), UNIT_MIN (16)
         if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > this.unitLength) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
+        if (lag >= L_passageTwiceChars && matchRun >= lag - L_endLoopWholeGap) this.passageTwice(lag, matchRun, pos - 1);
         lag = 0;
         matchRun = 0;
       }
@@ -709,6 +721,41 @@ export class Channel {
       if (isWhitespace(next) || (next >= 65 && next <= 90)) ends++;
     }
     return ends;
+  }
+
+  /**
+   * A candidate of period p that matched matchRun units up to last ended (or the answer did): when
+   * that is a passage of prose and its copy (a separator short at most), the passage was said twice
+   * back to back. Exact copies of a paragraph do not happen in prose; a model that lost its place,
+   * or a client that joined a stream twice, writes them.
+   */
+  private passageTwice(p: number, matchRun: number, last: number): void {
+    if (this.flagged.has('long-loop') || this.flagged.has('short-loop')) return;
+    let letters = 0;
+    let visible = 0;
+    let code = 0;
+    let newlines = 0;
+    for (let k = 0; k < p; k++) {
+      const c = this.ring[(last - k) & RMASK];
+      if (c === 10) newlines++;
+      if (isWhitespace(c)) continue;
+      visible++;
+      if (isLetter(c)) letters++;
+      else if (isCodeSymbol(c)) code++;
+    }
+    if (letters < L_passageTwiceLetters * visible || code > L_passageTwiceCode * p || newlines * L_passageTwiceLine > p) return;
+    if (this.sentenceEnds(p, last) === 0) return;
+    const start = last - matchRun - p + 1;
+    let text = '';
+    for (let x = last - p + 1; x <= last; x++) text += String.fromCharCode(this.ring[x & RMASK]);
+    this.passageTwiceText = text;
+    this.passageTwiceStart = start;
+    this.flag('long-loop', start, `the ${p}-character passage ${JSON.stringify(this.preview(p, start, last))} at offset ${start} is said twice back to back`);
+  }
+
+  /** At finish: a passage said twice that runs to the answer's end (passageTwice). */
+  checkPassageTwice(): void {
+    if (this.lag >= L_passageTwiceChars && this.matchRun >= this.lag - L_endLoopWholeGap) this.passageTwice(this.lag, this.matchRun, this.pos - 1);
   }
 
   /** The text's last unit is a letter or a digit: it stops inside a word, as a cut text does. */

@@ -168,6 +168,15 @@ class StreamingDetector implements Detector {
     this.contentHead = new HeadText((code, offset, detail, kind) => this.add(code, offset, detail, kind));
   }
 
+  /** The passage the answer says twice back to back (Channel.passageTwice) is in the prompt: a repeat asked for. */
+  private promptHoldsPassageTwice(): boolean {
+    const passage = this.content.passageTwiceText;
+    const r = this.reasons.get('long-loop');
+    if (passage === null || this.prompt === null || r === undefined || r.kind !== 'degenerate' || r.offset !== this.content.passageTwiceStart) return false;
+    const unit = normalisePrompt(passage).trim();
+    return unit.length >= PROMPTED_UNIT_MIN && this.prompt.includes(unit);
+  }
+
   /** The answer's current tail loop unit occurs twice or more in the prompt. */
   private promptRepeatsLoop(): boolean {
     const p = this.content.lag;
@@ -341,6 +350,7 @@ class StreamingDetector implements Detector {
     this.contentHead.finish();
     this.checkShortLogprobs();
     this.checkCounting();
+    this.content.checkPassageTwice();
     if (reason !== 'length') this.content.checkEndLoop();
     if (reason === null) this.checkCutLoop();
     this.checkMarkupLoop();
@@ -373,7 +383,18 @@ class StreamingDetector implements Detector {
    * suspects (only then: while streaming, the loop could still be the model's own).
    */
   private checkPromptedLoop(): void {
-    if (this.prompt === null || !this.promptRepeatsLoop()) return;
+    if (this.prompt === null) return;
+    if (this.promptHoldsPassageTwice()) {
+      const r = this.reasons.get('long-loop')!;
+      this.reasons.set('long-loop', {
+        ...r,
+        kind: 'suspect',
+        message: `${r.message} The prompt holds the same passage, so the answer may repeat it as asked.`,
+      });
+      this.refresh();
+      return;
+    }
+    if (!this.promptRepeatsLoop()) return;
     let changed = false;
     for (const r of this.reasons.values()) {
       if (r.kind !== 'degenerate' || !REPETITION_CODES.has(r.code)) continue;

@@ -91,6 +91,17 @@ export const LIMITS = Object.freeze({
   endLoopWholeSentences: 1,
   endLoopWholeGap: 4,
   endLoopWholeShare: 0.95,
+  /**
+   * A passage of prose said twice back to back anywhere in the answer (the second copy may go on
+   * differently): at least passageTwiceChars characters, up to endLoopWholeGap of separator short,
+   * a sentence end in it, letters passageTwiceLetters of its visible characters, code symbols at most
+   * passageTwiceCode of it, and lines of passageTwiceLine characters on average (a song's chorus
+   * sung twice has short lines).
+   */
+  passageTwiceChars: 64,
+  passageTwiceLetters: 0.7,
+  passageTwiceCode: 0.02,
+  passageTwiceLine: 60,
 
   /** seq-rep over the tail window: share of character n-grams already seen in the window. */
   seqRepWindow: 1024,

@@ -42,7 +42,7 @@ const TABLE_SIZE = 1 << TABLE_BITS;
 const CODE_SYMBOL = new Uint8Array(128);
 for (const ch of '{}()[];=<>_/\\|$@#*"`') CODE_SYMBOL[ch.charCodeAt(0)] = 1;
 
-function isCodeSymbol(c: number): boolean {
+export function isCodeSymbol(c: number): boolean {
   return c < 128 && CODE_SYMBOL[c] === 1;
 }
 
