@@ -76,6 +76,9 @@ export const HEALTHY_ANSWERS: readonly string[] = [GREETING, PRIME, COUNTING, KV
 
 const LOOP_SENTENCE = ' The answer depends on the configuration of the server and the model.';
 
+/** Written for the simulator: what a coding agent reports, said twice by the 'restate' behaviour. */
+const RESTATED = 'I switched the attention backend to triton and restarted the server; the health check passes now.';
+
 /** Written for the simulator: accented and CJK text, so a Latin-1 misread shows. */
 const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wächst linear. 缓存命中率提高了。';
 
@@ -358,6 +361,11 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       // The model says its whole answer again before it stops.
       const answer = healthyAnswerFor(prompt, seed);
       const texts = tokenize(`${answer}\n\n${answer}`);
+      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'restate': {
+      // An agent's report that says its last sentence again and then goes on, as coding agents' replies do.
+      const texts = tokenize(`${RESTATED}\n${RESTATED} Next, run a probe to see that the answers are sound.`);
       return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'prompt-echo':

@@ -45,6 +45,7 @@ export type Behaviour =
   | 'dropped-tokens' // counting from 1 with every seventh number's token lost on the way, EOS stop
   | 'offer-runaway' // a greeting that offers help, then two other answers with no marker between (a suspect, not a verdict)
   | 'answer-twice' // the whole healthy answer, a blank line, then the same answer again, EOS stop
+  | 'restate' // a sentence of a coding agent's report said twice back to back, then a new one, EOS stop
   | 'prompt-echo' // the prompt itself as the answer (a quantized model returning its input)
   | 'fluent-wrong' // well-formed text that answers another question, EOS stop (an accuracy failure)
   | 'arithmetic'; // answers the eval problems with working and "Answer: N"; wrong at wrongRate
@@ -87,6 +88,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'dropped-tokens',
   'offer-runaway',
   'answer-twice',
+  'restate',
   'prompt-echo',
   'fluent-wrong',
   'arithmetic',

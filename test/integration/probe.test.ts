@@ -157,6 +157,18 @@ describe('probe runner against the simulator', function () {
           assert.match(loop.message, /twice/);
         });
 
+        it('restate: degenerate, a long loop from the sentence said twice, though the answer goes on after it', async () => {
+          const r = await probe('restate', endpoint, stream);
+          assert.equal(r.status, 'completed');
+          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
+          const loop = r.verdict.reasons.find((x) => x.code === 'long-loop');
+          assert.ok(loop, JSON.stringify(r.verdict.reasons));
+          assert.match(loop.message, /said twice back to back/);
+          const first = r.content.slice(0, r.content.indexOf('\n'));
+          assert.ok(r.content.indexOf(first, first.length) > 0, 'the first sentence comes again');
+          assert.ok(loop.offset <= 4, `onset ${loop.offset}`);
+        });
+
         it('cut: error kind cut, partial answer kept', async () => {
           const r = await probe('cut', endpoint, stream, {}, {}, { cutAfterTokens: 8 });
           assert.equal(r.status, 'error');
