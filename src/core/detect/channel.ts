@@ -268,6 +268,9 @@ export class Channel {
     const loopAlarm = this.loopAlarm | 0;
     let repCount = this.repCount | 0;
     const repAlarm = this.repAlarm | 0;
+    // Locals: the hot loop reads them from registers, not from the module context.
+    const passageMin = L_passageTwiceChars | 0;
+    const passageGap = L_endLoopWholeGap | 0;
     const end = len | 0;
     let i = from | 0;
     for (; i < end; i = (i + 1) | 0, pos = (pos + 1) | 0) {
@@ -295,8 +298,8 @@ export class Channel {
           // The candidate ends: a short unit to note is feedSlow's (UNIT_MAX_PERIOD 8, UNIT_MIN 16);
           // any other simply ends here, most of them in prose, so the loop goes on without it.
           if (lag <= 8 && matchRun + lag >= 16) break;
-          // A passage said twice is feedSlow's too (PASSAGE_MIN 64, GAP 4).
-          if (lag >= 64 && matchRun >= lag - 4) break;
+          // A passage said twice is feedSlow's too (passageTwice).
+          if (lag >= passageMin && matchRun >= lag - passageGap) break;
           lag = 0;
           matchRun = 0;
         }
