@@ -49,7 +49,10 @@ const L_structuralLongPeriods = LIMITS.structuralLongPeriods;
 const L_structuralLoopChars = LIMITS.structuralLoopChars;
 const L_structuralShortPeriods = LIMITS.structuralShortPeriods;
 const L_token0TextRun = LIMITS.token0TextRun;
+const L_endLoopWholeChars = LIMITS.endLoopWholeChars;
 const L_endLoopWholeGap = LIMITS.endLoopWholeGap;
+const L_endLoopWholeSentences = LIMITS.endLoopWholeSentences;
+const L_endLoopWholeShare = LIMITS.endLoopWholeShare;
 const L_passageTwiceChars = LIMITS.passageTwiceChars;
 const L_passageTwiceLetters = LIMITS.passageTwiceLetters;
 const L_passageTwiceCode = LIMITS.passageTwiceCode;
@@ -383,7 +386,7 @@ export class Channel {
         }
         // UNIT_MAX_PERIOD (8), UNIT_MIN (16)
         if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > this.unitLength) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
-        if (lag >= L_passageTwiceChars && matchRun >= lag - L_endLoopWholeGap) this.passageTwice(lag, matchRun, pos - 1);
+        if (lag >= L_passageTwiceChars && matchRun >= lag - L_endLoopWholeGap) this.passageTwice(lag, matchRun, pos - 1, false);
         lag = 0;
         matchRun = 0;
       }
@@ -689,22 +692,15 @@ export class Channel {
     if (p < 2 || this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
     const total = this.matchRun + p;
     const periods = Math.floor(total / p);
-    // A sentence-long period said twice and a half, the answer almost nothing else, counts too; and
-    // a whole answer of a paragraph or more said twice (the separator between the copies aside).
+    // A sentence-long period said twice and a half, the answer almost nothing else, counts too (a
+    // whole answer said twice is passageTwice's).
     const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * this.pos;
-    const twice =
-      p >= LIMITS.endLoopWholeChars &&
-      total >= 2 * p - LIMITS.endLoopWholeGap &&
-      total >= LIMITS.endLoopWholeShare * this.pos &&
-      this.sentenceEnds(p, this.pos - 1) >= LIMITS.endLoopWholeSentences;
-    if ((periods < LIMITS.endLoopPeriods && !most && !twice) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
+    if ((periods < LIMITS.endLoopPeriods && !most) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
     if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
     this.flag(
       p < L_shortPeriod ? 'short-loop' : 'long-loop',
       this.pos - total,
-      periods < LIMITS.endLoopPeriods && !most
-        ? `the answer says its first ${p} characters twice: it is one passage and a copy of it`
-        : `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
+      `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
     );
   }
 
@@ -730,10 +726,30 @@ export class Channel {
    * A candidate of period p that matched matchRun units up to last ended (or the answer did): when
    * that is a passage of prose and its copy (a separator short at most), the passage was said twice
    * back to back. Exact copies of a paragraph do not happen in prose; a model that lost its place,
-   * or a client that joined a stream twice, writes them.
+   * or a client that joined a stream twice, writes them. The whole answer said twice (atEnd, at
+   * finish) needs only words and a sentence end: its lines may be short and its prose plain.
    */
-  private passageTwice(p: number, matchRun: number, last: number): void {
+  private passageTwice(p: number, matchRun: number, last: number, atEnd: boolean): void {
     if (this.flagged.has('long-loop') || this.flagged.has('short-loop')) return;
+    const start = last - matchRun - p + 1;
+    const whole = atEnd && p >= L_endLoopWholeChars && this.pos - start >= L_endLoopWholeShare * this.pos;
+    if (whole ? !this.unitShape(p, last).wordy : !this.prosePassage(p, last)) return;
+    if (this.sentenceEnds(p, last) < L_endLoopWholeSentences) return;
+    let text = '';
+    for (let x = last - p + 1; x <= last; x++) text += String.fromCharCode(this.ring[x & RMASK]);
+    this.passageTwiceText = text;
+    this.passageTwiceStart = start;
+    this.flag(
+      'long-loop',
+      start,
+      whole
+        ? `the answer says its first ${p} characters twice: it is one passage and a copy of it`
+        : `the ${p}-character passage ${JSON.stringify(this.preview(p, start, last))} at offset ${start} is said twice back to back`,
+    );
+  }
+
+  /** The p units ending at last read as prose: mostly letters, almost no code symbols, long lines. */
+  private prosePassage(p: number, last: number): boolean {
     let letters = 0;
     let visible = 0;
     let code = 0;
@@ -746,19 +762,12 @@ export class Channel {
       if (isLetter(c)) letters++;
       else if (isCodeSymbol(c)) code++;
     }
-    if (letters < L_passageTwiceLetters * visible || code > L_passageTwiceCode * p || newlines * L_passageTwiceLine > p) return;
-    if (this.sentenceEnds(p, last) === 0) return;
-    const start = last - matchRun - p + 1;
-    let text = '';
-    for (let x = last - p + 1; x <= last; x++) text += String.fromCharCode(this.ring[x & RMASK]);
-    this.passageTwiceText = text;
-    this.passageTwiceStart = start;
-    this.flag('long-loop', start, `the ${p}-character passage ${JSON.stringify(this.preview(p, start, last))} at offset ${start} is said twice back to back`);
+    return letters >= L_passageTwiceLetters * visible && code <= L_passageTwiceCode * p && newlines * L_passageTwiceLine <= p;
   }
 
-  /** At finish: a passage said twice that runs to the answer's end (passageTwice). */
+  /** At finish: a passage said twice that runs to the answer's end, the whole answer's included (passageTwice). */
   checkPassageTwice(): void {
-    if (this.lag >= L_passageTwiceChars && this.matchRun >= this.lag - L_endLoopWholeGap) this.passageTwice(this.lag, this.matchRun, this.pos - 1);
+    if (this.lag >= L_passageTwiceChars && this.matchRun >= this.lag - L_endLoopWholeGap) this.passageTwice(this.lag, this.matchRun, this.pos - 1, true);
   }
 
   /** The text's last unit is a letter or a digit: it stops inside a word, as a cut text does. */

@@ -350,8 +350,8 @@ class StreamingDetector implements Detector {
     this.contentHead.finish();
     this.checkShortLogprobs();
     this.checkCounting();
-    this.content.checkPassageTwice();
     if (reason !== 'length') this.content.checkEndLoop();
+    this.content.checkPassageTwice();
     if (reason === null) this.checkCutLoop();
     this.checkMarkupLoop();
     if (reason === 'length') {

@@ -83,9 +83,10 @@ export const LIMITS = Object.freeze({
   endLoopMostPeriods: 2.5,
   endLoopMostShare: 0.75,
   /**
-   * ... or, for a period of endLoopWholeChars or more that holds endLoopWholeSentences sentence ends
-   * (prose: templated code and data blocks repeat whole), two copies (up to endLoopWholeGap
-   * characters of separator short) over endLoopWholeShare of the answer: the whole answer said twice.
+   * The whole answer said twice (Channel.passageTwice, at finish): a period of endLoopWholeChars or
+   * more that holds endLoopWholeSentences sentence ends (prose: templated code and data blocks repeat
+   * whole), two copies (up to endLoopWholeGap characters of separator short) over endLoopWholeShare
+   * of the answer.
    */
   endLoopWholeChars: 100,
   endLoopWholeSentences: 1,
