@@ -384,28 +384,22 @@ class StreamingDetector implements Detector {
    */
   private checkPromptedLoop(): void {
     if (this.prompt === null) return;
-    if (this.promptHoldsPassageTwice()) {
-      const r = this.reasons.get('long-loop')!;
-      this.reasons.set('long-loop', {
-        ...r,
-        kind: 'suspect',
-        message: `${r.message} The prompt holds the same passage, so the answer may repeat it as asked.`,
-      });
-      this.refresh();
-      return;
-    }
-    if (!this.promptRepeatsLoop()) return;
     let changed = false;
-    for (const r of this.reasons.values()) {
-      if (r.kind !== 'degenerate' || !REPETITION_CODES.has(r.code)) continue;
-      this.reasons.set(r.code, {
-        ...r,
-        kind: 'suspect',
-        message: `${r.message} The prompt repeats the same passage, so the answer carries the prompt's pattern on.`,
-      });
-      changed = true;
+    if (this.promptHoldsPassageTwice()) changed = this.demote('long-loop', 'The prompt holds the same passage, so the answer may repeat it as asked.');
+    else if (this.promptRepeatsLoop()) {
+      for (const code of REPETITION_CODES) {
+        changed = this.demote(code, "The prompt repeats the same passage, so the answer carries the prompt's pattern on.") || changed;
+      }
     }
     if (changed) this.refresh();
+  }
+
+  /** Makes a degenerate reason a suspect, saying why; whether there was one. The caller refreshes the verdict. */
+  private demote(code: ReasonCode, why: string): boolean {
+    const r = this.reasons.get(code);
+    if (r === undefined || r.kind !== 'degenerate') return false;
+    this.reasons.set(code, { ...r, kind: 'suspect', message: `${r.message} ${why}` });
+    return true;
   }
 
   /**
