@@ -355,18 +355,18 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
     case 'offer-runaway': {
       // The greeting, then two other answers: no chat marker, so the detector can only suspect it.
       const texts = tokenize(`${OFFER}\n\n${HEALTHY_ANSWERS[0]}\n\n${HEALTHY_ANSWERS[1]}`);
-      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
+      return fromTexts(texts, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'answer-twice': {
       // The model says its whole answer again before it stops.
       const answer = healthyAnswerFor(prompt, seed);
       const texts = tokenize(`${answer}\n\n${answer}`);
-      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
+      return fromTexts(texts, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'restate': {
       // An agent's report that says its last sentence again and then goes on, as coding agents' replies do.
       const texts = tokenize(`${RESTATED}\n${RESTATED} Next, run a probe to see that the answers are sound.`);
-      return fromTexts(texts.slice(0, maxTokens), texts.length > maxTokens ? null : { reason: 'stop', matched: EOS_TOKEN_ID });
+      return fromTexts(texts, { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'prompt-echo':
       return fromTexts(tokenize(prompt).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
