@@ -8,7 +8,7 @@ import type { Ctx, ServersService } from '../context';
 import { normaliseBaseUrl } from '../core/servers';
 import type { HealthMonitor } from './healthMonitor';
 import type { ServerStore } from './serverStore';
-import { ServersView, type ServersNode } from './serversView';
+import { ServersView } from './serversView';
 import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
@@ -35,17 +35,12 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg));
   ctx.registerCommand(COMMANDS.setApiKey, (arg) => setApiKey(servers, arg));
   ctx.registerCommand(COMMANDS.refreshServers, () => health.refresh());
-  ctx.registerCommand(COMMANDS.openClickedServer, () => ctx.executeCommand(COMMANDS.openProbePanel, serverIdOf(clickedRow(treeView))));
+  // The probe panel takes the row itself, a server or one of its details (serverFromArg).
+  ctx.registerCommand(COMMANDS.openClickedServer, () => ctx.executeCommand(COMMANDS.openProbePanel, clickedRow(treeView)));
   ctx.registerCommand(COMMANDS.showServerInfo, async (arg) => {
     const server = await servers.pick(arg, 'Show /server_info of which server?');
     if (server) await infoDocs.open(server);
   });
-}
-
-/** The server of a row (a server or one of its details). */
-function serverIdOf(node: ServersNode | undefined): string | undefined {
-  if (!node) return undefined;
-  return node.kind === 'server' ? node.server.id : node.serverId;
 }
 
 function validateUrl(value: string): string | undefined {
