@@ -1451,7 +1451,7 @@ export class LexicalScanner {
   /** Finish-time rules: short answers, what only the end can tell, and the suspect reasons. */
   finish(
     unitRun: { start: number; length: number; period: number } | null,
-    digitUnitRun: { start: number; length: number; period: number; letters?: boolean } | null = null,
+    digitUnitRun: { start: number; length: number; period: number; letters: boolean } | null = null,
   ): void {
     this.markerLen = 0;
     if (this.wLen !== 0) this.endWord();
@@ -1480,9 +1480,7 @@ export class LexicalScanner {
         this.flag(
           'answer-flood',
           digitUnitRun.start,
-          digitUnitRun.letters
-            ? `a ${digitUnitRun.period}-character unit of letters and digits repeats over ${digitUnitRun.length} of the answer's ${visible} characters`
-            : `a ${digitUnitRun.period}-digit unit repeats over ${digitUnitRun.length} of the answer's ${visible} characters`,
+          `a ${digitUnitRun.period}-${digitUnitRun.letters ? 'character unit of letters and digits' : 'digit unit'} repeats over ${digitUnitRun.length} of the answer's ${visible} characters`,
         );
       }
       if (!this.flagged.has('answer-flood') && this.ws >= LEX.blankMinChars && this.ws >= LEX.blankShare * this.pos && this.nonWs > 0) {
