@@ -5,6 +5,7 @@ import { runQuickProbe } from '../../src/core/probe/quick';
 import type { Endpoint, ProbeEvent, ProbeParams, ProbeResult } from '../../src/core/probe/types';
 import type { Behaviour, ModelBehaviour } from '../../src/sim/scenario';
 import { SimPool } from './helpers';
+import type { Reason, ReasonCode, VerdictKind } from '../../src/core/detect';
 
 const ENDPOINTS: Endpoint[] = ['chat', 'completions', 'generate'];
 const PROMPT = 'Explain what a KV cache is.';
@@ -118,18 +119,14 @@ describe('probe runner against the simulator', function () {
         it('stuck-mark cut at 48 tokens: length-repetition from the first "?"', async () => {
           const r = await probe('stuck-mark', endpoint, stream, { maxTokens: 48 });
           assert.equal(r.finishReason, 'length');
-          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
-          const flood = r.verdict.reasons.find((x) => x.code === 'length-repetition');
-          assert.ok(flood, JSON.stringify(r.verdict.reasons));
+          const flood = reasonIn(r, 'degenerate', 'length-repetition');
           assert.equal(flood.offset, r.content.indexOf('?'));
         });
 
         it("spliced-token: ok, with a suspect reason that names the spliced word's offset", async () => {
           const r = await probe('spliced-token', endpoint, stream);
           assert.equal(r.status, 'completed');
-          assert.equal(r.verdict.kind, 'ok', JSON.stringify(r.verdict.reasons));
-          const suspect = r.verdict.reasons.find((x) => x.code === 'spliced-token');
-          assert.ok(suspect, JSON.stringify(r.verdict.reasons));
+          const suspect = reasonIn(r, 'ok', 'spliced-token');
           assert.equal(suspect.kind, 'suspect');
           assert.equal(r.content.slice(suspect.offset, suspect.offset + 7), 'которые');
           assert.equal(r.verdict.onset, null);
@@ -138,9 +135,7 @@ describe('probe runner against the simulator', function () {
         it('offer-runaway: ok, with a template-leak suspect right after the offer', async () => {
           const r = await probe('offer-runaway', endpoint, stream, { maxTokens: 400 });
           assert.equal(r.status, 'completed');
-          assert.equal(r.verdict.kind, 'ok', JSON.stringify(r.verdict.reasons));
-          const suspect = r.verdict.reasons.find((x) => x.code === 'template-leak');
-          assert.ok(suspect, JSON.stringify(r.verdict.reasons));
+          const suspect = reasonIn(r, 'ok', 'template-leak');
           assert.equal(suspect.kind, 'suspect');
           assert.equal(r.content.slice(0, suspect.offset), 'Hello! How can I help you today?');
         });
@@ -148,9 +143,7 @@ describe('probe runner against the simulator', function () {
         it('answer-twice: degenerate, a long loop from the first copy', async () => {
           const r = await probe('answer-twice', endpoint, stream, { maxTokens: 600 });
           assert.equal(r.status, 'completed');
-          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
-          const loop = r.verdict.reasons.find((x) => x.code === 'long-loop');
-          assert.ok(loop, JSON.stringify(r.verdict.reasons));
+          const loop = reasonIn(r, 'degenerate', 'long-loop');
           const half = r.content.indexOf('\n\n', r.content.length / 2 - 2);
           assert.equal(r.content.slice(0, half), r.content.slice(half + 2));
           assert.equal(loop.offset, 0);
@@ -160,9 +153,7 @@ describe('probe runner against the simulator', function () {
         it('restate: degenerate, a long loop from the sentence said twice, though the answer goes on after it', async () => {
           const r = await probe('restate', endpoint, stream);
           assert.equal(r.status, 'completed');
-          assert.equal(r.verdict.kind, 'degenerate', JSON.stringify(r.verdict.reasons));
-          const loop = r.verdict.reasons.find((x) => x.code === 'long-loop');
-          assert.ok(loop, JSON.stringify(r.verdict.reasons));
+          const loop = reasonIn(r, 'degenerate', 'long-loop');
           assert.match(loop.message, /said twice back to back/);
           const first = r.content.slice(0, r.content.indexOf('\n'));
           assert.ok(r.content.indexOf(first, first.length) > 0, 'the first sentence comes again');
@@ -457,3 +448,11 @@ describe('probe runner against the simulator', function () {
     });
   });
 });
+
+/** The reason of this code in a probe's verdict, once the verdict is of this kind (both asserted). */
+function reasonIn(r: ProbeResult, kind: VerdictKind, code: ReasonCode): Reason {
+  assert.equal(r.verdict.kind, kind, JSON.stringify(r.verdict.reasons));
+  const found = r.verdict.reasons.find((x) => x.code === code);
+  assert.ok(found, JSON.stringify(r.verdict.reasons));
+  return found;
+}
