@@ -21,6 +21,8 @@ export const SERVERS_COMMANDS = {
   refreshServers: 'inferenceDoctor.refreshServers',
   showServerInfo: 'inferenceDoctor.showServerInfo',
   openClickedServer: 'inferenceDoctor.openClickedServer',
+  trySimulator: 'inferenceDoctor.trySimulator',
+  stopSimulator: 'inferenceDoctor.stopSimulator',
 } as const;
 
 export const PROBE_COMMANDS = {
@@ -124,6 +126,8 @@ export interface CommandArgs {
   [SERVERS_COMMANDS.refreshServers]: [];
   [SERVERS_COMMANDS.showServerInfo]: [ServerArg?];
   [SERVERS_COMMANDS.openClickedServer]: [];
+  [SERVERS_COMMANDS.trySimulator]: [];
+  [SERVERS_COMMANDS.stopSimulator]: [];
   [PROBE_COMMANDS.openProbePanel]: [ServerArg?];
   [PROBE_COMMANDS.openProbeHistory]: [];
   [PROBE_COMMANDS.quickHealthProbe]: [ServerArg?];

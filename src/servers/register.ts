@@ -13,6 +13,7 @@ import { ServerInfoDocuments } from './serverInfoDocuments';
 import { notificationText } from '../core/text/foreign';
 import { errorMessage } from '../core/errors';
 import { clickedRow } from '../ui/rowCommand';
+import { TryoutSimulator } from './tryoutSimulator';
 
 export function register(ctx: Ctx): void {
   const { store, health } = ctx.servers;
@@ -28,11 +29,14 @@ export function register(ctx: Ctx): void {
   });
   if (treeView.visible) health.start();
 
-  ctx.pushCleanup(view, treeView, startChecks, vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs));
+  const tryout = new TryoutSimulator(store, health);
+  ctx.pushCleanup(view, treeView, startChecks, vscode.workspace.registerTextDocumentContentProvider(ServerInfoDocuments.scheme, infoDocs), tryout);
   const servers = ctx.servers;
   ctx.registerCommand(COMMANDS.addServer, () => addServer(store, health));
   ctx.registerCommand(COMMANDS.editServer, (arg) => editServer(servers, arg));
-  ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg));
+  ctx.registerCommand(COMMANDS.removeServer, (arg) => removeServer(servers, arg, tryout));
+  ctx.registerCommand(COMMANDS.trySimulator, () => trySimulator(ctx, tryout));
+  ctx.registerCommand(COMMANDS.stopSimulator, () => stopSimulator(tryout));
   ctx.registerCommand(COMMANDS.setApiKey, (arg) => setApiKey(servers, arg));
   ctx.registerCommand(COMMANDS.refreshServers, () => health.refresh());
   // The probe panel takes the row itself, a server or one of its details (serverFromArg).
@@ -81,9 +85,30 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
   void health.refresh(server.id);
 }
 
+/** Starts the tryout simulator (or finds the running one) and opens the probe panel on it. */
+async function trySimulator(ctx: Ctx, tryout: TryoutSimulator): Promise<void> {
+  let server;
+  try {
+    server = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Starting the SGLang simulator on this machine…' }, () =>
+      tryout.start(),
+    );
+  } catch (error) {
+    void vscode.window.showErrorMessage(`The simulator did not start: ${errorMessage(error)}`);
+    return;
+  }
+  await ctx.executeCommand(COMMANDS.openProbePanel, server.id);
+  void vscode.window.showInformationMessage(
+    `${server.label} runs at ${server.baseUrl}. Pick a model in the probe panel: "healthy" answers well, each "broken-…" one fails the way real servers do. Stop Simulator ends it.`,
+  );
+}
+
+async function stopSimulator(tryout: TryoutSimulator): Promise<void> {
+  if (!(await tryout.stop())) void vscode.window.showInformationMessage('No simulator runs in this window.');
+}
+
 async function editServer({ store, health, pick }: ServersService, arg: unknown): Promise<void> {
   const server = await pick(arg, 'Edit which server?');
-  if (!server || (await explainSettingsServer(store, server.id))) return;
+  if (!server || (await explainSettingsServer(store, server.id)) || explainSessionServer(store, server.id)) return;
   const url = await vscode.window.showInputBox({
     title: `Edit ${notificationText(server.label)}: URL`,
     value: server.baseUrl,
@@ -97,9 +122,14 @@ async function editServer({ store, health, pick }: ServersService, arg: unknown)
   void health.refresh(server.id);
 }
 
-async function removeServer({ store, pick }: ServersService, arg: unknown): Promise<void> {
+async function removeServer({ store, pick }: ServersService, arg: unknown, tryout: TryoutSimulator): Promise<void> {
   const server = await pick(arg, 'Remove which server?');
   if (!server || (await explainSettingsServer(store, server.id))) return;
+  // The window's own simulator: removing it is stopping it (nothing of it is saved).
+  if (store.isSession(server.id)) {
+    await tryout.stop();
+    return;
+  }
   const remove = 'Remove';
   const answer = await vscode.window.showWarningMessage(
     `Remove ${notificationText(server.label)} (${notificationText(server.baseUrl)})? Its saved API key is deleted too; probe history stays.`,
@@ -121,6 +151,13 @@ async function setApiKey({ store, health, pick }: ServersService, arg: unknown):
   if (apiKey === undefined) return;
   await store.setApiKey(server.id, apiKey || undefined);
   void health.refresh(server.id);
+}
+
+/** The window's own simulator has no settings to edit; says so. */
+function explainSessionServer(store: ServerStore, id: string): boolean {
+  if (!store.isSession(id)) return false;
+  void vscode.window.showInformationMessage('This window runs that simulator itself, at a port it picked: nothing to edit. Stop Simulator ends it.');
+  return true;
 }
 
 /** Servers from settings are edited in settings; says so and offers to open them. */

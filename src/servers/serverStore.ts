@@ -5,6 +5,7 @@ import type { Config } from '../config';
 
 const SERVERS_KEY = 'inferenceDoctor.servers';
 const SETTINGS_ID_PREFIX = 'settings:';
+const SESSION_ID_PREFIX = 'session:';
 const secretKey = (id: string) => `inferenceDoctor.apiKey.${id}`;
 
 /**
@@ -25,13 +26,32 @@ export class ServerStore implements vscode.Disposable {
     this.configWatcher = config.onDidChange(['servers'], () => this.changed.fire());
   }
 
-  /** Servers from settings (shareable in a workspace, read-only here) and those added in the view. */
+  /** Servers this window runs itself (the tryout simulator): listed until they stop, never saved. */
+  private readonly session = new Map<string, ServerConfig>();
+
+  /** Servers from settings (shareable in a workspace, read-only here), those added in the view, and this window's own. */
   list(): ServerConfig[] {
-    return [...this.fromSettings(), ...this.stored()];
+    return [...this.fromSettings(), ...this.stored(), ...this.session.values()];
   }
 
   isFromSettings(id: string): boolean {
     return id.startsWith(SETTINGS_ID_PREFIX);
+  }
+
+  isSession(id: string): boolean {
+    return id.startsWith(SESSION_ID_PREFIX);
+  }
+
+  /** Lists a server this window started until removeSession (or the window closes); `key` names it among them. */
+  addSession(key: string, label: string, baseUrl: string): ServerConfig {
+    const server: ServerConfig = { id: `${SESSION_ID_PREFIX}${key}`, label, baseUrl: normaliseBaseUrl(baseUrl) };
+    this.session.set(server.id, server);
+    this.changed.fire();
+    return server;
+  }
+
+  removeSession(id: string): void {
+    if (this.session.delete(id)) this.changed.fire();
   }
 
   private stored(): ServerConfig[] {
@@ -112,6 +132,7 @@ export class ServerStore implements vscode.Disposable {
     if (this.isFromSettings(id)) {
       throw new Error(`This server comes from the "inferenceDoctor.servers" setting: change it in your settings.`);
     }
+    if (this.isSession(id)) throw new Error('This window runs that server itself: it goes from the list when it stops.');
   }
 
   dispose(): void {

@@ -17,6 +17,7 @@ interface Manifest {
     menus: Record<string, { command?: string }[]>;
     keybindings?: { command: string }[];
     viewsWelcome?: { contents: string }[];
+    walkthroughs?: { steps: { id: string; description: string; completionEvents?: string[]; media: { markdown?: string; image?: string } }[] }[];
   };
 }
 
@@ -46,9 +47,33 @@ describe('command table', () => {
     for (const w of manifest.contributes.viewsWelcome ?? []) {
       for (const m of w.contents.matchAll(/\(command:([\w.]+)\)/g)) named.push(`welcome: ${m[1]}`);
     }
+    for (const step of (manifest.contributes.walkthroughs ?? []).flatMap((w) => w.steps)) {
+      for (const m of step.description.matchAll(/\(command:([\w.]+)\)/g)) named.push(`walkthrough ${step.id}: ${m[1]}`);
+      for (const e of step.completionEvents ?? [])
+        if (e.startsWith('onCommand:')) named.push(`walkthrough ${step.id} completion: ${e.slice('onCommand:'.length)}`);
+    }
     assert.ok(named.length > 20, `only ${named.length} menu entries found`);
     const unknown = named.filter((n) => !table.has(n.slice(n.lastIndexOf(' ') + 1)));
     assert.deepEqual(unknown, []);
+  });
+
+  it("every walkthrough step's media is a file the .vsix carries", () => {
+    const steps = (manifest.contributes.walkthroughs ?? []).flatMap((w) => w.steps);
+    assert.ok(steps.length >= 4, 'the Get Started walkthrough has its steps');
+    // .vscodeignore excludes everything, then lets through "!dir/*.ext" patterns: a media file must match one.
+    const kept = readFileSync(join(ROOT, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('!'))
+      .map((line) => new RegExp(`^${line.slice(1).replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`));
+    for (const step of steps) {
+      const file = step.media.markdown ?? step.media.image;
+      assert.ok(file, `step ${step.id} has media`);
+      assert.ok(statSync(join(ROOT, file)).isFile(), `${file} exists`);
+      assert.ok(
+        kept.some((re) => re.test(file)),
+        `${file} is packaged`,
+      );
+    }
   });
 
   it('the code spells every own command through the table, and registers each one', () => {
