@@ -45,12 +45,15 @@ export class TryoutSimulator implements vscode.Disposable {
 
   /** Stops the simulator and takes it off the list; false when none was running. */
   async stop(): Promise<boolean> {
+    // A stop asked for while it starts stops what that start brings up.
+    await this.starting?.catch(() => undefined);
     const running = this.running;
     if (!running) return false;
     this.running = undefined;
     this.store.removeSession(running.server.id);
-    await vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
+    // The port first: at shutdown the context command may no longer run.
     await running.sim.close();
+    await vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
     return true;
   }
 
