@@ -58,8 +58,8 @@ describe('near-copy loops (nearloop.ts)', () => {
 
   it('catches most real tune loops with one word in 8 or in 20 swapped', () => {
     for (const [every, floor] of [
-      [8, 0.6],
-      [20, 0.626],
+      [8, 0.588],
+      [20, 0.64],
     ] as const) {
       const loops = nearCopyLoops(every);
       assert.ok(loops.length >= 30, `only ${loops.length} loops`);
