@@ -586,6 +586,36 @@ describe('probe webview: hostile model output in headless Chromium', function ()
     await page.close();
   });
 
+  it("keeps the underscores of an answer's last line inside its segment, which clips what it paints", async () => {
+    const { page, watch } = await openPage();
+    // "<|im_start|>" read "<|im start|>": a segment's paint containment (content-visibility) cut
+    // off whatever of its last line hung below the line box, and "_" hangs lowest.
+    const answer = 'The answer ends here.<|im_end|>\n<|im_start|>user';
+    const verdict: Verdict = { kind: 'ok', reasons: [], onset: null };
+    await streamRun(page, { runId: 'underscore', pane: 'main', deltas: [encode(answer)], verdictEvent: verdict, final: result(answer, verdict) });
+    await page.waitForSelector('[data-testid="pane-main"] [data-testid="verdict-badge"][data-verdict="ok"]', WAIT);
+    const room = await page
+      .locator('[data-testid="pane-main"] [data-testid="answer"] .seg')
+      .last()
+      .evaluate((segment) => {
+        // An empty inline-block sits on the baseline of the line it ends.
+        const probe = document.createElement('span');
+        probe.style.display = 'inline-block';
+        segment.append(probe);
+        const below = segment.getBoundingClientRect().bottom - probe.getBoundingClientRect().bottom;
+        probe.remove();
+        const style = getComputedStyle(segment);
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = `${style.fontSize} ${style.fontFamily}`;
+        return { below, underscore: ctx.measureText('_').actualBoundingBoxDescent, clips: style.contentVisibility };
+      });
+    assert.equal(room.clips, 'auto', 'segments still skip their off-screen work (the reason they clip)');
+    // A pixel more than the glyph's descent: its antialiased lower edge is painted too.
+    assert.ok(room.below >= room.underscore + 1, `${room.below.toFixed(2)} px below the baseline, "_" needs ${room.underscore.toFixed(2)} and a pixel`);
+    await assertClean(watch, page);
+    await page.close();
+  });
+
   it('never shows a failed or stopped run as OK: the badge and the history say what happened', async () => {
     const { page, watch } = await openPage();
     await streamRun(page, {
