@@ -100,7 +100,8 @@ describe('e2e: a new user with no server tries the simulator', function () {
       await walkthrough.locator('.getting-started-step', { hasText: title }).waitFor({ timeout: 30_000 });
     }
     await page.screenshot({ path: join(resultsDir, 'e2e-first-run-walkthrough.png') });
-    await walkthrough.locator('.getting-started-step', { hasText: 'See what it catches' }).getByRole('button', { name: 'Try the Simulator' }).click();
+    const firstStep = walkthrough.locator('.getting-started-step', { hasText: 'See what it catches' });
+    await firstStep.getByRole('button', { name: 'Try the Simulator' }).click();
     const url = await simulatorUrl(page);
     await serversPane(page).locator('.monaco-list-row', { hasText: SIM_LABEL }).waitFor({ timeout: 30_000 });
     assert.ok(await answers(url));
