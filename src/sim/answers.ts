@@ -72,6 +72,9 @@ As the Earth rotates through these bulges, most coastlines see two high tides an
 
 Local geography matters a great deal as well: the shape of a bay can amplify the range to more than ten metres, while some enclosed seas barely notice the tide at all.`;
 
+/** The probe panel's default prompt asks for one sentence about the sea: the tryout's healthy model gives one. */
+const SEA = `The sea covers about seven tenths of the Earth, holds far more heat than the whole atmosphere, and carries it from the tropics towards the poles in slow currents that shape the weather on every coast.`;
+
 export const HEALTHY_ANSWERS: readonly string[] = [GREETING, PRIME, COUNTING, KV_CACHE, CHECKLIST, TIDES];
 
 const LOOP_SENTENCE = ' The answer depends on the configuration of the server and the model.';
@@ -118,6 +121,7 @@ export function healthyAnswerFor(prompt: string, seed: number): string {
   if (/\b(hello|hi|hey|greetings|how are you)\b/.test(p)) return GREETING;
   if (/\b(kv|cache|attention)\b/.test(p)) return KV_CACHE;
   if (/\b(tide|moon|ocean)\b/.test(p)) return TIDES;
+  if (/\bsea\b/.test(p)) return SEA;
   if (/\b(debug|server|checklist|broken)\b/.test(p)) return CHECKLIST;
   return HEALTHY_ANSWERS[hashString(prompt, seed) % HEALTHY_ANSWERS.length];
 }

@@ -9,6 +9,7 @@ import type { ProbeResult } from '../../src/core/probe/types';
 import { runEval } from '../../src/core/eval/run';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { TRYOUT_SCENARIO } from '../../src/sim/tryout';
+import { INITIAL_FORM_PARAMS } from '../../src/shared/webviewProtocol';
 
 describe('the tryout simulator (Try the Simulator)', function () {
   this.timeout(60_000);
@@ -49,6 +50,15 @@ describe('the tryout simulator (Try the Simulator)', function () {
       if (verdict === 'ok') assert.deepEqual(r.verdict.reasons, [], 'a healthy-looking model carries no reason');
     });
   }
+
+  it("healthy answers the probe panel's default prompt with one sentence about it, and stops by itself", async () => {
+    const r = await runProbe({ baseUrl: sim.url }, { ...INITIAL_FORM_PARAMS, model: 'healthy', timeoutMs: 20_000 });
+    assert.equal(r.status, 'completed', r.error?.message);
+    assert.equal(r.verdict.kind, 'ok');
+    assert.equal(r.finishReason, 'stop', 'not cut at max_tokens');
+    assert.match(r.content, /\bsea\b/i);
+    assert.equal(r.content.match(/[.!?](\s|$)/g)?.length, 1, r.content);
+  });
 
   it("broken-symbol-flood: an answer of '+' is not ok", async () => {
     const r = await probe('broken-symbol-flood');
