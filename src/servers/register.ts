@@ -141,7 +141,7 @@ async function removeServer({ store, pick }: ServersService, arg: unknown, tryou
 
 async function setApiKey({ store, health, pick }: ServersService, arg: unknown): Promise<void> {
   const server = await pick(arg, 'Set the API key of which server?');
-  if (!server) return;
+  if (!server || explainSessionServer(store, server.id)) return;
   const apiKey = await vscode.window.showInputBox({
     title: `API key for ${server.label}`,
     prompt: 'Leave empty to remove the saved key.',
@@ -153,10 +153,10 @@ async function setApiKey({ store, health, pick }: ServersService, arg: unknown):
   void health.refresh(server.id);
 }
 
-/** The window's own simulator has no settings to edit; says so. */
+/** The window's own simulator has no URL, name or key to change; says so. */
 function explainSessionServer(store: ServerStore, id: string): boolean {
   if (!store.isSession(id)) return false;
-  void vscode.window.showInformationMessage('This window runs that simulator itself, at a port it picked: nothing to edit. Stop Simulator ends it.');
+  void vscode.window.showInformationMessage('This window runs that simulator itself, at a port it picked, with no API key: nothing to set. Stop Simulator ends it.');
   return true;
 }
 
