@@ -156,7 +156,9 @@ async function setApiKey({ store, health, pick }: ServersService, arg: unknown):
 /** The window's own simulator has no URL, name or key to change; says so. */
 function explainSessionServer(store: ServerStore, id: string): boolean {
   if (!store.isSession(id)) return false;
-  void vscode.window.showInformationMessage('This window runs that simulator itself, at a port it picked, with no API key: nothing to set. Stop Simulator ends it.');
+  void vscode.window.showInformationMessage(
+    'This window runs that simulator itself, at a port it picked, with no API key: nothing to set. Stop Simulator ends it.',
+  );
   return true;
 }
 
