@@ -1184,6 +1184,21 @@ describe('detector signals on real outputs', () => {
         const r = reason(judge(real('r778a7b1646')), 'detok-spacing');
         assert.equal(r.offset, 0);
       });
+      it('flags contractions whose pieces a streamer joined with spaces ("I \' m sorry", "AI \' s"), a real answer', () => {
+        const c = real('r68af9cfa50');
+        const r = reason(judge(c), 'detok-spacing');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 4), " ' m");
+        // One such slip in a long answer that writes its contractions glued stays a suspect.
+        const v = detect(`${PROSE}${MORE_PROSE}It's fine, and the scheduler ' s queue is not.`, { finishReason: 'stop' });
+        assert.equal(v.kind, 'ok');
+        assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
+      });
+      it("leaves an apostrophe between spaces alone when no contraction's tail follows, or it opens a quote", () => {
+        ok(`${PROSE}Type ' then s to jump, or ' then m to mark; the ' key is a prefix.`);
+        ok(`${PROSE}He wrote ' mass ' and ' scale ' in the margin.`);
+        ok(`${PROSE}The suffixes ' s ' and ' d ' mark the plural and the past; ' ll ' is the future.`);
+      });
       it('leaves quoted letters and glued contractions alone', () => {
         ok(`${PROSE}The letter 's' is the plural mark, and it's what Python's x = 's' holds.`);
         ok("It's the model's answer, and we don't change it.");
@@ -1210,7 +1225,7 @@ describe('detector signals on real outputs', () => {
     });
 
     it('reaches the same reasons streamed one character at a time', () => {
-      for (const id of ['r032b44a4bf', 'r4dc0392c32', 'rd30ea1c95a', 'r21a3856e76', 'rce9896e207', 'r778a7b1646']) {
+      for (const id of ['r032b44a4bf', 'r4dc0392c32', 'rd30ea1c95a', 'r21a3856e76', 'rce9896e207', 'r778a7b1646', 'r68af9cfa50']) {
         const c = real(id);
         const d = createDetector();
         for (const ch of c.text) d.push({ text: ch });

@@ -30,15 +30,19 @@ export class DetokSpacing {
   /** A candidate waits for the character after it: a closing quote makes it a quoted letter ('s'). */
   private pending = -1;
   private pendingText = '';
+  /** The candidate had spaces on both sides of its apostrophe: a quote mark after it makes it a quoted letter (" ' s ' "). */
+  private pendingSpaced = false;
 
   constructor(private readonly sink: WordSink) {}
 
   word(w: WordScanner): void {
-    if (this.pending >= 0) this.settle(w.gapFirst);
+    if (this.pending >= 0) this.settle(this.pendingSpaced && w.gapLen >= 2 && isApostrophe(w.gapSecond) ? 39 : w.gapFirst);
     // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
     const afterQuoted = this.quoted;
     this.quoted = isApostrophe(w.gapLast);
-    if (w.gapLen > 2 || w.len > 2) return;
+    // A contraction whose pieces were joined with spaces ("I ' m", "AI ' s"): space, apostrophe, space.
+    const spacedBoth = w.gapLen === 3 && w.gapFirst === 32 && isApostrophe(w.gapSecond) && w.gapLast === 32;
+    if ((w.gapLen > 2 && !spacedBoth) || w.len > 2) return;
     const tail = TAILS.get(w.hash);
     if (tail === undefined || w.digits > 0) return;
     if (w.gapLen === 1) {
@@ -47,12 +51,18 @@ export class DetokSpacing {
     }
     const g0 = w.gapFirst;
     const g1 = w.gapSecond;
-    if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && !afterQuoted && (w.words > 0 || w.start === 2)) {
+    if (spacedBoth && w.words > 0 && !afterQuoted) {
+      this.pending = w.start - 3;
+      this.pendingText = ` ${String.fromCharCode(g1)} ${tail}`;
+      this.pendingSpaced = true;
+    } else if (w.gapLen === 2 && isApostrophe(g0) && g1 === 32 && !afterQuoted && (w.words > 0 || w.start === 2)) {
       this.pending = w.start - 2;
       this.pendingText = `${String.fromCharCode(g0)} ${tail}`;
+      this.pendingSpaced = false;
     } else if (w.gapLen === 2 && g0 === 32 && isApostrophe(g1) && w.words > 0 && w.hash !== T_HASH) {
       this.pending = w.start - 2;
       this.pendingText = ` ${String.fromCharCode(g1)}${tail}`;
+      this.pendingSpaced = false;
     }
   }
 
