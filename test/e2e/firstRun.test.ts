@@ -103,6 +103,9 @@ describe('e2e: a new user with no server tries the simulator', function () {
     const firstStep = walkthrough.locator('.getting-started-step', { hasText: 'See what it catches' });
     await firstStep.getByRole('button', { name: 'Try the Simulator' }).click();
     const url = await simulatorUrl(page);
+    // The probe panel opened over the walkthrough; back on it, the step is marked done.
+    await page.locator('.tab', { hasText: 'Walkthrough' }).click();
+    await firstStep.locator('.codicon-getting-started-step-checked').waitFor({ timeout: 15_000 });
     await serversPane(page).locator('.monaco-list-row', { hasText: SIM_LABEL }).waitFor({ timeout: 30_000 });
     assert.ok(await answers(url));
     await runCommand(page, 'Inference Doctor: Stop Simulator');
