@@ -166,7 +166,8 @@ export async function pickProbeServer(ctx: Ctx, uri: vscode.Uri): Promise<Server
   const remembered = saved ? ctx.servers.store.get(saved) : undefined;
   if (remembered) return remembered;
   const picked = await ctx.servers.pick(undefined, 'Probe which server after the restart?');
-  if (picked) await ctx.extension.workspaceState.update(key, picked.id);
+  // The window's simulator is gone with the window: not remembered for this launch file.
+  if (picked && !ctx.servers.store.isSession(picked.id)) await ctx.extension.workspaceState.update(key, picked.id);
   return picked;
 }
 

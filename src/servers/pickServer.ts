@@ -7,7 +7,7 @@ import { guardPicks } from '../ui/foreignText';
 
 /**
  * Resolves the server a command is about: the tree node it was invoked on, a server id passed
- * by another command, the only server there is, or the user's pick.
+ * by another command, the only server there is (unless it is the window's simulator), or the user's pick.
  */
 export async function pickServer(store: ServerStore, arg: unknown, placeHolder = 'Pick a server'): Promise<ServerConfig | undefined> {
   const fromArg = serverFromArg(store, arg);
@@ -19,7 +19,9 @@ export async function pickServer(store: ServerStore, arg: unknown, placeHolder =
     if (answer === add) await vscode.commands.executeCommand(COMMANDS.addServer);
     return undefined;
   }
-  if (servers.length === 1) return servers[0];
+  // The only server, unless it is this window's simulator: a command about a real server (the fix
+  // loop's re-probe) must not settle on it unasked.
+  if (servers.length === 1 && !store.isSession(servers[0].id)) return servers[0];
   const picked = await vscode.window.showQuickPick(guardPicks(servers.map((server) => ({ label: server.label, description: server.baseUrl, server }))), {
     placeHolder,
   });

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import type { Ctx, ServersService } from '../context';
-import { normaliseBaseUrl } from '../core/servers';
+import { normaliseBaseUrl, type ServerConfig } from '../core/servers';
 import type { HealthMonitor } from './healthMonitor';
 import type { ServerStore } from './serverStore';
 import { ServersView } from './serversView';
@@ -87,7 +87,7 @@ async function addServer(store: ServerStore, health: HealthMonitor): Promise<voi
 
 /** Starts the tryout simulator (or finds the running one) and opens the probe panel on it. */
 async function trySimulator(ctx: Ctx, tryout: TryoutSimulator): Promise<void> {
-  let server;
+  let server: ServerConfig;
   try {
     server = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Starting the SGLang simulator on this machine…' }, () =>
       tryout.start(),
@@ -96,6 +96,8 @@ async function trySimulator(ctx: Ctx, tryout: TryoutSimulator): Promise<void> {
     void vscode.window.showErrorMessage(`The simulator did not start: ${errorMessage(error)}`);
     return;
   }
+  // Stopped while it started: nothing to open.
+  if (!ctx.servers.store.get(server.id)) return;
   await ctx.executeCommand(COMMANDS.openProbePanel, server.id);
   void vscode.window.showInformationMessage(
     `${server.label} runs at ${server.baseUrl}. Pick a model in the probe panel: "healthy" answers well, each "broken-…" one fails the way real servers do. Stop Simulator ends it.`,

@@ -76,7 +76,8 @@ export class ServersView implements vscode.TreeDataProvider<ServersNode>, vscode
         status.lastError ? `\n\n${escapeMarkdown(status.lastError, { maxLength: 500 })}` : '',
       ].join('\n'),
     );
-    item.contextValue = 'server';
+    // The window's simulator: probe it like any server, but Stop it instead of editing or removing it.
+    item.contextValue = this.store.isSession(server.id) ? 'sessionServer' : 'server';
     // The health monitor redraws rows as checks finish: the command reads the clicked row (rowCommand.ts).
     item.command = rowCommand(COMMANDS.openClickedServer, 'Open Probe Panel');
     return item;

@@ -45,15 +45,17 @@ export class TryoutSimulator implements vscode.Disposable {
 
   /** Stops the simulator and takes it off the list; false when none was running. */
   async stop(): Promise<boolean> {
-    // A stop asked for while it starts stops what that start brings up.
-    await this.starting?.catch(() => undefined);
+    // A stop asked for while it starts stops what that start brings up. Otherwise nothing is
+    // awaited before the entry is taken: a start right after this call launches a new one.
+    if (!this.running && this.starting) await this.starting.catch(() => undefined);
     const running = this.running;
     if (!running) return false;
     this.running = undefined;
     this.store.removeSession(running.server.id);
     // The port first: at shutdown the context command may no longer run.
     await running.sim.close();
-    await vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
+    // A start while the port closed brought up another: its Stop stays.
+    if (!this.running && !this.starting) await vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
     return true;
   }
 

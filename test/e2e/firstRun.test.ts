@@ -11,19 +11,9 @@ import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { closeCodeServer, openWorkbench, probeFrame, resultsDir, runCommand, screenshotIfFailed, serversPane, toastText } from './ui';
-import { waitFor } from '../support/wait';
+import { listening, waitFor } from '../support/wait';
 
 const SIM_LABEL = 'Simulator (this machine, no GPU)';
-
-/** Whether anything answers HTTP at `url` (a refused connection is false). */
-async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The simulator's URL, from the notice Try the Simulator shows. */
 async function simulatorUrl(page: Page): Promise<string> {
@@ -58,7 +48,7 @@ describe('e2e: a new user with no server tries the simulator', function () {
     await page.locator('.activitybar .action-item a[aria-label*="Inference Doctor"]').first().click();
     await serversPane(page).locator('.welcome-view-content .monaco-button', { hasText: 'Try the Simulator' }).click();
     const url = await simulatorUrl(page);
-    assert.ok(await answers(url), 'the simulator answers on loopback');
+    assert.ok(await listening(url), 'the simulator answers on loopback');
     await serversPane(page).locator('.monaco-list-row', { hasText: SIM_LABEL }).waitFor({ timeout: 30_000 });
     // The panel opens on the simulator; with no model chosen it gets the first one, the NaN model.
     const panel = probeFrame(page);
@@ -80,7 +70,7 @@ describe('e2e: a new user with no server tries the simulator', function () {
     await serversPane(page).locator('.pane-header .action-item a[aria-label="Stop Simulator"]').click();
     await serversPane(page).locator('.welcome-view-content .monaco-button', { hasText: 'Try the Simulator' }).waitFor({ timeout: 30_000 });
     assert.equal(await serversPane(page).locator('.monaco-list-row', { hasText: SIM_LABEL }).count(), 0);
-    await waitFor('the simulator to stop answering', async () => !(await answers(url)), 15_000);
+    await waitFor('the simulator to stop answering', async () => !(await listening(url)), 15_000);
   });
 
   it('the Get Started walkthrough lists its steps and starts the simulator from the first', async () => {
@@ -107,8 +97,8 @@ describe('e2e: a new user with no server tries the simulator', function () {
     await page.locator('.tab', { hasText: 'Walkthrough' }).click();
     await firstStep.locator('.codicon-getting-started-step-checked').waitFor({ timeout: 15_000 });
     await serversPane(page).locator('.monaco-list-row', { hasText: SIM_LABEL }).waitFor({ timeout: 30_000 });
-    assert.ok(await answers(url));
+    assert.ok(await listening(url));
     await runCommand(page, 'Inference Doctor: Stop Simulator');
-    await waitFor('the simulator to stop answering', async () => !(await answers(url)), 15_000);
+    await waitFor('the simulator to stop answering', async () => !(await listening(url)), 15_000);
   });
 });

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import Module from 'node:module';
 import { join, resolve } from 'node:path';
 import { scenarioPath, SimPool } from './helpers';
+import { installFakeVscode } from '../support/fakeVscode';
 
 const ROOT = resolve(__dirname, '..', '..');
 const API_KEY = 'sk-agent-tools-test-0123456789';
@@ -49,32 +49,18 @@ const fakeVscode = {
   LanguageModelToolResult,
 };
 
-const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-const original = M._resolveFilename;
-
-/** Modules loaded while the fake was installed: they hold it, so they are forgotten afterwards. */
-let cachedBefore = new Set<string>();
-
-function installFakeVscode(): void {
-  cachedBefore = new Set(Object.keys(require.cache));
-  const fake = join(ROOT, 'test', 'integration', '__fake_vscode__.js');
-  M._resolveFilename = function (request: string, ...rest: unknown[]) {
-    return request === 'vscode' ? fake : original.call(this, request, ...rest);
-  };
-  require.cache[fake] = { id: fake, filename: fake, loaded: true, exports: fakeVscode } as unknown as NodeJS.Module;
-}
-
 describe('VS Code language-model tools (src/agent) over the bundled CLI', function () {
   this.timeout(120_000);
   const pool = new SimPool();
   let url: string;
   const logs: string[] = [];
+  let uninstallFakeVscode: (() => void) | undefined;
 
   before(async () => {
     const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
     assert.equal(build.status, 0, build.stderr);
     url = (await pool.start(scenarioPath('nan'), API_KEY)).url;
-    installFakeVscode();
+    uninstallFakeVscode = installFakeVscode(fakeVscode, 'agent_tools');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { register } = require('../../src/agent/register') as typeof import('../../src/agent/register');
     const servers = [{ id: 's1', label: 'SM120 box', baseUrl: url }];
@@ -89,10 +75,8 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
   });
 
   after(async () => {
-    // Other test files in the same mocha process resolve modules as usual again, and load the
-    // project's modules afresh (a cached src/ui/lazy.ts would keep this file's fake vscode).
-    M._resolveFilename = original;
-    for (const key of Object.keys(require.cache)) if (!cachedBefore.has(key)) delete require.cache[key];
+    // A cached src/ui/lazy.ts would keep this file's fake vscode for the test files after it.
+    uninstallFakeVscode?.();
     await pool.closeAll();
   });
 

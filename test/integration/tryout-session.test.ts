@@ -7,12 +7,10 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- a stand-in for the vscode module: loose types on purpose */
 import assert from 'node:assert/strict';
-import Module from 'node:module';
-import { join, resolve } from 'node:path';
+import { installFakeVscode } from '../support/fakeVscode';
+import { listening, waitFor } from '../support/wait';
 import type { ServerStore as ServerStoreType } from '../../src/servers/serverStore';
 import type { TryoutSimulator as TryoutSimulatorType } from '../../src/servers/tryoutSimulator';
-
-const ROOT = resolve(__dirname, '..', '..');
 
 class EventEmitter<T> {
   private listeners: ((e: T) => void)[] = [];
@@ -40,20 +38,6 @@ const fakeVscode = {
   },
 };
 
-const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-const original = M._resolveFilename;
-let cachedBefore = new Set<string>();
-
-/** Whether anything answers HTTP at `url`. */
-async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('Try the Simulator: the session simulator and its server entry', function () {
   this.timeout(30_000);
   let ServerStore: typeof ServerStoreType;
@@ -61,22 +45,15 @@ describe('Try the Simulator: the session simulator and its server entry', functi
   const saved = new Map<string, unknown>();
   const refreshed: (string | undefined)[] = [];
 
+  let uninstallFakeVscode: (() => void) | undefined;
+
   before(async () => {
-    cachedBefore = new Set(Object.keys(require.cache));
-    const fake = join(ROOT, 'test', 'integration', '__fake_vscode_tryout__.js');
-    M._resolveFilename = function (request: string, ...rest: unknown[]) {
-      return request === 'vscode' ? fake : original.call(this, request, ...rest);
-    };
-    require.cache[fake] = { id: fake, filename: fake, loaded: true, exports: fakeVscode } as unknown as NodeJS.Module;
+    uninstallFakeVscode = installFakeVscode(fakeVscode, 'tryout');
     ({ ServerStore } = await import('../../src/servers/serverStore'));
     ({ TryoutSimulator } = await import('../../src/servers/tryoutSimulator'));
   });
 
-  after(() => {
-    // Later test files load the project's modules afresh, with the real resolution.
-    M._resolveFilename = original;
-    for (const key of Object.keys(require.cache)) if (!cachedBefore.has(key)) delete require.cache[key];
-  });
+  after(() => uninstallFakeVscode?.());
 
   function setUp(): { store: ServerStoreType; tryout: TryoutSimulatorType } {
     const memento = { get: (k: string) => saved.get(k), update: (k: string, v: unknown) => (saved.set(k, v), Promise.resolve()) };
@@ -103,16 +80,40 @@ describe('Try the Simulator: the session simulator and its server entry', functi
     assert.equal(saved.size, 0, 'nothing written to global state');
     assert.equal(contextKeys.get('inferenceDoctor.simulatorRunning'), true);
     assert.deepEqual(refreshed, [a.id], 'its health is checked at once');
-    assert.ok(await answers(a.baseUrl));
+    assert.ok(await listening(a.baseUrl));
     await assert.rejects(store.update(a.id, { label: 'x' }), /runs that server itself/);
     await assert.rejects(store.remove(a.id), /runs that server itself/);
 
     assert.equal(await tryout.stop(), true);
     assert.deepEqual(store.list(), []);
     assert.equal(contextKeys.get('inferenceDoctor.simulatorRunning'), false);
-    assert.equal(await answers(a.baseUrl), false, 'its port is closed');
+    assert.equal(await listening(a.baseUrl), false, 'its port is closed');
     assert.equal(await tryout.stop(), false, 'a second stop has nothing to stop');
     assert.ok(changes >= 2, 'the view hears of both');
+  });
+
+  it('starts again after a stop, under the same entry on a new port; a start during the stop keeps its Stop', async () => {
+    const { store, tryout } = setUp();
+    const first = await tryout.start();
+    const stopping = tryout.stop();
+    const second = await tryout.start();
+    assert.equal(await stopping, true);
+    assert.equal(second.id, first.id);
+    assert.notEqual(second.baseUrl, first.baseUrl);
+    assert.deepEqual(
+      store.list().map((s) => s.baseUrl),
+      [second.baseUrl],
+    );
+    assert.equal(contextKeys.get('inferenceDoctor.simulatorRunning'), true, 'the running one can still be stopped');
+    assert.ok(await listening(second.baseUrl));
+    await tryout.stop();
+  });
+
+  it('closing the window (dispose) closes its port', async () => {
+    const { tryout } = setUp();
+    const server = await tryout.start();
+    tryout.dispose();
+    await waitFor('the port to close', async () => !(await listening(server.baseUrl)), 5_000);
   });
 
   it('a stop asked for while it starts stops the simulator that start brings up', async () => {
@@ -122,6 +123,6 @@ describe('Try the Simulator: the session simulator and its server entry', functi
     const server = await starting;
     assert.equal(await stopped, true);
     assert.deepEqual(store.list(), []);
-    assert.equal(await answers(server.baseUrl), false);
+    assert.equal(await listening(server.baseUrl), false);
   });
 });

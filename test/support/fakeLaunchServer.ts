@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listening } from './wait';
 
 const WRAPPER = `"""Stands in for the engine's server module in tests: the simulator does the serving."""
 import os
@@ -91,15 +91,4 @@ export async function startFakeLaunchServer(opts: {
     await new Promise((r) => setTimeout(r, 100));
   }
   return { pid: child.pid!, port: opts.port, logFile, argv, stop };
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }

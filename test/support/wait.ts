@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+
 /**
  * Polls `probe` until it gives something other than `undefined` or `false`, and returns that.
  * Bounded: throws after `timeoutMs`, naming what it waited for.
@@ -15,4 +17,17 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1 at `port` or at a loopback URL's port (a refused connection is false). */
+export function listening(where: number | string): Promise<boolean> {
+  const port = typeof where === 'number' ? where : Number(new URL(where).port);
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }

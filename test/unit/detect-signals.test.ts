@@ -1198,6 +1198,9 @@ describe('detector signals on real outputs', () => {
         ok(`${PROSE}Type ' then s to jump, or ' then m to mark; the ' key is a prefix.`);
         ok(`${PROSE}He wrote ' mass ' and ' scale ' in the margin.`);
         ok(`${PROSE}The suffixes ' s ' and ' d ' mark the plural and the past; ' ll ' is the future.`);
+        // ... also where the quoted letter ends the answer.
+        ok(`${PROSE}The options are ' s ', ' m ' and ' d '`);
+        ok("The plural suffix is ' s '");
       });
       it('leaves quoted letters and glued contractions alone', () => {
         ok(`${PROSE}The letter 's' is the plural mark, and it's what Python's x = 's' holds.`);

@@ -36,7 +36,7 @@ export class DetokSpacing {
   constructor(private readonly sink: WordSink) {}
 
   word(w: WordScanner): void {
-    if (this.pending >= 0) this.settle(this.pendingSpaced && w.gapLen >= 2 && isApostrophe(w.gapSecond) ? 39 : w.gapFirst);
+    if (this.pending >= 0) this.settle(this.after(w));
     // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
     const afterQuoted = this.quoted;
     this.quoted = isApostrophe(w.gapLast);
@@ -66,6 +66,14 @@ export class DetokSpacing {
     }
   }
 
+  /**
+   * What follows the candidate, from the gap after it (the next word's, or the text's end at
+   * finish): an apostrophe after a space closes a letter quoted with spaces (" ' s ' ").
+   */
+  private after(w: WordScanner): number {
+    return this.pendingSpaced && w.gapLen >= 2 && isApostrophe(w.gapSecond) ? 39 : w.gapFirst;
+  }
+
   /** A contraction ends its word: a space, a line break, sentence punctuation or the end follows ("'d*'" is a quoted glob). */
   private settle(next: number): void {
     if (
@@ -90,7 +98,7 @@ export class DetokSpacing {
   }
 
   finish(w: WordScanner): void {
-    if (this.pending >= 0) this.settle(0);
+    if (this.pending >= 0) this.settle(w.gapLen > 0 ? this.after(w) : 0);
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
     // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
