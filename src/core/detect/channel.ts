@@ -60,6 +60,11 @@ const L_passageTwiceLine = LIMITS.passageTwiceLine;
 
 const isLetter = isLetterUnit;
 
+/** A loop candidate that ended (or the text did) after matching its whole period, a separator short at most: a passage said twice (Channel.passageTwice judges it). */
+function passageCandidate(lag: number, matchRun: number): boolean {
+  return lag >= L_passageTwiceChars && matchRun >= lag - L_endLoopWholeGap;
+}
+
 export type FlagSink = (code: ReasonCode, offset: number, detail: string) => void;
 
 const RING = L_ringSize;
@@ -301,7 +306,7 @@ export class Channel {
           // The candidate ends: a short unit to note is feedSlow's (UNIT_MAX_PERIOD 8, UNIT_MIN 16);
           // any other simply ends here, most of them in prose, so the loop goes on without it.
           if (lag <= 8 && matchRun + lag >= 16) break;
-          // A passage said twice is feedSlow's too (passageTwice).
+          // A passage said twice is feedSlow's too (passageCandidate, spelled out for the hot loop).
           if (lag >= passageMin && matchRun >= lag - passageGap) break;
           lag = 0;
           matchRun = 0;
@@ -386,7 +391,7 @@ export class Channel {
         }
         // UNIT_MAX_PERIOD (8), UNIT_MIN (16)
         if (lag <= 8 && matchRun + lag >= 16 && matchRun + lag > this.unitLength) this.noteUnit(lag, matchRun + lag, pos - matchRun - lag, pos - 1);
-        if (lag >= L_passageTwiceChars && matchRun >= lag - L_endLoopWholeGap) this.passageTwice(lag, matchRun, pos - 1, false);
+        if (passageCandidate(lag, matchRun)) this.passageTwice(lag, matchRun, pos - 1, false);
         lag = 0;
         matchRun = 0;
       }
@@ -630,10 +635,15 @@ export class Channel {
   /** The loop's first period (from `start`, when still in the ring), cut to 40 characters. */
   private preview(p: number, start: number, pos: number): string {
     const n = Math.min(p, 40);
-    const from = pos - start < RING ? start : pos - p + 1;
+    const s = this.ringText(pos - start < RING ? start : pos - p + 1, n);
+    return n < p ? `${s}…` : s;
+  }
+
+  /** The n units from position `from` on, as text (all within the ring). */
+  private ringText(from: number, n: number): string {
     let s = '';
     for (let x = from; x < from + n; x++) s += String.fromCharCode(this.ring[x & RMASK]);
-    return n < p ? `${s}…` : s;
+    return s;
   }
 
   /**
@@ -735,9 +745,7 @@ export class Channel {
     const whole = atEnd && p >= L_endLoopWholeChars && this.pos - start >= L_endLoopWholeShare * this.pos;
     if (whole ? !this.unitShape(p, last).wordy : !this.prosePassage(p, last)) return;
     if (this.sentenceEnds(p, last) < L_endLoopWholeSentences) return;
-    let text = '';
-    for (let x = last - p + 1; x <= last; x++) text += String.fromCharCode(this.ring[x & RMASK]);
-    this.passageTwiceText = text;
+    this.passageTwiceText = this.ringText(last - p + 1, p);
     this.passageTwiceStart = start;
     this.flag(
       'long-loop',
@@ -767,7 +775,7 @@ export class Channel {
 
   /** At finish: a passage said twice that runs to the answer's end, the whole answer's included (passageTwice). */
   checkPassageTwice(): void {
-    if (this.lag >= L_passageTwiceChars && this.matchRun >= this.lag - L_endLoopWholeGap) this.passageTwice(this.lag, this.matchRun, this.pos - 1, true);
+    if (passageCandidate(this.lag, this.matchRun)) this.passageTwice(this.lag, this.matchRun, this.pos - 1, true);
   }
 
   /** The text's last unit is a letter or a digit: it stops inside a word, as a cut text does. */

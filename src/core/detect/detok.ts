@@ -98,7 +98,7 @@ export class DetokSpacing {
   }
 
   finish(w: WordScanner): void {
-    if (this.pending >= 0) this.settle(w.gapLen > 0 ? this.after(w) : 0);
+    if (this.pending >= 0) this.settle(this.after(w));
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
     // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
