@@ -22,8 +22,8 @@ import { createLogChannel } from './ui/foreignText';
 export interface ServersService {
   readonly store: ServerStore;
   readonly health: HealthMonitor;
-  /** The server a command argument names (row, id, `{ serverId }`), else the only one, else the user's pick. */
-  readonly pick: (arg: unknown, placeHolder: string) => Promise<ServerConfig | undefined>;
+  /** The server a command argument names (row, id, `{ serverId }`), else the only one, else the user's pick; among the `eligible` ones when given. */
+  readonly pick: (arg: unknown, placeHolder: string, eligible?: (server: ServerConfig) => boolean) => Promise<ServerConfig | undefined>;
   /** The server a command argument names, without asking. */
   readonly fromArg: (arg: unknown) => ServerConfig | undefined;
 }

@@ -147,9 +147,14 @@ export async function pickTarget(ctx: Ctx, uri: vscode.Uri): Promise<TargetChoic
   return choice;
 }
 
-/** The registered server on the launch command's port, else the remembered or picked one. */
+/**
+ * The registered server on the launch command's port, else the remembered or picked one. The
+ * window's own simulator is never it: a launch file starts a real server.
+ */
 export async function pickProbeServer(ctx: Ctx, uri: vscode.Uri): Promise<ServerConfig | undefined> {
-  const servers = ctx.servers.store.list();
+  const { store } = ctx.servers;
+  const launched = (server: ServerConfig): boolean => !store.isSession(server.id);
+  const servers = store.list().filter(launched);
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
   const port = new URL(launchServerUrl(text, uri.path)).port;
   const onPort = servers.filter((s) => {
@@ -163,11 +168,10 @@ export async function pickProbeServer(ctx: Ctx, uri: vscode.Uri): Promise<Server
   if (onPort.length === 1) return onPort[0];
   const key = SERVER_KEY + uri.toString();
   const saved = ctx.extension.workspaceState.get<string>(key);
-  const remembered = saved ? ctx.servers.store.get(saved) : undefined;
+  const remembered = saved ? store.get(saved) : undefined;
   if (remembered) return remembered;
-  const picked = await ctx.servers.pick(undefined, 'Probe which server after the restart?');
-  // The window's simulator is gone with the window: not remembered for this launch file.
-  if (picked && !ctx.servers.store.isSession(picked.id)) await ctx.extension.workspaceState.update(key, picked.id);
+  const picked = await ctx.servers.pick(undefined, 'Probe which server after the restart?', launched);
+  if (picked) await ctx.extension.workspaceState.update(key, picked.id);
   return picked;
 }
 

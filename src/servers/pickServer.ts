@@ -7,21 +7,25 @@ import { guardPicks } from '../ui/foreignText';
 
 /**
  * Resolves the server a command is about: the tree node it was invoked on, a server id passed
- * by another command, the only server there is (unless it is the window's simulator), or the user's pick.
+ * by another command, the only server there is, or the user's pick; among the servers `eligible`
+ * accepts, when given.
  */
-export async function pickServer(store: ServerStore, arg: unknown, placeHolder = 'Pick a server'): Promise<ServerConfig | undefined> {
+export async function pickServer(
+  store: ServerStore,
+  arg: unknown,
+  placeHolder = 'Pick a server',
+  eligible: (server: ServerConfig) => boolean = () => true,
+): Promise<ServerConfig | undefined> {
   const fromArg = serverFromArg(store, arg);
   if (fromArg) return fromArg;
-  const servers = store.list();
+  const servers = store.list().filter(eligible);
   if (servers.length === 0) {
     const add = 'Add Server';
     const answer = await vscode.window.showInformationMessage('No inference servers are registered yet.', add);
     if (answer === add) await vscode.commands.executeCommand(COMMANDS.addServer);
     return undefined;
   }
-  // The only server, unless it is this window's simulator: a command about a real server (the fix
-  // loop's re-probe) must not settle on it unasked.
-  if (servers.length === 1 && !store.isSession(servers[0].id)) return servers[0];
+  if (servers.length === 1) return servers[0];
   const picked = await vscode.window.showQuickPick(guardPicks(servers.map((server) => ({ label: server.label, description: server.baseUrl, server }))), {
     placeHolder,
   });

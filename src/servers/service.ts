@@ -17,7 +17,8 @@ export function createServersService(base: CtxBase): ServersService {
   return {
     store,
     health,
-    pick: (arg: unknown, placeHolder: string): Promise<ServerConfig | undefined> => pickServer(store, arg, placeHolder),
+    pick: (arg: unknown, placeHolder: string, eligible?: (server: ServerConfig) => boolean): Promise<ServerConfig | undefined> =>
+      pickServer(store, arg, placeHolder, eligible),
     fromArg: (arg: unknown): ServerConfig | undefined => serverFromArg(store, arg),
   };
 }
