@@ -15,7 +15,18 @@ import { summarise } from '../../src/core/eval/report';
 import { runEval } from '../../src/core/eval/run';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { waitFor } from '../support/wait';
-import { closeCodeServer, openWorkbench, pickQuickItem, probeFrame, resultsDir, runCommand, screenshotIfFailed, serversPane, toastText } from './ui';
+import {
+  closeCodeServer,
+  openWorkbench,
+  pickQuickItem,
+  probeFrame,
+  resultsDir,
+  runCommand,
+  screenshotIfFailed,
+  serversPane,
+  showInferenceDoctor,
+  toastText,
+} from './ui';
 
 /**
  * code-server's open and save dialogs are a quick input holding a path. It fills in its starting
@@ -103,7 +114,7 @@ describe('e2e: the accuracy smoke test and the reference check in VS Code', func
   });
 
   it('runs the smoke test from the Servers view on a fluent-but-wrong model and sees it fail, with no NaN found', async () => {
-    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    await showInferenceDoctor(page);
     const row = serversPane(page).locator('.monaco-list-row', { hasText: 'fp8-box' });
     await row.waitFor({ timeout: 60_000 });
     await row.click({ button: 'right' });

@@ -5,12 +5,10 @@
  * an invalid choice and a renamed flag marked, completion of flags and choices.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
-import { closeCodeServer, hoverTokenAgain, openFile, openWorkbench, resultsDir, screenshotIfFailed, TOKEN_CENTRE } from './ui';
+import { type Page } from 'playwright-core';
+import { hoverTokenAgain, openFile, resultsDir, TOKEN_CENTRE, useWorkbench } from './ui';
 import { waitFor } from '../support/wait';
 
 /** Two documents: a compose file whose service takes its command through an anchor, and a Kubernetes Deployment. */
@@ -41,28 +39,13 @@ spec:
 
 describe('e2e: only a launch file, no server_args.py — the bundled catalog of its SGLang release', function () {
   this.timeout(300_000);
-  let workspace: string;
-  let codeServer: RunningCodeServer;
-  let browser: Browser;
-  let page: Page;
-
-  before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    workspace = mkdtempSync(join(tmpdir(), 'id-e2e-bundled-'));
+  const workbench = useWorkbench('bundled', (workspace) => {
     mkdirSync(join(workspace, 'deploy'));
     writeFileSync(join(workspace, 'deploy', 'compose.yaml'), COMPOSE_WITH_ANCHOR);
-    codeServer = await startCodeServer({ workspace });
-    ({ browser, page } = await openWorkbench(codeServer.url));
   });
-
-  afterEach(async function () {
-    await screenshotIfFailed(this.currentTest, page, 'e2e-bundled-failed');
-  });
-
-  after(async () => {
-    await browser?.close();
-    await closeCodeServer(codeServer, 'code-server-bundled.log');
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
+  let page: Page;
+  before(() => {
+    page = workbench.page;
   });
 
   it('hovers a flag of the anchored command with our help and the release from the image tag', async () => {

@@ -19,10 +19,11 @@ import {
   probeFrame,
   resultsDir,
   runCommand,
+  runCommandAndAnswer,
   screenshotIfFailed,
   serversPane,
+  showInferenceDoctor,
   toastText,
-  runCommandAndAnswer,
 } from './ui';
 
 const INCIDENT = 'SM120 NVFP4 box';
@@ -147,7 +148,7 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
   });
 
   it('1. probe: the answer streams "!!!!" and the panel says NaN while it still streams', async () => {
-    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    await showInferenceDoctor(page);
     const panel = probeFrame(page);
     // A click before the extension has activated only selects the row: click until the panel opens.
     for (let i = 0; i < 4 && !(await panel.locator('[data-testid="prompt"]').isVisible()); i++) {

@@ -35,11 +35,12 @@ import {
   probeFrame,
   resultsDir,
   runCommand,
+  runCommandAndAnswer,
   screenshotIfFailed,
   serversPane,
   setPrompt,
+  showInferenceDoctor,
   toastText,
-  runCommandAndAnswer,
 } from './ui';
 
 describe('e2e: Inference Doctor in code-server', function () {
@@ -196,7 +197,7 @@ describe('e2e: Inference Doctor in code-server', function () {
   });
 
   it('shows the Inference Doctor sidebar with its welcome content', async () => {
-    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    await showInferenceDoctor(page);
     const welcome = serversPane(page).locator('.welcome-view-content');
     await welcome.waitFor({ timeout: 60_000 });
     assert.match(await welcome.innerText(), /No inference servers yet/);
@@ -329,7 +330,7 @@ describe('e2e: Inference Doctor in code-server', function () {
       assert.equal(await quickInput.isVisible(), false, 'a quick input kept coming back');
       // The sidebar shown: the extension is active (also when this test runs alone).
       // (Clicking the icon of the sidebar already shown would hide it.)
-      if (!(await serversPane(page).isVisible())) await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+      if (!(await serversPane(page).isVisible())) await showInferenceDoctor(page);
       await serversPane(page).waitFor({ timeout: 60_000 });
       // "Forward Port and Add to Servers" was used last, so it tops the palette: click the row itself.
       await page.keyboard.press('F1');

@@ -5,12 +5,9 @@
  * lists its steps and starts the simulator from its first one.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
-import { closeCodeServer, openWorkbench, probeFrame, resultsDir, runCommand, screenshotIfFailed, serversPane, toastText } from './ui';
+import { type Page } from 'playwright-core';
+import { probeFrame, resultsDir, runCommand, serversPane, showInferenceDoctor, toastText, useWorkbench } from './ui';
 import { listening, waitFor } from '../support/wait';
 
 const SIM_LABEL = 'Simulator (this machine, no GPU)';
@@ -23,29 +20,14 @@ async function simulatorUrl(page: Page): Promise<string> {
 
 describe('e2e: a new user with no server tries the simulator', function () {
   this.timeout(300_000);
-  let workspace: string;
-  let codeServer: RunningCodeServer;
-  let browser: Browser;
+  const workbench = useWorkbench('first-run');
   let page: Page;
-
-  before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'id-e2e-first-run-'));
-    codeServer = await startCodeServer({ workspace });
-    ({ browser, page } = await openWorkbench(codeServer.url));
-  });
-
-  afterEach(async function () {
-    await screenshotIfFailed(this.currentTest, page, 'e2e-first-run-failed');
-  });
-
-  after(async () => {
-    await browser?.close();
-    await closeCodeServer(codeServer, 'code-server-first-run.log');
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
+  before(() => {
+    page = workbench.page;
   });
 
   it("starts the simulator from the Servers view's welcome, and the probe panel catches its NaN answer", async () => {
-    await page.locator('.activitybar .action-item a[aria-label*="Inference Doctor"]').first().click();
+    await showInferenceDoctor(page);
     await serversPane(page).locator('.welcome-view-content .monaco-button', { hasText: 'Try the Simulator' }).click();
     const url = await simulatorUrl(page);
     assert.ok(await listening(url), 'the simulator answers on loopback');

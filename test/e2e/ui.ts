@@ -2,10 +2,11 @@
  * What the e2e tests do in VS Code's UI, shared by the test files: the palette, quick inputs, the
  * Servers view, the probe panel's frame, and hovers over a token in an editor.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { repoRoot, type RunningCodeServer } from '../../scripts/lib/codeServer';
+import { repoRoot, startCodeServer, type RunningCodeServer } from '../../scripts/lib/codeServer';
 import { waitFor } from '../support/wait';
 
 export const resultsDir = join(repoRoot, 'test-results');
@@ -41,6 +42,48 @@ export async function closeCodeServer(codeServer: RunningCodeServer | undefined,
   if (!codeServer) return;
   writeFileSync(join(resultsDir, logName), codeServer.logs());
   await codeServer.close();
+}
+
+/**
+ * The hooks of a test file that needs only a workspace folder, code-server on it and the
+ * workbench: `fill` writes the folder's files first. A failed test leaves `<name>-failed-….png`,
+ * and code-server's log is kept as `code-server-<name>.log`. Read `page` and `workspace` inside tests.
+ */
+export function useWorkbench(name: string, fill: (workspace: string) => void = () => undefined): { readonly page: Page; readonly workspace: string } {
+  let workspace: string | undefined;
+  let codeServer: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    workspace = mkdtempSync(join(tmpdir(), `id-e2e-${name}-`));
+    fill(workspace);
+    codeServer = await startCodeServer({ workspace });
+    ({ browser, page } = await openWorkbench(codeServer.url));
+  });
+  afterEach(async function () {
+    await screenshotIfFailed(this.currentTest, page, `e2e-${name}-failed`);
+  });
+  after(async () => {
+    await browser?.close();
+    await closeCodeServer(codeServer, `code-server-${name}.log`);
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
+  });
+  return {
+    get page() {
+      if (!page) throw new Error('the workbench is not open yet: read page inside a test');
+      return page;
+    },
+    get workspace() {
+      if (!workspace) throw new Error('no workspace yet: read it inside a test');
+      return workspace;
+    },
+  };
+}
+
+/** Shows the Inference Doctor sidebar (its activity bar icon). */
+export async function showInferenceDoctor(page: Page): Promise<void> {
+  await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
 }
 
 export function serversPane(page: Page) {

@@ -23,10 +23,11 @@ import {
   probeFrame,
   resultsDir,
   runCommand,
+  runCommandAndAnswer,
   screenshotIfFailed,
   serversPane,
   setPrompt,
-  runCommandAndAnswer,
+  showInferenceDoctor,
 } from './ui';
 
 const MODEL = 'nvidia/Qwen3-30B-A3B-NVFP4';
@@ -82,7 +83,7 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
   });
 
   it('probes the vLLM server: NaN from the corrupted-requests counter, with the engine named', async () => {
-    await page.locator('.activitybar a.action-label[aria-label^="Inference Doctor"]').click({ timeout: 60_000 });
+    await showInferenceDoctor(page);
     const row = serversPane(page).locator('.monaco-list-row', { hasText: 'vllm-box' });
     await row.waitFor({ timeout: 60_000 });
     await row.hover();
