@@ -106,6 +106,19 @@ describe('inference-doctor check (dist/cli.js)', function () {
     assert.equal(parseAny(later.stdout).files[0].release.version, '0.5.18');
   });
 
+  it("the seed's systemd unit: --fp4-gemm-runner-backend before the setting existed names the release and the flag that added it; after, the rename", async () => {
+    const unit = 'test/fixtures/launch/sglang.service';
+    const old = await check([unit, '--version', '0.5.6']);
+    assert.match(
+      old.stdout,
+      /sglang\.service:13:45: error: --fp4-gemm-runner-backend does not exist in SGLang 0\.5\.6: SGLang 0\.5\.8 added this setting, as --fp4-gemm-backend\. .*\[unknown-flag\]$/m,
+    );
+    const now = parseAny((await check([unit, '--version', '0.5.18', '--format', 'json'])).stdout);
+    const renamed = now.files[0].findings.find((f: { code: string }) => f.code === 'renamed-flag');
+    assert.ok(renamed, JSON.stringify(now.files[0].findings));
+    assert.deepEqual(renamed.fixes, ['Rename to --fp4-gemm-backend']);
+  });
+
   it('an image tag in the file sets its release', async () => {
     const r = await check([`${FIX}/compose/compose.yaml`]);
     assert.equal(r.code, 1);

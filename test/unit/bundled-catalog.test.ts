@@ -90,6 +90,15 @@ describe('bundled catalog of SGLang releases', function () {
     assert.deepEqual(b.explainMissing('--new-name', 0), { kind: 'not-yet-renamed', to: '--new-name', from: '--old-name', renamedIn: '0.5.0' });
     assert.equal(b.explainMissing('--a', 1), undefined, 'present: nothing to explain');
     assert.equal(b.explainMissing('--never', 1), undefined, 'never existed: the catalog says unknown, not history');
+    // A name no release has that spells out a field a later release sets under another flag.
+    assert.deepEqual(b.explainMissing('--x', 0), undefined, 'the field is there in 0.4.0 (as --old-name): the rename check names it');
+    const late = new BundledCatalog(mergeReleaseCatalogs([release('0.4.0', r1), release('0.5.0', catalog([entry('--short', { field: 'long_field_name' })]))]));
+    assert.deepEqual(late.explainMissing('--long-field-name', 0), { kind: 'field-added-later', as: '--short', addedIn: '0.5.0' });
+    assert.equal(late.explainMissing('--long-field-name', 1), undefined, 'the release has the field: the rename check names it');
+    assert.equal(
+      flagHistoryText('--long-field-name', '0.4.0', late.explainMissing('--long-field-name', 0)!),
+      '--long-field-name does not exist in SGLang 0.4.0: SGLang 0.5.0 added this setting, as --short.',
+    );
     assert.deepEqual(b.explainChoice('backend', 'three', 0), { kind: 'added-later', addedIn: '0.5.0' });
     assert.deepEqual(b.explainChoice('backend', 'one', 2), { kind: 'removed', removedIn: '0.5.2', lastIn: '0.5.0' });
     assert.equal(b.explainChoice('backend', 'two', 2), undefined);
@@ -139,6 +148,12 @@ describe('bundled catalog of SGLang releases', function () {
     const fp4 = b.catalogFor(newest).entries.find((e) => e.flag === '--fp4-gemm-backend');
     assert.ok(fp4?.choices?.includes('flashinfer_cudnn'));
     assert.equal(fp4?.field, 'fp4_gemm_runner_backend');
+    // The seed's flag on a release before the setting existed: which release added it, under which name.
+    assert.deepEqual(b.explainMissing('--fp4-gemm-runner-backend', b.match('0.5.6')!.index), {
+      kind: 'field-added-later',
+      as: '--fp4-gemm-backend',
+      addedIn: '0.5.8',
+    });
     assert.ok(!fp4?.deprecated, 'a help text naming a deprecated environment variable does not deprecate the flag');
     assert.ok(b.catalogFor(newest).entries.length > b.catalogFor(0).entries.length * 4);
   });

@@ -18,7 +18,9 @@ export type FlagHistoryNote =
   | { kind: 'added-later'; addedIn: string }
   | { kind: 'removed'; removedIn: string; lastIn: string }
   | { kind: 'renamed'; to: string; renamedIn: string }
-  | { kind: 'not-yet-renamed'; to: string; from: string; renamedIn: string };
+  | { kind: 'not-yet-renamed'; to: string; from: string; renamedIn: string }
+  /** Never a flag of any bundled release, but the dash form of a field that later releases set under another flag. */
+  | { kind: 'field-added-later'; as: string; addedIn: string };
 
 export type ChoiceHistoryNote = { kind: 'added-later'; addedIn: string } | { kind: 'removed'; removedIn: string; lastIn: string };
 
@@ -160,7 +162,22 @@ export class BundledCatalog {
       if (now) return { kind: 'renamed', to: now.flag, renamedIn: this.firstWith(now.flag, last + 1) ?? next };
       return { kind: 'removed', removedIn: next, lastIn: this.releases[last].version };
     }
-    return undefined;
+    return this.data.engine === 'vllm' ? undefined : this.fieldAddedLater(field, r);
+  }
+
+  /**
+   * A name no release accepts that spells a field out ("--fp4-gemm-runner-backend" for
+   * fp4_gemm_runner_backend, which SGLang calls --fp4-gemm-backend): the flag that sets the field
+   * in the first release after `r` that has it. SGLang only: vLLM's field names repeat across its
+   * config classes.
+   */
+  private fieldAddedLater(field: string, r: number): FlagHistoryNote | undefined {
+    let first: { release: number; flag: string } | undefined;
+    for (const f of this.data.flags) {
+      if (f.field !== field) continue;
+      for (const v of f.variants) for (const [a] of v.in) if (!first || a < first.release) first = { release: a, flag: f.flag };
+    }
+    return first && first.release > r ? { kind: 'field-added-later', as: first.flag, addedIn: this.releases[first.release].version } : undefined;
   }
 
   /** The first release at or after `from` where the option exists. */
@@ -204,6 +221,8 @@ export function flagHistoryText(option: string, release: string, n: FlagHistoryN
       return `${option} was renamed in ${engine} ${n.renamedIn}: use ${n.to}.`;
     case 'not-yet-renamed':
       return `${option} is the name from ${engine} ${n.renamedIn} on; ${release} calls it ${n.from}.`;
+    case 'field-added-later':
+      return `${option} does not exist in ${engine} ${release}: ${engine} ${n.addedIn} added this setting, as ${n.as}.`;
   }
 }
 
