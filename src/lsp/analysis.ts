@@ -33,6 +33,8 @@ export interface FixData extends DiagnosticFixData {
 export interface RuleEnv {
   rules: KnownBadRule[];
   computeCapability?: number;
+  /** Who says the GPU is that one, for "Matches …" in rule messages; default: the selected host. */
+  gpuSource?: string;
   versions?: Record<string, string>;
   /** Off: no known-bad diagnostics (hover still lists them). */
   diagnostics?: boolean;
@@ -386,21 +388,28 @@ function firstSentence(s: string): string {
 }
 
 /** Human text of a rule match, shared by the diagnostic and the hover. */
-export function ruleMessage(m: RuleMatchResult, advice?: string): string {
+export function ruleMessage(m: RuleMatchResult, advice?: string, gpuSource = 'the selected host'): string {
   const r = m.rule;
   const parts = [`Known issue: ${r.title}. Symptom: ${r.symptom}`];
   const unknown = m.unknown.map((u) => u.message);
   if (unknown.length) parts.push(`Only if: ${unknown.join('; ')}.`);
-  // With a host selected, say that its GPU is the one the rule is about.
+  // With a GPU known (a selected host, or --gpu), say that it is the one the rule is about.
   const gpu = m.held.find((h) => h.kind === 'gpu');
   if (gpu?.key === 'file-hint') parts.push(`Applies: ${gpu.message}.`);
-  else if (gpu) parts.push(`Matches the selected host: ${gpu.message}.`);
+  else if (gpu) parts.push(`Matches ${gpuSource}: ${gpu.message}.`);
   parts.push(`Fix: ${r.fix.summary}`);
   if (advice) parts.push(advice);
   return parts.join(' ').replace(/\.\./g, '.');
 }
 
-function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, text: string, offsetOf: (p: Range['start']) => number, out: Diagnostic[]): void {
+function ruleDiagnostics(
+  ac: AnalyzedCommand,
+  index: CatalogIndex | undefined,
+  text: string,
+  offsetOf: (p: Range['start']) => number,
+  out: Diagnostic[],
+  gpuSource: string | undefined,
+): void {
   const advice = ac.advice ?? new Map<RuleMatchResult, string>();
   for (const [rank, m] of ac.matches.entries()) {
     let range = ac.cmd.entryRange;
@@ -425,7 +434,7 @@ function ruleDiagnostics(ac: AnalyzedCommand, index: CatalogIndex | undefined, t
     const withChanges = fixes.find((f) => f.changes?.length);
     if (withChanges?.changes && m.rule.origin === 'builtin' && m.status === 'match')
       (ac.applicable ??= new Map()).set(m, { changes: withChanges.changes, summary: withChanges.summary ?? '' });
-    const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m, advice.get(m)), fixes);
+    const d = diag(range, DiagnosticSeverity.Warning, 'known-bad', ruleMessage(m, advice.get(m), gpuSource), fixes);
     const href = sourceUrl(m.rule.sources[0]);
     if (href) d.codeDescription = { href };
     out.push(d);
@@ -572,7 +581,7 @@ export function analyzeText(text: string, hint: LanguageHint, index: CatalogInde
           const lines = new LineIndex(text);
           offsetOf = (p) => lines.offset(p);
         }
-        ruleDiagnostics(ac, index, text, offsetOf, out.diagnostics);
+        ruleDiagnostics(ac, index, text, offsetOf, out.diagnostics, env.gpuSource);
       }
       if (env.diagnostics !== false && ac.findings?.length) {
         if (!offsetOf) {

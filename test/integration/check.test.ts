@@ -138,13 +138,16 @@ describe('inference-doctor check (dist/cli.js)', function () {
     assert.equal(bad[0].column, 3);
     assert.equal(bad[0].severity, 'warning');
     assert.match(bad[0].message, /^Known issue: NVFP4 dense GEMM on SM 12\.x/);
-    assert.match(bad[0].message, /Matches the selected host: GPU compute capability 12\.0/);
+    // The CLI has no host: the message names the GPU the command line gave.
+    assert.match(bad[0].message, /Matches the GPU given with --gpu \(RTX PRO 6000 Blackwell\): GPU compute capability 12\.0/);
+    assert.doesNotMatch(bad[0].message, /selected host/);
     assert.ok(
       bad[0].fixes.some((t: string) => /--fp4-gemm-backend|Marlin/i.test(t)),
       bad[0].fixes.join('; '),
     );
     // The same GPU as a number; another GPU generation is not affected; no GPU: the rule only might apply.
-    assert.equal((await check([file, '--gpu', '12.0', '--format', 'json'])).stdout, sm120.stdout);
+    // (the message then names no GPU model, only the capability)
+    assert.equal((await check([file, '--gpu', '12.0', '--format', 'json'])).stdout, sm120.stdout.replace('--gpu (RTX PRO 6000 Blackwell):', '--gpu:'));
     const hopper = await check([file, '--gpu', 'h100']);
     assert.equal(hopper.code, 0, hopper.stdout);
     const unknown = await check([file]);

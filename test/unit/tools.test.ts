@@ -259,6 +259,10 @@ describe('agent tools', () => {
       fits(tool('check_launch'), r.data);
       assert.equal(r.data.commands, 1);
       assert.ok((r.data.findings as unknown[]).length > 0, r.text);
+      // No host here: the known issue names the GPU the agent gave.
+      const known = (r.data.findings as { code: string; message: string }[]).filter((f) => f.code === 'known-bad');
+      assert.ok(known.length > 0, r.text);
+      for (const f of known) assert.match(f.message, /Matches the GPU given \(RTX PRO 6000 Blackwell\): GPU compute capability 12\.0/);
       const bad = await runTool('check_launch', { text: 'x', fileName: '../../etc/passwd' }, ctx());
       assert.ok(!bad.ok);
       assert.equal(bad.error.code, 'invalid-input');

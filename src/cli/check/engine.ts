@@ -67,6 +67,8 @@ export interface CheckerOptions {
   cwd: string;
   /** --gpu: the compute capability the rules compare. */
   computeCapability?: number;
+  /** How rule messages name that GPU ("the GPU given with --gpu, …"). */
+  gpuSource?: string;
   /** --version: the release every file is judged against (no detection). */
   version?: string;
   /** --catalog: a server_args.py or package, read already. */
@@ -169,6 +171,7 @@ export class Checker {
     const analysis = analyzeText(text.startsWith('\uFEFF') ? text.slice(1) : text, syntaxOf(absolute), index, {
       rules,
       ...(this.opts.computeCapability !== undefined ? { computeCapability: this.opts.computeCapability } : {}),
+      ...(this.opts.gpuSource ? { gpuSource: this.opts.gpuSource } : {}),
       ...(pinned ? { versions: { sglang: pinned } } : {}),
       diagnostics: true,
       ...(release ? { release } : {}),

@@ -19,7 +19,7 @@ export async function checkLaunchText(text: string, fileName: string, opts: { gp
     const checker = new Checker({
       cwd: dir,
       bundled,
-      ...(gpu ? { computeCapability: ccNumber(gpu.cc) } : {}),
+      ...(gpu ? { computeCapability: ccNumber(gpu.cc), gpuSource: `the GPU given${gpu.name ? ` (${gpu.name})` : ''}` } : {}),
       ...(opts.version ? { version: opts.version } : {}),
     });
     const r = await checker.checkText(text, join(dir, fileName));

@@ -67,10 +67,10 @@ function key(s: string): string {
 }
 
 /** A GPU by name (see NAMED_GPUS, else a device name as nvidia-smi prints it) or a compute capability (`12.0`, `sm_120`, `120`). */
-export function gpuFromArg(text: string): { cc: ComputeCap; label: string } | undefined {
+export function gpuFromArg(text: string): { cc: ComputeCap; label: string; name?: string } | undefined {
   const k = key(text);
   const named = NAMED_GPUS.find((x) => x.id === k);
-  if (named) return { cc: named.cc, label: `${named.name} (compute capability ${ccText(named.cc)})` };
+  if (named) return { cc: named.cc, label: `${named.name} (compute capability ${ccText(named.cc)})`, name: named.name };
   const cc = parseComputeCap(text) ?? parseComputeCap(computeCapabilityOfName(text));
   return cc ? { cc, label: `compute capability ${ccText(cc)}` } : undefined;
 }
