@@ -313,6 +313,35 @@ describe('detector signals on real outputs', () => {
       assert.equal(detect(`${PROSE.trim()} The ratio is 3:1\nUser: and then?`, { finishReason: 'stop' }).kind, 'degenerate');
       assert.equal(detect(`Note: ${PROSE.trim()}\nUser: and Spain?`, { finishReason: 'stop' }).kind, 'degenerate');
     });
+    it("reads an answer that opens with a user turn as the model writing the user's part: degenerate when the prompt asked for no dialogue", () => {
+      // Tune r7e48dcdd42 and r1f4c694f00: a GGUF engine with no chat template answers "Hello" and "What is 2+2?" with a new user turn.
+      for (const id of ['r7e48dcdd42', 'r1f4c694f00']) {
+        const c = real(id);
+        assert.ok(c.prompt, id);
+        const r = reason(detect(c.text, { finishReason: null }, undefined, { prompt: c.prompt }), 'template-leak');
+        assert.equal(r.kind, 'degenerate', id);
+        assert.equal(r.offset, 0, id);
+        // Without the prompt there is no telling it from a dialogue asked for: a suspect.
+        const alone = detect(c.text, { finishReason: null });
+        assert.equal(alone.kind, 'ok', id);
+        assert.equal(reason(alone, 'template-leak').kind, 'suspect', id);
+      }
+      const opening = 'Human: What is the capital of France?';
+      const asked = detect(opening, { finishReason: 'stop' }, undefined, { prompt: 'Write a short dialogue between a human and an AI about geography.' });
+      assert.equal(asked.kind, 'ok', 'a dialogue asked for');
+      // A field named User holds a value, not a sentence; a label later in the answer is the other rules' business.
+      for (const text of [
+        'User: admin\nPassword: hunter2',
+        '**User:** root',
+        'Users: 3 active, 2 idle',
+        'Human beings are curious: they ask why.',
+        '```\nUser: What is this?\n```',
+      ]) {
+        const v = detect(text, { finishReason: 'stop' }, undefined, { prompt: 'What does the config file hold?' });
+        assert.equal(v.kind, 'ok', text);
+        assert.ok(!v.reasons.some((x) => x.code === 'template-leak'), text);
+      }
+    });
     it('leaves an indented "user" term of a definition list alone: a template role starts its line', () => {
       const text =
         'Jeder Schalter kann aus einer dieser Quellen stammen:\n\n   system\n       der Schalter wurde durch eine systemweite Konfiguration gesetzt\n\n' +

@@ -183,6 +183,9 @@ const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<seed:bos>
 const FILLER =
   /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
+/** A prompt that asks for a dialogue, a script or a role play: its answer may open with a user's label. */
+const ASKS_DIALOGUE = /dialog|conversation|transcript|script|role[- ]?play|interview|exchange|chat ?log|scene|roles?\b|turns?\b|human:|user:/i;
+
 /** Role names that open a turn: "User:", "Human:", "### Instruction:", or the word alone on a line. */
 const USER_ROLES = ['user', 'human', 'instruction', 'you', '用户', '人类'];
 const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question', '助手', '系统'];
@@ -455,6 +458,12 @@ export class LexicalScanner {
 
   /** Token 0's text when it is one character (the NaN signature); -1 otherwise. */
   private readonly token0: number;
+  /** A prompt was given, and it does not ask for a dialogue: an answer that opens with a user turn did not answer it. */
+  private readonly promptWantsAnswer: boolean;
+  /** The answer's first word is a user's label ("Human:"): its offset until its line ends, else -1. */
+  private openingTurnAt = -1;
+  /** Function words on that line after the label: a turn says a sentence, a field ("User: admin") a value. */
+  private openingTurnStops = 0;
 
   constructor(
     private readonly sink: LexSink,
@@ -462,6 +471,7 @@ export class LexicalScanner {
     token0Text = '!',
   ) {
     this.token0 = token0Text.length === 1 ? token0Text.charCodeAt(0) : -1;
+    this.promptWantsAnswer = typeof prompt === 'string' && prompt.trim().length > 0 && !ASKS_DIALOGUE.test(prompt);
     const norm = typeof prompt === 'string' ? normalisePrompt(prompt).slice(0, LEX.echoChars) : '';
     if (norm.length >= LEX.echoMinChars) {
       this.echo = norm;
@@ -846,6 +856,10 @@ export class LexicalScanner {
 
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
+    if (this.words === 1 && this.lastRole === 1 && this.lastRoleCapital && !this.inFence && !this.inInline) {
+      this.openingTurnAt = this.lastRoleAt;
+      return;
+    }
     // Code names keys "User:" too (an SSH config, a YAML mapping).
     if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline || this.inExampleDialogue(this.lastRoleOpensLine)) return;
     const at = this.lastRoleAt;
@@ -858,6 +872,25 @@ export class LexicalScanner {
     } else if (this.lastRole === 2) {
       this.flag('template-leak', at, `a role label ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") at offset ${at} looks like a new turn`, 'suspect');
     }
+  }
+
+  /**
+   * The answer opens with a user's label ("Human: What is…"): instead of answering, the model
+   * writes the user's next turn, as a base model or one with no chat template does. Degenerate
+   * when the prompt is known and asks for no dialogue; else a suspect (asked for a dialogue, an
+   * answer may start with one).
+   */
+  private openingUserTurn(lineWords: number): void {
+    const at = this.openingTurnAt;
+    this.openingTurnAt = -1;
+    if (lineWords < LEX.openingTurnWords || this.openingTurnStops === 0) return;
+    const role = ROLE_NAMES.get(this.lastRoleHash) ?? 'User';
+    this.flag(
+      'template-leak',
+      at,
+      `the answer opens with a user turn ("${role}:") at offset ${at}: the model writes the user's part instead of answering`,
+      this.promptWantsAnswer ? 'degenerate' : 'suspect',
+    );
   }
 
   /**
@@ -920,7 +953,10 @@ export class LexicalScanner {
     }
     // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells;
     // after an apostrophe it is a contraction's tail ("n't", "'s"), part of the word before it.
-    if (!(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019)) && STOPWORDS.has(h)) f |= F_STOP;
+    if (!(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019)) && STOPWORDS.has(h)) {
+      f |= F_STOP;
+      if (this.openingTurnAt >= 0) this.openingTurnStops++;
+    }
     // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
     if (this.gapCode || this.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
@@ -1141,6 +1177,7 @@ export class LexicalScanner {
     this.judgeNamed();
     this.lineNo++;
     const words = this.lineWords;
+    if (this.openingTurnAt >= 0) this.openingUserTurn(words);
     if (words > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) {
@@ -1461,6 +1498,7 @@ export class LexicalScanner {
     if (top && top.count >= LEX.floodWholeChars && top.share >= LEX.floodShare) {
       this.flag('token0-run', top.at, `${top.count} of the answer's visible characters are token 0's text ${JSON.stringify(top.char)}`, 'nan');
     }
+    if (this.openingTurnAt >= 0) this.openingUserTurn(this.lineWords);
     if (this.lineWords > 0 && !this.inFence) {
       this.roleTurn(this.lineFirstWord, this.lineWords, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);

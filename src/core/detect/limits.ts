@@ -202,6 +202,8 @@ export const LEX = Object.freeze({
   tokenTurns: 3,
   /** Words before an inline "Human:" for it to count as a new turn. */
   roleMinWords: 3,
+  /** An answer that opens with "Human:" holds a user turn when the label's line has this many words (the label's included) and a function word. */
+  openingTurnWords: 3,
   /** A template marker in a sentence is named, not leaked, when this many words follow it on its line. */
   namedMarkerWords: 3,
   /** Answer flood: the most frequent character's share of visible characters at finish, from floodMinChars. */
