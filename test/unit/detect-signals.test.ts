@@ -1251,13 +1251,30 @@ describe('detector signals on real outputs', () => {
         assert.equal(reason(v, 'detok-spacing').kind, 'suspect');
         assert.equal(reason(detect(`${PROSE}${slips}`, { finishReason: 'stop' }), 'detok-spacing').kind, 'degenerate');
       });
+      it('flags suffixes standing alone after a word ("design ing , developing"), a real answer; one in prose that names it stays a suspect', () => {
+        // Tune re64cf2dcf4: DJL Serving's streamer joined the token texts with spaces.
+        const c = real('re64cf2dcf4');
+        const r = reason(judge(c), 'detok-spacing');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 3), 'ing');
+        // Three split words make it without the spaced commas; text that names a suffix unquoted stays a suspect.
+        assert.equal(
+          reason(detect('The inform ation you need is in the develop ment guide and the manage ment console.', { finishReason: 'stop' }), 'detok-spacing').kind,
+          'degenerate',
+        );
+        const named = detect('The suffix ing marks a gerund in English, and the suffix tion turns a verb into a noun.', { finishReason: 'stop' });
+        assert.equal(named.kind, 'ok');
+        assert.equal(reason(named, 'detok-spacing').kind, 'suspect');
+        // Suffixes quoted, hyphenated or glued, and the words that are words, are no pieces.
+        ok(`${PROSE}Words ending in "ing" or -tion are common; testing, information and development are fine, and so is Ed's 2nd ed. of the book.`);
+      });
       it("leaves quoted globs and sed expressions alone: no contraction ends before '*' or '/'", () => {
         ok(`${PROSE}Compare git rm 'd*' with git rm 'd/*', then run sed -i 's/^var /self./' index.js and sed -i 's/^let /self./' main.js.`);
       });
     });
 
     it('reaches the same reasons streamed one character at a time', () => {
-      for (const id of ['r032b44a4bf', 'r4dc0392c32', 'rd30ea1c95a', 'r21a3856e76', 'rce9896e207', 'r778a7b1646', 'r68af9cfa50']) {
+      for (const id of ['r032b44a4bf', 'r4dc0392c32', 'rd30ea1c95a', 'r21a3856e76', 'rce9896e207', 'r778a7b1646', 'r68af9cfa50', 're64cf2dcf4']) {
         const c = real(id);
         const d = createDetector();
         for (const ch of c.text) d.push({ text: ch });

@@ -2,9 +2,14 @@
  * Detokenizer damage: a space inside a contraction ("' s journey", "don' t", "it 's"), what a
  * detokenizer that mishandles the apostrophe piece gives. Healthy text writes "'s" glued.
  *
+ * Likewise an English suffix standing alone after a word ("design ing", "inform ation"): a client
+ * that joins the tokens' texts with spaces splits words at their token boundaries. No English word
+ * is spelled "ing" or "tion", so healthy text, code included, has none of them.
+ *
  * Bounded: counters and one pending candidate; work once per word.
  */
 import * as limits from './limits';
+import * as scripts from './script';
 import { wordHash } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
@@ -14,6 +19,31 @@ const DETOK = limits.DETOK;
 /** Contraction tails: after "' " any of them, after " '" all but "t" (" 't" is a quote opening). */
 const TAILS = new Map(['s', 't', 'll', 're', 've', 'd', 'm'].map((w) => [wordHash(w), w]));
 const T_HASH = wordHash('t');
+/** Suffixes that are never a word of their own ("ed", "er", "est", "ly" are: an abbreviation, a hesitation, French "is", a domain). */
+const SUFFIX_PIECES = new Map(
+  [
+    'ing',
+    'ings',
+    'tion',
+    'tions',
+    'sion',
+    'sions',
+    'ation',
+    'ations',
+    'ment',
+    'ments',
+    'ness',
+    'ized',
+    'ised',
+    'ization',
+    'isation',
+    'ities',
+    'ility',
+    'ously',
+    'ingly',
+  ].map((w) => [wordHash(w), w]),
+);
+const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
 
 function isApostrophe(c: number): boolean {
   return c === 39 || c === 0x2019;
@@ -32,11 +62,18 @@ export class DetokSpacing {
   private pendingText = '';
   /** The candidate had spaces on both sides of its apostrophe: a quote mark after it makes it a quoted letter (" ' s ' "). */
   private pendingSpaced = false;
+  /** Suffixes standing alone after a word, the first one's offset and text. */
+  private pieces = 0;
+  private firstPieceAt = -1;
+  private pieceSample = '';
+  /** Commas and full stops with a space on both sides (" , "): punctuation tokens joined with spaces too. */
+  private spacedMarks = 0;
 
   constructor(private readonly sink: WordSink) {}
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(this.after(w));
+    this.suffixPiece(w);
     // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
     const afterQuoted = this.quoted;
     this.quoted = isApostrophe(w.gapLast);
@@ -63,6 +100,18 @@ export class DetokSpacing {
       this.pending = w.start - 2;
       this.pendingText = ` ${String.fromCharCode(g1)}${tail}`;
       this.pendingSpaced = false;
+    }
+  }
+
+  /** A suffix alone after a word, one space between ("maintain ing"): the word cut at a token boundary. */
+  private suffixPiece(w: WordScanner): void {
+    if (w.gapLen === 3 && w.gapFirst === 32 && w.gapLast === 32 && (w.gapSecond === 44 || w.gapSecond === 46)) this.spacedMarks++;
+    if (w.gapLen !== 1 || w.gapFirst !== 32 || w.words === 0 || !w.lowerOnly || w.digits > 0 || w.scriptMask !== LATIN_ONLY) return;
+    const suffix = SUFFIX_PIECES.get(w.hash);
+    if (suffix === undefined) return;
+    if (this.pieces++ === 0) {
+      this.firstPieceAt = w.start;
+      this.pieceSample = suffix;
     }
   }
 
@@ -99,10 +148,19 @@ export class DetokSpacing {
 
   finish(w: WordScanner): void {
     if (this.pending >= 0) this.settle(this.after(w));
+    this.finishPieces();
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
     // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
     const strong = (this.events >= DETOK.events && this.events > this.glued) || w.words < DETOK.shortWords;
     this.sink('detok-spacing', this.firstAt, detail, strong ? 'degenerate' : 'suspect');
+  }
+
+  private finishPieces(): void {
+    if (this.pieces === 0) return;
+    const detail = `${this.pieces === 1 ? 'a suffix' : `${this.pieces} suffixes`} standing alone after a word, such as ${JSON.stringify(this.pieceSample)} at offset ${this.firstPieceAt}: words are split where their tokens meet`;
+    // Text about suffixes can name one unquoted ("the suffix ing"); a stream that spaced its commas out too cannot.
+    const strong = this.pieces >= DETOK.suffixPieces || this.spacedMarks > 0;
+    this.sink('detok-spacing', this.firstPieceAt, detail, strong ? 'degenerate' : 'suspect');
   }
 }

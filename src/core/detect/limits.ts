@@ -496,4 +496,6 @@ export const DROPPED = Object.freeze({
 export const DETOK = Object.freeze({
   events: 2,
   shortWords: 16,
+  /** Suffixes standing alone ("design ing") that make an answer degenerate; fewer are a suspect unless its commas stand alone too (" , "). */
+  suffixPieces: 3,
 });
