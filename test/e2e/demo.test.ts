@@ -20,6 +20,7 @@ import {
   resultsDir,
   runCommand,
   runCommandAndAnswer,
+  runCommandAndPick,
   screenshotIfFailed,
   serversPane,
   showInferenceDoctor,
@@ -254,8 +255,7 @@ describe('e2e: the demo story (npm run demo), from the first !!!! to a healthy a
   it('3b. the same from a value in the Backend Flags view, the running value marked', async () => {
     await tidy(page);
     await openFile(page, 'run.sh');
-    await runCommand(page, 'Inference Doctor: Select Server for Flags');
-    await pickQuickItem(page, INCIDENT);
+    await runCommandAndPick(page, 'Inference Doctor: Select Server for Flags', INCIDENT);
     await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'fp4-gemm');
     const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Backend Flags/i }) });
     const flag = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();

@@ -36,6 +36,7 @@ import {
   resultsDir,
   runCommand,
   runCommandAndAnswer,
+  runCommandAndPick,
   screenshotIfFailed,
   serversPane,
   setPrompt,
@@ -597,8 +598,7 @@ describe('e2e: Inference Doctor in code-server', function () {
     // Focusing the view opens the sidebar on it (a click on the activity icon would toggle it closed).
     await runCommand(page, 'Focus on Backend Flags View');
     const pane = flagsPane(page);
-    await runCommand(page, 'Inference Doctor: Select Server for Flags');
-    await pickQuickItem(page, 'simulator');
+    await runCommandAndPick(page, 'Inference Doctor: Select Server for Flags', 'simulator');
     await runCommandAndAnswer(page, 'Inference Doctor: Filter Backend Flags', 'Filter Backend Flags', 'fp4-gemm');
     // The renamed flag, with the value /server_info reports on the selected server.
     const flagRow = pane.locator('.monaco-list-row', { hasText: '--fp4-gemm-backend' }).first();

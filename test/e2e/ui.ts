@@ -242,10 +242,26 @@ export async function hoverTokenAgain(page: Page, token: string, hoverText: stri
     }
   }
 }
-export async function pickQuickItem(page: Page, text: string): Promise<void> {
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
-  await row.waitFor({ timeout: 30_000 });
+export async function pickQuickItem(page: Page, text: string, timeout = 30_000): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row:visible', { hasText: text }).first();
+  await row.waitFor({ timeout });
   await row.click();
+}
+/**
+ * Runs a command that opens a pick and chooses `item` in it. A view that redraws as the command
+ * runs can take focus and close the pick: the command runs again, bounded.
+ */
+export async function runCommandAndPick(page: Page, title: string, item: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, title);
+    try {
+      await pickQuickItem(page, item, attempt < 3 ? 15_000 : 30_000);
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /**

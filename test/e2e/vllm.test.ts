@@ -19,11 +19,11 @@ import {
   hoverTokenAgain,
   openFile,
   openWorkbench,
-  pickQuickItem,
   probeFrame,
   resultsDir,
   runCommand,
   runCommandAndAnswer,
+  runCommandAndPick,
   screenshotIfFailed,
   serversPane,
   setPrompt,
@@ -121,8 +121,7 @@ describe('e2e: a vLLM user — hover on a vllm serve flag, and a probe verdict f
     await row.waitFor({ timeout: 60_000 });
     await pane.locator('.monaco-list-row', { hasText: 'KV cache' }).filter({ hasText: '1 flag' }).waitFor({ timeout: 10_000 });
 
-    await runCommand(page, 'Inference Doctor: Select Server for Flags');
-    await pickQuickItem(page, 'vllm-box');
+    await runCommandAndPick(page, 'Inference Doctor: Select Server for Flags', 'vllm-box');
     await header.filter({ hasText: 'values: vllm-box' }).waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.notification-toast', { hasText: 'server_info' }).count(), 0, 'no /server_info warning for vLLM');
     assert.doesNotMatch(await row.innerText(), /●/, 'no value from a server without /server_info');
