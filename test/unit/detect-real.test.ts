@@ -24,8 +24,9 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /**
  * Floors per split (recall) and false-positive ceilings, at the measured figures: a change may not
- * make them worse. The goals are printed beside them; validation's false positives (2/190) are above
- * their goal, and tuning may not look at which outputs those are.
+ * make them worse. The goals are printed beside them; validation's false positives (2/201, 0.995%)
+ * are just under their goal now that the split holds more healthy outputs, and tuning may not look at
+ * which outputs those are.
  */
 const FLOOR = { tune: 0.745, validation: 0.621 } as const;
 const MAX_FPR = { tune: 0.01, validation: 0.011 } as const;
