@@ -23,13 +23,12 @@ function optionsOf(c: RealCase): DetectorOptions {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /**
- * Floors per split (recall) and false-positive ceilings, at the measured figures: a change may not
- * make them worse. The goals are printed beside them; validation's false positives (2/205, 0.976%)
- * are just under their goal now that the split holds more healthy outputs, and tuning may not look at
- * which outputs those are.
+ * Floors per split (recall) and false-positive ceilings, at the measured figures where they miss
+ * their goal: a change may not make them worse. The goals are printed beside them. Validation's
+ * false positives (2/205) are within the goal; tuning may not look at which outputs those are.
  */
 const FLOOR = { tune: 0.745, validation: 0.621 } as const;
-const MAX_FPR = { tune: 0.01, validation: 0.011 } as const;
+const MAX_FPR = { tune: 0.01, validation: 0.01 } as const;
 const GOAL_RECALL = 0.9;
 const GOAL_FPR = 0.01;
 
