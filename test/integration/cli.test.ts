@@ -223,6 +223,32 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     assert.equal((await cli(['flags', '--engine', 'tgi', '--python', 'python3'])).code, 64);
   });
 
+  it('detect: responses saved as servers send them, one line out per choice', async () => {
+    const chat = {
+      id: 'chatcmpl-7',
+      object: 'chat.completion',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'Paris is the capital of France.' }, finish_reason: 'stop', matched_stop: null },
+        { index: 1, message: { role: 'assistant', content: '!!!!!!!!' }, finish_reason: 'stop', matched_stop: 'NaN happened' },
+      ],
+    };
+    const native = { text: '!!!!', meta_info: { id: 'gen-1', finish_reason: { type: 'stop', matched: 'NaN happened' } } };
+    const r = await cli(['detect', '-'], `${JSON.stringify(chat)}\n${JSON.stringify(native)}\n`);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => parseAny(l));
+    assert.deepEqual(
+      lines.map((l) => [l.id, l.choice, l.verdict]),
+      [
+        ['chatcmpl-7', 0, 'ok'],
+        ['chatcmpl-7', 1, 'nan'],
+        ['gen-1', undefined, 'nan'],
+      ],
+    );
+  });
+
   it('detect - reads standard input', async () => {
     const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
     assert.equal(r.code, 0);

@@ -1,6 +1,6 @@
 /** Focused behaviour tests of the degenerate-output detector: one signal or property at a time. */
 import assert from 'node:assert/strict';
-import { createDetector, detect, detectRecord, LIMITS, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
+import { createDetector, detect, detectRecord, detectRecords, LIMITS, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
 import type { ReasonCode, StreamDelta, TokenInfo, Verdict } from '../../src/core/detect';
 
 const PROSE =
@@ -470,6 +470,99 @@ describe('detector hostile inputs', () => {
       assert.match(r.error, re);
       if (rec && typeof rec === 'object' && !Array.isArray(rec)) assert.equal(r.id, (rec as { id: unknown }).id);
     }
+  });
+
+  describe('saved server responses as detect records', () => {
+    const FLOOD = '!'.repeat(40);
+    it('an SGLang chat completion with its NaN stop: one verdict, under the response id', () => {
+      const line = JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: FLOOD }, finish_reason: 'stop', matched_stop: 'NaN happened' }],
+      });
+      const [r, ...more] = detectRecords(line);
+      assert.equal(more.length, 0);
+      assert.ok('verdict' in r, JSON.stringify(r));
+      assert.equal(r.id, 'chatcmpl-1');
+      assert.equal(r.verdict, 'nan');
+      assert.ok(r.reasons.includes('nan-marker'));
+      assert.equal(r.choice, undefined, 'one choice: no index');
+    });
+    it('every choice of a response, numbered; the reasoning of a message is judged too', () => {
+      const loop = 'Wait, let me check the sum again. '.repeat(40);
+      const rs = detectRecords({
+        id: 'r2',
+        choices: [
+          { index: 0, message: { content: PROSE }, finish_reason: 'stop' },
+          { index: 1, message: { content: FLOOD.replace(/!/g, '+') }, finish_reason: 'length' },
+          { index: 2, message: { content: 'The answer is 4.', reasoning_content: loop }, finish_reason: 'length' },
+        ],
+      });
+      assert.deepEqual(
+        rs.map((r) => ('verdict' in r ? [r.id, r.choice, r.verdict] : r.error)),
+        [
+          ['r2', 0, 'ok'],
+          ['r2', 1, 'degenerate'],
+          ['r2', 2, 'degenerate'],
+        ],
+      );
+    });
+    it("a vLLM completion's text and legacy logprobs; its stop_reason read as the matched stop", () => {
+      const [r] = detectRecords(
+        '{"id":"cmpl-3","object":"text_completion","choices":[{"index":0,"text":"abc","finish_reason":"stop","stop_reason":null,"logprobs":{"tokens":["a","bc"],"token_logprobs":[-0.1,NaN]}}]}',
+      );
+      assert.ok('verdict' in r, JSON.stringify(r));
+      assert.equal(r.verdict, 'nan');
+      assert.deepEqual(r.reasons, ['nan-logprob']);
+    });
+    it('a chat message with tool calls and no content is judged by its finish', () => {
+      const call = { id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } };
+      const [ok] = detectRecords({ id: 't', choices: [{ message: { content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] });
+      assert.deepEqual(ok, { id: 't', verdict: 'ok', reasons: [] });
+      const [missing] = detectRecords({ id: 't', choices: [{ message: { content: null }, finish_reason: 'tool_calls' }] });
+      assert.ok('verdict' in missing && missing.reasons.includes('tool-calls-missing'), JSON.stringify(missing));
+    });
+    it('an OpenAI batch output line, under its custom_id; a failed request is an error line', () => {
+      const body = { id: 'chatcmpl-9', choices: [{ message: { content: FLOOD }, finish_reason: 'length' }] };
+      const [r] = detectRecords({ id: 'batch_req_1', custom_id: 'q-17', response: { status_code: 200, body } });
+      assert.ok('verdict' in r, JSON.stringify(r));
+      assert.equal(r.id, 'q-17');
+      assert.equal(r.verdict, 'nan');
+      const [failed] = detectRecords({ id: 'batch_req_2', custom_id: 'q-18', response: null, error: { message: 'model not found' } });
+      assert.deepEqual(failed, { id: 'q-18', error: 'the batch line has no response body: model not found' });
+    });
+    it("SGLang's native /generate answer, alone or a list: finish_reason.matched and output_token_logprobs are read", () => {
+      const native = (id: string, text: string, matched: string | null): unknown => ({
+        text,
+        meta_info: { id, finish_reason: { type: 'stop', matched }, output_token_logprobs: [[-0.2, 791, 'x']] },
+      });
+      const [nan] = detectRecords(JSON.stringify(native('n1', '!!!!', 'NaN happened')));
+      assert.ok('verdict' in nan, JSON.stringify(nan));
+      assert.equal(nan.id, 'n1');
+      assert.equal(nan.verdict, 'nan');
+      assert.ok(nan.reasons.includes('nan-marker'));
+      const list = detectRecords([native('a', PROSE, null), native('b', FLOOD, null)]);
+      assert.deepEqual(
+        list.map((r) => ('verdict' in r ? [r.id, r.verdict] : r.error)),
+        [
+          ['a', 'ok'],
+          ['b', 'nan'],
+        ],
+      );
+      // A record's own fields win over meta_info's.
+      const [own] = detectRecords({ id: 'o', text: PROSE, finish_reason: 'stop', meta_info: { finish_reason: { type: 'length', matched: 'NaN happened' } } });
+      assert.ok('verdict' in own && own.verdict === 'nan', 'matched_stop from meta_info where the record has none');
+    });
+    it('says what is wrong with a response it cannot judge', () => {
+      assert.deepEqual(detectRecords({ id: 'e', choices: [] }), [{ id: 'e', error: 'the response has no choices' }]);
+      assert.deepEqual(detectRecords({ id: 'e', choices: [7, { message: { content: PROSE } }] })[0], {
+        id: 'e',
+        choice: 0,
+        error: 'choices[0] is not an object',
+      });
+      assert.match((detectRecords({ id: 'e', choices: [{ message: { content: 5 } }] })[0] as { error: string }).error, /"text" must be a string/);
+      assert.match((detectRecords([1, 2])[0] as { error: string }).error, /JSON object/);
+    });
   });
 
   it('parses Python literals only outside strings', () => {

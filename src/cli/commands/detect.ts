@@ -1,7 +1,7 @@
 /** `inference-doctor detect FILE.jsonl|-`: one verdict line per JSONL record. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { detectRecord } from '../../core/detect';
+import { detectRecords } from '../../core/detect';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
@@ -9,10 +9,13 @@ const USAGE = `Usage: inference-doctor detect FILE.jsonl
        inference-doctor detect -            (read standard input)
 
 Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?,
-"prompt"?} (Python's NaN/Infinity literals are accepted; with "prompt" an echoed prompt is seen).
-Each output line is {"id", "verdict", "reasons", "suspects"?}: "reasons" made the verdict,
-"suspects" is weak evidence that left it alone. {"id", "error"} marks a line that is not a valid
-record. Blank lines are skipped.
+"prompt"?} (Python's NaN/Infinity literals are accepted; with "prompt" an echoed prompt is seen),
+or a response saved as the server sent it: an OpenAI-compatible chat completion or completion
+(SGLang, vLLM; every choice, with the message's reasoning), a line of an OpenAI batch output file,
+or SGLang's native /generate answer {"text", "meta_info"} (alone or a list of them).
+Each output line is {"id", "choice"?, "verdict", "reasons", "suspects"?}: "reasons" made the
+verdict, "suspects" is weak evidence that left it alone, "choice" numbers the choices of a response
+that has several. {"id", "error"} marks a line that is not a valid record. Blank lines are skipped.
 
 Exit status: 0 judged (whatever the verdicts), 64 bad usage, 66 the file cannot be read.`;
 
@@ -44,7 +47,7 @@ export const detectCommand: Command = {
     let batch = '';
     for await (const line of lines) {
       if (!line.trim()) continue;
-      batch += `${JSON.stringify(detectRecord(line))}\n`;
+      for (const result of detectRecords(line)) batch += `${JSON.stringify(result)}\n`;
       if (batch.length > 64 * 1024) {
         await write(io.stdout, batch);
         batch = '';

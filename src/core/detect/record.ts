@@ -1,16 +1,22 @@
 /**
- * `inference-doctor detect FILE.jsonl`: one record in, one verdict line out.
+ * `inference-doctor detect FILE.jsonl`: one record in, one verdict line out (one per choice of a
+ * saved server response).
  *
- * Input: {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?, "tool_calls"?, "prompt"?}.
+ * Input: {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?, "tool_calls"?, "prompt"?},
+ * or a response as servers send it: an OpenAI-compatible chat completion or completion (every
+ * choice; the message's reasoning too), a line of an OpenAI batch output file ({custom_id,
+ * response: {body}}), or SGLang's native /generate answer ({text, meta_info}) alone or in a list.
  * logprobs may be an array of numbers/null, OpenAI's {content: [{token, logprob}]}, the legacy
  * completions {tokens: [...], token_logprobs: [...]}, or SGLang's native [[logprob, id, text?]].
  */
-import { detect } from './detector';
-import type { FinishInfo, ReasonCode, TokenInfo, VerdictKind } from './types';
+import { createDetector } from './detector';
+import type { FinishInfo, ReasonCode, StreamDelta, TokenInfo, VerdictKind } from './types';
 import { errorMessage } from '../errors';
 
 export interface DetectRecordOk {
   id: unknown;
+  /** The choice's index, for a response with more than one choice. */
+  choice?: number;
   verdict: VerdictKind;
   /** Codes of the reasons that made the verdict. */
   reasons: ReasonCode[];
@@ -20,6 +26,7 @@ export interface DetectRecordOk {
 
 export interface DetectRecordError {
   id: unknown;
+  choice?: number;
   error: string;
 }
 
@@ -144,55 +151,129 @@ export function tokensFromLogprobs(lp: unknown): TokenInfo[] | string {
   return `logprobs is a ${typeof lp}, expected an array or {content: [...]}`;
 }
 
-/**
- * Verdict for one JSONL record. Never throws: a malformed record yields {id, error}.
- * A string argument is parsed first (Python's NaN/Infinity literals accepted).
- */
-export function detectRecord(record: unknown): DetectRecordResult {
-  try {
-    let rec = record;
-    if (typeof rec === 'string') {
-      try {
-        rec = parseJsonLenient(rec);
-      } catch (e) {
-        return { id: null, error: `not valid JSON: ${errorMessage(e)}` };
-      }
-    }
-    if (!isRecord(rec)) {
-      return { id: null, error: `a record must be a JSON object, got ${rec === null ? 'null' : Array.isArray(rec) ? 'an array' : typeof rec}` };
-    }
-    const id = rec.id ?? null;
-    const text = rec.text;
-    if (typeof text !== 'string') {
-      return { id, error: `"text" must be a string, got ${text === undefined ? 'nothing' : text === null ? 'null' : typeof text}` };
-    }
-    const finish: FinishInfo = {};
-    const fr = rec.finish_reason;
-    if (fr !== undefined && fr !== null && typeof fr !== 'string') {
-      return { id, error: `"finish_reason" must be a string or null, got ${typeof fr}` };
-    }
-    if (typeof fr === 'string') finish.finishReason = fr;
-    const ms = rec.matched_stop;
-    if (ms !== undefined && ms !== null && typeof ms !== 'string' && typeof ms !== 'number') {
-      return { id, error: `"matched_stop" must be a string, a number or null, got ${typeof ms}` };
-    }
-    if (ms !== undefined) finish.matchedStop = ms;
-    const tc = rec.tool_calls;
-    if (Array.isArray(tc)) finish.toolCallCount = tc.length;
-    else if (typeof tc === 'number' && Number.isFinite(tc)) finish.toolCallCount = tc;
-    const tokens = tokensFromLogprobs(rec.logprobs);
-    if (typeof tokens === 'string') return { id, error: tokens };
-    const opts: { token0Text?: string; token0Id?: number; prompt?: string } = {};
-    if (typeof rec.token0_text === 'string') opts.token0Text = rec.token0_text;
-    if (typeof rec.token0_id === 'number') opts.token0Id = rec.token0_id;
-    if (typeof rec.prompt === 'string') opts.prompt = rec.prompt;
-    const v = detect(text, finish, tokens, opts);
-    const out: DetectRecordOk = { id, verdict: v.kind, reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code) };
-    const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
-    if (suspects.length) out.suspects = suspects;
-    return out;
-  } catch (e) {
-    const id = isRecord(record) ? (record.id ?? null) : null;
-    return { id, error: `internal error: ${errorMessage(e)}` };
+/** One answer to judge, in the detect record's own field names. */
+type Answer = Record<string, unknown> & { choice?: number };
+/** What a line holds: answers to judge, or what is wrong with a part of it. */
+type Found = { answer: Answer } | { failure: DetectRecordError };
+
+/** SGLang's native finish_reason ({type, matched}) as the record's finish_reason and matched_stop. */
+function fromNative(rec: Record<string, unknown>, meta: Record<string, unknown>): Answer {
+  const out: Answer = { ...rec, id: rec.id ?? meta.id ?? null, logprobs: rec.logprobs ?? meta.output_token_logprobs };
+  // The record's own fields, where it has them, win.
+  const fr = meta.finish_reason;
+  if (isRecord(fr)) {
+    if (fr.type !== undefined) out.finish_reason ??= fr.type;
+    if (fr.matched !== undefined) out.matched_stop ??= fr.matched;
+  } else if (fr !== undefined) out.finish_reason ??= fr;
+  return out;
+}
+
+/** One OpenAI-compatible choice (chat message, completion text or stream delta) as a record. */
+function fromChoice(id: unknown, choice: unknown, index: number, many: boolean): Found {
+  const at = many ? { choice: index } : {};
+  if (!isRecord(choice)) return { failure: { id, ...at, error: `choices[${index}] is not an object` } };
+  const message = isRecord(choice.message) ? choice.message : isRecord(choice.delta) ? choice.delta : undefined;
+  const text = message ? (message.content ?? '') : choice.text;
+  const out: Answer = { id, ...at, text, finish_reason: choice.finish_reason, logprobs: choice.logprobs };
+  const reasoning = message?.reasoning_content ?? message?.reasoning;
+  if (typeof reasoning === 'string') out.reasoning = reasoning;
+  // SGLang names the stop it matched matched_stop; vLLM, stop_reason.
+  const matched = choice.matched_stop ?? choice.stop_reason;
+  if (matched !== undefined) out.matched_stop = matched;
+  if (message && Array.isArray(message.tool_calls)) out.tool_calls = message.tool_calls;
+  return { answer: out };
+}
+
+/** The answers a parsed line holds: the record itself, a response's choices, a list's items. */
+function answersOf(rec: unknown): Found[] {
+  if (Array.isArray(rec) && rec.length > 0 && rec.every(isRecord)) return rec.flatMap((item) => answersOf(item));
+  if (!isRecord(rec)) {
+    return [{ failure: { id: null, error: `a record must be a JSON object, got ${rec === null ? 'null' : Array.isArray(rec) ? 'an array' : typeof rec}` } }];
   }
+  // A line of an OpenAI batch output file: the response's body, under the request's custom_id.
+  if ('custom_id' in rec && 'response' in rec) {
+    const id = rec.custom_id ?? rec.id ?? null;
+    const body = isRecord(rec.response) ? rec.response.body : undefined;
+    if (!isRecord(body)) {
+      const why = isRecord(rec.error) && typeof rec.error.message === 'string' ? `: ${rec.error.message}` : '';
+      return [{ failure: { id, error: `the batch line has no response body${why}` } }];
+    }
+    return answersOf({ ...body, id });
+  }
+  if (typeof rec.text !== 'string' && Array.isArray(rec.choices)) {
+    const id = rec.id ?? null;
+    if (rec.choices.length === 0) return [{ failure: { id, error: 'the response has no choices' } }];
+    const many = rec.choices.length > 1;
+    const prompt = typeof rec.prompt === 'string' ? { prompt: rec.prompt } : {};
+    return rec.choices.map((c: unknown, i) => {
+      const found = fromChoice(id, c, isRecord(c) && typeof c.index === 'number' ? c.index : i, many);
+      return 'answer' in found ? { answer: { ...found.answer, ...prompt } } : found;
+    });
+  }
+  if (isRecord(rec.meta_info)) return [{ answer: fromNative(rec, rec.meta_info) }];
+  return [{ answer: rec }];
+}
+
+/**
+ * Verdicts for one JSONL line: one per answer it holds (a response's choices, a list's items).
+ * Never throws: a malformed record yields {id, error}. A string is parsed first (Python's
+ * NaN/Infinity literals accepted).
+ */
+export function detectRecords(record: unknown): DetectRecordResult[] {
+  let rec = record;
+  if (typeof rec === 'string') {
+    try {
+      rec = parseJsonLenient(rec);
+    } catch (e) {
+      return [{ id: null, error: `not valid JSON: ${errorMessage(e)}` }];
+    }
+  }
+  try {
+    return answersOf(rec).map((found) => ('answer' in found ? judgeAnswer(found.answer) : found.failure));
+  } catch (e) {
+    return [{ id: isRecord(rec) ? (rec.id ?? null) : null, error: `internal error: ${errorMessage(e)}` }];
+  }
+}
+
+/** Verdict for one JSONL record: its first answer (see detectRecords). */
+export function detectRecord(record: unknown): DetectRecordResult {
+  return detectRecords(record)[0];
+}
+
+function judgeAnswer(rec: Answer): DetectRecordResult {
+  const id = rec.id ?? null;
+  const at = rec.choice !== undefined ? { choice: rec.choice } : {};
+  const text = rec.text;
+  if (typeof text !== 'string') {
+    return { id, ...at, error: `"text" must be a string, got ${text === undefined ? 'nothing' : text === null ? 'null' : typeof text}` };
+  }
+  const finish: FinishInfo = {};
+  const fr = rec.finish_reason;
+  if (fr !== undefined && fr !== null && typeof fr !== 'string') {
+    return { id, ...at, error: `"finish_reason" must be a string or null, got ${typeof fr}` };
+  }
+  if (typeof fr === 'string') finish.finishReason = fr;
+  const ms = rec.matched_stop;
+  if (ms !== undefined && ms !== null && typeof ms !== 'string' && typeof ms !== 'number') {
+    return { id, ...at, error: `"matched_stop" must be a string, a number or null, got ${typeof ms}` };
+  }
+  if (ms !== undefined) finish.matchedStop = ms;
+  const tc = rec.tool_calls;
+  if (Array.isArray(tc)) finish.toolCallCount = tc.length;
+  else if (typeof tc === 'number' && Number.isFinite(tc)) finish.toolCallCount = tc;
+  const tokens = tokensFromLogprobs(rec.logprobs);
+  if (typeof tokens === 'string') return { id, ...at, error: tokens };
+  const opts: { token0Text?: string; token0Id?: number; prompt?: string } = {};
+  if (typeof rec.token0_text === 'string') opts.token0Text = rec.token0_text;
+  if (typeof rec.token0_id === 'number') opts.token0Id = rec.token0_id;
+  if (typeof rec.prompt === 'string') opts.prompt = rec.prompt;
+  const d = createDetector(opts);
+  const delta: StreamDelta = { text };
+  if (typeof rec.reasoning === 'string') delta.reasoning = rec.reasoning;
+  if (tokens.length) delta.tokens = tokens;
+  const v = (d.push(delta), d.finish(finish));
+  const out: DetectRecordOk = { id, ...at, verdict: v.kind, reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code) };
+  const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
+  if (suspects.length) out.suspects = suspects;
+  return out;
 }
