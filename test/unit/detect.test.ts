@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { createDetector, detect, detectRecord, detectRecords, LIMITS, parseJsonLenient, tokensFromLogprobs } from '../../src/core/detect';
 import type { ReasonCode, StreamDelta, TokenInfo, Verdict } from '../../src/core/detect';
+import { seededRandom } from '../../src/core/random';
 
 const PROSE =
   'To restart the server with a different attention backend, stop the running process first, ' +
@@ -552,6 +553,46 @@ describe('detector hostile inputs', () => {
       // A record's own fields win over meta_info's.
       const [own] = detectRecords({ id: 'o', text: PROSE, finish_reason: 'stop', meta_info: { finish_reason: { type: 'length', matched: 'NaN happened' } } });
       assert.ok('verdict' in own && own.verdict === 'nan', 'matched_stop from meta_info where the record has none');
+    });
+    it('never throws on hostile response shapes: every answer gets a verdict or an error', () => {
+      const rand = seededRandom(11);
+      const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+      const leaf = (): unknown => pick([null, 0, -1, NaN, '', 'x', '!!!!', true, [], {}, [[NaN, 0, '!']], { type: 'stop', matched: 'NaN happened' }]);
+      const value = (depth: number): unknown => {
+        if (depth > 3 || rand() < 0.3) return leaf();
+        const keys = [
+          'text',
+          'choices',
+          'message',
+          'content',
+          'reasoning_content',
+          'delta',
+          'meta_info',
+          'finish_reason',
+          'matched_stop',
+          'stop_reason',
+          'logprobs',
+          'tool_calls',
+          'custom_id',
+          'response',
+          'body',
+          'error',
+          'index',
+          'id',
+          'prompt',
+        ];
+        if (rand() < 0.25) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+        const o: Record<string, unknown> = {};
+        for (let k = Math.floor(rand() * 5); k > 0; k--) o[pick(keys)] = value(depth + 1);
+        return o;
+      };
+      for (let i = 0; i < 3000; i++) {
+        const v = value(0);
+        const results = detectRecords(rand() < 0.5 ? v : (JSON.stringify(v) ?? 'null'));
+        assert.ok(results.length >= 1, JSON.stringify(v));
+        for (const r of results)
+          assert.ok('verdict' in r || ('error' in r && typeof r.error === 'string' && !r.error.startsWith('internal error')), JSON.stringify([v, r]));
+      }
     });
     it('says what is wrong with a response it cannot judge', () => {
       assert.deepEqual(detectRecords({ id: 'e', choices: [] }), [{ id: 'e', error: 'the response has no choices' }]);
