@@ -29,6 +29,7 @@ export const PROBE_COMMANDS = {
   openProbePanel: 'inferenceDoctor.openProbePanel',
   openProbeHistory: 'inferenceDoctor.openProbeHistory',
   quickHealthProbe: 'inferenceDoctor.quickHealthProbe',
+  checkAnswers: 'inferenceDoctor.checkAnswers',
 } as const;
 
 export const FLAGS_COMMANDS = {
@@ -131,6 +132,8 @@ export interface CommandArgs {
   [PROBE_COMMANDS.openProbePanel]: [ServerArg?];
   [PROBE_COMMANDS.openProbeHistory]: [];
   [PROBE_COMMANDS.quickHealthProbe]: [ServerArg?];
+  /** The editor's document (editor context menu and title pass its resource); else the active editor. */
+  [PROBE_COMMANDS.checkAnswers]: [Uri?];
   [FLAGS_COMMANDS.refresh]: [];
   [FLAGS_COMMANDS.filter]: [];
   [FLAGS_COMMANDS.clearFilter]: [];

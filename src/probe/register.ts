@@ -1,5 +1,6 @@
 /**
- * The probe feature: Probe panel, probe history and the Quick Health Probe. The panel module
+ * The probe feature: Probe panel, probe history, the Quick Health Probe and Check Answers in
+ * Editor. The panel module
  * (webview host, history store, runner) is imported on first use so activation stays cheap; the
  * serializer is the only thing registered up front, because VS Code needs it to restore a panel
  * after a reload.
@@ -9,6 +10,7 @@ import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
 import type { ProbePanels } from './panelHost';
 import { runQuickProbeCommand } from './quickProbeCommand';
+import type { AnswerChecks } from './checkAnswers';
 
 export function register(ctx: Ctx): void {
   let panels: Promise<ProbePanels> | undefined;
@@ -27,5 +29,15 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.quickHealthProbe, async (arg) => {
     const server = await ctx.servers.pick(arg, 'Run the Quick Health Probe on which server?');
     if (server) await runQuickProbeCommand(ctx, server);
+  });
+  let checks: Promise<{ checks: AnswerChecks; run: typeof import('./checkAnswers').checkAnswersCommand }> | undefined;
+  ctx.registerCommand(COMMANDS.checkAnswers, async (uri) => {
+    checks ??= import('./checkAnswers').then((m) => {
+      const made = new m.AnswerChecks();
+      ctx.pushCleanup(made);
+      return { checks: made, run: m.checkAnswersCommand };
+    });
+    const { checks: made, run } = await checks;
+    await run(ctx, made, uri);
   });
 }

@@ -10,7 +10,7 @@
  * completions {tokens: [...], token_logprobs: [...]}, or SGLang's native [[logprob, id, text?]].
  */
 import { createDetector } from './detector';
-import type { FinishInfo, ReasonCode, StreamDelta, TokenInfo, VerdictKind } from './types';
+import type { FinishInfo, ReasonCode, StreamDelta, TokenInfo, Verdict, VerdictKind } from './types';
 import { errorMessage } from '../errors';
 
 export interface DetectRecordOk {
@@ -214,12 +214,15 @@ function answersOf(rec: unknown): Found[] {
   return [{ answer: rec }];
 }
 
+/** One answer of a line with its whole verdict (messages and offsets), or what is wrong with it. */
+export type JudgedAnswer = { id: unknown; choice?: number; verdict: Verdict } | DetectRecordError;
+
 /**
- * Verdicts for one JSONL line: one per answer it holds (a response's choices, a list's items).
- * Never throws: a malformed record yields {id, error}. A string is parsed first (Python's
+ * The answers of one JSONL line, judged: one per answer it holds (a response's choices, a list's
+ * items). Never throws: a malformed record yields {id, error}. A string is parsed first (Python's
  * NaN/Infinity literals accepted).
  */
-export function detectRecords(record: unknown): DetectRecordResult[] {
+export function judgeRecords(record: unknown): JudgedAnswer[] {
   let rec = record;
   if (typeof rec === 'string') {
     try {
@@ -235,12 +238,29 @@ export function detectRecords(record: unknown): DetectRecordResult[] {
   }
 }
 
+/** Verdict lines for one JSONL line (`inference-doctor detect`): reason codes, suspects apart. */
+export function detectRecords(record: unknown): DetectRecordResult[] {
+  return judgeRecords(record).map((judged) => {
+    if (!('verdict' in judged)) return judged;
+    const v = judged.verdict;
+    const out: DetectRecordOk = {
+      id: judged.id,
+      ...(judged.choice !== undefined ? { choice: judged.choice } : {}),
+      verdict: v.kind,
+      reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code),
+    };
+    const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
+    if (suspects.length) out.suspects = suspects;
+    return out;
+  });
+}
+
 /** Verdict for one JSONL record: its first answer (see detectRecords). */
 export function detectRecord(record: unknown): DetectRecordResult {
   return detectRecords(record)[0];
 }
 
-function judgeAnswer(rec: Answer): DetectRecordResult {
+function judgeAnswer(rec: Answer): JudgedAnswer {
   const id = rec.id ?? null;
   const at = rec.choice !== undefined ? { choice: rec.choice } : {};
   const text = rec.text;
@@ -271,9 +291,6 @@ function judgeAnswer(rec: Answer): DetectRecordResult {
   const delta: StreamDelta = { text };
   if (typeof rec.reasoning === 'string') delta.reasoning = rec.reasoning;
   if (tokens.length) delta.tokens = tokens;
-  const v = (d.push(delta), d.finish(finish));
-  const out: DetectRecordOk = { id, ...at, verdict: v.kind, reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code) };
-  const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
-  if (suspects.length) out.suspects = suspects;
-  return out;
+  d.push(delta);
+  return { id, ...at, verdict: d.finish(finish) };
 }

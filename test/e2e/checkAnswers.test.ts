@@ -1,0 +1,73 @@
+/**
+ * Check Answers in Editor, in real VS Code: a JSON Lines file of saved server responses (an SGLang
+ * chat completion with two choices, one NaN; a native /generate answer; a line that is not JSON)
+ * gets one Problems entry per broken answer on its line, a summary notification, and the marks
+ * go when the file is edited; a selection in a plain-text file is judged alone.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Page } from 'playwright-core';
+import { openFile, resultsDir, runCommand, toastText, useWorkbench } from './ui';
+import { waitFor } from '../support/wait';
+
+const PROSE = 'The scheduler batches requests by length. Short prompts wait less, and long ones share the prefill.';
+
+const SAVED = [
+  JSON.stringify({
+    id: 'chatcmpl-7',
+    object: 'chat.completion',
+    choices: [
+      { index: 0, message: { role: 'assistant', content: PROSE }, finish_reason: 'stop', matched_stop: null },
+      { index: 1, message: { role: 'assistant', content: '!'.repeat(24) }, finish_reason: 'stop', matched_stop: 'NaN happened' },
+    ],
+  }),
+  JSON.stringify({ text: PROSE, meta_info: { id: 'gen-2', finish_reason: { type: 'stop', matched: null } } }),
+  '{"id": "cut", "text": ',
+].join('\n');
+
+/** The Problems panel's rows as text. */
+async function problems(page: Page): Promise<string[]> {
+  return page.locator('.markers-panel .monaco-list-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText));
+}
+
+describe('e2e: Check Answers in Editor', function () {
+  this.timeout(300_000);
+  const workbench = useWorkbench('check-answers', (workspace) => {
+    writeFileSync(join(workspace, 'saved.jsonl'), `${SAVED}\n`);
+    writeFileSync(join(workspace, 'pasted.txt'), `Here is what the chat showed:\n\n${'!'.repeat(30)}\n\nand the server said it was healthy.\n`);
+  });
+  let page: Page;
+  before(() => {
+    page = workbench.page;
+  });
+
+  it('marks the NaN choice and the unreadable line of saved responses, says how they fell, and drops the marks on an edit', async () => {
+    await openFile(page, 'saved.jsonl');
+    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+    const summary = await toastText(page, 'answers', [/3 answers: 1 NaN, 2 ok; 1 line not read\. Marked in the editor\./]);
+    assert.match(summary, /Show Problems/);
+    await page.locator('.notification-toast .monaco-button', { hasText: 'Show Problems' }).first().click();
+    const rows = await waitFor('the Problems panel to list the marks', async () => ((await problems(page)).length >= 3 ? problems(page) : undefined), 30_000);
+    const text = rows.join('\n');
+    assert.match(text, /chatcmpl-7 choice 1 NaN: /);
+    assert.match(text, /not read: not valid JSON[^\n]*\n[^\n]*\n\[Ln 3, Col 1\]/);
+    assert.doesNotMatch(text, /gen-2/, 'the healthy native answer is not marked');
+    await page.screenshot({ path: join(resultsDir, 'e2e-check-answers.png') });
+
+    // An edit makes the marks point at the wrong text: they go.
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n');
+    await waitFor('the marks to go after the edit', async () => (await problems(page)).every((r) => !/chatcmpl-7/.test(r)), 30_000);
+  });
+
+  it('judges a selection alone: the flood in a pasted note, no summary of a file', async () => {
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'pasted.txt');
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+A');
+    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+  });
+});
