@@ -18,6 +18,7 @@ export const AGENT_TOOLS: readonly AgentToolInfo[] = [
   { name: 'compare', title: 'Compare a server with a known-good one', touchesHost: false, changesServer: false },
   { name: 'flags', title: 'Look up SGLang flags', touchesHost: false, changesServer: false },
   { name: 'check_launch', title: 'Check a launch command', touchesHost: false, changesServer: false },
+  { name: 'judge_answer', title: 'Judge a model answer', touchesHost: false, changesServer: false },
   { name: 'search_source', title: 'Search source on a host', touchesHost: true, changesServer: false },
   { name: 'environment', title: 'Inspect a GPU host', touchesHost: true, changesServer: false },
   { name: 'server_info', title: 'Read a server’s status', touchesHost: false, changesServer: false },

@@ -102,6 +102,7 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
       'environment',
       'eval',
       'flags',
+      'judge_answer',
       'probe',
       'search_source',
       'server_info',
@@ -180,7 +181,7 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     assert.match(await refused(plain, 'no_such_tool', {}), /unknown-tool/);
   });
 
-  it('flags, check_launch, server_info, search_source and environment answer within their schemas', async () => {
+  it('flags, check_launch, judge_answer, server_info, search_source and environment answer within their schemas', async () => {
     const flags = await call(plain, 'flags', { name: 'fp4_gemm_backend', release: '0.5.9' });
     const fp4 = (flags.flags as { flag: string; choices?: string[] }[])[0];
     assert.equal(fp4?.flag, '--fp4-gemm-backend');
@@ -194,6 +195,9 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
     });
     const codes = (check.findings as { code: string }[]).map((f) => f.code);
     assert.ok(codes.includes('invalid-choice'), codes.join(','));
+    // An answer the agent already has, judged with no server: the seed's NaN flood.
+    const judged = await call(plain, 'judge_answer', { text: '!'.repeat(32), matchedStop: 'NaN happened' });
+    assert.equal((judged.answers as { verdict: string }[])[0].verdict, 'nan');
     const info = await call(plain, 'server_info', { server: 'incident' });
     assert.equal((info.backends as Record<string, string>).fp4_gemm_runner_backend, 'flashinfer_cutlass');
     const search = await call(plain, 'search_source', {

@@ -245,6 +245,52 @@ describe('agent tools', () => {
       assert.match(unknown.error.message, /No bundled release/);
     });
 
+    it("judge_answer: the seed's '!!!!' with its NaN stop, a healthy answer, and saved responses line by line", async () => {
+      const nan = await runTool('judge_answer', { text: '!'.repeat(40), finishReason: 'stop', matchedStop: 'NaN happened' }, ctx());
+      assert.ok(nan.ok, !nan.ok ? nan.error.message : '');
+      fits(tool('judge_answer'), nan.data);
+      const [one] = nan.data.answers as { verdict: string; reasons: { code: string; offset: number }[] }[];
+      assert.equal(one.verdict, 'nan');
+      assert.ok(one.reasons.some((r) => r.code === 'nan-marker'));
+      assert.ok(one.reasons.some((r) => r.code === 'token0-run' && r.offset === 0));
+      assert.match(nan.text, /^answer 1: nan — /);
+      // The answer is data: control characters are kept and judged, not refused.
+      const salad = await runTool('judge_answer', { text: `Sure.${'\u0001\u0002'.repeat(4)}` }, ctx());
+      assert.ok(salad.ok, !salad.ok ? salad.error.message : '');
+      assert.equal((salad.data.answers as { verdict: string }[])[0].verdict, 'degenerate');
+      const healthy = await runTool('judge_answer', { text: 'Paris is the capital of France. It sits on the Seine.', finishReason: 'stop' }, ctx());
+      assert.ok(healthy.ok);
+      assert.deepEqual(healthy.data.answers, [{ verdict: 'ok', reasons: [] }]);
+      const saved = [
+        JSON.stringify({
+          id: 'c1',
+          choices: [
+            { message: { content: 'Fine.' }, finish_reason: 'stop' },
+            { message: { content: '!!!!!!!!' }, finish_reason: 'stop', matched_stop: 'NaN happened' },
+          ],
+        }),
+        '',
+        '{"id": "cut"',
+      ].join('\n');
+      const lines = await runTool('judge_answer', { lines: saved }, ctx());
+      assert.ok(lines.ok, !lines.ok ? lines.error.message : '');
+      fits(tool('judge_answer'), lines.data);
+      assert.deepEqual(
+        (lines.data.answers as { id?: string; choice?: number; verdict?: string; error?: string }[]).map((a) => [a.id, a.choice, a.verdict ?? 'error']),
+        [
+          ['c1', 0, 'ok'],
+          ['c1', 1, 'nan'],
+          [undefined, undefined, 'error'],
+        ],
+      );
+      assert.match(lines.text, /^c1 choice 0: ok\nc1 choice 1: nan — /);
+      for (const bad of [{}, { text: 'a', lines: '{}' }, { lines: '{}', prompt: 'p' }]) {
+        const r = await runTool('judge_answer', bad, ctx());
+        assert.ok(!r.ok, JSON.stringify(bad));
+        assert.equal(r.error.code, 'invalid-input');
+      }
+    });
+
     it('check_launch: the incident launch on an RTX PRO 6000', async () => {
       const r = await runTool(
         'check_launch',

@@ -11,6 +11,7 @@ import { errorMessage } from '../errors';
 import { compareTool, evalTool } from './accuracy';
 import { applyFixTool, sweepTool } from './applyFix';
 import { checkLaunchTool } from './checkLaunch';
+import { judgeAnswerTool } from './judgeAnswer';
 import { diagnoseTool } from './diagnose';
 import { environmentTool } from './environment';
 import { flagsTool } from './flags';
@@ -34,6 +35,7 @@ export const TOOLS: readonly ToolDefinition[] = (
     compareTool,
     flagsTool,
     checkLaunchTool,
+    judgeAnswerTool,
     searchSourceTool,
     environmentTool,
     serverInfoTool,
