@@ -43,6 +43,8 @@ export const EXIT = {
   notRunning: 1,
   error: 3,
   usage: 64,
+  /** The input is readable but not usable (detect: a document too large to read whole). */
+  dataError: 65,
   noInput: 66,
   interrupted: 130,
 } as const;

@@ -1,7 +1,8 @@
 /**
  * Check Answers in Editor: the detector on answers the user already has, marked where they are.
  * The selection is one answer; a JSON Lines file is saved answers (detect records or server
- * responses, one per line); any other document is one answer. Marks are diagnostics of their own
+ * responses, one per line); a saved stream (`data:` lines) is one answer put together as the probe
+ * does; any other document is one answer. Marks are diagnostics of their own
  * collection, cleared when the document changes or closes (they would point at the wrong text).
  */
 import * as vscode from 'vscode';
@@ -38,13 +39,14 @@ export class AnswerChecks implements vscode.Disposable {
   /** Checks the editor's selection, or its document, and marks what it finds. */
   async check(editor: vscode.TextEditor): Promise<AnswerCheck> {
     const { checkAnswer, checkAnswerLines, looksLikeJsonLines } = await import('../core/detect/answerText');
+    const { checkSavedStream, looksLikeSavedStream } = await import('../core/probe/savedStream');
     const doc = editor.document;
     const selection = editor.selection;
     let check: AnswerCheck;
     if (!selection.isEmpty) check = checkAnswer(doc.getText(selection), doc.offsetAt(selection.start));
     else {
       const text = doc.getText();
-      check = looksLikeJsonLines(text) ? checkAnswerLines(text) : checkAnswer(text);
+      check = looksLikeSavedStream(text) ? checkSavedStream(text) : looksLikeJsonLines(text) ? checkAnswerLines(text) : checkAnswer(text);
     }
     this.diagnostics.set(
       doc.uri,

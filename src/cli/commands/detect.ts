@@ -1,7 +1,8 @@
 /** `inference-doctor detect FILE.jsonl|-`: one verdict line per JSONL record. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { detectRecords } from '../../core/detect';
+import { detectRecords, type DetectRecordResult } from '../../core/detect';
+import { judgeSavedStream } from '../../core/probe/savedStream';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
@@ -13,11 +14,28 @@ Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"
 or a response saved as the server sent it: an OpenAI-compatible chat completion or completion
 (SGLang, vLLM; every choice, with the message's reasoning), a line of an OpenAI batch output file,
 or SGLang's native /generate answer {"text", "meta_info"} (alone or a list of them).
+A file whose first line is "{" or "[" alone is one pretty-printed JSON document; a file that starts
+with "data:" is a saved stream (curl -N): its chunks are put together as the probe does (the first
+choice) and judged as one answer.
 Each output line is {"id", "choice"?, "verdict", "reasons", "suspects"?}: "reasons" made the
 verdict, "suspects" is weak evidence that left it alone, "choice" numbers the choices of a response
 that has several. {"id", "error"} marks a line that is not a valid record. Blank lines are skipped.
 
-Exit status: 0 judged (whatever the verdicts), 64 bad usage, 66 the file cannot be read.`;
+Exit status: 0 judged (whatever the verdicts), 64 bad usage, 65 a document or stream too large to
+read whole, 66 the file cannot be read.`;
+
+/** The largest pretty-printed document or saved stream read whole. */
+const MAX_WHOLE_CHARS = 64 * 1024 * 1024;
+
+/** A saved stream as one answer, or a pretty-printed document as the records it holds. */
+function judgeWhole(text: string): DetectRecordResult[] {
+  if (!/^\s*(data|event|id):/.test(text)) return detectRecords(text);
+  const r = judgeSavedStream(text);
+  if (!r.ok) return [{ id: null, error: `not read as a saved stream: ${r.error}` }];
+  const v = r.verdict;
+  const suspects = v.reasons.filter((x) => x.kind === 'suspect').map((x) => x.code);
+  return [{ id: null, verdict: v.kind, reasons: v.reasons.filter((x) => x.kind !== 'suspect').map((x) => x.code), ...(suspects.length ? { suspects } : {}) }];
+}
 
 export const detectCommand: Command = {
   name: 'detect',
@@ -45,14 +63,37 @@ export const detectCommand: Command = {
     }
     const lines = createInterface({ input, crlfDelay: Infinity });
     let batch = '';
+    // A pretty-printed document or a saved stream is read whole (bounded); JSON Lines line by line.
+    let whole: string[] | null = null;
+    let wholeChars = 0;
+    let first = true;
     for await (const line of lines) {
+      if (whole) {
+        whole.push(line);
+        wholeChars += line.length + 1;
+        if (wholeChars > MAX_WHOLE_CHARS) {
+          await write(io.stderr, `${file}: more than ${MAX_WHOLE_CHARS / (1024 * 1024)} MiB in one document or stream: only JSON Lines are read in pieces\n`);
+          return EXIT.dataError;
+        }
+        continue;
+      }
       if (!line.trim()) continue;
+      if (first) {
+        first = false;
+        const t = line.trim();
+        if (t === '{' || t === '[' || /^(data|event|id):/.test(t)) {
+          whole = [line];
+          wholeChars = line.length + 1;
+          continue;
+        }
+      }
       for (const result of detectRecords(line)) batch += `${JSON.stringify(result)}\n`;
       if (batch.length > 64 * 1024) {
         await write(io.stdout, batch);
         batch = '';
       }
     }
+    if (whole) for (const result of judgeWhole(whole.join('\n'))) batch += `${JSON.stringify(result)}\n`;
     if (batch) await write(io.stdout, batch);
     return EXIT.ok;
   },
