@@ -2,7 +2,8 @@
  * Check Answers in Editor, in real VS Code: a JSON Lines file of saved server responses (an SGLang
  * chat completion with two choices, one NaN; a native /generate answer; a line that is not JSON)
  * gets one Problems entry per broken answer on its line, a summary notification, and the marks
- * go when the file is edited; a selection in a plain-text file is judged alone.
+ * go when the file is edited; a selection in a plain-text file is judged alone; a stream saved by
+ * curl -N is put together and its verdict marked on its first line.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -26,6 +27,15 @@ const SAVED = [
   '{"id": "cut", "text": ',
 ].join('\n');
 
+/** A streamed answer as `curl -N` saves it: token 0 in pieces, then SGLang's NaN stop. */
+const STREAM = [
+  ...['!!!!!!!!', '!!!!!!!!', '!!!!!!!!'].map(
+    (content) => `data: ${JSON.stringify({ id: 's', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`,
+  ),
+  `data: ${JSON.stringify({ id: 's', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop', matched_stop: 'NaN happened' }] })}\n\n`,
+  'data: [DONE]\n\n',
+].join('');
+
 /** The Problems panel's rows as text. */
 async function problems(page: Page): Promise<string[]> {
   return page.locator('.markers-panel .monaco-list-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText));
@@ -36,6 +46,7 @@ describe('e2e: Check Answers in Editor', function () {
   const workbench = useWorkbench('check-answers', (workspace) => {
     writeFileSync(join(workspace, 'saved.jsonl'), `${SAVED}\n`);
     writeFileSync(join(workspace, 'pasted.txt'), `Here is what the chat showed:\n\n${'!'.repeat(30)}\n\nand the server said it was healthy.\n`);
+    writeFileSync(join(workspace, 'curl-output.sse'), STREAM);
   });
   let page: Page;
   before(() => {
@@ -69,5 +80,18 @@ describe('e2e: Check Answers in Editor', function () {
     await page.keyboard.press('Control+A');
     await runCommand(page, 'Inference Doctor: Check Answers in Editor');
     await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+  });
+
+  it('puts a saved stream together as the probe does and marks its verdict on its first line', async () => {
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'curl-output.sse');
+    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+    await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+    await waitFor(
+      'the stream mark in Problems',
+      async () => (await problems(page)).some((r) => /The stream's answer \(4 chunks\): NaN: /.test(r) && /\[Ln 1, Col 1\]/.test(r)),
+      30_000,
+    );
   });
 });
