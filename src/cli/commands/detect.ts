@@ -1,7 +1,7 @@
 /** `inference-doctor detect FILE.jsonl|-`: one verdict line per JSONL record. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { detectRecords, type DetectRecordResult } from '../../core/detect';
+import { detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
 import { judgeSavedStream } from '../../core/probe/savedStream';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
@@ -32,9 +32,7 @@ function judgeWhole(text: string): DetectRecordResult[] {
   if (!/^\s*(data|event|id):/.test(text)) return detectRecords(text);
   const r = judgeSavedStream(text);
   if (!r.ok) return [{ id: null, error: `not read as a saved stream: ${r.error}` }];
-  const v = r.verdict;
-  const suspects = v.reasons.filter((x) => x.kind === 'suspect').map((x) => x.code);
-  return [{ id: null, verdict: v.kind, reasons: v.reasons.filter((x) => x.kind !== 'suspect').map((x) => x.code), ...(suspects.length ? { suspects } : {}) }];
+  return [recordResult(null, undefined, r.verdict)];
 }
 
 export const detectCommand: Command = {

@@ -81,12 +81,15 @@ function idText(id: unknown): string {
   return `${text.length > 80 ? `${text.slice(0, 80)}…` : text} `;
 }
 
-function verdictMessage(verdict: Verdict, label: string): string {
-  // The reason that made the verdict first (NaN before degenerate), the others by code.
+/**
+ * A verdict that is not ok in one line: the reason that made it first (NaN before degenerate) with
+ * its message, the others by code.
+ */
+export function verdictSummary(verdict: Verdict): string {
   const strong = verdict.reasons.filter((r) => r.kind !== 'suspect').sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'nan' ? -1 : 1));
   const what = verdict.kind === 'nan' ? 'NaN' : 'Degenerate';
   const also = strong.slice(1).map((r) => r.code);
-  return `${label}${what}: ${strong[0]?.message ?? ''}${also.length ? ` (also ${also.join(', ')})` : ''}`;
+  return `${what}: ${strong[0]?.message ?? ''}${also.length ? ` (also ${also.join(', ')})` : ''}`;
 }
 
 /**
@@ -110,7 +113,7 @@ export function checkAnswerLines(text: string): AnswerCheck {
           continue;
         }
         count(check, j.verdict);
-        if (j.verdict.kind !== 'ok') check.marks.push({ ...mark, kind: j.verdict.kind, message: verdictMessage(j.verdict, label) });
+        if (j.verdict.kind !== 'ok') check.marks.push({ ...mark, kind: j.verdict.kind, message: `${label}${verdictSummary(j.verdict)}` });
         for (const r of j.verdict.reasons) {
           if (r.kind === 'suspect') check.marks.push({ ...mark, kind: 'suspect', code: r.code, message: `${label}${r.message}` });
         }

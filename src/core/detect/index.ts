@@ -7,7 +7,7 @@
  */
 export { createDetector, detect, REASON_KIND } from './detector';
 export type { Detector } from './detector';
-export { detectRecord, detectRecords, parseJsonLenient, tokensFromLogprobs } from './record';
+export { detectRecord, detectRecords, parseJsonLenient, recordResult, tokensFromLogprobs } from './record';
 export type { DetectRecordError, DetectRecordOk, DetectRecordResult } from './record';
 export { LIMITS } from './limits';
 export * from './types';

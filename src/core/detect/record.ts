@@ -238,21 +238,22 @@ export function judgeRecords(record: unknown): JudgedAnswer[] {
   }
 }
 
-/** Verdict lines for one JSONL line (`inference-doctor detect`): reason codes, suspects apart. */
+/** A verdict as a `detect` output line: the codes of the reasons that made it, suspects apart. */
+export function recordResult(id: unknown, choice: number | undefined, v: Verdict): DetectRecordOk {
+  const out: DetectRecordOk = {
+    id,
+    ...(choice !== undefined ? { choice } : {}),
+    verdict: v.kind,
+    reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code),
+  };
+  const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
+  if (suspects.length) out.suspects = suspects;
+  return out;
+}
+
+/** Verdict lines for one JSONL line (`inference-doctor detect`). */
 export function detectRecords(record: unknown): DetectRecordResult[] {
-  return judgeRecords(record).map((judged) => {
-    if (!('verdict' in judged)) return judged;
-    const v = judged.verdict;
-    const out: DetectRecordOk = {
-      id: judged.id,
-      ...(judged.choice !== undefined ? { choice: judged.choice } : {}),
-      verdict: v.kind,
-      reasons: v.reasons.filter((r) => r.kind !== 'suspect').map((r) => r.code),
-    };
-    const suspects = v.reasons.filter((r) => r.kind === 'suspect').map((r) => r.code);
-    if (suspects.length) out.suspects = suspects;
-    return out;
-  });
+  return judgeRecords(record).map((j) => ('verdict' in j ? recordResult(j.id, j.choice, j.verdict) : j));
 }
 
 /** Verdict for one JSONL record: its first answer (see detectRecords). */

@@ -7,7 +7,7 @@
  */
 import { tryParsePyJson } from '../pyjson';
 import { SseDecoder } from '../sse';
-import type { AnswerCheck } from '../detect/answerText';
+import { verdictSummary, type AnswerCheck } from '../detect/answerText';
 import type { Verdict } from '../detect/types';
 import { Answer, applyPayload, isObj, type Json } from './answer';
 import type { Endpoint } from './types';
@@ -112,15 +112,13 @@ export function checkSavedStream(text: string): AnswerCheck {
   const v = r.verdict;
   const check: AnswerCheck = { answers: 1, ok: 0, degenerate: 0, nan: 0, unreadable: 0, marks: [] };
   check[v.kind]++;
-  const strong = v.reasons.filter((x) => x.kind !== 'suspect').sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'nan' ? -1 : 1));
-  if (strong.length) {
-    const also = strong.slice(1).map((x) => x.code);
-    const what = v.kind === 'nan' ? 'NaN' : 'Degenerate';
+  if (v.kind !== 'ok') {
+    const first = v.reasons.find((x) => x.kind === v.kind);
     check.marks.push({
       ...span,
-      kind: v.kind === 'nan' ? 'nan' : 'degenerate',
-      code: strong[0].code,
-      message: `The stream's answer (${r.chunks} chunks): ${what}: ${strong[0].message}${also.length ? ` (also ${also.join(', ')})` : ''}`,
+      kind: v.kind,
+      ...(first ? { code: first.code } : {}),
+      message: `The stream's answer (${r.chunks} chunks): ${verdictSummary(v)}`,
     });
   }
   for (const x of v.reasons)
