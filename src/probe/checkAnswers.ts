@@ -66,9 +66,12 @@ export async function checkAnswersCommand(ctx: Ctx, checks: AnswerChecks, uri?: 
   const editor =
     uri instanceof vscode.Uri ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString()) : vscode.window.activeTextEditor;
   if (!editor) {
-    void vscode.window.showInformationMessage(
-      'Open the answer in an editor first: paste it into a new file, select it in a log, or open a JSON Lines file of saved answers.',
+    const paste = 'New File to Paste Into';
+    const choice = await vscode.window.showInformationMessage(
+      'Open the answer in an editor first: paste it into a new file, select it in a log, or open a JSON Lines file of saved answers or a stream saved with curl -N. Then run Check Answers in Editor again.',
+      paste,
     );
+    if (choice === paste) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'plaintext', content: '' }));
     return;
   }
   const { summariseCheck } = await import('../core/detect/answerText');

@@ -82,6 +82,19 @@ describe('e2e: Check Answers in Editor', function () {
     await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
   });
 
+  it('with no editor open, offers a new file to paste the answer into, then judges what is pasted', async () => {
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+    await toastText(page, 'Open the answer in an editor first', [/curl -N/]);
+    await page.locator('.notification-toast .monaco-button', { hasText: 'New File to Paste Into' }).first().click();
+    await page.locator('.tab.active', { hasText: /Untitled/ }).waitFor({ timeout: 30_000 });
+    await page.keyboard.type('!'.repeat(30));
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+  });
+
   it('puts a saved stream together as the probe does and marks its verdict on its first line', async () => {
     await runCommand(page, 'Notifications: Clear All Notifications');
     await openFile(page, 'curl-output.sse');
