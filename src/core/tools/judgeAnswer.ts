@@ -5,7 +5,7 @@
  */
 import { judgeRecords } from '../detect/record';
 import type { Verdict } from '../detect/types';
-import { outputObject } from './schemaParts';
+import { outputObject, REASON, reasonsOut, VERDICT_KIND } from './schemaParts';
 import { ToolError, type ToolDefinition } from './types';
 
 export interface JudgeAnswerInput {
@@ -20,7 +20,7 @@ interface JudgedOut {
   id?: unknown;
   choice?: number;
   verdict?: Verdict['kind'];
-  reasons?: { code: string; kind: string; offset: number; message: string }[];
+  reasons?: ReturnType<typeof reasonsOut>;
   error?: string;
 }
 
@@ -29,7 +29,7 @@ function judgedOut(id: unknown, choice: number | undefined, verdict: Verdict): J
     ...(id !== null && id !== undefined ? { id } : {}),
     ...(choice !== undefined ? { choice } : {}),
     verdict: verdict.kind,
-    reasons: verdict.reasons.map((r) => ({ code: r.code, kind: r.kind, offset: r.offset, message: r.message })),
+    reasons: reasonsOut(verdict),
   };
 }
 
@@ -43,17 +43,6 @@ function line(a: JudgedOut, index: number): string {
   const weak = suspects.length ? ` (suspects: ${suspects.map((r) => r.code).join(', ')})` : '';
   return `${who}: ${a.verdict}${why}${weak}`;
 }
-
-const REASON = {
-  type: 'object',
-  properties: {
-    code: { type: 'string' },
-    kind: { type: 'string', enum: ['nan', 'degenerate', 'suspect'] },
-    offset: { type: 'integer' },
-    message: { type: 'string' },
-  },
-  required: ['code', 'kind', 'offset', 'message'],
-};
 
 export const judgeAnswerTool: ToolDefinition<JudgeAnswerInput> = {
   name: 'judge_answer',
@@ -90,7 +79,7 @@ export const judgeAnswerTool: ToolDefinition<JudgeAnswerInput> = {
           properties: {
             id: {},
             choice: { type: 'integer' },
-            verdict: { type: 'string', enum: ['ok', 'degenerate', 'nan'] },
+            verdict: VERDICT_KIND,
             reasons: { type: 'array', items: REASON },
             error: { type: 'string' },
           },

@@ -6,7 +6,7 @@ import { fetchModels } from '../probe/server-api';
 import type { Endpoint, ProbeResult, ServerTarget, ServerWatch } from '../probe/types';
 import { errorMessage } from '../errors';
 import { checkText, resolveServer } from './guards';
-import { outputObject, REASON, SERVER_INPUT, VERDICT_KIND } from './schemaParts';
+import { outputObject, REASON, reasonsOut, SERVER_INPUT, VERDICT_KIND } from './schemaParts';
 import { ToolError, type ToolDefinition } from './types';
 
 export interface ProbeInput {
@@ -26,7 +26,7 @@ function item(label: string, prompt: string, r: ProbeResult): Record<string, unk
     label,
     prompt,
     verdict: r.verdict.kind,
-    reasons: r.verdict.reasons.map((x) => ({ code: x.code, kind: x.kind, message: x.message, offset: x.offset })),
+    reasons: reasonsOut(r.verdict),
     onset: r.verdict.onset,
     status: r.status,
     finishReason: r.finishReason,

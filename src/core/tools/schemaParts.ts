@@ -1,4 +1,5 @@
-/** JSON Schema pieces the tools' input and output schemas share. */
+/** JSON Schema pieces the tools' input and output schemas share, and the values they describe. */
+import type { Verdict } from '../detect/types';
 import type { Schema } from '../rules/schema';
 
 /** Every output may say it was cut to fit the output limit. */
@@ -31,6 +32,11 @@ export const REASON: Schema = {
   },
   required: ['code', 'kind', 'message', 'offset'],
 };
+
+/** A verdict's reasons as REASON describes them. */
+export function reasonsOut(verdict: Verdict): { code: string; kind: string; message: string; offset: number }[] {
+  return verdict.reasons.map((r) => ({ code: r.code, kind: r.kind, message: r.message, offset: r.offset }));
+}
 
 export const VERDICT_KIND: Schema = { type: 'string', enum: ['ok', 'degenerate', 'nan'] };
 
