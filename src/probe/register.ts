@@ -1,9 +1,8 @@
 /**
  * The probe feature: Probe panel, probe history, the Quick Health Probe and Check Answers in
- * Editor. The panel module
- * (webview host, history store, runner) is imported on first use so activation stays cheap; the
- * serializer is the only thing registered up front, because VS Code needs it to restore a panel
- * after a reload.
+ * Editor. The panel module (webview host, history store, runner) and the answer checks are
+ * imported on first use so activation stays cheap; the serializer is the only thing registered up
+ * front, because VS Code needs it to restore a panel after a reload.
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
@@ -30,14 +29,12 @@ export function register(ctx: Ctx): void {
     const server = await ctx.servers.pick(arg, 'Run the Quick Health Probe on which server?');
     if (server) await runQuickProbeCommand(ctx, server);
   });
-  let checks: Promise<{ checks: AnswerChecks; run: typeof import('./checkAnswers').checkAnswersCommand }> | undefined;
-  ctx.registerCommand(COMMANDS.checkAnswers, async (uri) => {
-    checks ??= import('./checkAnswers').then((m) => {
-      const made = new m.AnswerChecks();
+  let answers: Promise<AnswerChecks> | undefined;
+  const loadAnswers = (): Promise<AnswerChecks> =>
+    (answers ??= import('./checkAnswers').then((m) => {
+      const made = new m.AnswerChecks(ctx);
       ctx.pushCleanup(made);
-      return { checks: made, run: m.checkAnswersCommand };
-    });
-    const { checks: made, run } = await checks;
-    await run(ctx, made, uri);
-  });
+      return made;
+    }));
+  ctx.registerCommand(COMMANDS.checkAnswers, async (uri) => (await loadAnswers()).run(uri));
 }

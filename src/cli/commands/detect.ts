@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
-import { judgeSavedStream } from '../../core/probe/savedStream';
+import { judgeSavedStream, looksLikeSavedStream } from '../../core/probe/savedStream';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
@@ -29,7 +29,7 @@ const MAX_WHOLE_CHARS = 64 * 1024 * 1024;
 
 /** A saved stream as one answer, or a pretty-printed document as the records it holds. */
 function judgeWhole(text: string): DetectRecordResult[] {
-  if (!/^\s*(data|event|id):/.test(text)) return detectRecords(text);
+  if (!looksLikeSavedStream(text)) return detectRecords(text);
   const r = judgeSavedStream(text);
   if (!r.ok) return [{ id: null, error: `not read as a saved stream: ${r.error}` }];
   return [recordResult(null, undefined, r.verdict)];
@@ -79,7 +79,7 @@ export const detectCommand: Command = {
       if (first) {
         first = false;
         const t = line.trim();
-        if (t === '{' || t === '[' || /^(data|event|id):/.test(t)) {
+        if (t === '{' || t === '[' || looksLikeSavedStream(t)) {
           whole = [line];
           wholeChars = line.length + 1;
           continue;

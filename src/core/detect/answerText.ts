@@ -29,13 +29,32 @@ export interface AnswerCheck {
   marks: AnswerMark[];
 }
 
-function emptyCheck(): AnswerCheck {
+export function emptyCheck(): AnswerCheck {
   return { answers: 0, ok: 0, degenerate: 0, nan: 0, unreadable: 0, marks: [] };
 }
 
 function count(check: AnswerCheck, verdict: Verdict): void {
   check.answers++;
   check[verdict.kind]++;
+}
+
+/**
+ * One answer judged as a whole, marked over `span` (its line, or the stream it came in): counted,
+ * the verdict marked when not ok, each suspect beside it, every message after `label`.
+ */
+export function markVerdict(check: AnswerCheck, span: { start: number; end: number }, verdict: Verdict, label: string): void {
+  count(check, verdict);
+  if (verdict.kind !== 'ok') {
+    const first = verdict.reasons.find((r) => r.kind === verdict.kind);
+    check.marks.push({ ...span, kind: verdict.kind, ...(first ? { code: first.code } : {}), message: `${label}${verdictSummary(verdict)}` });
+  }
+  for (const r of verdict.reasons) if (r.kind === 'suspect') check.marks.push({ ...span, kind: 'suspect', code: r.code, message: `${label}${r.message}` });
+}
+
+/** Something that holds no answer the detector can read, marked over `span`. */
+export function markUnreadable(check: AnswerCheck, span: { start: number; end: number }, message: string): void {
+  check.unreadable++;
+  check.marks.push({ ...span, kind: 'unreadable', message });
 }
 
 /** The end of the line `offset` is on (or the text's end). */
@@ -106,17 +125,9 @@ export function checkAnswerLines(text: string): AnswerCheck {
       const judged = judgeRecords(line);
       for (const j of judged) {
         const label = `${idText(j.id)}${j.choice !== undefined ? `choice ${j.choice} ` : ''}`;
-        const mark = { start, end: Math.max(end, start + 1) };
-        if (!('verdict' in j)) {
-          check.unreadable++;
-          check.marks.push({ ...mark, kind: 'unreadable', message: `${label}not read: ${j.error}` });
-          continue;
-        }
-        count(check, j.verdict);
-        if (j.verdict.kind !== 'ok') check.marks.push({ ...mark, kind: j.verdict.kind, message: `${label}${verdictSummary(j.verdict)}` });
-        for (const r of j.verdict.reasons) {
-          if (r.kind === 'suspect') check.marks.push({ ...mark, kind: 'suspect', code: r.code, message: `${label}${r.message}` });
-        }
+        const span = { start, end: Math.max(end, start + 1) };
+        if ('verdict' in j) markVerdict(check, span, j.verdict, label);
+        else markUnreadable(check, span, `${label}not read: ${j.error}`);
       }
     }
     start = end + 1;

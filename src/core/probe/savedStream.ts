@@ -7,7 +7,7 @@
  */
 import { tryParsePyJson } from '../pyjson';
 import { SseDecoder } from '../sse';
-import { verdictSummary, type AnswerCheck } from '../detect/answerText';
+import { emptyCheck, markUnreadable, markVerdict, type AnswerCheck } from '../detect/answerText';
 import type { Verdict } from '../detect/types';
 import { Answer, applyPayload, isObj, type Json } from './answer';
 import type { Endpoint } from './types';
@@ -106,22 +106,9 @@ export function judgeSavedStream(text: string): SavedStreamResult {
 export function checkSavedStream(text: string): AnswerCheck {
   const first = /\S[^\n]*/.exec(text);
   const span = { start: first?.index ?? 0, end: first ? first.index + first[0].length : Math.min(1, text.length) };
+  const check = emptyCheck();
   const r = judgeSavedStream(text);
-  if (!r.ok)
-    return { answers: 0, ok: 0, degenerate: 0, nan: 0, unreadable: 1, marks: [{ ...span, kind: 'unreadable', message: `Saved stream not read: ${r.error}` }] };
-  const v = r.verdict;
-  const check: AnswerCheck = { answers: 1, ok: 0, degenerate: 0, nan: 0, unreadable: 0, marks: [] };
-  check[v.kind]++;
-  if (v.kind !== 'ok') {
-    const first = v.reasons.find((x) => x.kind === v.kind);
-    check.marks.push({
-      ...span,
-      kind: v.kind,
-      ...(first ? { code: first.code } : {}),
-      message: `The stream's answer (${r.chunks} chunks): ${verdictSummary(v)}`,
-    });
-  }
-  for (const x of v.reasons)
-    if (x.kind === 'suspect') check.marks.push({ ...span, kind: 'suspect', code: x.code, message: `The stream's answer: ${x.message}` });
+  if (r.ok) markVerdict(check, span, r.verdict, `The stream's answer (${r.chunks} chunks): `);
+  else markUnreadable(check, span, `Saved stream not read: ${r.error}`);
   return check;
 }
