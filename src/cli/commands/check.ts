@@ -44,8 +44,8 @@ Exit status: 0 no error or warning, 1 errors or warnings found, 64 bad usage,
 
 interface CheckArgs {
   files: string[];
-  /** source: how rule messages name it. */
-  gpu?: { cc: number; label: string; source: string };
+  /** The GPU's compute capability, and how rule messages name it. */
+  gpu?: { cc: number; source: string };
   version?: string;
   catalog?: string;
   format: Format;
@@ -73,7 +73,7 @@ function parse(argv: string[]): CheckArgs {
         throw new UsageError(
           `--gpu: unknown GPU ${JSON.stringify(showControls(text))}; give a compute capability (12.0) or one of ${NAMED_GPUS.map((g) => g.id).join(', ')}`,
         );
-      args.gpu = { cc: ccNumber(gpu.cc), label: gpu.label, source: `the GPU given with --gpu${gpu.name ? ` (${gpu.name})` : ''}` };
+      args.gpu = { cc: ccNumber(gpu.cc), source: `the GPU given with --gpu${gpu.name ? ` (${gpu.name})` : ''}` };
     } else if (a === '--version') {
       const v = value(argv, ++i, '--version', 'an SGLang version, e.g. 0.5.6');
       if (!fromSetting(v)) throw new UsageError(`--version: ${JSON.stringify(showControls(v))} is not a version, e.g. 0.5.6`);

@@ -43,7 +43,7 @@ const SUFFIX_PIECES = new Map(
     'ingly',
   ].map((w) => [wordHash(w), w]),
 );
-const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
+const LATIN_ONLY = scripts.LATIN_BIT;
 
 function isApostrophe(c: number): boolean {
   return c === 39 || c === 0x2019;

@@ -39,7 +39,7 @@ const popcount = bits.popcount;
 const BLOCK = 64;
 const TABLE = 256;
 const TMASK = TABLE - 1;
-const LATIN_ONLY = 1 << scripts.SCRIPT_LATIN;
+const LATIN_ONLY = scripts.LATIN_BIT;
 /** Words in the sliding run (a power of two, at most 32: one bit per word). */
 const RUN = SALAD.runWords;
 const RUN_MASK = (2 ** RUN - 1) | 0;

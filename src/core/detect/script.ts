@@ -135,3 +135,6 @@ export function isQuoteUnit(c: number): boolean {
 export function endsSentence(c: number): boolean {
   return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;
 }
+
+/** WordScanner.scriptMask of a word whose letters are all Latin. */
+export const LATIN_BIT = 1 << SCRIPT_LATIN;

@@ -39,7 +39,7 @@ const SCRIPT_LATIN = scripts.SCRIPT_LATIN;
 const SCRIPT_CJK = scripts.SCRIPT_CJK;
 const SCRIPT_HANGUL = scripts.SCRIPT_HANGUL;
 const SCRIPT_INHERIT = scripts.SCRIPT_INHERIT;
-const LATIN_BIT = 1 << (SCRIPT_LATIN & 31);
+const LATIN_BIT = scripts.LATIN_BIT;
 const STUTTER_WORDS = stutters.STUTTER_WORDS;
 if (FNV_BASIS !== -0x7ee3623b) throw new Error('WordScanner spells FNV_BASIS out of step');
 
