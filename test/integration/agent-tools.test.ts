@@ -6,10 +6,9 @@
  * file reaches what it cannot (cancellation, every confirmation's text) without starting it.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { scenarioPath, SimPool } from './helpers';
+import { buildBundles, scenarioPath, SimPool } from './helpers';
 import { installFakeVscode } from '../support/fakeVscode';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -57,8 +56,7 @@ describe('VS Code language-model tools (src/agent) over the bundled CLI', functi
   let uninstallFakeVscode: (() => void) | undefined;
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli');
     url = (await pool.start(scenarioPath('nan'), API_KEY)).url;
     uninstallFakeVscode = installFakeVscode(fakeVscode, 'agent_tools');
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,13 +4,12 @@
  * SARIF log against the official SARIF 2.1.0 schema, GitHub escaping, many files at once.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { runCli, type CliRun } from './helpers';
+import { buildBundles, type CliRun, runCli } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parseAny = (text: string): any => JSON.parse(text);
@@ -34,8 +33,7 @@ describe('inference-doctor check (dist/cli.js)', function () {
 
   before(function () {
     this.timeout(120_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli');
     tmp = mkdtempSync(join(tmpdir(), 'idoc-check-'));
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,12 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-return -- raw JSON shapes are asserted field by field */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/main';
 import type { RunningSimulator } from '../../src/sim/server';
-import { SimPool, runCli, scenarioPath, type CliRun } from './helpers';
+import { buildBundles, type CliRun, runCli, scenarioPath, SimPool } from './helpers';
 
 /** Test-only: parsed JSON whose shape the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,8 +28,7 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim');
     all = await pool.start(scenarioPath('all'));
     nan = await pool.start(scenarioPath('nan'));
     keyed = await pool.start(scenarioPath('healthy'), 'k3y');

@@ -1,16 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { runCompare } from '../../src/core/compare/run';
 import type { RunningSimulator } from '../../src/sim/server';
-import { SimPool, runCli, scenarioPath, type CliRun } from './helpers';
+import { buildBundles, type CliRun, runCli, scenarioPath, SimPool } from './helpers';
 
 /** Test-only: parsed JSON whose shape the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parseAny = (text: string): any => JSON.parse(text);
-
-const ROOT = join(__dirname, '..', '..');
 
 function cli(args: string[], timeoutMs = 30_000): Promise<CliRun> {
   return runCli(['compare', ...args], { timeoutMs, env: { ...process.env, INFERENCE_DOCTOR_API_KEY: '' } });
@@ -34,8 +30,7 @@ describe('inference-doctor compare against the simulator', function () {
 
   before(async function () {
     this.timeout(120_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim');
     // Two servers from one scenario: the same seed, so their reference models agree token for token.
     a = await pool.start(scenarioPath('drift'));
     b = await pool.start(scenarioPath('drift'));

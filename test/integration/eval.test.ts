@@ -5,7 +5,7 @@
  * (concurrency bound, cancellation, per-request timeout) in process.
  */
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { accuracyProbe } from '../../src/core/eval/asProbe';
 import { runEval } from '../../src/core/eval/run';
 import { runProbe } from '../../src/core/probe/runner';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
-import { SimPool, runCli, scenarioPath, type CliRun } from './helpers';
+import { buildBundles, type CliRun, runCli, scenarioPath, SimPool } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const parseAny = (text: string): any => JSON.parse(text);
@@ -34,8 +34,7 @@ describe('inference-doctor eval (dist/cli.js against the simulator)', function (
 
   before(async function () {
     this.timeout(150_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 140_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim', 140_000);
     sim = await pool.start(scenarioPath('accuracy'));
   });
   after(async () => {

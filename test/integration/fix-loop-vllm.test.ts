@@ -16,7 +16,7 @@ import { runSweep } from '../../src/core/fix/sweep';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { LocalHost } from '../../src/core/hosts/local';
 import { runQuickProbe } from '../../src/core/probe/quick';
-import { runCli } from './helpers';
+import { buildBundles, runCli } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SIM = join(ROOT, 'dist', 'sim.js');
@@ -31,8 +31,7 @@ describe('apply and verify on a vLLM launch (supervisor + simulator in vLLM laun
   const probe = (s: { baseUrl: string }) => runQuickProbe(s, { maxTokens: 48, timeoutMs: 20_000 });
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('sim');
     work = mkdtempSync(join(tmpdir(), 'id-fixloop-vllm-'));
     const wrapper = spawnSync(process.execPath, [SIM, 'vllm', 'wrapper', join(work, 'bin'), '--sim-start-seconds', '0', '--sim-tokens-per-second', '0'], {
       encoding: 'utf8',

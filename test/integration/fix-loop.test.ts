@@ -7,18 +7,17 @@
  * rolled back on its own.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
 import { applyAndVerify, ScriptTarget, localSupervised, waitUntilReady } from '../../src/core/fix/loop';
 import { Supervisor } from '../../src/core/fix/supervisor';
 import { LocalHost } from '../../src/core/hosts/local';
 import { runQuickProbe } from '../../src/core/probe/quick';
 import { writeFakePython } from '../support/fakeSglang';
+import { buildBundles } from './helpers';
 
-const ROOT = resolve(__dirname, '..', '..');
 const FIX = [{ flag: '--fp4-gemm-backend', aliases: ['--fp4-gemm-runner-backend'], value: 'flashinfer_cudnn' }];
 
 describe('apply and verify (supervisor + simulator)', function () {
@@ -32,8 +31,7 @@ describe('apply and verify (supervisor + simulator)', function () {
   const probe = (s: { baseUrl: string }) => runQuickProbe(s, quick);
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('sim');
     work = mkdtempSync(join(tmpdir(), 'id-fixloop-'));
     const port = await freePort();
     server = { baseUrl: `http://127.0.0.1:${port}` };

@@ -1,9 +1,26 @@
-import { spawn } from 'node:child_process';
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import type { Behaviour, ModelBehaviour, Scenario } from '../../src/sim/scenario';
 
 export const SCENARIOS = join(__dirname, '..', 'fixtures', 'scenarios');
+
+/** Bundles built by this test process already: each suite asks for what it runs, each is built once. */
+const built = new Set<string>();
+
+/** Builds the named bundles (`cli`, `sim`, as scripts/build.mjs --only takes them) that this process has not built yet. */
+export function buildBundles(names: string, timeoutMs = 110_000): void {
+  const missing = names.split(',').filter((n) => !built.has(n));
+  if (!missing.length) return;
+  const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', missing.join(',')], {
+    cwd: join(__dirname, '..', '..'),
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  assert.equal(build.status, 0, build.stderr);
+  for (const n of missing) built.add(n);
+}
 export const scenarioPath = (name: string): string => join(SCENARIOS, `${name}.json`);
 
 /** Starts simulators on demand and closes them all at the end. */

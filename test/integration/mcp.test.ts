@@ -18,7 +18,7 @@ import { freePort } from '../../scripts/lib/codeServer';
 import { runToolInCli } from '../../src/agent/runner';
 import { waitUntilReady } from '../../src/core/fix/loop';
 import { startSshd, type Sshd } from '../support/sshd';
-import { scenarioPath, SimPool } from './helpers';
+import { buildBundles, scenarioPath, SimPool } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -80,8 +80,7 @@ describe('inference-doctor mcp (the SDK client over stdio)', function () {
   }
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 200_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim', 200_000);
     nanUrl = (await pool.start(scenarioPath('nan'), API_KEY)).url;
     plain = await connect(['--server', `incident=${nanUrl}`], { INFERENCE_DOCTOR_API_KEY: API_KEY });
     tools = (await plain.client.listTools()).tools;

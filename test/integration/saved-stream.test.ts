@@ -4,7 +4,6 @@
  * saved stream and a pretty-printed response from a file.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +11,8 @@ import { runProbe } from '../../src/core/probe/runner';
 import { checkSavedStream, judgeSavedStream, looksLikeSavedStream } from '../../src/core/probe/savedStream';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { TRYOUT_SCENARIO } from '../../src/sim/tryout';
-import { runCli } from './helpers';
+import { buildBundles, runCli } from './helpers';
 
-const ROOT = join(__dirname, '..', '..');
 const parseLine = (text: string): { id?: unknown; verdict?: string } => JSON.parse(text) as { id?: unknown; verdict?: string };
 
 const PROMPT = 'Write one sentence about the sea.';
@@ -26,8 +24,7 @@ describe('saved streams (curl -N), judged as the probe judges a live one', funct
 
   before(async function () {
     this.timeout(120_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli');
     sim = await startSimulator({ port: 0, host: '127.0.0.1', scenario: TRYOUT_SCENARIO });
     dir = mkdtempSync(join(tmpdir(), 'idoc-saved-'));
   });

@@ -13,6 +13,7 @@ import { freePort } from '../../scripts/lib/codeServer';
 import { fromVllmLog } from '../../src/core/diagnose';
 import { waitUntilReady } from '../../src/core/fix/loop';
 import { runWatchedProbe } from '../../src/core/probe/watch';
+import { buildBundles } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
 const SIM = join(ROOT, 'dist', 'sim.js');
@@ -23,8 +24,7 @@ describe('simulator: vLLM launch mode (sim vllm serve)', function () {
   this.timeout(60_000);
   let dir: string;
   before(() => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'sim'], { cwd: ROOT, encoding: 'utf8', timeout: 55_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('sim', 55_000);
     dir = mkdtempSync(join(tmpdir(), 'sim-vllm-'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));

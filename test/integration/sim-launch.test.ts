@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePs, parseSglangCommandLine } from '../../src/core/discovery';
 import { classifyLogLine } from '../../src/core/remote/logWatch';
-import { scenarioPath } from './helpers';
+import { buildBundles, scenarioPath } from './helpers';
 
 /** Test-only: parsed JSON whose shape the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -177,8 +177,7 @@ describe('simulator launch mode (dist/sim.js serve)', function () {
 
   before(function () {
     this.timeout(120_000);
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('sim');
   });
   after(() => launcher.stopAll());
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
 import { waitFor } from '../support/wait';
+import { buildBundles } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -56,8 +57,7 @@ describe('inference-doctor supervise (real processes)', function () {
   const strays: ChildProcess[] = [];
 
   before(() => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim');
     dir = mkdtempSync(join(tmpdir(), 'id-supervise-'));
     work = mkdtempSync(join(tmpdir(), 'id-supervise-work-'));
   });

@@ -19,6 +19,7 @@ import { Supervisor } from '../../src/core/fix/supervisor';
 import { runSweep, type SweepRow } from '../../src/core/fix/sweep';
 import { runQuickProbe } from '../../src/core/probe/quick';
 import { startSshd, targetFor, type Sshd } from '../support/sshd';
+import { buildBundles } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -50,8 +51,7 @@ describe('sweep faults (simulator launch mode under supervise, real sshd)', func
   let supervisor: Supervisor;
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim');
     work = mkdtempSync(join(tmpdir(), 'id-sweep-faults-'));
     state = join(work, 'state');
     const port = await freePort();

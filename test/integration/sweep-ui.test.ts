@@ -6,10 +6,9 @@
  * for byte — after a full sweep and after Cancel.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
 import { ScriptTarget, localSupervised, waitUntilReady } from '../../src/core/fix/loop';
 import { Supervisor } from '../../src/core/fix/supervisor';
@@ -21,8 +20,8 @@ import { axisViews, launchCommandOf, proposedLaunchEdits } from '../../src/fix/s
 import { SweepSession } from '../../src/fix/sweepSession';
 import type { HostToSweepWebview } from '../../src/shared/sweepProtocol';
 import { writeFakePython } from '../support/fakeSglang';
+import { buildBundles } from './helpers';
 
-const ROOT = resolve(__dirname, '..', '..');
 const AXES: SweepAxis[] = [
   { flag: '--fp4-gemm-backend', aliases: ['--fp4-gemm-runner-backend'], values: ['flashinfer_cutlass', 'flashinfer_cudnn'] },
   { flag: '--attention-backend', values: ['flashinfer', 'crash'] },
@@ -38,8 +37,7 @@ describe('sweep panel controller (supervisor + simulator)', function () {
   const probe = (s: { baseUrl: string }) => runQuickProbe(s, { maxTokens: 48, timeoutMs: 20_000 });
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('sim');
     work = mkdtempSync(join(tmpdir(), 'id-sweepui-'));
     const port = await freePort();
     server = { baseUrl: `http://127.0.0.1:${port}` };

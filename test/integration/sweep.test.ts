@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/codeServer';
 import { waitUntilReady } from '../../src/core/fix/loop';
+import { buildBundles } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -35,8 +36,7 @@ describe('inference-doctor sweep (simulator launch mode under supervise)', funct
     spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 150_000, env: { ...process.env, INFERENCE_DOCTOR_STATE_DIR: state } });
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--only', 'cli,sim'], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(build.status, 0, build.stderr);
+    buildBundles('cli,sim');
     work = mkdtempSync(join(tmpdir(), 'id-sweep-'));
     state = join(work, 'state');
     port = await freePort();
