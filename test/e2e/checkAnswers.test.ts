@@ -36,6 +36,13 @@ const STREAM = [
   'data: [DONE]\n\n',
 ].join('');
 
+/** Runs Check Answers in Editor after clearing older notices, and waits for its notice; that notice's text. */
+async function checkAnswers(page: Page, noticeHas: string, settledOn: RegExp): Promise<string> {
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(page, 'Inference Doctor: Check Answers in Editor');
+  return toastText(page, noticeHas, [settledOn]);
+}
+
 /** The Problems panel's rows as text. */
 async function problems(page: Page): Promise<string[]> {
   return page.locator('.markers-panel .monaco-list-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText));
@@ -55,8 +62,7 @@ describe('e2e: Check Answers in Editor', function () {
 
   it('marks the NaN choice and the unreadable line of saved responses, says how they fell, and drops the marks on an edit', async () => {
     await openFile(page, 'saved.jsonl');
-    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
-    const summary = await toastText(page, 'answers', [/3 answers: 1 NaN, 2 ok; 1 line not read\. Marked in the editor\./]);
+    const summary = await checkAnswers(page, 'answers', /3 answers: 1 NaN, 2 ok; 1 line not read\. Marked in the editor\./);
     assert.match(summary, /Show Problems/);
     await page.locator('.notification-toast .monaco-button', { hasText: 'Show Problems' }).first().click();
     const rows = await waitFor('the Problems panel to list the marks', async () => ((await problems(page)).length >= 3 ? problems(page) : undefined), 30_000);
@@ -74,32 +80,24 @@ describe('e2e: Check Answers in Editor', function () {
   });
 
   it('judges a selection alone: the flood in a pasted note, no summary of a file', async () => {
-    await runCommand(page, 'Notifications: Clear All Notifications');
     await openFile(page, 'pasted.txt');
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
-    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+    await checkAnswers(page, '1 answer', /1 answer: 1 NaN\. Marked in the editor\./);
   });
 
   it('with no editor open, offers a new file to paste the answer into, then judges what is pasted', async () => {
-    await runCommand(page, 'Notifications: Clear All Notifications');
     await runCommand(page, 'View: Close All Editors');
-    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
-    await toastText(page, 'Open the answer in an editor first', [/curl -N/]);
+    await checkAnswers(page, 'Open the answer in an editor first', /curl -N/);
     await page.locator('.notification-toast .monaco-button', { hasText: 'New File to Paste Into' }).first().click();
     await page.locator('.tab.active', { hasText: /Untitled/ }).waitFor({ timeout: 30_000 });
     await page.keyboard.type('!'.repeat(30));
-    await runCommand(page, 'Notifications: Clear All Notifications');
-    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
-    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+    await checkAnswers(page, '1 answer', /1 answer: 1 NaN\. Marked in the editor\./);
   });
 
   it('puts a saved stream together as the probe does and marks its verdict on its first line', async () => {
-    await runCommand(page, 'Notifications: Clear All Notifications');
     await openFile(page, 'curl-output.sse');
-    await runCommand(page, 'Inference Doctor: Check Answers in Editor');
-    await toastText(page, '1 answer', [/1 answer: 1 NaN\. Marked in the editor\./]);
+    await checkAnswers(page, '1 answer', /1 answer: 1 NaN\. Marked in the editor\./);
     await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
     await waitFor(
       'the stream mark in Problems',
