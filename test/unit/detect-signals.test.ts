@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Verdict } from '../../src/core/detect';
-import { LIMITS } from '../../src/core/detect/limits';
+import { LIMITS, SENTENCES } from '../../src/core/detect/limits';
 import { stripMarkup } from '../../src/core/detect/markup';
 import { judge, real, reason } from '../support/realOutputs';
 
@@ -1333,6 +1333,50 @@ describe('detector signals on real outputs', () => {
       ]) {
         assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text.slice(0, 40));
       }
+    });
+  });
+
+  describe('sentences said again (sentences.ts)', () => {
+    const repeatsOf = (v: Verdict) => v.reasons.filter((r) => r.code === 'list-cycle' && /^sentences come back/i.test(r.message));
+    it('shows a real answer cycling between its sentences as a suspect, at the first repeat', () => {
+      const c = real('r599a7c747d');
+      const v = judge(c);
+      const [r] = repeatsOf(v);
+      assert.ok(r, v.reasons.map((x) => x.message).join('; '));
+      assert.equal(r.kind, 'suspect');
+      assert.equal(v.kind, 'ok');
+      assert.ok(c.text.slice(r.offset).startsWith('Paris is the capital of France.'), c.text.slice(r.offset, r.offset + 40));
+      assert.ok(r.offset > 0, 'the first copy is not the repeat');
+      assert.match(r.message, /"paris is the capital of france"/);
+    });
+    it('sees a paragraph that comes back with other sentences around it (a real answer)', () => {
+      assert.equal(repeatsOf(judge(real('r38f358d4d7'))).length, 1);
+    });
+    it('counts a sentence once it is said three times, not twice', () => {
+      const loop = 'The cache keeps the newest blocks in memory for reuse. ';
+      const once = `${loop}${PROSE}${loop}${MORE_PROSE}`;
+      assert.deepEqual(repeatsOf(detect(once, { finishReason: 'stop' })), []);
+      assert.equal(repeatsOf(detect(`${once}${loop}`, { finishReason: 'stop' })).length, 1);
+    });
+    it('leaves numbered lines, code and boilerplate-heavy docs alone', () => {
+      const epochs = Array.from({ length: 6 }, (_, i) => `Epoch ${i + 1} finished and the loss went down a bit.`).join('\n');
+      const code = Array.from({ length: 4 }, (_, i) => `if (x${i} == null) { return the default value for the key; }`).join('\n');
+      const docs = Array.from(
+        { length: 3 },
+        (_, i) => `### fn_${i}(arg)\nReturns zero on success or a negative error code on failure.\n\`\`\`c\nint fn_${i}(int *arg);\n\`\`\`\n`,
+      ).join('\n');
+      for (const text of [epochs, code, docs]) assert.deepEqual(repeatsOf(detect(text, { finishReason: 'stop' })), [], text.slice(0, 40));
+    });
+    it('stops counting new sentences past its table, and still counts those it holds', () => {
+      // Distinct sentences without digits: the index spelt in letters.
+      const spelt = (i: number): string => `${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+      const sentence = (i: number): string => `The team named ${spelt(i)} wrote one more line here. `;
+      const full = Array.from({ length: SENTENCES.table }, (_, i) => sentence(i)).join('');
+      const again = (s: string): string => s.repeat(Math.ceil((0.3 * full.length) / s.length));
+      const held = repeatsOf(detect(full + again(sentence(0)), { finishReason: 'stop' }));
+      assert.equal(held.length, 1);
+      const late = repeatsOf(detect(full + again(sentence(SENTENCES.table + 5)), { finishReason: 'stop' }));
+      assert.deepEqual(late, []);
     });
   });
 

@@ -477,7 +477,7 @@ class StreamingDetector implements Detector {
    */
   private checkNearLoop(ch: Channel, name: 'answer' | 'reasoning', report: ChannelSink): void {
     if (ch.has('short-loop') || ch.has('long-loop') || ch.has('seq-rep') || ch.has('compression')) return;
-    if (name === 'answer' && (this.reasons.has('length-repetition') || this.reasons.has('list-cycle'))) return;
+    if (name === 'answer' && (this.reasons.has('length-repetition') || this.reasons.get('list-cycle')?.kind === 'degenerate')) return;
     // A loop's tail repeats most of its 8-grams; healthy prose stays far below, and skips the word pass.
     if (ch.seqRep() < LIMITS.nearLoopMinSeqRep) return;
     const tail = ch.tail(LIMITS.ringSize);

@@ -499,3 +499,25 @@ export const DETOK = Object.freeze({
   /** Suffixes standing alone ("design ing") that make an answer degenerate; fewer are a suspect unless its commas stand alone too (" , "). */
   suffixPieces: 3,
 });
+
+/**
+ * sentences.ts: the same sentence said again, not back to back (a model cycling between a few
+ * sentences, or a paragraph coming back with new ones around it). A sentence counts from minChars
+ * characters and minWords words (or minWide wide letters: CJK has no spaces), letters at least
+ * minLetterShare of its visible characters, no code symbol in it. A suspect when one sentence
+ * comes `copies` times or `sentences` sentences come twice, the repeats (copies after the first)
+ * cover minShare of the answer, and the answer's code symbols stay under maxCodeShare (docs and
+ * code repeat their boilerplate lines).
+ */
+export const SENTENCES = Object.freeze({
+  minChars: 24,
+  minWords: 5,
+  minWide: 12,
+  minLetterShare: 0.7,
+  copies: 3,
+  sentences: 2,
+  minShare: 0.15,
+  maxCodeShare: 0.01,
+  /** Sentences remembered (a fixed table); later ones are not counted. */
+  table: 512,
+});

@@ -25,7 +25,7 @@ export type ReasonCode =
   | 'word-salad' // words in random order: function-word salad, random vocabulary, scripts switching per word
   | 'mojibake' // UTF-8 read as CP1252/CP1251, or U+FFFD where bytes were lost
   | 'prompt-echo' // the prompt repeated in the answer
-  | 'list-cycle' // lines or list items repeating in a cycle (numbers aside)
+  | 'list-cycle' // lines, list items or sentences coming back in a cycle (numbers aside)
   | 'spliced-token' // one word of another script or vocabulary spliced into fluent text
   | 'detok-spacing' // a space inside contractions ("' s", "don' t"): the detokenizer mishandles the apostrophe
   | 'dropped-words'; // tokens lost on the way: a determiner with its noun gone ("of the, there"), counting with numbers missing

@@ -22,6 +22,7 @@ import { DetokSpacing } from './detok';
 import { DroppedWords } from './dropped';
 import { ListedRun } from './listrun';
 import { LineCycle } from './linecycle';
+import { SentenceRepeats } from './sentences';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -202,6 +203,7 @@ export class WordScanner {
   readonly dropped: DroppedWords;
   readonly listedRun: ListedRun;
   readonly lineCycle: LineCycle;
+  readonly sentences: SentenceRepeats;
 
   constructor(sink: WordSink) {
     this.stutter = new stutters.Stutter(sink);
@@ -211,6 +213,7 @@ export class WordScanner {
     this.dropped = new DroppedWords(sink);
     this.listedRun = new ListedRun(sink);
     this.lineCycle = new LineCycle(sink);
+    this.sentences = new SentenceRepeats(sink);
   }
 
   /** Scan the first n code units of u; runs, when given, receives the letter runs that start a word in it. */
@@ -545,6 +548,7 @@ export class WordScanner {
     this.template.word(this);
     this.listedRun.word(this);
     this.lineCycle.word(this);
+    this.sentences.word(this);
     this.words++;
     this.prevHash = this.hash;
     this.gapLen = 0;
@@ -623,5 +627,6 @@ export class WordScanner {
     this.salad.finish(this);
     this.template.finish();
     this.listedRun.finish();
+    this.sentences.finish(this);
   }
 }
