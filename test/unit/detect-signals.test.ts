@@ -914,6 +914,20 @@ describe('detector signals on real outputs', () => {
         assert.equal(r.offset, 5);
         assert.match(r.message, /",,,"/);
       });
+      it('flags runs of full-width commas in CJK text, which has no space after them (a real answer)', () => {
+        const c = real('r679b3aa91a');
+        const r = reason(judge(c), 'word-repetition');
+        assert.equal(r.kind, 'degenerate');
+        assert.equal(c.text.slice(r.offset, r.offset + 3), '，，，');
+        assert.match(r.message, /"，，，"/);
+      });
+      it('leaves CJK commas said once or twice alone, and counts one run in a long answer as a suspect', () => {
+        ok('你好，我是一个助手，可以回答问题、写代码、翻译文本；有什么需要帮忙的吗？');
+        ok('这个问题，，我想一下。答案是四十二。');
+        const long = `${'我们先看这个问题的背景，然后给出答案。'.repeat(1)}这里有一个例子，，，它说明了原因。${'所以结论是成立的，我们可以继续讨论下一步。'}`;
+        const v = detect(long, { finishReason: 'stop' });
+        assert.equal(reason(v, 'word-repetition').kind, 'suspect');
+      });
       it('leaves doubled function words, CSV empty fields and hex words alone', () => {
         ok('I knew that that was wrong.');
         ok('name,,,\nalpha,,,beta\n');

@@ -27,6 +27,8 @@ export class Stutter {
   private firstDup = -1;
   private dupWord = '';
   private runs = 0;
+  /** Runs of ASCII commas and semicolons: a CJK answer is few "words" long however long it is, so one run of its commas alone stays a suspect. */
+  private asciiRuns = 0;
   private firstRun = -1;
   private runText = '';
   private readonly ring = new Int32Array(RING);
@@ -80,6 +82,7 @@ export class Stutter {
   }
 
   punctuationRun(c: number, len: number, at: number): void {
+    if (c < 128) this.asciiRuns++;
     if (this.runs++ === 0) {
       this.firstRun = at;
       this.runText = String.fromCharCode(c).repeat(len);
@@ -95,7 +98,12 @@ export class Stutter {
     }
     if (this.runs > 0) {
       const detail = `${JSON.stringify(this.runText)} right after a word at offset ${this.firstRun}: punctuation the model kept sampling`;
-      this.sink('word-repetition', this.firstRun, detail, words < STUTTER.shortWords || this.runs >= STUTTER.punctuationRuns ? 'degenerate' : 'suspect');
+      this.sink(
+        'word-repetition',
+        this.firstRun,
+        detail,
+        (words < STUTTER.shortWords && this.asciiRuns > 0) || this.runs >= STUTTER.punctuationRuns ? 'degenerate' : 'suspect',
+      );
     }
     if (this.phrase > 0 && words >= STUTTER.phraseMinWords && words <= STUTTER.phraseMaxWords && 2 * this.phrase >= STUTTER.phraseShare * words) {
       this.sink(

@@ -115,6 +115,11 @@ function isMark(c: number): boolean {
   );
 }
 
+/** The full-width comma and semicolon and the ideographic comma (，；、): CJK text's list punctuation. */
+function isWideComma(c: number): boolean {
+  return c === 0xff0c || c === 0xff1b || c === 0x3001;
+}
+
 export class WordScanner {
   /** Code units seen. */
   pos = 0;
@@ -584,7 +589,7 @@ export class WordScanner {
     if (c === this.runChar && this.runLen > 0) this.runLen++;
     else {
       if (this.runLen > 0) this.endRun(k === K_SPACE);
-      if (c === 44 || c === 59) {
+      if (c === 44 || c === 59 || isWideComma(c)) {
         this.runChar = c;
         this.runLen = 1;
         this.runStart = pos;
@@ -596,7 +601,8 @@ export class WordScanner {
 
   /** A run of one punctuation mark ended; spaced: what follows it is a space or the end. */
   private endRun(spaced: boolean): void {
-    if (this.runLen >= 3 && this.runAfterLetter && spaced) this.stutter.punctuationRun(this.runChar, this.runLen, this.runStart);
+    // CJK text has no spaces: a run of its commas counts before anything.
+    if (this.runLen >= 3 && this.runAfterLetter && (spaced || isWideComma(this.runChar))) this.stutter.punctuationRun(this.runChar, this.runLen, this.runStart);
     this.runLen = 0;
     this.runChar = 0;
   }
