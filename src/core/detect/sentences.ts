@@ -24,7 +24,9 @@ import type { WordScanner, WordSink } from './words';
 const SENT = limits.SENTENCES;
 const TABLE_SIZE = 2 * SENT.table;
 const TABLE_MASK = TABLE_SIZE - 1;
+/** The sentence's start kept to name it in the reason: its first SAMPLE_WORDS words, at most SAMPLE_UNITS units. */
 const SAMPLE_UNITS = 48;
+const SAMPLE_WORDS = 6;
 
 /** What ends a sentence when it follows a word directly: . ! ? (before a space), 。！？ (alone). */
 function endsSentenceGap(w: WordScanner): boolean {
@@ -76,7 +78,7 @@ export class SentenceRepeats {
     this.visible += w.len;
     this.wide += w.cjkRun;
     this.end = w.start + w.len;
-    if (this.sampleLen < SAMPLE_UNITS) this.takeSample(w);
+    if (this.words <= SAMPLE_WORDS && this.sampleLen < SAMPLE_UNITS) this.takeSample(w);
   }
 
   finish(w: WordScanner): void {
@@ -138,7 +140,7 @@ export class SentenceRepeats {
     if (copies > this.maxCopies) this.maxCopies = copies;
     if (this.firstRepeatAt < 0) {
       this.firstRepeatAt = this.start;
-      this.firstRepeatSample = String.fromCharCode(...this.sample.subarray(0, this.sampleLen)) + (this.sampleLen === SAMPLE_UNITS ? '…' : '');
+      this.firstRepeatSample = String.fromCharCode(...this.sample.subarray(0, this.sampleLen)) + (this.words > SAMPLE_WORDS || this.sampleLen === SAMPLE_UNITS ? '…' : '');
     }
   }
 }
