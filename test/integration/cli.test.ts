@@ -247,6 +247,25 @@ describe('inference-doctor CLI (dist/cli.js)', function () {
     );
   });
 
+  it('detect ANSWER.txt: a plain-text answer is judged whole, with a note that it was not JSON Lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idoc-cli-'));
+    const loop = join(dir, 'loop.txt');
+    const sentence = 'I am not sure what you mean by that, but I will try to answer it.';
+    writeFileSync(loop, `${sentence}\n`.repeat(12));
+    const looped = await cli(['detect', loop]);
+    assert.equal(looped.code, 0, looped.stderr);
+    const [one, ...more] = looped.stdout.trim().split('\n');
+    assert.deepEqual(more, [], 'one answer, not one per line');
+    const verdict = parseAny(one);
+    assert.equal(verdict.id, null);
+    assert.equal(verdict.verdict, 'degenerate');
+    assert.match(looped.stderr, /loop\.txt: not JSON Lines .* judged as one plain-text answer/);
+
+    const healthy = await cli(['detect', '-'], 'Paris is the capital of France.\n\nIt sits on the Seine, and about two million people live there.\n');
+    assert.equal(healthy.code, 0, healthy.stderr);
+    assert.deepEqual(JSON.parse(healthy.stdout), { id: null, verdict: 'ok', reasons: [] });
+  });
+
   it('detect - reads standard input', async () => {
     const r = await cli(['detect', '-'], '{"id":7,"text":"Hello! How can I help you today?","finish_reason":"stop"}\n');
     assert.equal(r.code, 0);

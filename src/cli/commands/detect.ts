@@ -1,12 +1,13 @@
 /** `inference-doctor detect FILE.jsonl|-`: one verdict line per JSONL record. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
+import { detect, detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
 import { judgeSavedStream, looksLikeSavedStream } from '../../core/probe/savedStream';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
 
 const USAGE = `Usage: inference-doctor detect FILE.jsonl
+       inference-doctor detect ANSWER.txt   (one answer as plain text)
        inference-doctor detect -            (read standard input)
 
 Each input line is a JSON object {"id", "text", "finish_reason"?, "matched_stop"?, "logprobs"?,
@@ -16,7 +17,8 @@ or a response saved as the server sent it: an OpenAI-compatible chat completion 
 or SGLang's native /generate answer {"text", "meta_info"} (alone or a list of them).
 A file whose first line is "{" or "[" alone is one pretty-printed JSON document; a file that starts
 with "data:" is a saved stream (curl -N): its chunks are put together as the probe does (the first
-choice) and judged as one answer.
+choice) and judged as one answer. Any other file (its first line is not JSON) is one answer as plain
+text, copied from a chat or a log, judged whole; a note on standard error says so.
 Each output line is {"id", "choice"?, "verdict", "reasons", "suspects"?}: "reasons" made the
 verdict, "suspects" is weak evidence that left it alone, "choice" numbers the choices of a response
 that has several. {"id", "error"} marks a line that is not a valid record. Blank lines are skipped.
@@ -27,9 +29,22 @@ read whole, 66 the file cannot be read.`;
 /** The largest pretty-printed document or saved stream read whole. */
 const MAX_WHOLE_CHARS = 64 * 1024 * 1024;
 
-/** A saved stream as one answer, or a pretty-printed document as the records it holds. */
-function judgeWhole(text: string): DetectRecordResult[] {
-  if (!looksLikeSavedStream(text)) return detectRecords(text);
+/** How a file read whole is judged. */
+type WholeKind = 'document' | 'stream' | 'text';
+
+/** What a file's first non-blank line says it is, when it is read whole; null for JSON Lines. */
+function wholeKindOf(firstLine: string): WholeKind | null {
+  const t = firstLine.trim();
+  if (t === '{' || t === '[') return 'document';
+  if (looksLikeSavedStream(t)) return 'stream';
+  return t.startsWith('{') || t.startsWith('[') ? null : 'text';
+}
+
+/** A saved stream or a plain-text answer as one answer, or a pretty-printed document as the records it holds. */
+function judgeWhole(text: string, kind: WholeKind): DetectRecordResult[] {
+  // Its end is unknown: no finish reason is assumed, as the editor's Check Answers does.
+  if (kind === 'text') return [recordResult(null, undefined, detect(text, { finishReason: null }))];
+  if (kind === 'document') return detectRecords(text);
   const r = judgeSavedStream(text);
   if (!r.ok) return [{ id: null, error: `not read as a saved stream: ${r.error}` }];
   return [recordResult(null, undefined, r.verdict)];
@@ -61,8 +76,9 @@ export const detectCommand: Command = {
     }
     const lines = createInterface({ input, crlfDelay: Infinity });
     let batch = '';
-    // A pretty-printed document or a saved stream is read whole (bounded); JSON Lines line by line.
+    // A pretty-printed document, a saved stream or plain text is read whole (bounded); JSON Lines line by line.
     let whole: string[] | null = null;
+    let wholeKind: WholeKind = 'document';
     let wholeChars = 0;
     let first = true;
     for await (const line of lines) {
@@ -70,7 +86,10 @@ export const detectCommand: Command = {
         whole.push(line);
         wholeChars += line.length + 1;
         if (wholeChars > MAX_WHOLE_CHARS) {
-          await write(io.stderr, `${file}: more than ${MAX_WHOLE_CHARS / (1024 * 1024)} MiB in one document or stream: only JSON Lines are read in pieces\n`);
+          await write(
+            io.stderr,
+            `${file}: more than ${MAX_WHOLE_CHARS / (1024 * 1024)} MiB in one document, stream or plain-text answer: only JSON Lines are read in pieces\n`,
+          );
           return EXIT.dataError;
         }
         continue;
@@ -78,10 +97,12 @@ export const detectCommand: Command = {
       if (!line.trim()) continue;
       if (first) {
         first = false;
-        const t = line.trim();
-        if (t === '{' || t === '[' || looksLikeSavedStream(t)) {
+        const kind = wholeKindOf(line);
+        if (kind !== null) {
+          wholeKind = kind;
           whole = [line];
           wholeChars = line.length + 1;
+          if (kind === 'text') await write(io.stderr, `${file}: not JSON Lines (its first line is not a JSON object): judged as one plain-text answer\n`);
           continue;
         }
       }
@@ -91,7 +112,7 @@ export const detectCommand: Command = {
         batch = '';
       }
     }
-    if (whole) for (const result of judgeWhole(whole.join('\n'))) batch += `${JSON.stringify(result)}\n`;
+    if (whole) for (const result of judgeWhole(whole.join('\n'), wholeKind)) batch += `${JSON.stringify(result)}\n`;
     if (batch) await write(io.stdout, batch);
     return EXIT.ok;
   },
