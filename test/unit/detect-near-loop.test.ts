@@ -98,12 +98,16 @@ describe('near-copy loops (nearloop.ts)', () => {
     }
   });
 
-  it('flags real healthy answers said twice, and none of them said once', () => {
+  it('flags real healthy answers said twice, and at most 1% of them said once (the false-positive goal)', () => {
     const pairs = doubledAnswers();
     assert.ok(pairs.length >= 100, `only ${pairs.length} answers`);
     const flagged = pairs.filter((p) => detect(p.doubled, { finishReason: 'stop' }).kind !== 'ok').length;
     assert.ok(flagged / pairs.length >= 0.9, `${flagged}/${pairs.length} doubled answers flagged`);
-    const singles = new Set(pairs.map((p) => p.single));
-    for (const single of singles) assert.equal(detect(single, { finishReason: 'stop' }).kind, 'ok', single.slice(0, 60));
+    const singles = [...new Set(pairs.map((p) => p.single))];
+    const flaggedSingles = singles.filter((single) => detect(single, { finishReason: 'stop' }).kind !== 'ok');
+    assert.ok(
+      flaggedSingles.length <= 0.01 * singles.length,
+      `${flaggedSingles.length}/${singles.length} singles flagged: ${flaggedSingles.map((s) => s.slice(0, 40)).join(' | ')}`,
+    );
   });
 });

@@ -126,7 +126,21 @@ describe('detector signals on real outputs', () => {
       assert.ok(c.text.startsWith('[UNK_BYTE_0x', r.offset), c.text.slice(r.offset, r.offset + 20));
       assert.match(r.message, /filler or control tokens make \d+ of the answer's \d+ characters/);
     });
+    it("reads Cohere's capitalised special tokens (Aya 23 in a llama.cpp app): text goes on after <EOS_TOKEN>, fillers among symbols", () => {
+      const c = real('r792d0a538b');
+      const v = judge(c);
+      assert.equal(v.kind, 'degenerate');
+      const leak = reason(v, 'template-leak');
+      assert.equal(leak.kind, 'degenerate');
+      assert.ok(c.text.startsWith('<EOS_TOKEN>', leak.offset), c.text.slice(leak.offset, leak.offset + 12));
+      assert.match(c.text.slice(reason(v, 'special-tokens').offset), /^<(?:SEP|CLS|PAD|UNK|MASK_TOKEN|EOP_TOKEN)>/);
+    });
     it('keeps a text that names a few filler tokens among its words a suspect', () => {
+      const named = detect('Cohere models mark a padded position with <PAD> and a masked one with <MASK_TOKEN>; BERT calls them [PAD] and [MASK].', {
+        finishReason: 'stop',
+      });
+      assert.equal(named.kind, 'ok');
+      assert.equal(reason(named, 'special-tokens').kind, 'suspect');
       const v = detect('BERT puts [CLS] before the first sentence, [SEP] between the two sentences, and hides a word behind [MASK] in pre-training.', {
         finishReason: 'stop',
       });

@@ -168,20 +168,21 @@ class ListItems {
 // Gemma, Mistral, Phi, DeepSeek with full-width or ASCII bars, Command R, Granite 3, MiniCPM, Kimi K2,
 // Seed-OSS, GLM-4).
 const END_MARKER =
-  /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN)\|>|<\/s>|<\/?end_of_turn>|<eos>|<seed:eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
+  /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN)\|>|<\/s>|<\/?end_of_turn>|<eos>|<EOS_TOKEN>|<seed:eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
 const START_MARKER =
   /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN|start_of_role|end_of_role|im_user|im_assistant|im_system|im_middle|observation)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|<seed:bos>|\[INST\])$/;
 /**
  * Start-of-sequence markers. One that opens the answer is the tokenizer's own mark, shown by a
  * client that prints special tokens (as a leading "<s>" is), not a new turn: a suspect alone.
  */
-const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<seed:bos>|<[｜|]begin▁of▁sentence[｜|]>)$/;
+const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<BOS_TOKEN>|<seed:bos>|<[｜|]begin▁of▁sentence[｜|]>)$/;
 /**
- * Filler and control tokens, fill-in-the-middle markers (Qwen, StarCoder, DeepSeek: a completion
- * answer never holds one), and byte tokens the detokenizer failed to merge.
+ * Filler and control tokens (Cohere's, Command R and Aya, in capitals: <PAD>, <MASK_TOKEN>),
+ * fill-in-the-middle markers (Qwen, StarCoder, DeepSeek: a completion answer never holds one), and
+ * byte tokens the detokenizer failed to merge.
  */
 const FILLER =
-  /^(?:<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
+  /^(?:<(?:UNK|PAD|CLS|SEP|MASK_TOKEN|EOP_TOKEN)>|<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** A prompt that asks for a dialogue, a script or a role play: its answer may open with a user's label. */
 const ASKS_DIALOGUE = /dialog|conversation|transcript|script|role[- ]?play|interview|exchange|chat ?log|scene|roles?\b|turns?\b|human:|user:/i;
