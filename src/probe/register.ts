@@ -1,14 +1,13 @@
 /**
  * The probe feature: Probe panel, probe history, the Quick Health Probe and Check Answers in
- * Editor. The panel module (webview host, history store, runner) and the answer checks are
- * imported on first use so activation stays cheap; the serializer is the only thing registered up
+ * Editor. The panel module (webview host, history store, runner), the quick probe (runner and
+ * detector) and the answer checks are imported on first use so activation stays cheap; the serializer is the only thing registered up
  * front, because VS Code needs it to restore a panel after a reload.
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';
 import type { Ctx } from '../context';
 import type { ProbePanels } from './panelHost';
-import { runQuickProbeCommand } from './quickProbeCommand';
 import type { AnswerChecks } from './checkAnswers';
 
 export function register(ctx: Ctx): void {
@@ -27,7 +26,7 @@ export function register(ctx: Ctx): void {
   ctx.registerCommand(COMMANDS.openProbeHistory, async () => (await loadPanels()).pickHistoryEntry());
   ctx.registerCommand(COMMANDS.quickHealthProbe, async (arg) => {
     const server = await ctx.servers.pick(arg, 'Run the Quick Health Probe on which server?');
-    if (server) await runQuickProbeCommand(ctx, server);
+    if (server) await (await import('./quickProbeCommand')).runQuickProbeCommand(ctx, server);
   });
   let answers: Promise<AnswerChecks> | undefined;
   const loadAnswers = (): Promise<AnswerChecks> =>
