@@ -140,7 +140,8 @@ export class SentenceRepeats {
     if (copies > this.maxCopies) this.maxCopies = copies;
     if (this.firstRepeatAt < 0) {
       this.firstRepeatAt = this.start;
-      this.firstRepeatSample = String.fromCharCode(...this.sample.subarray(0, this.sampleLen)) + (this.words > SAMPLE_WORDS || this.sampleLen === SAMPLE_UNITS ? '…' : '');
+      this.firstRepeatSample =
+        String.fromCharCode(...this.sample.subarray(0, this.sampleLen)) + (this.words > SAMPLE_WORDS || this.sampleLen === SAMPLE_UNITS ? '…' : '');
     }
   }
 }
