@@ -135,6 +135,12 @@ describe('detector signals on real outputs', () => {
       assert.ok(c.text.startsWith('<EOS_TOKEN>', leak.offset), c.text.slice(leak.offset, leak.offset + 12));
       assert.match(c.text.slice(reason(v, 'special-tokens').offset), /^<(?:SEP|CLS|PAD|UNK|MASK_TOKEN|EOP_TOKEN)>/);
     });
+    it("shows one reserved token in a salad (MiniCPM's <reserved_N>) as a suspect, at the token", () => {
+      const c = real('r4264e535c9');
+      const r = reason(judge(c), 'special-tokens');
+      assert.equal(r.kind, 'suspect');
+      assert.ok(c.text.startsWith('<reserved_436>', r.offset), c.text.slice(r.offset, r.offset + 14));
+    });
     it('keeps a text that names a few filler tokens among its words a suspect', () => {
       const named = detect('Cohere models mark a padded position with <PAD> and a masked one with <MASK_TOKEN>; BERT calls them [PAD] and [MASK].', {
         finishReason: 'stop',

@@ -177,12 +177,13 @@ const START_MARKER =
  */
 const SEQUENCE_START = /^(?:<\|(?:begin_of_text|startoftext)\|>|<bos>|<BOS_TOKEN>|<seed:bos>|<[｜|]begin▁of▁sentence[｜|]>)$/;
 /**
- * Filler and control tokens (Cohere's, Command R and Aya, in capitals: <PAD>, <MASK_TOKEN>),
+ * Filler and control tokens (Cohere's, Command R and Aya, in capitals: <PAD>, <MASK_TOKEN>;
+ * MiniCPM's <reserved_N>),
  * fill-in-the-middle markers (Qwen, StarCoder, DeepSeek: a completion answer never holds one), and
  * byte tokens the detokenizer failed to merge.
  */
 const FILLER =
-  /^(?:<(?:UNK|PAD|CLS|SEP|MASK_TOKEN|EOP_TOKEN)>|<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
+  /^(?:<(?:UNK|PAD|CLS|SEP|MASK_TOKEN|EOP_TOKEN)>|<(?:unk|pad|mask|s|unused\d+|extra_id_\d+|mask_\d+|reserved_\d+|0x[0-9A-Fa-f]{2}|\|reserved_special_token_\d+\||\|reserved_\d+\||\|(?:pad|fim_pad|vision_pad|image_pad|video_pad|finetune_right_pad_id|fim_prefix|fim_middle|fim_suffix)\||fim_(?:prefix|middle|suffix|pad)|[｜|]fim▁(?:begin|hole|end)[｜|])>|\[(?:PAD|UNK|CLS|SEP|MASK|control_\d+|unused\d+|UNK_BYTE_0x[0-9A-Fa-f]+[^\]]*)\])$/;
 
 /** A prompt that asks for a dialogue, a script or a role play: its answer may open with a user's label. */
 const ASKS_DIALOGUE = /dialog|conversation|transcript|script|role[- ]?play|interview|exchange|chat ?log|scene|roles?\b|turns?\b|human:|user:/i;

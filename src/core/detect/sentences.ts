@@ -6,9 +6,9 @@
  *
  * A sentence is keyed by its words (lower-cased, punctuation aside) and counted in a fixed table.
  * Sentences with digits or code symbols are not counted: templated lines ("Epoch 3: loss …"), code
- * and data repeat their shape by design. At finish the answer is degenerate when its repeats
- * (copies after the first) cover a share of it and it is prose (few code symbols overall, which
- * keeps out licence notices and API docs, where boilerplate sentences recur).
+ * and data repeat their shape by design. At finish it reports the answer when its repeats (copies
+ * after the first) cover a share of it and it is prose (few code symbols overall, which keeps out
+ * licence notices and API docs, where boilerplate sentences recur).
  *
  * A suspect only: made degenerate, it caught three tune outputs and none of their healthy ones, but
  * on the validation split it added a false alarm (3 of 205 healthy outputs, over the goal of 1%),
