@@ -82,7 +82,14 @@ const LINE_BREAK = /\r\n?|[\n\u2028\u2029]/g;
 const LINE_BREAK_RUN = /(?:\r\n?|[\n\u2028\u2029])+/g;
 const LINE_BREAK_OR_TAB = /\r\n?|[\n\u2028\u2029\t]/g;
 
-const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * Made on first use: building a grapheme segmenter loads ICU's break rules, about 15 ms, and every
+ * surface that imports this module (the extension at activation among them) would pay it at load.
+ */
+let graphemes: Intl.Segmenter | undefined;
+function graphemeSegmenter(): Intl.Segmenter {
+  return (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
+}
 
 function codePointCount(s: string): number {
   let n = 0;
@@ -112,7 +119,7 @@ function visible(text: string, maxLength: number | undefined): string {
   // Segmenting costs time in the length of what it is given. A window of 2·max+2 UTF-16 units holds more
   // than max code points, so the budget runs out inside it, and every cluster kept ends before the
   // window's last unit, where its boundary is the same as in the full text.
-  for (const { segment, index } of GRAPHEMES.segment(text.slice(0, 2 * max + 2))) {
+  for (const { segment, index } of graphemeSegmenter().segment(text.slice(0, 2 * max + 2))) {
     used += codePointCount(showControls(segment));
     if (used > max - 1) break;
     ends.push(index + segment.length);
