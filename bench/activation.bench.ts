@@ -43,14 +43,10 @@ function timeLoad(file: string, runs: number): LoadTiming {
   };
 }
 
-/** Temp dirs the bench made; removed when it ends. */
-const made: string[] = [];
-
 export async function run(): Promise<Record<string, unknown>> {
   const bundle = join(root, 'dist/extension.js');
   if (!existsSync(bundle)) return { error: 'dist/extension.js missing: run node scripts/build.mjs' };
   const emptyDir = mkdtempSync(join(tmpdir(), 'id-bench-empty-'));
-  made.push(emptyDir);
   const empty = join(emptyDir, 'empty-extension.js');
   writeFileSync(empty, 'exports.activate = function activate(context) { context.subscriptions.push({ dispose() {} }); };\n');
   const runs = 15;
@@ -60,7 +56,7 @@ export async function run(): Promise<Record<string, unknown>> {
     extension = timeLoad(bundle, runs);
     baseline = timeLoad(empty, runs);
   } finally {
-    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    rmSync(emptyDir, { recursive: true, force: true });
   }
   const report: Record<string, unknown> = {
     node: { runs, extensionRequireAndActivate: extension, baselineEmptyExtension: baseline, bundleBytes: statSync(bundle).size },

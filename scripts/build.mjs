@@ -1,6 +1,6 @@
 // Bundles every entry point with esbuild. Usage: node scripts/build.mjs [--production] [--watch] [--only name[,name]]
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,8 @@ const bundles = {
     outfile: 'dist/extension.js',
     plugins: [lazyVendor, lazyRules],
     supported: { 'dynamic-import': false },
+    // Its import graph, for the test that keeps heavy modules out of activation (not packaged).
+    metafile: true,
   },
   vendor: {
     ...node,
@@ -107,6 +109,11 @@ if (watch) {
   for (const [, options] of selected) (await esbuild.context({ ...common, ...options })).watch();
   console.log('watching', selected.map(([n]) => n).join(', '));
 } else {
-  await Promise.all(selected.map(([, options]) => esbuild.build({ ...common, ...options })));
+  await Promise.all(
+    selected.map(async ([name, options]) => {
+      const result = await esbuild.build({ ...common, ...options });
+      if (result.metafile) writeFileSync(join(root, `dist/${name}.meta.json`), JSON.stringify(result.metafile));
+    }),
+  );
   copyAssets();
 }

@@ -1,8 +1,9 @@
 /**
  * The probe feature: Probe panel, probe history, the Quick Health Probe and Check Answers in
  * Editor. The panel module (webview host, history store, runner), the quick probe (runner and
- * detector) and the answer checks are imported on first use so activation stays cheap; the serializer is the only thing registered up
- * front, because VS Code needs it to restore a panel after a reload.
+ * detector) and the answer checks are imported on first use so activation stays cheap; the
+ * serializer is the only thing registered up front, because VS Code needs it to restore a panel
+ * after a reload.
  */
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commands';

@@ -1,7 +1,8 @@
 /** `inference-doctor detect FILE.jsonl|-`: one verdict line per JSONL record. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { detect, detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
+import { detectRecords, recordResult, type DetectRecordResult } from '../../core/detect';
+import { judgeAnswerText } from '../../core/detect/answerText';
 import { judgeSavedStream, looksLikeSavedStream } from '../../core/probe/savedStream';
 import { errorMessage } from '../../core/errors';
 import { EXIT, UsageError, write, type CliIo, type Command } from '../command';
@@ -42,8 +43,7 @@ function wholeKindOf(firstLine: string): WholeKind | null {
 
 /** A saved stream or a plain-text answer as one answer, or a pretty-printed document as the records it holds. */
 function judgeWhole(text: string, kind: WholeKind): DetectRecordResult[] {
-  // Its end is unknown: no finish reason is assumed, as the editor's Check Answers does.
-  if (kind === 'text') return [recordResult(null, undefined, detect(text, { finishReason: null }))];
+  if (kind === 'text') return [recordResult(null, undefined, judgeAnswerText(text))];
   if (kind === 'document') return detectRecords(text);
   const r = judgeSavedStream(text);
   if (!r.ok) return [{ id: null, error: `not read as a saved stream: ${r.error}` }];

@@ -63,14 +63,18 @@ function lineEnd(text: string, offset: number): number {
   return nl < 0 ? text.length : nl;
 }
 
+/** One answer as plain text (pasted, copied from a log): its end is unknown, so no finish reason is assumed. */
+export function judgeAnswerText(answer: string): Verdict {
+  return detect(answer, { finishReason: null });
+}
+
 /**
  * One answer: each reason marked from where it starts to the end of that line, `base` added to the
- * offsets (where the answer starts in a larger text). The answer's end is unknown, so no finish
- * reason is assumed.
+ * offsets (where the answer starts in a larger text).
  */
 export function checkAnswer(answer: string, base = 0): AnswerCheck {
   const check = emptyCheck();
-  const verdict = detect(answer, { finishReason: null });
+  const verdict = judgeAnswerText(answer);
   count(check, verdict);
   for (const r of verdict.reasons) {
     const at = Math.min(Math.max(0, r.offset), answer.length);

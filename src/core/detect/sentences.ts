@@ -17,6 +17,7 @@
  * Bounded: a fixed table of sentence keys, a 48-unit sample buffer; work once per word.
  */
 import * as limits from './limits';
+import { endsSentence } from './script';
 import { FNV_BASIS, FNV_PRIME } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
@@ -28,12 +29,10 @@ const TABLE_MASK = TABLE_SIZE - 1;
 const SAMPLE_UNITS = 48;
 const SAMPLE_WORDS = 6;
 
-/** What ends a sentence when it follows a word directly: . ! ? (before a space), 。！？ (alone). */
+/** The gap before this word ends a sentence: a line break, or a sentence mark right after the last word (. ! ? before a space; 。！？ alone). */
 function endsSentenceGap(w: WordScanner): boolean {
-  if (w.gapNewlines > 0) return true;
   const c = w.gapFirst;
-  if (c === 0x3002 || c === 0xff01 || c === 0xff1f) return true;
-  return (c === 46 || c === 33 || c === 63) && w.gapSpaces > 0;
+  return w.gapNewlines > 0 || (endsSentence(c) && (c > 127 || w.gapSpaces > 0));
 }
 
 export class SentenceRepeats {
