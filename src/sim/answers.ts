@@ -356,6 +356,14 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
       for (let n = 1; texts.length < maxTokens && n <= 120; n++) if (n % 7 !== 5) texts.push(` ${n}`);
       return fromTexts(texts.slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
     }
+    case 'garbled-letters': {
+      // Prose with a letter lost from the middle of every second word of five letters or more.
+      let long = 0;
+      const garbled = KV_CACHE.replace(/\p{L}{5,}/gu, (word) =>
+        long++ % 2 === 0 ? word.slice(0, word.length >> 1) + word.slice((word.length >> 1) + 1) : word,
+      );
+      return fromTexts(tokenize(garbled).slice(0, maxTokens), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
     case 'offer-runaway': {
       // The greeting, then two other answers: no chat marker, so the detector can only suspect it.
       const texts = tokenize(`${OFFER}\n\n${HEALTHY_ANSWERS[0]}\n\n${HEALTHY_ANSWERS[1]}`);

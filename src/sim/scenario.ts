@@ -43,6 +43,7 @@ export type Behaviour =
   | 'code-salad' // random pieces of a code-heavy vocabulary until max_tokens
   | 'inst-runaway' // the answer, then invented [INST] … [/INST] turns with no </s> between, until max_tokens
   | 'dropped-tokens' // counting from 1 with every seventh number's token lost on the way, EOS stop
+  | 'garbled-letters' // a healthy paragraph whose longer words lost a letter each ("cahe", "memry"), EOS stop
   | 'offer-runaway' // a greeting that offers help, then two other answers with no marker between (a suspect, not a verdict)
   | 'answer-twice' // the whole healthy answer, a blank line, then the same answer again, EOS stop
   | 'restate' // a sentence of a coding agent's report said twice back to back, then a new one, EOS stop
@@ -86,6 +87,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'code-salad',
   'inst-runaway',
   'dropped-tokens',
+  'garbled-letters',
   'offer-runaway',
   'answer-twice',
   'restate',

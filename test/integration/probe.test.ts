@@ -104,6 +104,7 @@ describe('probe runner against the simulator', function () {
           ['code-salad', 'token-salad'],
           ['inst-runaway', 'template-leak'],
           ['dropped-tokens', 'dropped-words'],
+          ['garbled-letters', 'garbled-words'],
         ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);

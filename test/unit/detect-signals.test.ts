@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { createDetector, detect, detectRecord } from '../../src/core/detect';
 import type { Verdict } from '../../src/core/detect';
-import { LIMITS, SENTENCES } from '../../src/core/detect/limits';
+import { GARBLED, LIMITS, SENTENCES } from '../../src/core/detect/limits';
 import { stripMarkup } from '../../src/core/detect/markup';
 import { judge, real, reason } from '../support/realOutputs';
+import { loadRealCases } from '../corpus/real/realCase';
 
 const PROSE =
   'The scheduler admits a request when its prompt fits in the free KV-cache blocks, and it keeps ' +
@@ -1411,6 +1412,93 @@ describe('detector signals on real outputs', () => {
       assert.equal(held.length, 1);
       const late = repeatsOf(detect(full + again(sentence(SENTENCES.table + 5)), { finishReason: 'stop' }));
       assert.deepEqual(late, []);
+    });
+  });
+
+  describe('words no dictionary has (garbled.ts)', () => {
+    const garbledOf = (v: Verdict) => v.reasons.filter((r) => r.code === 'garbled-words');
+    const gluedOf = (v: Verdict) => v.reasons.filter((r) => r.code === 'detok-spacing' && /run together/.test(r.message));
+    /** Healthy prose of 60 words, about a tool whose names it repeats. */
+    const JARGON =
+      'To run the server with tensor parallelism, start sglang with two GPUs and set the memory fraction a little lower. ' +
+      'The router then sends each request to the worker with the most free cache, and the scheduler batches the prefill of new ' +
+      'requests with the decode of running ones. When sglang prints a warning about the cache, lower the fraction again and restart it.';
+    it('flags a real answer whose English words are misspelt and clipped all through, where the unknown words start', () => {
+      const c = real('r39e86d3f3b');
+      const [r] = garbledOf(judge(c));
+      assert.ok(
+        r,
+        judge(c)
+          .reasons.map((x) => x.code)
+          .join(', '),
+      );
+      assert.equal(r.kind, 'degenerate');
+      assert.match(r.message, /^\d+ of \d+ words of English prose are in no English dictionary/);
+      assert.match(c.text.slice(r.offset), /^[a-z]+/);
+      assert.ok(r.message.includes(JSON.stringify(/^[a-z]+/.exec(c.text.slice(r.offset))?.[0])), r.message);
+    });
+    it('leaves healthy prose with its jargon, code spans and fenced code alone', () => {
+      const fenced = `${JARGON}\n\n\`\`\`python\nimport argparse, ctypes, errno\ndef parse(argv):\n    ns = argparse.parse_args(argv)\n    return ns.tp, ns.dp, ns.ep, ns.mem, ns.kv\n\`\`\`\n`;
+      const spans = `${JARGON} Set \`mem_frac\`, \`tp\`, \`dp\`, \`ep\`, \`kvdtype\`, \`cudagraph\`, \`chunked\`, \`prefill\` and \`radix\` in the launch file.`;
+      // No word list has a contraction's first half ("didn", "wouldn"): a word glued to an apostrophe is not looked up.
+      const contractions = `The server didn't start at first. It didn't load the weights, and it wouldn't, couldn't, shouldn't or mustn't, they said; the log isn't clear, the cache wasn't there, the ports aren't open, the disks weren't ready, the job hasn't run, the queue hadn't moved and the model doesn't answer. It`;
+      for (const text of [JARGON, fenced, spans, contractions]) assert.deepEqual(garbledOf(detect(text, { finishReason: 'stop' })), [], text.slice(-60));
+    });
+    it('leaves prose in another language alone (its words are in no English dictionary)', () => {
+      const spanish =
+        'El servidor arranca con dos tarjetas y reparte las peticiones entre los trabajadores. Cuando la memoria se llena, ' +
+        'el planificador libera los bloques de la petición más nueva y la vuelve a poner en la cola, para que las demás terminen antes. ' +
+        'Si el registro muestra un aviso sobre la memoria, baje la fracción y vuelva a arrancar el servidor con la misma configuración.';
+      assert.deepEqual(garbledOf(detect(spanish, { finishReason: 'stop' })), []);
+    });
+    /** Garbled prose written here: English function words around clipped and misspelt ones, none of them twice. */
+    const BROKEN =
+      'so the specical mutiv was at the brised shelf, and the extapters wait for a jropessary dtvture of the consted intfain. ' +
+      'then you uifin it with comploveritor and the plome of your grastic, which is not the tweam that it vorned to be. ' +
+      'it has the blentic and some frosable, but the wendery of the drastil is on its clomper and in the hostrine. ';
+    it('needs enough different unknown words: the same coined name again and again is not garbling', () => {
+      const coined = Array.from({ length: 6 }, (_, i) => `The flarp sits on shelf ${'abcdef'[i]} and the flarp waits for the next batch of the day.`).join(' ');
+      assert.deepEqual(garbledOf(detect(coined, { finishReason: 'stop' })), []);
+      assert.equal(garbledOf(detect(BROKEN, { finishReason: 'stop' })).length, 1);
+    });
+    it('judges a long answer in blocks: garbling of half a block or more after healthy prose is found there', () => {
+      // Real healthy prose of the tune split, a few thousand characters of it.
+      const healthy = `${loadRealCases()
+        .filter((c) => c.split === 'tune' && c.shape === 'healthy-prose')
+        .map((c) => c.text.trim())
+        .join('\n\n')
+        .slice(0, 6000)
+        .replace(/\s+\S*$/, '')}\n\n`;
+      assert.ok(healthy.length > 3000);
+      assert.deepEqual(garbledOf(detect(healthy, { finishReason: 'stop' })), []);
+      // GARBLED.block / 2 made-up words ("zqab", "zqac", ...), none of them twice, between function words.
+      const made = (i: number): string => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+      const broken = Array.from({ length: GARBLED.block / 2 }, (_, i) => `${['the', 'of the', 'and', 'to a'][i % 4]} ${made(i)}`).join(' ');
+      const v = detect(`${healthy}${broken}.`, { finishReason: 'stop' });
+      const [r] = garbledOf(v);
+      assert.ok(r, v.reasons.map((x) => x.code).join(', '));
+      assert.ok(r.offset >= healthy.length, `offset ${r.offset} inside the healthy part`);
+    });
+    it('flags words run together with a function word where spaces were lost, and leaves one compound alone', () => {
+      const text =
+        'The server reads its settings ofthe file at start and loads the model weights into memory. Then it waits for requests ' +
+        'andthe router sends each one to a worker. The worker batches the prefill withthe decode steps of the requests it already runs, ' +
+        'and it returns tokens tothe client as they come.';
+      const [r] = gluedOf(detect(text, { finishReason: 'stop' }));
+      assert.ok(r);
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(text.slice(r.offset, r.offset + 5), 'ofthe');
+      const three = text.replace('tothe', 'to the');
+      assert.deepEqual(gluedOf(detect(three, { finishReason: 'stop' })), [], 'three are below GARBLED.minGlued');
+      const compounds = `${JARGON} Mount the cache directory readonly so that a worker cannot change it, and keep the weights readonly too.`;
+      assert.deepEqual(gluedOf(detect(compounds, { finishReason: 'stop' })), []);
+    });
+    it('reaches the same reasons streamed one character at a time', () => {
+      const c = real('r39e86d3f3b');
+      const d = createDetector();
+      for (const ch of c.text) d.push({ text: ch });
+      const key = (v: Verdict): string => v.reasons.map((r) => `${r.code}/${r.kind}@${r.offset}`).join(',');
+      assert.equal(key(d.finish({})), key(judge(c)));
     });
   });
 

@@ -49,6 +49,7 @@ export const REASON_KIND: Readonly<Record<ReasonCode, Exclude<VerdictKind, 'ok'>
   'spliced-token': 'degenerate',
   'detok-spacing': 'degenerate',
   'dropped-words': 'degenerate',
+  'garbled-words': 'degenerate',
 });
 
 const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
@@ -88,6 +89,8 @@ const ADVICE: Readonly<Record<ReasonCode, string>> = Object.freeze({
     'the detokenizer does not match the tokenizer (a server-side tokenizer or skip_special_tokens/spaces_between_special_tokens setting), or the logits are broken',
   'dropped-words':
     'tokens went missing between the model and the text: compare the non-streamed answer, turn off speculative decoding, and check the detokenizer and the client that joins the stream',
+  'garbled-words':
+    'misspelt, clipped or glued words all through the prose come from broken logits or a detokenizer that loses pieces: compare with another GEMM or attention backend, and check that the tokenizer matches the weights',
 });
 
 /**

@@ -521,3 +521,30 @@ export const SENTENCES = Object.freeze({
   /** Sentences remembered (a fixed table); later ones are not counted. */
   table: 512,
 });
+
+/**
+ * garbled.ts: English prose whose words no English dictionary has ("specical", "brised",
+ * "extapters"). A block of at least minChecked checked words (lower-case ASCII words of minLetters
+ * to maxLetters letters, outside code, with no code symbol beside them) is English prose when
+ * English function words make minEnglishShare of its Latin-script words; it is garbled when words
+ * in no dictionary (nor any stopword list) make minUnknownShare of the checked words, at least
+ * minDistinct different ones and distinctShare of them different (prose about one tool names the
+ * same jargon again and again). Blocks end every `block` checked words, and at finish.
+ */
+export const GARBLED = Object.freeze({
+  minLetters: 3,
+  maxLetters: 24,
+  minChecked: 20,
+  minEnglishShare: 0.3,
+  /** ... and English function words at least this many times those of other languages only ... */
+  englishOverForeign: 3,
+  /** ... and at most this share of its words after a code symbol (code outside fences names its identifiers). */
+  maxCodeShare: 0.15,
+  minUnknownShare: 0.2,
+  minDistinct: 8,
+  distinctShare: 0.8,
+  /** Words run together ("ofthe", "nowlet"): distinct ones in a block of English prose, and their share of its checked words. */
+  minGlued: 4,
+  gluedShare: 0.05,
+  block: 256,
+});

@@ -28,7 +28,8 @@ export type ReasonCode =
   | 'list-cycle' // lines, list items or sentences coming back in a cycle (numbers aside)
   | 'spliced-token' // one word of another script or vocabulary spliced into fluent text
   | 'detok-spacing' // a space inside contractions ("' s", "don' t"): the detokenizer mishandles the apostrophe
-  | 'dropped-words'; // tokens lost on the way: a determiner with its noun gone ("of the, there"), counting with numbers missing
+  | 'dropped-words' // tokens lost on the way: a determiner with its noun gone ("of the, there"), counting with numbers missing
+  | 'garbled-words'; // English prose with many words no English dictionary has (letters dropped, swapped or glued)
 
 /**
  * How strong a reason is. `suspect` is weak evidence (one spliced token, a short salad): it is

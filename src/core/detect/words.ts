@@ -23,6 +23,7 @@ import { DroppedWords } from './dropped';
 import { ListedRun } from './listrun';
 import { LineCycle } from './linecycle';
 import { SentenceRepeats } from './sentences';
+import { GarbledWords } from './garbled';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -153,6 +154,10 @@ export class WordScanner {
   escaped = false;
   /** All its letters are lower case (scripts without case count as lower). */
   lowerOnly = true;
+  /** All its letters are ASCII. */
+  ascii = true;
+  /** It stands inside a Markdown code span or fenced block (backticks before it). */
+  inCode = false;
   stop = false;
   readonly buf = new Uint16Array(WORD_BUF);
 
@@ -195,6 +200,12 @@ export class WordScanner {
   // Gap being built.
   private prevUnitLetter = false;
   private afterBackslash = false;
+  // Backticks: a run of them in the gap, and the code span or fence they opened.
+  private backticks = 0;
+  /** The run began its line (nothing but spaces before it): a fence. */
+  private lineBackticksAtStart = true;
+  private inInline = false;
+  private inFence = false;
   // Punctuation runs (",,,").
   private runChar = 0;
   private runLen = 0;
@@ -209,6 +220,7 @@ export class WordScanner {
   readonly listedRun: ListedRun;
   readonly lineCycle: LineCycle;
   readonly sentences: SentenceRepeats;
+  readonly garbled: GarbledWords;
 
   constructor(sink: WordSink) {
     this.stutter = new stutters.Stutter(sink);
@@ -219,6 +231,7 @@ export class WordScanner {
     this.listedRun = new ListedRun(sink);
     this.lineCycle = new LineCycle(sink);
     this.sentences = new SentenceRepeats(sink);
+    this.garbled = new GarbledWords(sink);
   }
 
   /** Scan the first n code units of u; runs, when given, receives the letter runs that start a word in it. */
@@ -535,8 +548,11 @@ export class WordScanner {
       this.prevUnitLetter = false;
       return;
     }
+    if (this.backticks > 0) this.endBackticks();
     this.start = this.tokStart;
     this.len = this.tokLen;
+    this.ascii = this.tokWide === 0;
+    this.inCode = this.inFence || this.inInline;
     this.hash = this.tokHash | 0;
     this.letters = tokLetters;
     this.latinLetters += tokLetters - this.tokWide + this.wideLatin;
@@ -554,6 +570,7 @@ export class WordScanner {
     this.listedRun.word(this);
     this.lineCycle.word(this);
     this.sentences.word(this);
+    this.garbled.word(this);
     this.words++;
     this.prevHash = this.hash;
     this.gapLen = 0;
@@ -571,6 +588,9 @@ export class WordScanner {
 
   private gapUnit(c: number, k: number, pos: number): void {
     this.afterBackslash = c === 92;
+    if (c === 96) {
+      if (this.backticks++ === 0) this.lineBackticksAtStart = this.lineVisible === 0;
+    } else if (this.backticks > 0) this.endBackticks();
     const len = this.gapLen++;
     if (len === 0) this.gapFirst = c;
     else if (len === 1) this.gapSecond = c;
@@ -607,7 +627,21 @@ export class WordScanner {
     this.runChar = 0;
   }
 
+  /**
+   * A run of backticks ended: three or more at the start of a line open or close a fenced block,
+   * fewer open or close a code span (which a line break also closes).
+   */
+  private endBackticks(): void {
+    if (this.backticks >= 3 && this.lineBackticksAtStart) {
+      this.inFence = !this.inFence;
+      this.inInline = false;
+    } else if (!this.inFence) this.inInline = !this.inInline;
+    this.backticks = 0;
+  }
+
   private endLine(pos: number): void {
+    if (this.backticks > 0) this.endBackticks();
+    this.inInline = false;
     this.template.line(this);
     this.salad.line(this);
     this.lineCycle.line(this);
@@ -634,5 +668,6 @@ export class WordScanner {
     this.template.finish();
     this.listedRun.finish();
     this.sentences.finish(this);
+    this.garbled.finish(this);
   }
 }
