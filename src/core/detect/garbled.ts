@@ -25,6 +25,16 @@ const GARBLED = limits.GARBLED;
 const LATIN_ONLY = scripts.LATIN_BIT;
 const TABLE = 2 * GARBLED.block;
 const TMASK = TABLE - 1;
+/** The longest function word looked for at either end of a word run together (STOPWORDS' "through", "between"). */
+const STOP_MAX = 7;
+
+/** The scanners' hash (wordHash.ts) of letters[from, to), already lower-cased. */
+function hashOf(letters: Uint16Array, from: number, to: number): number {
+  let h = FNV_BASIS;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ letters[i], FNV_PRIME);
+  return h | 0;
+}
+
 /** Three unknown words within this many checked words mark where garbling starts. */
 const DENSE = 8;
 /** Unknown words named in the reason. */
@@ -214,7 +224,9 @@ export class GarbledWords {
     this.pendingHash = w.hash;
     this.pendingStart = w.start;
     this.pendingGlued = w.len >= 5 && w.len <= w.buf.length && this.twoWords(w.buf, w.len);
-    this.pendingText = String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length)));
+    // Its letters are kept while a block still names its first words (or for a word run together).
+    const named = this.blocks[0].samples.length < SAMPLES || this.blocks[1].samples.length < SAMPLES || this.pendingGlued;
+    this.pendingText = named ? String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length))) : '';
   }
 
   /**
@@ -237,15 +249,15 @@ export class GarbledWords {
    */
   private twoWords(letters: Uint16Array, len: number): boolean {
     const dictionary = this.dictionary as HashSet;
+    // A function word first ("ofthe", "andrequest"): heads of 2 to STOP_MAX letters, a word of 3 or more after.
     let head = FNV_BASIS;
-    for (let cut = 1; cut < len - 1; cut++) {
+    for (let cut = 1; cut <= STOP_MAX && cut <= len - 3; cut++) {
       head = Math.imul(head ^ letters[cut - 1], FNV_PRIME);
-      if (cut < 2) continue;
-      const headStop = ENGLISH_STOPWORDS.has(head);
-      if (!headStop && (cut < 3 || !dictionary.has(head))) continue;
-      let tail = FNV_BASIS;
-      for (let i = cut; i < len; i++) tail = Math.imul(tail ^ letters[i], FNV_PRIME);
-      if (headStop ? len - cut >= 3 && dictionary.has(tail) : ENGLISH_STOPWORDS.has(tail)) return true;
+      if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return true;
+    }
+    // A word of 3 or more, then a function word of 2 to STOP_MAX letters ("nowlet" has none: "let" is no function word).
+    for (let cut = Math.max(3, len - STOP_MAX); cut <= len - 2; cut++) {
+      if (ENGLISH_STOPWORDS.has(hashOf(letters, cut, len)) && dictionary.has(hashOf(letters, 0, cut))) return true;
     }
     return false;
   }
