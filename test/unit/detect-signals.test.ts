@@ -1303,6 +1303,14 @@ describe('detector signals on real outputs', () => {
         // Suffixes quoted, hyphenated or glued, and the words that are words, are no pieces.
         ok(`${PROSE}Words ending in "ing" or -tion are common; testing, information and development are fine, and so is Ed's 2nd ed. of the book.`);
       });
+      it('leaves code alone: a host, key or value in a fence or code span can be spelt like a suffix', () => {
+        const fence = 'Here is the config:\n\n```\nHost ness\n  HostName lochness.example\n  User ment\nHost tion\n  User ing\n```\n\nThen connect.';
+        assert.equal(detect(fence, { finishReason: 'stop' }).kind, 'ok');
+        assert.deepEqual(
+          detect('Set `host ness`, `user ment` and `port tion` in the file.', { finishReason: 'stop' }).reasons.map((r) => r.code),
+          [],
+        );
+      });
       it("leaves quoted globs and sed expressions alone: no contraction ends before '*' or '/'", () => {
         ok(`${PROSE}Compare git rm 'd*' with git rm 'd/*', then run sed -i 's/^var /self./' index.js and sed -i 's/^let /self./' main.js.`);
       });

@@ -106,7 +106,8 @@ export class DetokSpacing {
   /** A suffix alone after a word, one space between ("maintain ing"): the word cut at a token boundary. */
   private suffixPiece(w: WordScanner): void {
     if (w.gapLen === 3 && w.gapFirst === 32 && w.gapLast === 32 && (w.gapSecond === 44 || w.gapSecond === 46)) this.spacedMarks++;
-    if (w.gapLen !== 1 || w.gapFirst !== 32 || w.words === 0 || !w.lowerOnly || w.digits > 0 || w.scriptMask !== LATIN_ONLY) return;
+    // Code names what it likes ("Host ness" in an SSH config): only prose outside code spans and fences counts.
+    if (w.gapLen !== 1 || w.gapFirst !== 32 || w.words === 0 || !w.lowerOnly || w.digits > 0 || w.scriptMask !== LATIN_ONLY || w.inCode) return;
     const suffix = SUFFIX_PIECES.get(w.hash);
     if (suffix === undefined) return;
     if (this.pieces++ === 0) {
