@@ -1303,6 +1303,27 @@ describe('detector signals on real outputs', () => {
         // Suffixes quoted, hyphenated or glued, and the words that are words, are no pieces.
         ok(`${PROSE}Words ending in "ing" or -tion are common; testing, information and development are fine, and so is Ed's 2nd ed. of the book.`);
       });
+      it('flags Chinese characters standing one by one between spaces (a real answer), from the first run', () => {
+        const c = real('rb5391d474a');
+        const r = judge(c).reasons.find((x) => x.code === 'detok-spacing' && /one by one/.test(x.message));
+        assert.ok(
+          r,
+          judge(c)
+            .reasons.map((x) => x.code)
+            .join(', '),
+        );
+        assert.equal(r.kind, 'degenerate');
+        assert.match(c.text.slice(r.offset), /^\p{Script=Han} \p{Script=Han} /u);
+        const japanese = 'こ ん に ち は 。 今 日 は い い 天 気 で す ね 。 何 か お 手 伝 い で き る こ と は あ り ま す か ？';
+        assert.equal(reason(detect(japanese, { finishReason: 'stop' }), 'detok-spacing').offset, 0);
+      });
+      it('leaves a list of single characters in a longer answer, and Korean words, alone', () => {
+        const numerals =
+          '中文的数字写法很简单，下面按顺序列出从一到十的汉字，每个字之间用空格隔开，方便你逐个认读和记忆：\n一 二 三 四 五 六 七 八 九 十\n' +
+          '其中“一”到“三”的笔画最少，初学者通常先从这几个字开始练习书写，然后再慢慢学习后面的字。';
+        ok(numerals);
+        ok('저는 이 책 을 좋아합니다. 그 책 은 정말 재미있고, 저 는 매일 조금씩 읽고 있습니다.');
+      });
       it('leaves code alone: a host, key or value in a fence or code span can be spelt like a suffix', () => {
         const fence = 'Here is the config:\n\n```\nHost ness\n  HostName lochness.example\n  User ment\nHost tion\n  User ing\n```\n\nThen connect.';
         assert.equal(detect(fence, { finishReason: 'stop' }).kind, 'ok');

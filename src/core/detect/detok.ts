@@ -44,6 +44,17 @@ const SUFFIX_PIECES = new Map(
   ].map((w) => [wordHash(w), w]),
 );
 const LATIN_ONLY = scripts.LATIN_BIT;
+const CJK_ONLY = 1 << scripts.SCRIPT_CJK;
+
+/** Hangul: Korean spaces its words, and one-syllable words stand alone. */
+function isHangul(c: number): boolean {
+  return (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f);
+}
+
+/** CJK sentence and list punctuation that may stand between spaced characters ("容 ， 我"). */
+function isCjkMark(c: number): boolean {
+  return c === 0xff0c || c === 0x3002 || c === 0x3001 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0xff1a;
+}
 
 function isApostrophe(c: number): boolean {
   return c === 39 || c === 0x2019;
@@ -68,12 +79,18 @@ export class DetokSpacing {
   private pieceSample = '';
   /** Commas and full stops with a space on both sides (" , "): punctuation tokens joined with spaces too. */
   private spacedMarks = 0;
+  /** Chinese or Japanese characters standing one by one between spaces ("有 关 本 题 的"): the run now, all long runs, the first. */
+  private spacedRun = 0;
+  private spacedRunStart = -1;
+  private spacedCjk = 0;
+  private firstSpacedCjk = -1;
 
   constructor(private readonly sink: WordSink) {}
 
   word(w: WordScanner): void {
     if (this.pending >= 0) this.settle(this.after(w));
     this.suffixPiece(w);
+    this.spacedCharacter(w);
     // The word before opened a quote ("'fkmap' ve" in Turkish, where "ve" is "and"): its apostrophe closes it.
     const afterQuoted = this.quoted;
     this.quoted = isApostrophe(w.gapLast);
@@ -101,6 +118,35 @@ export class DetokSpacing {
       this.pendingText = ` ${String.fromCharCode(g1)}${tail}`;
       this.pendingSpaced = false;
     }
+  }
+
+  /**
+   * One CJK character between spaces (a CJK mark may stand between them too): a detokenizer that
+   * joins each piece with a space. Chinese and Japanese write no spaces between characters.
+   */
+  private spacedCharacter(w: WordScanner): void {
+    const single = w.letters === 1 && w.digits === 0 && w.scriptMask === CJK_ONLY && !isHangul(w.buf[0]) && !w.inCode;
+    const spacedGap =
+      w.gapNewlines === 0 &&
+      w.gapSpaces > 0 &&
+      (w.gapLen === 1 || (w.gapLen === 2 && isCjkMark(w.gapFirst === 32 ? w.gapSecond : w.gapFirst)) || (w.gapLen === 3 && isCjkMark(w.gapSecond)));
+    if (single && this.spacedRun > 0 && spacedGap) {
+      this.spacedRun++;
+      return;
+    }
+    this.endSpacedRun();
+    if (single) {
+      this.spacedRun = 1;
+      this.spacedRunStart = w.start;
+    }
+  }
+
+  private endSpacedRun(): void {
+    if (this.spacedRun >= DETOK.spacedRun) {
+      if (this.spacedCjk === 0) this.firstSpacedCjk = this.spacedRunStart;
+      this.spacedCjk += this.spacedRun;
+    }
+    this.spacedRun = 0;
   }
 
   /** A suffix alone after a word, one space between ("maintain ing"): the word cut at a token boundary. */
@@ -150,11 +196,23 @@ export class DetokSpacing {
   finish(w: WordScanner): void {
     if (this.pending >= 0) this.settle(this.after(w));
     this.finishPieces();
+    this.finishSpaced(w);
     if (this.events === 0) return;
     const detail = `${this.events === 1 ? 'a contraction' : `${this.events} contractions`} with a space inside, such as ${JSON.stringify(this.sample)} at offset ${this.firstAt}`;
     // Judged against the contractions written glued, so that a long text quoting code (" 's/x/y/'") is not damaged.
     const strong = (this.events >= DETOK.events && this.events > this.glued) || w.words < DETOK.shortWords;
     this.sink('detok-spacing', this.firstAt, detail, strong ? 'degenerate' : 'suspect');
+  }
+
+  private finishSpaced(w: WordScanner): void {
+    this.endSpacedRun();
+    if (this.spacedCjk < DETOK.spacedMin || this.spacedCjk < DETOK.spacedShare * w.cjkLetters) return;
+    this.sink(
+      'detok-spacing',
+      this.firstSpacedCjk,
+      `${this.spacedCjk} of the answer's ${w.cjkLetters} CJK characters stand one by one between spaces, from offset ${this.firstSpacedCjk}: the pieces were joined with spaces`,
+      'degenerate',
+    );
   }
 
   private finishPieces(): void {

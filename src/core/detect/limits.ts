@@ -498,6 +498,14 @@ export const DETOK = Object.freeze({
   shortWords: 16,
   /** Suffixes standing alone ("design ing") that make an answer degenerate; fewer are a suspect unless its commas stand alone too (" , "). */
   suffixPieces: 3,
+  /**
+   * Chinese or Japanese characters one by one between spaces: runs of spacedRun or more count, and
+   * spacedMin such characters that make spacedShare of the answer's CJK characters are degenerate
+   * (a list of single characters, "一 二 三", is one short run in a longer answer).
+   */
+  spacedRun: 6,
+  spacedMin: 12,
+  spacedShare: 0.3,
 });
 
 /**
