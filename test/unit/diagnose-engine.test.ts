@@ -58,6 +58,12 @@ function judge(rule: DiagnosisRule, spec: EvidenceSpec): string {
 }
 
 describe('diagnosis engine', () => {
+  it('reads garbled words and word salad in a probe as gibberish, and a loop as repetition', () => {
+    const of = (probeReasons: EvidenceSpec['probeReasons']) => symptomsOf(evidenceOfSpec({ engine: 'sglang', probeReasons })).map((o) => o.symptom);
+    assert.deepEqual(of(['garbled-words']), ['gibberish']);
+    assert.deepEqual(of(['word-salad', 'garbled-words']), ['gibberish']);
+    assert.deepEqual(of(['long-loop']), ['repetition']);
+  });
   it('matches when every condition holds, and reads a GPU by name', () => {
     assert.equal(
       judge(fp4Moe, {

@@ -14,6 +14,7 @@ const OF_REASON: Partial<Record<ReasonCode, Symptom>> = {
   'char-flood': 'token0-flood',
   'token-salad': 'gibberish',
   'word-salad': 'gibberish',
+  'garbled-words': 'gibberish',
   mojibake: 'gibberish',
   'special-tokens': 'gibberish',
   'short-loop': 'repetition',
