@@ -30,7 +30,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
  * ceiling is that figure, and tuning may not look at which outputs those are. Tune's 2/290 (one
  * base-model continuation that says its first two sentences twice, pasted twice) are within the goal.
  */
-const FLOOR = { tune: 0.752, validation: 0.63 } as const;
+const FLOOR = { tune: 0.754, validation: 0.63 } as const;
 const MAX_FPR = { tune: 0.01, validation: 0.0171 } as const;
 const GOAL_RECALL = 0.9;
 const GOAL_FPR = 0.01;

@@ -1186,6 +1186,15 @@ describe('detector signals on real outputs', () => {
         assert.equal(r.kind, 'degenerate');
         assert.equal(c.text.slice(r.offset, r.offset + 10), 'assistant\n');
       });
+      it("flags gpt-oss's channel header with its markers stripped (a real answer: reasoning and answer as one text)", () => {
+        const c = real('rfc6deb0358');
+        const r = reason(judge(c), 'template-leak');
+        assert.equal(r.kind, 'degenerate');
+        assert.ok(c.text.slice(r.offset).startsWith('assistantfinal'), c.text.slice(r.offset, r.offset + 20));
+        assert.match(r.message, /"assistantfinal"/);
+        // Prose that names the channel with a space, or a word that only starts alike, is no header.
+        ok(`${PROSE}The assistant final answer channel is the one the user sees, and the assistants finalise it.`);
+      });
       it('flags a role name glued to the end of a sentence when the answer goes on (markers stripped)', () => {
         const llama = `${PROSE}How can I help you today?assistant\n\nI can also explain the scheduler if you like.`;
         const r = reason(detect(llama, { finishReason: 'stop' }), 'template-leak');

@@ -13,6 +13,9 @@
  * the answer goes on after it, a suspect when the answer ends right there (the server stopped, and
  * the role name is all that leaked).
  *
+ * gpt-oss's harmony header with its markers stripped ("assistantfinal" glued to the answer that
+ * follows it): the reasoning channel and the answer came out as one text, degenerate wherever it is.
+ *
  * Likewise a few-shot template played on: after the answer, a line labelled "Question:" (or "Q:")
  * that nothing introduced (the text before it does not end with a colon, as "Practice questions:"
  * does), and later a line labelled "Answer:" (or "A:"): the model asks itself a new question and
@@ -34,6 +37,25 @@ const ROLES = new Map(['assistant', 'model'].map((w) => [wordHash(w), w]));
 const GLUED_ROLES = new Map(['assistant', 'user', 'model'].map((w) => [wordHash(w), w]));
 const QUESTION_LABELS = new Set(['question', 'q'].map(wordHash));
 const ANSWER_LABELS = new Set(['answer', 'a'].map(wordHash));
+
+/**
+ * gpt-oss's harmony header with its markers stripped: "<|start|>assistant<|channel|>final<|message|>"
+ * reads "assistantfinal", glued to what follows ("…politely.assistantfinalHello!"): the reasoning
+ * channel and the answer came out as one text.
+ */
+const HARMONY_HEADERS = ['assistantfinal', 'assistantanalysis', 'assistantcommentary'].map((h) => [...h].map((ch) => ch.charCodeAt(0)));
+
+/** The word's letters start with a stripped harmony header; its length, or 0. */
+function harmonyHeader(w: WordScanner): number {
+  if (w.digits > 0) return 0;
+  for (const header of HARMONY_HEADERS) {
+    if (w.len < header.length || w.len > w.buf.length) continue;
+    let i = 0;
+    while (i < header.length && w.buf[i] === header[i]) i++;
+    if (i === header.length) return header.length;
+  }
+  return 0;
+}
 
 /** "assistant" glued to the word before it ("fooassistant"): no English word ends so. */
 const ASSISTANT = [...'assistant'].map((ch) => ch.charCodeAt(0));
@@ -84,6 +106,17 @@ export class TemplateTurns {
       this.sink('template-leak', this.pending, this.detail(), 'degenerate');
     }
     this.gluedAt = -1;
+    if (!this.done && w.len >= 14 && w.buf[0] === 97 && harmonyHeader(w) > 0) {
+      this.done = true;
+      const header = String.fromCharCode(...w.buf.subarray(0, harmonyHeader(w)));
+      this.sink(
+        'template-leak',
+        w.start,
+        `"${header}" at offset ${w.start} is gpt-oss's channel header with its markers stripped: the reasoning and the answer came out as one text (the server's reasoning parser did not split them)`,
+        'degenerate',
+      );
+      return;
+    }
     if (this.done || this.pending >= 0 || !w.lowerOnly || w.words < TEMPLATE.roleLineMinWords) return;
     // After a sentence on its line: "config.user" alone on a line is a name in code.
     const glued = w.gapLen === 1 && endsSentence(w.gapFirst) && w.lineWords >= TEMPLATE.gluedRoleLineWords;
