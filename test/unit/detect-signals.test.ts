@@ -427,6 +427,15 @@ describe('detector signals on real outputs', () => {
     it('flags function-word salad', () => {
       reason(judge(real('ra3e3239dff')), 'word-salad');
     });
+    it('reads a word spelt out letter by letter as letters, not function words (a real reasoning answer)', () => {
+      const v = judge(real('r763dc1ebfc'));
+      assert.equal(v.kind, 'ok', v.reasons.map((r) => r.message).join('; '));
+      const spelt = 'Let me spell it: R, A, S, P, B, E, R, R, Y, and again r-a-s-p-b-e-r-r-y, then S, T, R, A, W, B, E, R, R, Y. ';
+      assert.deepEqual(
+        detect(spelt.repeat(2), { finishReason: 'stop' }).reasons.filter((r) => r.code === 'word-salad'),
+        [],
+      );
+    });
     it('flags scripts switching word by word (multilingual BPE salad)', () => {
       reason(judge(real('r2e881c307a')), 'word-salad');
     });

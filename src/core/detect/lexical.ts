@@ -309,6 +309,8 @@ export class LexicalScanner {
 
   private wFirst = 0;
   private sameRun = 0;
+  /** Single letters joined by hyphens so far, this one included ("r-a-s" is 3). */
+  private hyphenLetters = 0;
   private sameRunStart = 0;
   /** The current word is made of a-f only ("ffff", "dead"): in hex dumps such words repeat. */
   private wHex = true;
@@ -955,7 +957,13 @@ export class LexicalScanner {
     }
     // A letter or two after a code symbol is a name ("x/a", "R_OK"), not the function word it spells;
     // after an apostrophe it is a contraction's tail ("n't", "'s"), part of the word before it.
-    if (!(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019)) && STOPWORDS.has(h)) {
+    // A capital letter after a comma or hyphen ("R, A, S, P"), or the fourth letter on of a run
+    // joined by hyphens ("r-a-s-p"), spells a word out: a letter, not the function word it matches
+    // ("a", Spanish "y"). Salad glues a letter or two with hyphens too ("i-s-a").
+    const hyphened = len === 1 && this.gapLen === 1 && this.gapFirst === 45;
+    this.hyphenLetters = hyphened ? this.hyphenLetters + 1 : len === 1 ? 1 : 0;
+    const spelt = len === 1 && ((upper && (this.gapFirst === 44 || this.gapFirst === 45)) || this.hyphenLetters >= 4);
+    if (!(len <= 2 && (this.gapCode || this.gapLast === 39 || this.gapLast === 0x2019)) && !spelt && STOPWORDS.has(h)) {
       f |= F_STOP;
       if (this.openingTurnAt >= 0) this.openingTurnStops++;
     }
