@@ -30,7 +30,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
  * goal of 1%: its ceiling is that figure, and tuning may not look at which outputs those are. Tune's 2/299 (one
  * base-model continuation that says its first two sentences twice, pasted twice) are within the goal.
  */
-const FLOOR = { tune: 0.743, validation: 0.626 } as const;
+const FLOOR = { tune: 0.745, validation: 0.626 } as const;
 const MAX_FPR = { tune: 0.01, validation: 0.016 } as const;
 const GOAL_RECALL = 0.9;
 const GOAL_FPR = 0.01;

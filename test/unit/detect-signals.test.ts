@@ -744,6 +744,16 @@ describe('detector signals on real outputs', () => {
   });
 
   describe('ends in a loop', () => {
+    it('counts a CJK character as a token of letters: a Chinese answer that ends in a short word five times (a real answer)', () => {
+      const c = real('r7e10e6dc7b');
+      const r = reason(judge(c), 'short-loop');
+      assert.equal(r.kind, 'degenerate');
+      assert.match(c.text.slice(r.offset), /^,?洗脚,洗脚,洗脚,/);
+      // Thanks said three times is a polite ending, not a loop; the same length in Latin letters is not one either.
+      for (const text of ['不客气，很高兴能帮到你。如果还有其他问题，随时告诉我。谢谢！谢谢！谢谢！', `${PROSE}Thanks, thanks, thanks,`]) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+    });
     it('reads an answer with no finish reason that stops inside a word of a loop copy as cut while looping', () => {
       const copy = 'An image of a Thanksgiving table with a turkey. ';
       const cut = `Here is what I see.\n${copy}${copy}${copy.slice(0, 20)}`;

@@ -9,7 +9,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { LIMITS } from './limits';
-import { endsSentence, isLetterUnit } from './script';
+import { endsSentence, isLetterUnit, scriptOf, SCRIPT_CJK, SCRIPT_HANGUL } from './script';
 import { isCodeSymbol } from './nearloop';
 import type { ReasonCode } from './types';
 
@@ -705,13 +705,29 @@ export class Channel {
     // A sentence-long period said twice and a half, the answer almost nothing else, counts too (a
     // whole answer said twice is passageTwice's).
     const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * this.pos;
-    if ((periods < LIMITS.endLoopPeriods && !most) || total < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
+    // A CJK character is a word's worth of a Latin text's letters (about one token each, as four
+    // Latin letters are): "洗脚," five times is as long a loop as "wash feet," five times.
+    const weighted = total + (LIMITS.endLoopCjkWeight - 1) * this.cjkUnits(Math.min(total, RING));
+    if ((periods < LIMITS.endLoopPeriods && !most) || weighted < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
     if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
     this.flag(
       p < L_shortPeriod ? 'short-loop' : 'long-loop',
       this.pos - total,
       `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
     );
+  }
+
+  /** Han, kana and Hangul characters among the last n units (n at most the ring's). */
+  private cjkUnits(n: number): number {
+    let count = 0;
+    for (let k = 0; k < n; k++) {
+      const c = this.ring[(this.pos - 1 - k) & RMASK];
+      if (c >= 0x3040) {
+        const s = scriptOf(c);
+        if (s === SCRIPT_CJK || s === SCRIPT_HANGUL) count++;
+      }
+    }
+    return count;
   }
 
   /**

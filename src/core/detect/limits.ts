@@ -77,6 +77,8 @@ export const LIMITS = Object.freeze({
    */
   endLoopPeriods: 3,
   endLoopChars: 24,
+  /** ... counting a CJK character as this many characters (a token each, as about four Latin letters are). */
+  endLoopCjkWeight: 3,
   endLoopShare: 0.5,
   endLoopManyPeriods: 5,
   /** ... or, for a period of shortPeriod or more, endLoopMostPeriods periods over endLoopMostShare of the answer. */
