@@ -10,8 +10,15 @@
  * spans and fences are skipped. A word that any stopword list has (another language's "und", "het")
  * is not counted as unknown.
  *
- * Bounded: per block of GARBLED.block checked words a few counters and a stamped table of the
- * unknown words' hashes; one candidate waits for the character after it; work once per word.
+ * Unknown words that are a function word run together with a word ("ofthe", "andthe") are spaces
+ * the detokenizer lost: four different ones in a block are detok-spacing.
+ *
+ * Judged per block of GARBLED.block checked words, two blocks half a block apart, so that garbling
+ * of half a block or more lies within one of them whatever came before it.
+ *
+ * Bounded: per block a few counters and a stamped table of the unknown words' hashes; one candidate
+ * waits for the character after it; work once per word (an unknown word is also split at most
+ * 2 * STOP_MAX ways).
  */
 import * as limits from './limits';
 import * as scripts from './script';
