@@ -46,18 +46,12 @@ const SUFFIX_PIECES = new Map(
 const LATIN_ONLY = scripts.LATIN_BIT;
 const CJK_ONLY = 1 << scripts.SCRIPT_CJK;
 
-/** Hangul: Korean spaces its words, and one-syllable words stand alone. */
-function isHangul(c: number): boolean {
-  return (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f);
-}
+const isApostrophe = scripts.isApostrophe;
+const endsWordUnit = scripts.endsWordUnit;
 
 /** CJK sentence and list punctuation that may stand between spaced characters ("容 ， 我"). */
 function isCjkMark(c: number): boolean {
-  return c === 0xff0c || c === 0x3002 || c === 0x3001 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0xff1a;
-}
-
-function isApostrophe(c: number): boolean {
-  return c === 39 || c === 0x2019;
+  return c > 127 && scripts.isMarkUnit(c);
 }
 
 export class DetokSpacing {
@@ -125,7 +119,8 @@ export class DetokSpacing {
    * joins each piece with a space. Chinese and Japanese write no spaces between characters.
    */
   private spacedCharacter(w: WordScanner): void {
-    const single = w.letters === 1 && w.digits === 0 && w.scriptMask === CJK_ONLY && !isHangul(w.buf[0]) && !w.inCode;
+    // Hangul aside: Korean spaces its words, and one-syllable words stand alone.
+    const single = w.letters === 1 && w.digits === 0 && w.scriptMask === CJK_ONLY && scripts.scriptOf(w.buf[0]) !== scripts.SCRIPT_HANGUL && !w.inCode;
     const spacedGap =
       w.gapNewlines === 0 &&
       w.gapSpaces > 0 &&
@@ -172,19 +167,7 @@ export class DetokSpacing {
 
   /** A contraction ends its word: a space, a line break, sentence punctuation or the end follows ("'d*'" is a quoted glob). */
   private settle(next: number): void {
-    if (
-      next === 0 ||
-      next === 32 ||
-      next === 10 ||
-      next === 13 ||
-      next === 9 ||
-      next === 44 ||
-      next === 46 ||
-      next === 33 ||
-      next === 63 ||
-      next === 59 ||
-      next === 58
-    ) {
+    if (endsWordUnit(next)) {
       if (this.events++ === 0) {
         this.firstAt = this.pending;
         this.sample = this.pendingText;

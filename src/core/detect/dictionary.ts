@@ -1,10 +1,8 @@
 /**
  * English words for the garbled-word rule (garbled.ts): the SCOWL lists in data/english-words.json
  * (scripts/build-english-words.ts writes it) as a set of the word hashes the scanners compute,
- * built on first use (80,000 words, a few milliseconds), and the English stopword list, to tell
- * English prose from other languages.
+ * built on first use (80,000 words, a few milliseconds).
  */
-import * as stopword from 'stopword';
 import englishWordsFile from '../../../data/english-words.json';
 import { HashSet } from './stopwords';
 import { wordHash } from './wordHash';
@@ -16,6 +14,3 @@ export function englishWordSet(): HashSet {
   englishWords ??= new HashSet(englishWordsFile.words.split(' ').map(wordHash));
   return englishWords;
 }
-
-/** English function words, split into letter runs as the scanners split words ("don't" -> "don", "t"). */
-export const ENGLISH_STOPWORDS = new HashSet(stopword.eng.flatMap((w) => w.split(/[^\p{L}]+/u).filter((part) => part !== '')).map(wordHash));

@@ -22,14 +22,16 @@
  */
 import * as limits from './limits';
 import * as scripts from './script';
-import { ENGLISH_STOPWORDS, englishWordSet } from './dictionary';
-import type { HashSet } from './stopwords';
+import { englishWordSet } from './dictionary';
+import { ENGLISH_STOPWORDS, type HashSet } from './stopwords';
 import { FNV_BASIS, FNV_PRIME } from './wordHash';
 import type { WordScanner, WordSink } from './words';
 
 /** Module-level copies: imported bindings are getter calls under some loaders. */
 const GARBLED = limits.GARBLED;
 const LATIN_ONLY = scripts.LATIN_BIT;
+const isApostrophe = scripts.isApostrophe;
+const endsWordUnit = scripts.endsWordUnit;
 const TABLE = 2 * GARBLED.block;
 const TMASK = TABLE - 1;
 /** The longest function word looked for at either end of a word run together (STOPWORDS' "through", "between"). */
@@ -47,36 +49,43 @@ const DENSE = 8;
 /** Unknown words named in the reason. */
 const SAMPLES = 3;
 
-function isApostrophe(c: number): boolean {
-  return c === 39 || c === 0x2019;
-}
-
 /** What may stand right before a checked word: a space, a line break, an opening quote or bracket, a hyphen. */
 function opensWord(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === 34 || c === 39 || c === 40 || c === 45 || c === 0x201c || c === 0x2018;
 }
 
-/** What may stand right after one: the end, a space, a line break, prose punctuation, a closing quote or bracket. */
+/** What may stand right after one: what ends a word (the end, a space, prose punctuation), a closing quote or bracket, a hyphen. */
 function closesWord(c: number): boolean {
-  return (
-    c === 0 ||
-    c === 32 ||
-    c === 10 ||
-    c === 13 ||
-    c === 9 ||
-    c === 44 ||
-    c === 46 ||
-    c === 59 ||
-    c === 58 ||
-    c === 33 ||
-    c === 63 ||
-    c === 41 ||
-    c === 34 ||
-    c === 39 ||
-    c === 45 ||
-    c === 0x201d ||
-    c === 0x2019
-  );
+  return endsWordUnit(c) || c === 41 || c === 34 || c === 39 || c === 45 || c === 0x201d || c === 0x2019;
+}
+
+/**
+ * Whether letters[0, len) are two words run together, one of them an English function word:
+ * a space the detokenizer lost. Only unknown words are split, each at most 2 * STOP_MAX ways.
+ */
+function twoWords(letters: Uint16Array, len: number, dictionary: HashSet): boolean {
+  // A function word first ("ofthe", "andrequest"): heads of 2 to STOP_MAX letters, a word of 3 or more after.
+  let head = FNV_BASIS;
+  for (let cut = 1; cut <= STOP_MAX && cut <= len - 3; cut++) {
+    head = Math.imul(head ^ letters[cut - 1], FNV_PRIME);
+    if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return true;
+  }
+  // A word of 3 or more, then a function word of 2 to STOP_MAX letters ("nowlet" has none: "let" is no function word).
+  for (let cut = Math.max(3, len - STOP_MAX); cut <= len - 2; cut++) {
+    if (ENGLISH_STOPWORDS.has(hashOf(letters, cut, len)) && dictionary.has(hashOf(letters, 0, cut))) return true;
+  }
+  return false;
+}
+
+/** What kind of function word a word is (stopOf): none, English, or of other languages only ("und", "het"). */
+const STOP_NONE = 0;
+const STOP_ENGLISH = 1;
+const STOP_FOREIGN = 2;
+
+/** What kind of function word w is. A contraction's tail ("t", "s", "ll") is none here ("t" is Hungarian's). */
+function stopOf(w: WordScanner): number {
+  if (!w.stop || (w.gapLen === 1 && isApostrophe(w.gapFirst))) return STOP_NONE;
+  return ENGLISH_STOPWORDS.has(w.hash) ? STOP_ENGLISH : STOP_FOREIGN;
 }
 
 /** What one block of checked words holds. */
@@ -107,14 +116,12 @@ class Block {
   /** Checked words at which the block ends: the second block's first end comes half a block early. */
   constructor(public end: number) {}
 
-  latin(w: WordScanner): void {
+  /** A Latin-script word: code, it follows a code symbol; stop, what kind of function word it is. */
+  latin(code: boolean, stop: number): void {
     this.latinWords++;
-    if (w.gapCode > 0) this.codeWords++;
-    // A contraction's tail ("t", "s", "ll") is no language's function word here ("t" is Hungarian's).
-    if (w.stop && !(w.gapLen === 1 && isApostrophe(w.gapFirst))) {
-      if (ENGLISH_STOPWORDS.has(w.hash)) this.englishStops++;
-      else this.foreignStops++;
-    }
+    if (code) this.codeWords++;
+    if (stop === STOP_ENGLISH) this.englishStops++;
+    else if (stop === STOP_FOREIGN) this.foreignStops++;
   }
 
   unknownWord(hash: number, start: number, text: string, glued: boolean): void {
@@ -190,6 +197,7 @@ class Block {
 }
 
 export class GarbledWords {
+  /** englishWordSet(), kept here: calling it for every checked word cost 4% of the detector's time. */
   private dictionary: HashSet | null = null;
   private flagged = false;
   private flaggedGlued = false;
@@ -211,7 +219,9 @@ export class GarbledWords {
   word(w: WordScanner): void {
     if (this.pending) this.settle(w.gapFirst, w.gapLen === 1 && (w.gapFirst === 46 || isApostrophe(w.gapFirst)));
     if ((this.flagged && this.flaggedGlued) || w.scriptMask !== LATIN_ONLY) return;
-    for (const b of this.blocks) b.latin(w);
+    // Looked up once for both blocks.
+    const stop = stopOf(w);
+    for (const b of this.blocks) b.latin(w.gapCode > 0, stop);
     if (
       !w.lowerOnly ||
       !w.ascii ||
@@ -224,13 +234,13 @@ export class GarbledWords {
       (w.words > 0 && !opensWord(w.gapLast))
     )
       return;
-    this.dictionary ??= englishWordSet();
+    const dictionary = (this.dictionary ??= englishWordSet());
     this.pending = true;
-    this.pendingUnknown = !w.stop && !this.dictionary.has(w.hash);
+    this.pendingUnknown = !w.stop && !dictionary.has(w.hash);
     if (!this.pendingUnknown) return;
     this.pendingHash = w.hash;
     this.pendingStart = w.start;
-    this.pendingGlued = w.len >= 5 && w.len <= w.buf.length && this.twoWords(w.buf, w.len);
+    this.pendingGlued = w.len >= 5 && w.len <= w.buf.length && twoWords(w.buf, w.len, dictionary);
     // Its letters are kept while a block still names its first words (or for a word run together).
     const named = this.blocks[0].samples.length < SAMPLES || this.blocks[1].samples.length < SAMPLES || this.pendingGlued;
     this.pendingText = named ? String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length))) : '';
@@ -248,25 +258,6 @@ export class GarbledWords {
       if (this.pendingUnknown) b.unknownWord(this.pendingHash, this.pendingStart, this.pendingText, this.pendingGlued);
       if (b.checked >= b.end) this.endBlock(b);
     }
-  }
-
-  /**
-   * Whether letters[0, len) are two words run together, one of them an English function word:
-   * a space the detokenizer lost. Unknown words only, so at most len - 3 hashes of the tail.
-   */
-  private twoWords(letters: Uint16Array, len: number): boolean {
-    const dictionary = this.dictionary as HashSet;
-    // A function word first ("ofthe", "andrequest"): heads of 2 to STOP_MAX letters, a word of 3 or more after.
-    let head = FNV_BASIS;
-    for (let cut = 1; cut <= STOP_MAX && cut <= len - 3; cut++) {
-      head = Math.imul(head ^ letters[cut - 1], FNV_PRIME);
-      if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return true;
-    }
-    // A word of 3 or more, then a function word of 2 to STOP_MAX letters ("nowlet" has none: "let" is no function word).
-    for (let cut = Math.max(3, len - STOP_MAX); cut <= len - 2; cut++) {
-      if (ENGLISH_STOPWORDS.has(hashOf(letters, cut, len)) && dictionary.has(hashOf(letters, 0, cut))) return true;
-    }
-    return false;
   }
 
   private endBlock(b: Block): void {

@@ -16,6 +16,7 @@
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
  * CJK splitting nor anything beyond "letters between non-letters".
  */
+import { CodeSpans } from './codeSpans';
 import * as stopwords from './stopwords';
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
 import * as scripts from './script';
@@ -370,10 +371,8 @@ export class LexicalScanner {
   /** A gap inside the line held code symbols: code and data lines repeat legitimately. */
   private lineCode = false;
   private lineStart = 0;
-  private lineBackticks = 0;
   private lineLead = true;
-  private inFence = false;
-  private inInline = false;
+  private readonly code = new CodeSpans();
   /** Numbered list items ("12. x") of the current list: hashes with the enumerator left out, other digits in. */
   private readonly numberedItems = new ListItems();
   /** Where the line is in its enumerator: 0 leading spaces, 1 digits, 2 after "." or ")" or a bullet, 3 item text, 4 not an item. */
@@ -766,7 +765,7 @@ export class LexicalScanner {
     else if (cls !== C_SPACE && cls !== C_NEWLINE) this.trailingNewlines = 0;
 
     if (this.markerLen !== 0) this.markerChar(c, pos);
-    else if ((c === 60 || c === 91) && !this.inFence && !this.inInline) {
+    else if ((c === 60 || c === 91) && !this.code.inFence && !this.code.inInline) {
       this.markerUnits[0] = c;
       this.markerLen = 1;
       this.markerStart = pos;
@@ -809,7 +808,7 @@ export class LexicalScanner {
     }
     if (cls !== C_SPACE) this.gapSpacesOnly = false;
     if (cls === C_CODE) this.gapCode = true;
-    if (c === 96) this.backtick();
+    if (c === 96) this.code.tick(this.lineLead);
     else if (cls === C_NEWLINE) {
       if (c === 10) this.endLine(pos);
     } else if (cls !== C_SPACE) this.lineLead = false;
@@ -860,12 +859,13 @@ export class LexicalScanner {
 
   /** "Human:" inside a line, after a sentence: the model writes the other side of the dialogue. */
   private inlineRole(): void {
-    if (this.words === 1 && this.lastRole === 1 && this.lastRoleCapital && !this.inFence && !this.inInline) {
+    if (this.words === 1 && this.lastRole === 1 && this.lastRoleCapital && !this.code.inFence && !this.code.inInline) {
       this.openingTurnAt = this.lastRoleAt;
       return;
     }
     // Code names keys "User:" too (an SSH config, a YAML mapping).
-    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.inFence || this.inInline || this.inExampleDialogue(this.lastRoleOpensLine)) return;
+    if (this.words < LEX.roleMinWords || !this.lastRoleCapital || this.code.inFence || this.code.inInline || this.inExampleDialogue(this.lastRoleOpensLine))
+      return;
     const at = this.lastRoleAt;
     if (this.lastRole === 1) {
       this.flag(
@@ -914,7 +914,7 @@ export class LexicalScanner {
     const len = this.wLen;
     const sc = this.wScript;
     const data = this.wHex && len >= 4;
-    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data && !this.inFence) {
+    if (this.words > 0 && h === this.prevHash && this.gapLen > 0 && this.gapSpacesOnly && !data && !this.code.inFence) {
       if (
         ++this.sameRun >= LEX.sameWordRun &&
         !this.flagged.has('word-repetition') &&
@@ -951,7 +951,7 @@ export class LexicalScanner {
       !data &&
       upper === this.prevUpper &&
       !this.prevOption &&
-      !this.inFence
+      !this.code.inFence
     ) {
       f |= F_REPEAT;
     }
@@ -968,7 +968,7 @@ export class LexicalScanner {
       if (this.openingTurnAt >= 0) this.openingTurnStops++;
     }
     // Words in a fenced block count as code: the prose rules (function words, vocabulary) skip them.
-    if (this.gapCode || this.inFence) f |= F_CODEGAP;
+    if (this.gapCode || this.code.inFence) f |= F_CODEGAP;
     if (this.gapLen === 1 && this.gapFirst === 32) f |= F_SPACE | F_PROSE;
     else if (this.gapLen === 2 && ((this.gapLast === 32 && isClosing(this.gapFirst)) || (this.gapFirst === 32 && isOpening(this.gapLast)))) f |= F_PROSE;
     const listed = sc === SCRIPT_LATIN || sc === SCRIPT_CYRILLIC;
@@ -978,7 +978,7 @@ export class LexicalScanner {
       if (!((this.prevScript === SCRIPT_LATIN && sc === SCRIPT_CYRILLIC) || (this.prevScript === SCRIPT_CYRILLIC && sc === SCRIPT_LATIN))) f |= F_RARE_SWITCH;
     }
     // Identifiers in code spans and fences are camelCase by design; so are names listed after a comma ("MacBook, AirPods").
-    if (this.wOdd && !this.inFence && !this.inInline && this.gapFirst !== 44) f |= F_ODD;
+    if (this.wOdd && !this.code.inFence && !this.code.inInline && this.gapFirst !== 44) f |= F_ODD;
     if (this.words >= 4) {
       const hs = this.wHashes;
       const w = this.words;
@@ -1167,18 +1167,6 @@ export class LexicalScanner {
     }
   }
 
-  private backtick(): void {
-    if (this.lineLead) {
-      this.lineBackticks++;
-      if (this.lineBackticks === 3) {
-        this.inFence = !this.inFence;
-        this.inInline = false;
-      }
-      return;
-    }
-    if (!this.inFence) this.inInline = !this.inInline;
-  }
-
   private endLine(pos: number): void {
     // By position: countChars runs ahead of scan within a 16-unit step, so nonWs can already hold
     // characters after this newline, and how far ahead depends on where the stream was cut.
@@ -1188,7 +1176,7 @@ export class LexicalScanner {
     this.lineNo++;
     const words = this.lineWords;
     if (this.openingTurnAt >= 0) this.openingUserTurn(words);
-    if (words > 0 && !this.inFence) {
+    if (words > 0 && !this.code.inFence) {
       this.roleTurn(this.lineFirstWord, words, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) {
         if (!this.enumBullet) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
@@ -1207,9 +1195,8 @@ export class LexicalScanner {
     this.lineHash = FNV;
     this.lineLetters = 0;
     this.lineStart = pos + 1;
-    this.lineBackticks = 0;
     this.lineLead = true;
-    this.inInline = false;
+    this.code.endLine();
   }
 
   /**
@@ -1509,7 +1496,7 @@ export class LexicalScanner {
       this.flag('token0-run', top.at, `${top.count} of the answer's visible characters are token 0's text ${JSON.stringify(top.char)}`, 'nan');
     }
     if (this.openingTurnAt >= 0) this.openingUserTurn(this.lineWords);
-    if (this.lineWords > 0 && !this.inFence) {
+    if (this.lineWords > 0 && !this.code.inFence) {
       this.roleTurn(this.lineFirstWord, this.lineWords, this.lineFirstGap, this.lineStart);
       if (this.enumState === 3 && !this.lineCode) this.listItem(this.lineHash | 0, this.lineLetters, this.lineStart);
     }

@@ -131,6 +131,32 @@ export function isQuoteUnit(c: number): boolean {
   return c === 34 || c === 39 || c === 96 || c === 0x2018 || c === 0x2019 || c === 0x201c || c === 0x201d || c === 0x300c || c === 0x300d;
 }
 
+/** Sentence punctuation: . , ; : ! ? and the CJK and full-width forms, the ellipsis. */
+export function isMarkUnit(c: number): boolean {
+  return (
+    c === 46 ||
+    c === 44 ||
+    c === 59 ||
+    c === 58 ||
+    c === 33 ||
+    c === 63 ||
+    c === 0x3001 ||
+    c === 0x3002 ||
+    (c >= 0xff01 && c <= 0xff1f && (c === 0xff01 || c === 0xff0c || c === 0xff1a || c === 0xff1b || c === 0xff1f || c === 0xff0e)) ||
+    c === 0x2026
+  );
+}
+
+/** What ends a word of prose: the text's end (0), a space, tab or line break, or ASCII sentence punctuation (. , ; : ! ?). */
+export function endsWordUnit(c: number): boolean {
+  return c === 0 || c === 32 || c === 10 || c === 13 || c === 9 || (c < 128 && isMarkUnit(c));
+}
+
+/** An apostrophe, straight or curly (U+2019). */
+export function isApostrophe(c: number): boolean {
+  return c === 39 || c === 0x2019;
+}
+
 /** Marks that end a sentence: . ? ! and their full-width forms. */
 export function endsSentence(c: number): boolean {
   return c === 46 || c === 63 || c === 33 || c === 0x3002 || c === 0xff1f || c === 0xff01;

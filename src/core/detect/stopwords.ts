@@ -112,9 +112,17 @@ function filterBit(h: number): number {
  * without a list reads as "no function words"; covering every list keeps that to the ones it lacks.
  */
 export function stopwordHashes(): Set<number> {
+  return letterRunHashes(LISTS.flat());
+}
+
+/** The hashes of the words' letter runs, split as the scanners split words ("don't" -> "don", "t"). */
+function letterRunHashes(words: Iterable<string>): Set<number> {
   const set = new Set<number>();
-  for (const list of LISTS) for (const w of list) for (const part of w.split(/[^\p{L}]+/u)) if (part) set.add(wordHash(part));
+  for (const w of words) for (const part of w.split(/[^\p{L}]+/u)) if (part) set.add(wordHash(part));
   return set;
 }
 
 export const STOPWORDS = new HashSet(stopwordHashes());
+
+/** English function words alone, to tell English prose from other languages (garbled.ts). */
+export const ENGLISH_STOPWORDS = new HashSet(letterRunHashes(stopword.eng));

@@ -45,16 +45,16 @@ const ANSWER_LABELS = new Set(['answer', 'a'].map(wordHash));
  */
 const HARMONY_HEADERS = ['assistantfinal', 'assistantanalysis', 'assistantcommentary'].map((h) => [...h].map((ch) => ch.charCodeAt(0)));
 
-/** The word's letters start with a stripped harmony header; its length, or 0. */
-function harmonyHeader(w: WordScanner): number {
-  if (w.digits > 0) return 0;
+/** The stripped harmony header the word's letters start with, or null (most words fail at their first letter). */
+function harmonyHeader(w: WordScanner): string | null {
+  if (w.digits > 0 || w.buf[0] !== 97 || w.len > w.buf.length) return null;
   for (const header of HARMONY_HEADERS) {
-    if (w.len < header.length || w.len > w.buf.length) continue;
+    if (w.len < header.length) continue;
     let i = 0;
     while (i < header.length && w.buf[i] === header[i]) i++;
-    if (i === header.length) return header.length;
+    if (i === header.length) return String.fromCharCode(...header);
   }
-  return 0;
+  return null;
 }
 
 /** "assistant" glued to the word before it ("fooassistant"): no English word ends so. */
@@ -106,9 +106,9 @@ export class TemplateTurns {
       this.sink('template-leak', this.pending, this.detail(), 'degenerate');
     }
     this.gluedAt = -1;
-    if (!this.done && w.len >= 14 && w.buf[0] === 97 && harmonyHeader(w) > 0) {
+    const header = this.done ? null : harmonyHeader(w);
+    if (header !== null) {
       this.done = true;
-      const header = String.fromCharCode(...w.buf.subarray(0, harmonyHeader(w)));
       this.sink(
         'template-leak',
         w.start,

@@ -24,6 +24,7 @@ import { ListedRun } from './listrun';
 import { LineCycle } from './linecycle';
 import { SentenceRepeats } from './sentences';
 import { GarbledWords } from './garbled';
+import { CodeSpans } from './codeSpans';
 import type { ReasonCode, ReasonKind } from './types';
 
 export type WordSink = (code: ReasonCode, offset: number, detail: string, kind: ReasonKind) => void;
@@ -35,6 +36,7 @@ const lowerUnit = wordHashes.lowerUnit;
 const STOPWORDS = stopwords.STOPWORDS;
 if (wordHashes.FNV_PRIME !== 0x01000193) throw new Error('WordScanner spells FNV_PRIME out of step');
 const scriptOf = scripts.scriptOf;
+const isMark = scripts.isMarkUnit;
 const incompatibleScripts = scripts.incompatibleScripts;
 const SCRIPT_NONE = scripts.SCRIPT_NONE;
 const SCRIPT_LATIN = scripts.SCRIPT_LATIN;
@@ -100,22 +102,6 @@ function isSpaceUnit(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
 
-/** Sentence punctuation: . , ; : ! ? and the CJK and full-width forms, the ellipsis. */
-function isMark(c: number): boolean {
-  return (
-    c === 46 ||
-    c === 44 ||
-    c === 59 ||
-    c === 58 ||
-    c === 33 ||
-    c === 63 ||
-    c === 0x3001 ||
-    c === 0x3002 ||
-    (c >= 0xff01 && c <= 0xff1f && (c === 0xff01 || c === 0xff0c || c === 0xff1a || c === 0xff1b || c === 0xff1f || c === 0xff0e)) ||
-    c === 0x2026
-  );
-}
-
 /** The full-width comma and semicolon and the ideographic comma (，；、): CJK text's list punctuation. */
 function isWideComma(c: number): boolean {
   return c === 0xff0c || c === 0xff1b || c === 0x3001;
@@ -156,10 +142,13 @@ export class WordScanner {
   lowerOnly = true;
   /** All its letters are ASCII. */
   ascii = true;
-  /** It stands inside a Markdown code span or fenced block (backticks before it). */
-  inCode = false;
   stop = false;
   readonly buf = new Uint16Array(WORD_BUF);
+
+  /** The word stands inside a Markdown code span or fenced block. */
+  get inCode(): boolean {
+    return this.code.inFence || this.code.inInline;
+  }
 
   // The gap before it (everything since the previous word, digit-only runs included).
   gapLen = 0;
@@ -200,12 +189,8 @@ export class WordScanner {
   // Gap being built.
   private prevUnitLetter = false;
   private afterBackslash = false;
-  // Backticks: a run of them in the gap, and the code span or fence they opened.
-  private backticks = 0;
-  /** The run began its line (nothing but spaces before it): a fence. */
-  private lineBackticksAtStart = true;
-  private inInline = false;
-  private inFence = false;
+  /** The Markdown code span or fenced block the text is in. */
+  private readonly code = new CodeSpans();
   // Punctuation runs (",,,").
   private runChar = 0;
   private runLen = 0;
@@ -548,11 +533,9 @@ export class WordScanner {
       this.prevUnitLetter = false;
       return;
     }
-    if (this.backticks > 0) this.endBackticks();
     this.start = this.tokStart;
     this.len = this.tokLen;
     this.ascii = this.tokWide === 0;
-    this.inCode = this.inFence || this.inInline;
     this.hash = this.tokHash | 0;
     this.letters = tokLetters;
     this.latinLetters += tokLetters - this.tokWide + this.wideLatin;
@@ -588,9 +571,8 @@ export class WordScanner {
 
   private gapUnit(c: number, k: number, pos: number): void {
     this.afterBackslash = c === 92;
-    if (c === 96) {
-      if (this.backticks++ === 0) this.lineBackticksAtStart = this.lineVisible === 0;
-    } else if (this.backticks > 0) this.endBackticks();
+    // Nothing but backticks so far on the line: they may open a fence.
+    if (c === 96) this.code.tick(this.lineVisible === this.code.leading);
     const len = this.gapLen++;
     if (len === 0) this.gapFirst = c;
     else if (len === 1) this.gapSecond = c;
@@ -627,21 +609,8 @@ export class WordScanner {
     this.runChar = 0;
   }
 
-  /**
-   * A run of backticks ended: three or more at the start of a line open or close a fenced block,
-   * fewer open or close a code span (which a line break also closes).
-   */
-  private endBackticks(): void {
-    if (this.backticks >= 3 && this.lineBackticksAtStart) {
-      this.inFence = !this.inFence;
-      this.inInline = false;
-    } else if (!this.inFence) this.inInline = !this.inInline;
-    this.backticks = 0;
-  }
-
   private endLine(pos: number): void {
-    if (this.backticks > 0) this.endBackticks();
-    this.inInline = false;
+    this.code.endLine();
     this.template.line(this);
     this.salad.line(this);
     this.lineCycle.line(this);
