@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type Page } from 'playwright-core';
 import { openFile, resultsDir, runCommand, toastText, useWorkbench } from './ui';
 import { waitFor } from '../support/wait';
+import { planAnswer } from '../../src/sim/answers';
 
 const PROSE = 'The scheduler batches requests by length. Short prompts wait less, and long ones share the prefill.';
 
@@ -36,6 +37,11 @@ const STREAM = [
   'data: [DONE]\n\n',
 ].join('');
 
+/** The simulator's answer with a letter lost from every second long word ("cahe", "attetion"), as a user would paste it. */
+const GARBLED = [...planAnswer({ behaviour: { behaviour: 'garbled-letters' }, prompt: 'What does a KV cache do?', maxTokens: 512, seed: 1 }).content]
+  .map((t) => t.text)
+  .join('');
+
 /** Runs Check Answers in Editor after clearing older notices, and waits for its notice; that notice's text. */
 async function checkAnswers(page: Page, noticeHas: string, settledOn: RegExp): Promise<string> {
   await runCommand(page, 'Notifications: Clear All Notifications');
@@ -54,6 +60,7 @@ describe('e2e: Check Answers in Editor', function () {
     writeFileSync(join(workspace, 'saved.jsonl'), `${SAVED}\n`);
     writeFileSync(join(workspace, 'pasted.txt'), `Here is what the chat showed:\n\n${'!'.repeat(30)}\n\nand the server said it was healthy.\n`);
     writeFileSync(join(workspace, 'curl-output.sse'), STREAM);
+    writeFileSync(join(workspace, 'garbled.txt'), `${GARBLED}\n`);
   });
   let page: Page;
   before(() => {
@@ -93,6 +100,16 @@ describe('e2e: Check Answers in Editor', function () {
     await page.locator('.tab.active', { hasText: /Untitled/ }).waitFor({ timeout: 30_000 });
     await page.keyboard.type('!'.repeat(30));
     await checkAnswers(page, '1 answer', /1 answer: 1 NaN\. Marked in the editor\./);
+  });
+
+  it('marks English prose whose words lost letters all through as garbled words, naming some of them', async () => {
+    await openFile(page, 'garbled.txt');
+    await checkAnswers(page, '1 answer', /1 answer: 1 degenerate[^.]*\. Marked in the editor\./);
+    await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+    const row = await waitFor('the garbled-words mark in Problems', async () => (await problems(page)).find((r) => /in no English dictionary/.test(r)), 30_000);
+    assert.match(row, /garbled-words/);
+    assert.match(row, /such as "cahe"/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-check-answers-garbled.png') });
   });
 
   it('puts a saved stream together as the probe does and marks its verdict on its first line', async () => {
