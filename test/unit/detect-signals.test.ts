@@ -1230,6 +1230,23 @@ describe('detector signals on real outputs', () => {
         assert.equal(c.text.slice(r.offset, r.offset + 9), 'Question:');
         assert.equal(reason(detect('It is 4.\nQ: And 3+3?\nA: 6', { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
       });
+      it("keeps a base model's questions and answers a suspect when the prompt itself is written in Q: and A: lines", () => {
+        // A base model given "Q: …\nA:" carries the format on (the thread's maintainer says so).
+        const c = real('r82d3a416b9');
+        assert.ok(c.prompt);
+        const prompted = detect(c.text, { finishReason: null }, undefined, { prompt: c.prompt });
+        assert.equal(prompted.kind, 'ok');
+        assert.match(reason(prompted, 'template-leak').message, /prompt itself is written in question and answer lines/);
+        // Without the prompt, or with a prompt in another form, the same answer is a leak.
+        assert.equal(reason(detect(c.text, { finishReason: null }), 'template-leak').kind, 'degenerate');
+        const chat = detect(c.text, { finishReason: null }, undefined, { prompt: 'What is the capital of Pakistan?' });
+        assert.equal(reason(chat, 'template-leak').kind, 'degenerate');
+        // A prompt with Q: and A: lines does not excuse another kind of leak (a role line).
+        const role = detect(`${PROSE}\nassistant\nAnd here is more text that the model wrote on its own.`, { finishReason: 'stop' }, undefined, {
+          prompt: 'Q: Why is the sky blue?\nA:',
+        });
+        assert.equal(reason(role, 'template-leak').kind, 'degenerate');
+      });
       it('leaves questions and answers that the answer introduces, or opens with, alone', () => {
         const pairs = 'Question: What is the capital of Germany?\nAnswer: Berlin\n\nQuestion: What is the capital of Italy?\nAnswer: Rome';
         assert.equal(detect(`Here are two practice questions:\n\n${pairs}`, { finishReason: 'stop' }).kind, 'ok');

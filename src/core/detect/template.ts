@@ -88,6 +88,8 @@ export class TemplateTurns {
   private question = -1;
   /** The first "Question:" line decides: one that was introduced, or opens the answer, makes a list of them. */
   private questionSeen = false;
+  /** Offset of the "Question:" line that made a template-leak reason, or -1. */
+  private fewShot = -1;
 
   constructor(private readonly sink: WordSink) {}
 
@@ -138,6 +140,7 @@ export class TemplateTurns {
       this.questionSeen = true;
     } else if (ANSWER_LABELS.has(this.labelHash) && this.question >= 0) {
       this.done = true;
+      this.fewShot = this.question;
       this.sink(
         'template-leak',
         this.question,
@@ -145,6 +148,11 @@ export class TemplateTurns {
         'degenerate',
       );
     }
+  }
+
+  /** Offset of the uninvited "Question:" line behind the template-leak reason, or -1 when none (or another kind) was given. */
+  get fewShotAt(): number {
+    return this.fewShot;
   }
 
   line(w: WordScanner): void {
