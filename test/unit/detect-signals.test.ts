@@ -185,6 +185,23 @@ describe('detector signals on real outputs', () => {
         assert.equal(reason(v, 'template-leak').kind, 'suspect', id);
       }
     });
+    it("keeps one assistant label after the answer a suspect, and flags the model's second turn of its own", () => {
+      // The model asks itself a question with no label, then answers as "Assistant:", again and again.
+      const c = real('r4e2e69a53a');
+      const r = reason(judge(c), 'template-leak');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(c.text.slice(r.offset, r.offset + 10), 'Assistant:');
+      assert.match(r.message, /and again at \d+/);
+      const once = `${PROSE}\n\nWhich port does it use?\n\nAssistant: Port 30000, unless --port says otherwise.`;
+      const onceVerdict = detect(once, { finishReason: 'stop' });
+      assert.equal(onceVerdict.kind, 'ok');
+      assert.equal(reason(onceVerdict, 'template-leak').kind, 'suspect');
+      const twice = `${once}\n\nAnd how many GPUs does it need?\n\nAssistant: One is enough for this model.`;
+      assert.equal(reason(detect(twice, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+      // An example dialogue the answer introduces keeps its labels.
+      const example = `Here is a short example chat:\nUser: Which port does it use?\nAssistant: Port 30000.\nUser: And how many GPUs?\nAssistant: One is enough.`;
+      assert.equal(detect(example, { finishReason: 'stop' }).kind, 'ok');
+    });
     it('flags a new user turn on its own line, and leaves a template shown in a code block alone', () => {
       assert.equal(reason(detect(`${PROSE}\nUser: and what about the scheduler?\nAssistant: it batches.`), 'template-leak').kind, 'degenerate');
       const shown = 'The chat template wraps each turn:\n```\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n```\n';

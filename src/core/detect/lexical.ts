@@ -194,6 +194,8 @@ const USER_ROLES = ['user', 'human', 'instruction', 'you', '用户', '人类'];
 const OTHER_ROLES = ['assistant', 'system', 'gpt', 'question', '助手', '系统'];
 
 const ROLE_NAMES = new Map([...USER_ROLES, ...OTHER_ROLES].map((w) => [wordHash(w), w[0].toUpperCase() + w.slice(1)]));
+/** The assistant's own names among them: a second turn under one is the model talking on by itself ("Question:" twice can be a quiz). */
+const ASSISTANT_ROLES = new Set(['assistant', 'gpt', '助手'].map(wordHash));
 
 /** The role names' table: a few entries, so it stays in the cache (stopwords are STOPWORDS'). */
 const ROLE_TABLE = (() => {
@@ -320,6 +322,8 @@ export class LexicalScanner {
   /** The last line with words ended with a colon; the first role line came right after such a line. */
   private lineIntroduces = false;
   private dialogueExample = false;
+  /** Offset of the first assistant label ("Assistant:") that started a turn inside the answer, or -1. */
+  private firstAssistantTurn = -1;
   /** The last role name was its line's first word. */
   private lastRoleOpensLine = false;
   private lastRoleCapital = false;
@@ -874,7 +878,18 @@ export class LexicalScanner {
         `a user turn ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") starts at offset ${at} inside the answer: the model writes the user's part`,
       );
     } else if (this.lastRole === 2) {
-      this.flag('template-leak', at, `a role label ("${ROLE_NAMES.get(this.lastRoleHash) ?? 'role'}:") at offset ${at} looks like a new turn`, 'suspect');
+      const label = ROLE_NAMES.get(this.lastRoleHash) ?? 'role';
+      const assistant = ASSISTANT_ROLES.has(this.lastRoleHash);
+      if (assistant && this.firstAssistantTurn >= 0) {
+        this.flag(
+          'template-leak',
+          this.firstAssistantTurn,
+          `role labels ("${label}:") at offset ${this.firstAssistantTurn} and again at ${at} start new turns inside the answer: the model writes turn after turn`,
+        );
+        return;
+      }
+      if (assistant) this.firstAssistantTurn = at;
+      this.flag('template-leak', at, `a role label ("${label}:") at offset ${at} looks like a new turn`, 'suspect');
     }
   }
 
