@@ -771,6 +771,20 @@ describe('detector signals on real outputs', () => {
         assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
       }
     });
+    it('reads a loop that a paste cut short with an ellipsis as ending the answer (a real translation runaway)', () => {
+      const c = real('r731e344953');
+      assert.match(c.text, /…$/);
+      const r = reason(judge(c), 'short-loop');
+      assert.equal(r.offset, 0);
+      assert.match(r.message, /repeated 8 times back to back, then an ellipsis/);
+      // Three dots do too, with spaces after them; the same words said once before an ellipsis do not.
+      for (const text of ['嗯，我再想想，我再想想，我再想想，…', '嗯，我再想想，我再想想，我再想想，...  ']) {
+        assert.match(reason(detect(text, { finishReason: 'stop' }), 'short-loop').message, /repeated 3 times back to back, then an ellipsis/, text);
+      }
+      for (const text of ['Count along with me: one, two, three, four…', `${PROSE}And then he waited…`, 'Well… well… we shall see.', '…']) {
+        assert.equal(detect(text, { finishReason: 'stop' }).kind, 'ok', text);
+      }
+    });
     it('reads an answer with no finish reason that stops inside a word of a loop copy as cut while looping', () => {
       const copy = 'An image of a Thanksgiving table with a turkey. ';
       const cut = `Here is what I see.\n${copy}${copy}${copy.slice(0, 20)}`;

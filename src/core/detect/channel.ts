@@ -69,6 +69,10 @@ export type FlagSink = (code: ReasonCode, offset: number, detail: string) => voi
 
 const RING = L_ringSize;
 const RMASK = RING - 1;
+/** An ellipsis after an end loop (checkEndLoop): its units and whitespace read at most, the periods tried, the units compared. */
+const ELLIPSIS_MAX = 64;
+const ELLIPSIS_PERIOD = 256;
+const ELLIPSIS_SPAN = 4096;
 const N = L_ngram;
 const TABLE_BITS = 15;
 const HB = 0x01000193; // odd multiplier for the rolling hash
@@ -698,30 +702,70 @@ export class Channel {
    * needs than while streaming, because the model never got out of it.
    */
   checkEndLoop(): void {
-    const p = this.lag;
-    if (p < 2 || this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
-    const total = this.matchRun + p;
+    if (this.flagged.has('short-loop') || this.flagged.has('long-loop')) return;
+    if (this.lag >= 2 && this.judgeEndLoop(this.lag, this.matchRun + this.lag, this.pos, '')) return;
+    // A paste cut short with an ellipsis after the loop ("是的,是的,是的,…"): the loop before it.
+    const cut = this.trailingEllipsis();
+    if (cut === 0) return;
+    const loop = this.loopEndingAt(this.pos - cut);
+    if (loop !== null) this.judgeEndLoop(loop.period, loop.total, this.pos - cut, ', then an ellipsis');
+  }
+
+  /** Whether the loop of period p and length total that ends at end (the answer's end, or an ellipsis after it) is flagged; flags it. */
+  private judgeEndLoop(p: number, total: number, end: number, after: string): boolean {
     const periods = Math.floor(total / p);
     // A sentence-long period said twice and a half, the answer almost nothing else, counts too (a
     // whole answer said twice is passageTwice's).
-    const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * this.pos;
+    const most = p >= L_shortPeriod && total >= LIMITS.endLoopMostPeriods * p && total >= LIMITS.endLoopMostShare * end;
     // A CJK character is a word's worth of a Latin text's letters (about one token each, as four
     // Latin letters are): "洗脚," five times is as long a loop as "wash feet," five times.
-    const weighted = total + (LIMITS.endLoopCjkWeight - 1) * this.cjkUnits(Math.min(total, RING));
-    if ((periods < LIMITS.endLoopPeriods && !most) || weighted < LIMITS.endLoopChars || !this.unitShape(p, this.pos - 1).wordy) return;
-    if (total < LIMITS.endLoopShare * this.pos && periods < LIMITS.endLoopManyPeriods) return;
+    const weighted = total + (LIMITS.endLoopCjkWeight - 1) * this.cjkUnits(Math.min(total, RING), end);
+    if ((periods < LIMITS.endLoopPeriods && !most) || weighted < LIMITS.endLoopChars || !this.unitShape(p, end - 1).wordy) return false;
+    if (total < LIMITS.endLoopShare * end && periods < LIMITS.endLoopManyPeriods) return false;
     this.flag(
       p < L_shortPeriod ? 'short-loop' : 'long-loop',
-      this.pos - total,
-      `the answer ends in a ${p}-character period repeated ${periods} times back to back`,
+      end - total,
+      `the answer ends in a ${p}-character period repeated ${periods} times back to back${after}`,
     );
+    return true;
   }
 
-  /** Han, kana and Hangul characters among the last n units (n at most the ring's). */
-  private cjkUnits(n: number): number {
+  /** Units of an ellipsis ("…", "...") and the whitespace after it that end the answer, or 0. */
+  private trailingEllipsis(): number {
+    let k = this.pos - 1;
+    const first = Math.max(0, this.pos - ELLIPSIS_MAX);
+    while (k >= first && isWhitespace(this.ring[k & RMASK])) k--;
+    const marksEnd = k;
+    while (k >= first && this.ring[k & RMASK] === 0x2026) k--;
+    if (k === marksEnd) while (k >= first && this.ring[k & RMASK] === 46) k--;
+    const marks = marksEnd - k;
+    const ellipsis = marks > 0 && (this.ring[marksEnd & RMASK] === 0x2026 || marks >= 3);
+    // Something must come before it: an answer that is an ellipsis alone has no loop.
+    return ellipsis && k >= 0 ? this.pos - 1 - k : 0;
+  }
+
+  /**
+   * The loop that ends at end (exclusive), found at finish by trying each period up to
+   * ELLIPSIS_PERIOD over the ring: the one that covers most, the shortest of equals. Null when no
+   * period repeats twice. Bounded: ELLIPSIS_PERIOD periods, each compared over at most ELLIPSIS_SPAN units.
+   */
+  private loopEndingAt(end: number): { period: number; total: number } | null {
+    const span = Math.min(end, ELLIPSIS_SPAN, RING - ELLIPSIS_PERIOD);
+    let best: { period: number; total: number } | null = null;
+    for (let p = 2; p <= ELLIPSIS_PERIOD && 2 * p <= span; p++) {
+      let run = 0;
+      while (run < span - p && this.ring[(end - 1 - run) & RMASK] === this.ring[(end - 1 - run - p) & RMASK]) run++;
+      const total = run + p;
+      if (total >= 2 * p && (best === null || total > best.total)) best = { period: p, total };
+    }
+    return best;
+  }
+
+  /** Han, kana and Hangul characters among the n units before end (n at most the ring's). */
+  private cjkUnits(n: number, end: number): number {
     let count = 0;
     for (let k = 0; k < n; k++) {
-      const c = this.ring[(this.pos - 1 - k) & RMASK];
+      const c = this.ring[(end - 1 - k) & RMASK];
       if (c >= 0x3040) {
         const s = scriptOf(c);
         if (s === SCRIPT_CJK || s === SCRIPT_HANGUL) count++;
