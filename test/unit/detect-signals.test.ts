@@ -324,6 +324,23 @@ describe('detector signals on real outputs', () => {
         assert.equal(reason(detect(`${answer}${pad.repeat(6)}`, { finishReason: 'length' }), 'special-tokens').kind, 'degenerate', pad);
       }
     });
+    it("flags a code model's completion that crosses its file separator into another file, one at the very end a suspect", () => {
+      // A real StarCoder2 completion: the function, then <file_sep> and a README it invents.
+      const c = real('rb1938cefb1');
+      const r = reason(judge(c), 'template-leak');
+      assert.equal(r.kind, 'degenerate');
+      assert.equal(c.text.slice(r.offset, r.offset + 10), '<file_sep>');
+      const code = 'def add(a, b):\n    return a + b\n';
+      for (const marker of ['<file_sep>', '<|file_sep|>']) {
+        assert.equal(reason(detect(`${code}${marker}`, { finishReason: 'stop' }), 'template-leak').kind, 'suspect', marker);
+        assert.equal(
+          reason(detect(`${code}${marker}README.md\n# Adder\nAdds two numbers.`, { finishReason: 'stop' }), 'template-leak').kind,
+          'degenerate',
+          marker,
+        );
+      }
+      assert.equal(reason(detect(`${code}<|repo_name|>adder\n<|file_sep|>adder.py\n${code}`, { finishReason: 'stop' }), 'template-leak').kind, 'degenerate');
+    });
     it('flags a run of fill-in-the-middle markers (Qwen, StarCoder, DeepSeek), one alone a suspect', () => {
       for (const fim of ['<|fim_suffix|>', '<fim_middle>', '<｜fim▁hole｜>']) {
         const r = reason(detect(`Sorry, I can't assist with that.${fim.repeat(4)}Sorry.`, { finishReason: 'stop' }), 'special-tokens');

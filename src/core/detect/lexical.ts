@@ -167,11 +167,12 @@ class ListItems {
 /** Chat-template markers: an answer never contains one unless the server failed to stop or strip. */
 // The names are those of the chat templates of common model families (Qwen/ChatML, Llama 3 and 4,
 // Gemma, Mistral, Phi, DeepSeek with full-width or ASCII bars, Command R, Granite 3, MiniCPM, Kimi K2,
-// Seed-OSS, GLM-4).
+// Seed-OSS, GLM-4), and the document separators of code models (StarCoder's <file_sep>, Qwen2.5-Coder's
+// <|file_sep|>): a completion that crosses one has run past the end of its file into another.
 const END_MARKER =
-  /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN)\|>|<\/s>|<\/?end_of_turn>|<eos>|<EOS_TOKEN>|<seed:eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
+  /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN|file_sep)\|>|<file_sep>|<\/s>|<\/?end_of_turn>|<eos>|<EOS_TOKEN>|<seed:eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
 const START_MARKER =
-  /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN|start_of_role|end_of_role|im_user|im_assistant|im_system|im_middle|observation)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|<seed:bos>|\[INST\])$/;
+  /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN|start_of_role|end_of_role|im_user|im_assistant|im_system|im_middle|observation)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|<seed:bos>|\[INST\]|<\|repo_name\|>|<(?:reponame|filename|gh_stars|issue_start|jupyter_start|commit_before)>)$/;
 /**
  * Start-of-sequence markers. One that opens the answer is the tokenizer's own mark, shown by a
  * client that prints special tokens (as a leading "<s>" is), not a new turn: a suspect alone.
