@@ -172,7 +172,7 @@ class ListItems {
 const END_MARKER =
   /^(?:<\|(?:im_end|eot_id|eom_id|eot|eom|EOT|endoftext|end_of_text|end|return|endofprompt|END_OF_TURN_TOKEN|file_sep)\|>|<file_sep>|<\/s>|<\/?end_of_turn>|<eos>|<EOS_TOKEN>|<seed:eos>|<[｜|]end▁of▁sentence[｜|]>|\[\/INST\])$/;
 const START_MARKER =
-  /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN|start_of_role|end_of_role|im_user|im_assistant|im_system|im_middle|observation)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|<seed:bos>|\[INST\]|<\|repo_name\|>|<(?:reponame|filename|gh_stars|issue_start|jupyter_start|commit_before)>)$/;
+  /^(?:<\|(?:im_start|start_header_id|end_header_id|header_start|header_end|begin_of_text|user|assistant|system|im_sep|prompter|START_OF_TURN_TOKEN|USER_TOKEN|CHATBOT_TOKEN|SYSTEM_TOKEN|start_of_role|end_of_role|im_user|im_assistant|im_system|im_middle|observation)\|>|<start_of_turn>|<[｜|](?:User|Assistant|begin▁of▁sentence)[｜|]>|<用户>|<seed:bos>|\[INST\]|<\|repo_name\|>|<(?:gh_stars|issue_start|jupyter_start|commit_before)>)$/;
 /**
  * Start-of-sequence markers. One that opens the answer is the tokenizer's own mark, shown by a
  * client that prints special tokens (as a leading "<s>" is), not a new turn: a suspect alone.
