@@ -1615,6 +1615,24 @@ describe('detector signals on real outputs', () => {
       const compounds = `${JARGON} Mount the cache directory readonly so that a worker cannot change it, and keep the weights readonly too.`;
       assert.deepEqual(gluedOf(detect(compounds, { finishReason: 'stop' })), []);
     });
+    it('counts the function words hidden in words run together, so a short answer that lost most of its spaces is English prose', () => {
+      // A real answer whose spaces moved ("Iam an AIlanguage modelcreated byOpenAI, designedto ..."):
+      // its function words are glued inside, too few stand alone to call it English.
+      const c = real('re45b5ee644');
+      const [r] = gluedOf(judge(c));
+      assert.ok(r, 'glued words found');
+      assert.equal(r.kind, 'degenerate');
+      // The same words with their spaces back are healthy; event names in a technical answer are
+      // too few of its words to be lost spaces.
+      assert.equal(
+        detect('I am an AI language model created by OpenAI, designed to assist with a wide range of questions.', { finishReason: 'stop' }).kind,
+        'ok',
+      );
+      const events =
+        'Attach the handler to the button and read the form when it changes. The browser calls onclick when the user presses it, onchange ' +
+        'when a field loses focus with a new value, and onsubmit before the form is sent; onload runs once the page and its images are in.';
+      assert.deepEqual(gluedOf(detect(events, { finishReason: 'stop' })), []);
+    });
     it('reaches the same reasons streamed one character at a time', () => {
       const c = real('r39e86d3f3b');
       const d = createDetector();

@@ -61,20 +61,22 @@ function closesWord(c: number): boolean {
 
 /**
  * Whether letters[0, len) are two words run together, one of them an English function word:
- * a space the detokenizer lost. Only unknown words are split, each at most 2 * STOP_MAX ways.
+ * a space the detokenizer lost. Gives the function word's hash, or 0 when they are not. Only
+ * unknown words are split, each at most 2 * STOP_MAX ways.
  */
-function twoWords(letters: Uint16Array, len: number, dictionary: HashSet): boolean {
+function twoWords(letters: Uint16Array, len: number, dictionary: HashSet): number {
   // A function word first ("ofthe", "andrequest"): heads of 2 to STOP_MAX letters, a word of 3 or more after.
   let head = FNV_BASIS;
   for (let cut = 1; cut <= STOP_MAX && cut <= len - 3; cut++) {
     head = Math.imul(head ^ letters[cut - 1], FNV_PRIME);
-    if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return true;
+    if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return head | 0 || 1;
   }
   // A word of 3 or more, then a function word of 2 to STOP_MAX letters ("nowlet" has none: "let" is no function word).
   for (let cut = Math.max(3, len - STOP_MAX); cut <= len - 2; cut++) {
-    if (ENGLISH_STOPWORDS.has(hashOf(letters, cut, len)) && dictionary.has(hashOf(letters, 0, cut))) return true;
+    const tail = hashOf(letters, cut, len);
+    if (ENGLISH_STOPWORDS.has(tail) && dictionary.has(hashOf(letters, 0, cut))) return tail || 1;
   }
-  return false;
+  return 0;
 }
 
 /** What kind of function word a word is (stopOf): none, English, or of other languages only ("und", "het"). */
@@ -108,6 +110,10 @@ class Block {
   /** Unknown words that are two words run together, one a function word ("ofthe", "nowlet"): distinct ones, the first. */
   glued = 0;
   gluedAt = -1;
+  /** The different function words those words are run together with, up to GARBLED.minGluedStops: lost spaces hide many, a family of names ("onclick", "onload") one. */
+  readonly gluedStops: number[] = [];
+  /** Function words hidden inside words run together ("rangeof", "designedto"), every one: prose that lost its spaces hides its function words there. */
+  hidden = 0;
   readonly gluedSamples: string[] = [];
   private stamp = 1;
   private readonly keys = new Int32Array(TABLE);
@@ -124,8 +130,14 @@ class Block {
     else if (stop === STOP_FOREIGN) this.foreignStops++;
   }
 
-  unknownWord(hash: number, start: number, text: string, glued: boolean): void {
+  /** glued: the function word the word runs together with another (its hash), or 0. */
+  unknownWord(hash: number, start: number, text: string, glued: number): void {
     this.unknown++;
+    // A word run together with a function word is two words, one of them that function word.
+    if (glued !== 0) {
+      this.hidden++;
+      if (this.gluedStops.length < GARBLED.minGluedStops && !this.gluedStops.includes(glued)) this.gluedStops.push(glued);
+    }
     if (this.firstAt < 0) this.firstAt = start;
     const [older, old] = this.recentIndex;
     if (this.denseAt < 0 && this.checked - older < DENSE && old > older) this.denseAt = this.recentStart[0];
@@ -136,7 +148,7 @@ class Block {
     if (!this.addNew(hash)) return;
     this.distinct++;
     if (text !== '' && this.samples.length < SAMPLES) this.samples.push(text);
-    if (glued) {
+    if (glued !== 0) {
       if (this.glued++ === 0) this.gluedAt = start;
       if (this.gluedSamples.length < SAMPLES) this.gluedSamples.push(text);
     }
@@ -154,10 +166,14 @@ class Block {
 
   /** English prose, not code or another language, and long enough to judge. */
   prose(): boolean {
+    // Counted only where words run together are common (a text that lost its spaces has them all
+    // through): a few names such as "onclick" and "readonly" are code, not lost spaces.
+    const hidden = this.glued >= GARBLED.hiddenShare * this.checked && this.gluedStops.length >= GARBLED.minGluedStops ? this.hidden : 0;
+    const englishStops = this.englishStops + hidden;
     return (
-      this.checked >= GARBLED.minChecked &&
-      this.englishStops >= GARBLED.minEnglishShare * this.latinWords &&
-      this.foreignStops * GARBLED.englishOverForeign <= this.englishStops &&
+      this.checked + hidden >= GARBLED.minChecked &&
+      englishStops >= GARBLED.minEnglishShare * (this.latinWords + hidden) &&
+      this.foreignStops * GARBLED.englishOverForeign <= englishStops &&
       this.codeWords <= GARBLED.maxCodeShare * this.latinWords
     );
   }
@@ -172,7 +188,7 @@ class Block {
   }
 
   gluedWords(): boolean {
-    return this.glued >= GARBLED.minGlued && this.glued >= GARBLED.gluedShare * this.checked && this.prose();
+    return this.glued >= GARBLED.minGlued && this.gluedStops.length >= GARBLED.minGluedStops && this.glued >= GARBLED.gluedShare * this.checked && this.prose();
   }
 
   reset(): void {
@@ -190,6 +206,8 @@ class Block {
     this.samples.length = 0;
     this.glued = 0;
     this.gluedAt = -1;
+    this.hidden = 0;
+    this.gluedStops.length = 0;
     this.gluedSamples.length = 0;
     this.stamp++;
     this.end = GARBLED.block;
@@ -212,7 +230,8 @@ export class GarbledWords {
   private pendingHash = 0;
   private pendingStart = 0;
   private pendingText = '';
-  private pendingGlued = false;
+  /** The function word the candidate runs together with another word, or 0. */
+  private pendingGlued = 0;
 
   constructor(private readonly sink: WordSink) {}
 
@@ -240,9 +259,9 @@ export class GarbledWords {
     if (!this.pendingUnknown) return;
     this.pendingHash = w.hash;
     this.pendingStart = w.start;
-    this.pendingGlued = w.len >= 5 && w.len <= w.buf.length && twoWords(w.buf, w.len, dictionary);
+    this.pendingGlued = w.len >= 5 && w.len <= w.buf.length ? twoWords(w.buf, w.len, dictionary) : 0;
     // Its letters are kept while a block still names its first words (or for a word run together).
-    const named = this.blocks[0].samples.length < SAMPLES || this.blocks[1].samples.length < SAMPLES || this.pendingGlued;
+    const named = this.blocks[0].samples.length < SAMPLES || this.blocks[1].samples.length < SAMPLES || this.pendingGlued !== 0;
     this.pendingText = named ? String.fromCharCode(...w.buf.subarray(0, Math.min(w.len, w.buf.length))) : '';
   }
 

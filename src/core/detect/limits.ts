@@ -556,5 +556,12 @@ export const GARBLED = Object.freeze({
   /** Words run together ("ofthe", "nowlet"): distinct ones in a block of English prose, and their share of its checked words. */
   minGlued: 4,
   gluedShare: 0.05,
+  /**
+   * Function words hidden in words run together ("rangeof") count as the function words and words
+   * they are when the block's distinct words run together make this share of its checked words.
+   */
+  hiddenShare: 0.2,
+  /** ... and both need words run together with this many different function words (a family of names, "onclick", "onload", has one). */
+  minGluedStops: 3,
   block: 256,
 });
