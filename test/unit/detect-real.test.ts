@@ -33,7 +33,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
  * pasted twice) are within the goal. The last rounds lowered both recalls (their broken outputs
  * are missed more often than the corpus's), hence the lower floors.
  */
-const FLOOR = { tune: 0.725, validation: 0.612 } as const;
+const FLOOR = { tune: 0.727, validation: 0.612 } as const;
 const MAX_FPR = { tune: 0.01, validation: 0.02 } as const;
 const GOAL_RECALL = 0.9;
 const GOAL_FPR = 0.01;

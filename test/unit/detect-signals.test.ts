@@ -576,6 +576,22 @@ describe('detector signals on real outputs', () => {
       assert.match(reason(detect(cp1251), 'mojibake').message, /CP1251/);
       assert.equal(detect('Рівне та Дніпро є великими містами України, де живуть мільйони людей.').kind, 'ok');
     });
+    it("flags CJK shown in GPT-2's byte alphabet (byte-level pieces never mapped back), and leaves Turkish and Polish alone", () => {
+      const c = real('r138d5756bb');
+      const r = reason(judge(c), 'mojibake');
+      assert.equal(r.kind, 'degenerate');
+      assert.match(r.message, /GPT-2's byte alphabet/);
+      assert.equal(c.text.slice(r.offset, r.offset + 3), 'ä¸Ń');
+      // The alphabet built here, from its definition: 你好 (e4 bd a0 e5 a5 bd) and 世界 (e4 b8 96 e7 95 8c).
+      const shown = '我们说 ä½łå¥½ 和 ä¸ĸçķĮ 两个词。';
+      assert.equal(reason(detect(shown, { finishReason: 'stop' }), 'mojibake').kind, 'degenerate');
+      const one = detect('这是 ä½ł 一个字。', { finishReason: 'stop' });
+      assert.equal(one.kind, 'ok');
+      assert.equal(reason(one, 'mojibake').kind, 'suspect');
+      for (const text of ['ÇIKIŞ düğmesine basın; çıkış yapmak için Çık yazın, açık kalsın.', 'Mógł pójść do szkoły, ale ołówek został w domu.']) {
+        assert.deepEqual(detect(text, { finishReason: 'stop' }).reasons, [], text);
+      }
+    });
     it('makes replacement characters degenerate from two, a suspect at one', () => {
       assert.equal(reason(detect('你好����！我是助手。'), 'mojibake').kind, 'degenerate');
       const one = detect(`${PROSE}\ufffd`);

@@ -222,6 +222,25 @@ const CP1252 = codePageTable('windows-1252', true);
 /** GBK's curly quotes and dashes are A1 xx: read as Latin-1 they show as "¡¯", "¡°", "¡±". */
 const GBK_LEAD = 0xa1;
 const CP1251 = codePageTable('windows-1251', false);
+/**
+ * GPT-2's byte alphabet (its bytes_to_unicode, used by byte-level BPE vocabularies): printable
+ * Latin-1 bytes stand for themselves, the others (0x00-0x20, 0x7F-0xA0, 0xAD) for U+0100 on.
+ * A detokenizer that skips the mapping back shows UTF-8 bytes so ("ä¸Ń" for 中).
+ */
+function byteAlphabetTable(): Uint8Array {
+  const table = new Uint8Array(0x2200);
+  let shifted = 0x100;
+  for (let b = 0; b <= 0xff; b++) {
+    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+    const ch = printable ? b : shifted++;
+    if (b >= 0x80) table[ch] = b;
+  }
+  return table;
+}
+const BYTE_ALPHABET = byteAlphabetTable();
+/** The shifted characters of that alphabet: a sequence without one is plain Latin-1 (CP1252's to report). */
+const SHIFTED_FIRST = 0x100;
+const SHIFTED_LAST = 0x143;
 
 /** Follows one code page's bytes through UTF-8's lead/continuation grammar. */
 class Utf8Misread {
@@ -239,11 +258,18 @@ class Utf8Misread {
    * happens in real text; in CP1251 every Cyrillic letter is a lead and Ukrainian і/ї/є are
    * continuations, so only complete sequences count there.
    */
+  /**
+   * byteAlphabet (BYTE_ALPHABET): only complete three-byte sequences (CJK, curly quotes) holding a
+   * shifted character count; two-byte ones are everyday Turkish and Polish there ("Çı", "ół").
+   */
   constructor(
     private readonly table: Uint8Array,
     private readonly partial: boolean,
     private readonly minRun = 1,
+    private readonly byteAlphabet = false,
   ) {}
+
+  private shifted = false;
 
   private run = 0;
   private lastEnd = -2;
@@ -254,6 +280,7 @@ class Utf8Misread {
    * or "РІ" in capitals are one sequence alone.
    */
   private event(): void {
+    if (this.byteAlphabet && !this.shifted) return;
     if (this.minRun > 1) {
       this.run = this.start === this.lastEnd + 1 ? this.run + 1 : 1;
       this.lastEnd = this.start + this.pending.length - 1;
@@ -282,15 +309,17 @@ class Utf8Misread {
       if (b >= 0x80 && b <= 0xbf) {
         this.pending += String.fromCharCode(c);
         this.got++;
+        if (c >= SHIFTED_FIRST && c <= SHIFTED_LAST) this.shifted = true;
         if (--this.need === 0) this.event();
         return;
       }
       if (this.partial && this.got > 0) this.event();
       this.need = 0;
     }
-    if (this.minRun > 1 ? b === 0xd0 || b === 0xd1 : b >= 0xc2 && b <= 0xf4) {
+    if (this.minRun > 1 ? b === 0xd0 || b === 0xd1 : this.byteAlphabet ? b >= 0xe0 && b <= 0xef : b >= 0xc2 && b <= 0xf4) {
       this.need = b < 0xe0 ? 1 : b < 0xf0 ? 2 : 3;
       this.got = 0;
+      this.shifted = false;
       this.start = pos;
       this.pending = String.fromCharCode(c);
     }
@@ -438,6 +467,7 @@ export class LexicalScanner {
   private firstFffd = -1;
   private readonly cp1252 = new Utf8Misread(CP1252, true);
   private readonly cp1251 = new Utf8Misread(CP1251, false, 3);
+  private readonly byteLevel = new Utf8Misread(BYTE_ALPHABET, false, 1, true);
   /** The last non-ASCII character (GBK pairs, "âĢ"). */
   private prevWide = 0;
   /** Letters right after a backslash are an escape (roff "\\fI", C "\\n"), not part of a word's script. */
@@ -757,6 +787,7 @@ export class LexicalScanner {
       if (this.misreadArmed) {
         this.cp1252.reset();
         this.cp1251.reset();
+        this.byteLevel.reset();
         this.misreadArmed = false;
         this.prevWide = 0;
       }
@@ -829,6 +860,7 @@ export class LexicalScanner {
     else if (c === 0x120 || c === 0x10a || c === 0x109 || (c === 0x122 && this.prevWide === 0xe2)) this.saladEvent(pos);
     this.cp1252.step(c, pos);
     this.cp1251.step(c, pos);
+    this.byteLevel.step(c, pos);
     if (this.prevWide === GBK_LEAD && c >= 0xa2 && c <= 0xbe) {
       if (this.gbk++ === 0) this.firstGbk = pos - 1;
     }
@@ -1595,8 +1627,10 @@ export class LexicalScanner {
       this.flag('special-tokens', this.firstFiller, `the token ${this.firstFillerText} at offset ${this.firstFiller} is a filler or control token`, 'suspect');
     }
     this.cp1252.reset();
-    const misread = this.cp1252.events >= this.cp1251.events - LEX.cp1251Extra ? this.cp1252 : this.cp1251;
-    const page = misread === this.cp1252 ? 'CP1252/Latin-1' : 'CP1251';
+    let misread = this.cp1252.events >= this.cp1251.events - LEX.cp1251Extra ? this.cp1252 : this.cp1251;
+    if (this.byteLevel.events > 0 && this.byteLevel.events >= misread.events) misread = this.byteLevel;
+    const page =
+      misread === this.cp1252 ? 'CP1252/Latin-1' : misread === this.cp1251 ? 'CP1251' : "GPT-2's byte alphabet (byte-level BPE pieces not mapped back)";
     if (misread.events >= LEX.mojibakeEvents + (misread === this.cp1251 ? LEX.cp1251Extra : 0)) {
       this.flag('mojibake', misread.firstAt, `${misread.events} character sequences such as ${JSON.stringify(misread.sample)} are UTF-8 bytes read as ${page}`);
     } else if (this.gbk > 0) {
