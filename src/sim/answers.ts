@@ -85,6 +85,29 @@ const RESTATED = 'I switched the attention backend to triton and restarted the s
 /** Written for the simulator: accented and CJK text, so a Latin-1 misread shows. */
 const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wächst linear. 缓存命中率提高了。';
 
+/** A healthy answer in Chinese, for the byte-pieces behaviour. */
+const CHINESE_KV_CACHE = 'KV 缓存保存模型已经算过的键和值。生成下一个词时，只需要计算最新的一个位置，其余的从显存里读取，所以长回答不会越来越慢。';
+
+/**
+ * GPT-2's byte alphabet (bytes_to_unicode): printable Latin-1 bytes stand for themselves, the
+ * others for U+0100 on. A byte-level vocabulary stores its pieces so; a detokenizer must map them back.
+ */
+function byteAlphabet(): string[] {
+  const chars: string[] = [];
+  let shifted = 0x100;
+  for (let b = 0; b <= 0xff; b++) {
+    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+    chars.push(String.fromCharCode(printable ? b : shifted++));
+  }
+  return chars;
+}
+
+/** The text as a detokenizer that skips the mapping back shows it: each UTF-8 byte as its alphabet character. */
+function inByteAlphabet(text: string): string {
+  const alphabet = byteAlphabet();
+  return Array.from(Buffer.from(text, 'utf8'), (b) => alphabet[b]).join('');
+}
+
 /** Symbols and digits a broken fp16 accumulation samples once the logits overflow (no brackets, no backslash). */
 const SYMBOL_SALAD = '!#$%&*+-/:;<=>?@^~0123456789';
 const FUNCTION_WORDS = [' the', ' to', ' and', ' of', ' a', ' that', ' it', ' is', ' in', ' like', ' with', ' which', ' for', ' as', ' on'];
@@ -297,6 +320,10 @@ export function planAnswer({ behaviour, prompt, maxTokens, seed }: PlanInput): A
     case 'mojibake': {
       const misread = Buffer.from(ACCENTED, 'utf8').toString('latin1');
       return fromTexts(tokenize(misread), { reason: 'stop', matched: EOS_TOKEN_ID });
+    }
+    case 'byte-pieces': {
+      // Spaces come out as "Ġ" too: the whole answer is the pieces' stored form.
+      return fromTexts(tokenize(inByteAlphabet(CHINESE_KV_CACHE)), { reason: 'stop', matched: EOS_TOKEN_ID });
     }
     case 'runaway-template': {
       const texts = tokenize(healthyAnswerFor(prompt, seed).split('\n')[0] ?? '');

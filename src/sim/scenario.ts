@@ -34,6 +34,7 @@ export type Behaviour =
   | 'symbol-salad' // the answer's first line, then symbols and digits with no word among them, until max_tokens
   | 'function-word-salad' // function words in random order ("the to and of the a")
   | 'mojibake' // a healthy answer whose UTF-8 bytes were decoded as Latin-1
+  | 'byte-pieces' // a Chinese answer whose byte-level BPE pieces were never mapped back to bytes ("ä¸ŃåĽ½" for 中国)
   | 'runaway-template' // the answer, then <|im_end|> and an invented user turn, until max_tokens
   | 'list-cycle' // a numbered list whose items come back
   | 'spliced-token' // a healthy answer with one Cyrillic word spliced in (a suspect, not a verdict)
@@ -78,6 +79,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   'symbol-salad',
   'function-word-salad',
   'mojibake',
+  'byte-pieces',
   'runaway-template',
   'list-cycle',
   'spliced-token',

@@ -105,6 +105,7 @@ describe('probe runner against the simulator', function () {
           ['inst-runaway', 'template-leak'],
           ['dropped-tokens', 'dropped-words'],
           ['garbled-letters', 'garbled-words'],
+          ['byte-pieces', 'mojibake'],
         ] as const) {
           it(`${behaviour}: degenerate (${code})`, async () => {
             const r = await probe(behaviour, endpoint, stream);
