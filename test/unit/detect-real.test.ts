@@ -29,10 +29,9 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
  * Validation's false positives rose with the healthy outputs each corpus round added: 2/205, then
  * 3/213 and 3/222 (rounds of 2026-12-06), 4/235, 4/251, 5/260, 5/276, 5/288, 5/295 and 6/309
  * (rounds of 2026-12-07), above the goal of 1%. Its ceiling is that figure, and tuning may not
- * look at which outputs those are. Tune's 3/373 are within the goal: one base-model continuation
- * that says its first two sentences twice, pasted twice, and one whose repetitive 32 words are 72%
- * function words. The last rounds lowered both recalls (their broken outputs are missed more
- * often than the corpus's), hence the lower floors.
+ * look at which outputs those are. Tune's 2/373 are within the goal: one base-model continuation
+ * that says its first two sentences twice, pasted twice. The last rounds lowered both recalls
+ * (their broken outputs are missed more often than the corpus's), hence the lower floors.
  */
 const FLOOR = { tune: 0.715, validation: 0.61 } as const;
 const MAX_FPR = { tune: 0.01, validation: 0.02 } as const;

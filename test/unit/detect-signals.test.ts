@@ -461,6 +461,14 @@ describe('detector signals on real outputs', () => {
     it('flags function-word salad', () => {
       reason(judge(real('ra3e3239dff')), 'word-salad');
     });
+    it('reads few distinct words as a clause said again, not salad, while the repeats stay under three quarters of them', () => {
+      // A real base-model continuation: one clause comes back, so a window is mostly function words.
+      const v = judge(real('r423650b14c'));
+      assert.equal(v.kind, 'ok', v.reasons.map((r) => r.message).join('; '));
+      // The same kind of words, the clause said over and over, is a loop: still degenerate.
+      const loop = 'It is what it is. He was a man of the old guard and he was a man of the old guard and he was a man of the old guard and he was a man of';
+      assert.equal(detect(loop, { finishReason: 'stop' }).kind, 'degenerate');
+    });
     it('reads a word spelt out letter by letter as letters, not function words (a real reasoning answer)', () => {
       const v = judge(real('r763dc1ebfc'));
       assert.equal(v.kind, 'ok', v.reasons.map((r) => r.message).join('; '));

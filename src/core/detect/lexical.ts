@@ -1119,6 +1119,31 @@ export class LexicalScanner {
     return count;
   }
 
+  /**
+   * A phrase of PHRASE_WORDS words said twice among the last n explains their few distinct words
+   * (a base model going back over a clause) when the repeated phrases cover less than
+   * PHRASE_LOOP_SHARE of them; more than that is a loop, degenerate whichever rule names it.
+   * O(n²) over at most WINDOW words, only once the low-diversity salad test has passed.
+   */
+  private explainedByPhrase(n: number): boolean {
+    const first = this.words - n;
+    let covered = 0;
+    let end = first;
+    for (let a = first; a + PHRASE_WORDS <= this.words; a++) {
+      for (let b = first; b + PHRASE_WORDS <= this.words; b++) {
+        if (b === a) continue;
+        let k = 0;
+        while (k < PHRASE_WORDS && this.wHashes[(a + k) & WMASK] === this.wHashes[(b + k) & WMASK]) k++;
+        if (k < PHRASE_WORDS) continue;
+        // Words a .. a + PHRASE_WORDS are in a repeated phrase: count the ones not counted yet.
+        covered += a + PHRASE_WORDS - Math.max(a, end);
+        end = a + PHRASE_WORDS;
+        break;
+      }
+    }
+    return covered > 0 && covered < PHRASE_LOOP_SHARE * n;
+  }
+
   private readonly dKeys = new Int32Array(128);
   private readonly dStamps = new Int32Array(128);
   private dStamp = 0;
@@ -1180,7 +1205,7 @@ export class LexicalScanner {
         // Function words alone read as salad only when they are the short ones ("the to a v of"):
         // languages with long stopword lists (Indonesian, Swedish) write prose that is mostly listed words.
         ((stops >= LEX.functionOnlyShare * n && this.wStarts[(this.words - 1) & WMASK] - start <= LEX.functionOnlyChars * (n - 1)) ||
-          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n)) &&
+          (stops >= LEX.functionSaladShare * n && this.distinct(n) <= LEX.functionSaladDistinct * n && !this.explainedByPhrase(n))) &&
         !(atFinish && n < WINDOW && this.wellFormedSentences())
       ) {
         this.flag(
@@ -1652,6 +1677,11 @@ export class LexicalScanner {
     }
   }
 }
+
+/** Words in a phrase that, said twice in a window, explains its few distinct words (LexicalScanner.explainedByPhrase) ... */
+const PHRASE_WORDS = 5;
+/** ... unless repeated phrases cover this share of the window: then it is a loop. */
+const PHRASE_LOOP_SHARE = 0.75;
 
 /** Scripts that do not mix word by word in real text (Latin next to CJK does; Latin next to Thai does not). */
 function scriptsClash(a: number, b: number): boolean {
