@@ -1038,6 +1038,12 @@ async function searchOnGpuBox(page: Page, dir: string, query: string, fileName: 
   const searchPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Search Results/i }) });
   const fileRow = searchPane.locator('.monaco-list-row', { hasText: fileName }).first();
   await fileRow.waitFor({ timeout: 60_000 });
+  // Rows are redrawn while results stream in: click only once the view says the search is done
+  // (a click on a row that is being replaced can select it without opening it).
+  await searchPane
+    .getByText(/\d+ results? in \d+ files?(?!.*searching)/)
+    .first()
+    .waitFor({ timeout: 60_000 });
   const matchRow = searchPane.locator('.monaco-list-row', { hasText: query }).first();
   if (!(await matchRow.isVisible().catch(() => false))) await fileRow.click();
   await matchRow.waitFor({ timeout: 30_000 });
