@@ -3,6 +3,7 @@
  * project; healthy answers are meant to read like an instruction-tuned model's output.
  */
 import type { Behaviour, ModelBehaviour } from './scenario';
+import { inByteAlphabet } from '../core/detect/byteAlphabet';
 import { seededRandom as mulberry32 } from '../core/random';
 import { arithmeticAnswer } from './arithmetic';
 
@@ -87,26 +88,6 @@ const ACCENTED = 'Voilà : le café est prêt à 8 h. Die Größe des Caches wä
 
 /** A healthy answer in Chinese, for the byte-pieces behaviour. */
 const CHINESE_KV_CACHE = 'KV 缓存保存模型已经算过的键和值。生成下一个词时，只需要计算最新的一个位置，其余的从显存里读取，所以长回答不会越来越慢。';
-
-/**
- * GPT-2's byte alphabet (bytes_to_unicode): printable Latin-1 bytes stand for themselves, the
- * others for U+0100 on. A byte-level vocabulary stores its pieces so; a detokenizer must map them back.
- */
-function byteAlphabet(): string[] {
-  const chars: string[] = [];
-  let shifted = 0x100;
-  for (let b = 0; b <= 0xff; b++) {
-    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
-    chars.push(String.fromCharCode(printable ? b : shifted++));
-  }
-  return chars;
-}
-
-/** The text as a detokenizer that skips the mapping back shows it: each UTF-8 byte as its alphabet character. */
-function inByteAlphabet(text: string): string {
-  const alphabet = byteAlphabet();
-  return Array.from(Buffer.from(text, 'utf8'), (b) => alphabet[b]).join('');
-}
 
 /** Symbols and digits a broken fp16 accumulation samples once the logits overflow (no brackets, no backslash). */
 const SYMBOL_SALAD = '!#$%&*+-/:;<=>?@^~0123456789';

@@ -16,6 +16,7 @@
  * per word and cannot be fed a stream in pieces, and this scan needs neither its dictionary-based
  * CJK splitting nor anything beyond "letters between non-letters".
  */
+import { BYTE_ALPHABET, SHIFTED_FIRST, SHIFTED_LAST } from './byteAlphabet';
 import { CodeSpans } from './codeSpans';
 import * as stopwords from './stopwords';
 import { LEX as LIMITS_LEX, LIMITS } from './limits';
@@ -222,25 +223,12 @@ const CP1252 = codePageTable('windows-1252', true);
 /** GBK's curly quotes and dashes are A1 xx: read as Latin-1 they show as "¡¯", "¡°", "¡±". */
 const GBK_LEAD = 0xa1;
 const CP1251 = codePageTable('windows-1251', false);
-/**
- * GPT-2's byte alphabet (its bytes_to_unicode, used by byte-level BPE vocabularies): printable
- * Latin-1 bytes stand for themselves, the others (0x00-0x20, 0x7F-0xA0, 0xAD) for U+0100 on.
- * A detokenizer that skips the mapping back shows UTF-8 bytes so ("ä¸Ń" for 中).
- */
-function byteAlphabetTable(): Uint8Array {
+/** Bytes 0x80 and up of GPT-2's byte alphabet, by character (byteAlphabet.ts). */
+const BYTE_ALPHABET_TABLE = (() => {
   const table = new Uint8Array(0x2200);
-  let shifted = 0x100;
-  for (let b = 0; b <= 0xff; b++) {
-    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
-    const ch = printable ? b : shifted++;
-    if (b >= 0x80) table[ch] = b;
-  }
+  for (let b = 0x80; b <= 0xff; b++) table[BYTE_ALPHABET[b].charCodeAt(0)] = b;
   return table;
-}
-const BYTE_ALPHABET = byteAlphabetTable();
-/** The shifted characters of that alphabet: a sequence without one is plain Latin-1 (CP1252's to report). */
-const SHIFTED_FIRST = 0x100;
-const SHIFTED_LAST = 0x143;
+})();
 
 /** Follows one code page's bytes through UTF-8's lead/continuation grammar. */
 class Utf8Misread {
@@ -253,16 +241,16 @@ class Utf8Misread {
   private pending = '';
 
   /**
-   * partial: a lead byte and at least one continuation byte count, complete or not (a lost third
-   * byte is common: "ç§" for 私). Only for CP1252, where a lead next to a continuation never
-   * happens in real text; in CP1251 every Cyrillic letter is a lead and Ukrainian і/ї/є are
-   * continuations, so only complete sequences count there.
-   */
-  /**
-   * byteAlphabet (BYTE_ALPHABET): only complete three-byte sequences (CJK, curly quotes) holding a
-   * shifted character count; two-byte ones are everyday Turkish and Polish there ("Çı", "ół").
+   * page: what the bytes were read as, for the reason. partial: a lead byte and at least one
+   * continuation byte count, complete or not (a lost third byte is common: "ç§" for 私). Only for
+   * CP1252, where a lead next to a continuation never happens in real text; in CP1251 every
+   * Cyrillic letter is a lead and Ukrainian і/ї/є are continuations, so only complete sequences
+   * count there. byteAlphabet (BYTE_ALPHABET_TABLE): only complete three-byte sequences (CJK,
+   * curly quotes) holding a shifted character count; two-byte ones are everyday Turkish and Polish
+   * there ("Çı", "ół").
    */
   constructor(
+    readonly page: string,
     private readonly table: Uint8Array,
     private readonly partial: boolean,
     private readonly minRun = 1,
@@ -270,7 +258,6 @@ class Utf8Misread {
   ) {}
 
   private shifted = false;
-
   private run = 0;
   private lastEnd = -2;
 
@@ -465,9 +452,9 @@ export class LexicalScanner {
   private thinkTagChars = 0;
   private fffd = 0;
   private firstFffd = -1;
-  private readonly cp1252 = new Utf8Misread(CP1252, true);
-  private readonly cp1251 = new Utf8Misread(CP1251, false, 3);
-  private readonly byteLevel = new Utf8Misread(BYTE_ALPHABET, false, 1, true);
+  private readonly cp1252 = new Utf8Misread('CP1252/Latin-1', CP1252, true);
+  private readonly cp1251 = new Utf8Misread('CP1251', CP1251, false, 3);
+  private readonly byteLevel = new Utf8Misread("GPT-2's byte alphabet (byte-level BPE pieces not mapped back)", BYTE_ALPHABET_TABLE, false, 1, true);
   /** The last non-ASCII character (GBK pairs, "âĢ"). */
   private prevWide = 0;
   /** Letters right after a backslash are an escape (roff "\\fI", C "\\n"), not part of a word's script. */
@@ -1654,8 +1641,7 @@ export class LexicalScanner {
     this.cp1252.reset();
     let misread = this.cp1252.events >= this.cp1251.events - LEX.cp1251Extra ? this.cp1252 : this.cp1251;
     if (this.byteLevel.events > 0 && this.byteLevel.events >= misread.events) misread = this.byteLevel;
-    const page =
-      misread === this.cp1252 ? 'CP1252/Latin-1' : misread === this.cp1251 ? 'CP1251' : "GPT-2's byte alphabet (byte-level BPE pieces not mapped back)";
+    const page = misread.page;
     if (misread.events >= LEX.mojibakeEvents + (misread === this.cp1251 ? LEX.cp1251Extra : 0)) {
       this.flag('mojibake', misread.firstAt, `${misread.events} character sequences such as ${JSON.stringify(misread.sample)} are UTF-8 bytes read as ${page}`);
     } else if (this.gbk > 0) {
