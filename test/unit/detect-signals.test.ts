@@ -1309,6 +1309,12 @@ describe('detector signals on real outputs', () => {
         const prompted = detect(c.text, { finishReason: null }, undefined, { prompt: c.prompt });
         assert.equal(prompted.kind, 'ok');
         assert.match(reason(prompted, 'template-leak').message, /prompt itself is written in question and answer lines/);
+        // Streamed, it is never degenerate on the way (a probe that stops early would cut it).
+        const streamed = createDetector({ prompt: c.prompt });
+        for (const ch of c.text) {
+          streamed.push({ text: ch });
+          assert.equal(streamed.verdict.kind, 'ok');
+        }
         // Without the prompt, or with a prompt in another form, the same answer is a leak.
         assert.equal(reason(detect(c.text, { finishReason: null }), 'template-leak').kind, 'degenerate');
         const chat = detect(c.text, { finishReason: null }, undefined, { prompt: 'What is the capital of Pakistan?' });

@@ -9,6 +9,7 @@ import { HeadText } from './head';
 import { LexicalScanner, normalisePrompt } from './lexical';
 import { MARKUP_STARTS, markupLoop } from './markup';
 import { nearLoop } from './nearloop';
+import { writtenInQaLines } from './template';
 import { isLengthFlood, tailRun } from './tailrun';
 import { LetterRuns, WordScanner } from './words';
 import { DROPPED, LIMITS } from './limits';
@@ -112,14 +113,6 @@ const PROMPT_KEPT = 65536;
 /** A loop unit shorter than this (normalised) is too common to tie to the prompt. */
 const PROMPTED_UNIT_MIN = 8;
 
-/** A line that opens with a question label ("Q:", "Question:") and one with an answer label: a few-shot completion prompt. */
-const QUESTION_LINE = /^[ \t]*(?:q|question)[ \t]*:/im;
-const ANSWER_LINE = /^[ \t]*(?:a|answer)[ \t]*:/im;
-
-function writtenInQaLines(prompt: string): boolean {
-  return QUESTION_LINE.test(prompt) && ANSWER_LINE.test(prompt);
-}
-
 /** Code units decoded per pass of the scanners (Channel, WordScanner, LexicalScanner). */
 const CHUNK = 1024;
 /** How much of the answer's end the length-flood rule reads (tailrun.ts): far more than its thresholds need. */
@@ -164,12 +157,9 @@ class StreamingDetector implements Detector {
 
   /** The prompt normalised as the echo rule reads it, when one was given: where a prompted loop shows. */
   private readonly prompt: string | null;
-  /** The prompt is written in "Q:" and "A:" lines (a few-shot completion prompt): its format carried on is no leak. */
-  private readonly promptInQaLines: boolean;
 
   constructor(opts: DetectorOptions = {}) {
     this.prompt = typeof opts.prompt === 'string' && opts.prompt.length > 0 ? normalisePrompt(opts.prompt.slice(0, PROMPT_KEPT)) : null;
-    this.promptInQaLines = typeof opts.prompt === 'string' && writtenInQaLines(opts.prompt.slice(0, PROMPT_KEPT));
     this.token0Text = typeof opts.token0Text === 'string' && opts.token0Text.length > 0 ? opts.token0Text : '!';
     this.token0Id = typeof opts.token0Id === 'number' && Number.isFinite(opts.token0Id) ? opts.token0Id : 0;
     this.content = new Channel((code, offset, detail) => this.add(code, offset, detail), this.token0Text);
@@ -178,7 +168,10 @@ class StreamingDetector implements Detector {
       typeof opts.prompt === 'string' ? opts.prompt : undefined,
       this.token0Text,
     );
-    this.contentWords = new WordScanner((code, offset, detail, kind) => this.add(code, offset, detail, kind));
+    this.contentWords = new WordScanner(
+      (code, offset, detail, kind) => this.add(code, offset, detail, kind),
+      typeof opts.prompt === 'string' && writtenInQaLines(opts.prompt.slice(0, PROMPT_KEPT)),
+    );
     this.contentHead = new HeadText((code, offset, detail, kind) => this.add(code, offset, detail, kind));
   }
 
@@ -399,11 +392,7 @@ class StreamingDetector implements Detector {
   private checkPromptedLoop(): void {
     if (this.prompt === null) return;
     let changed = false;
-    if (this.promptInQaLines && this.reasons.get('template-leak')?.offset === this.contentWords.template.fewShotAt) {
-      changed = this.demote('template-leak', 'The prompt itself is written in question and answer lines, so a base model carries its format on.');
-    }
-    if (this.promptHoldsPassageTwice())
-      changed = this.demote('long-loop', 'The prompt holds the same passage, so the answer may repeat it as asked.') || changed;
+    if (this.promptHoldsPassageTwice()) changed = this.demote('long-loop', 'The prompt holds the same passage, so the answer may repeat it as asked.');
     else if (this.promptRepeatsLoop()) {
       for (const code of REPETITION_CODES) {
         changed = this.demote(code, "The prompt repeats the same passage, so the answer carries the prompt's pattern on.") || changed;

@@ -35,8 +35,18 @@ const endsSentence = scripts.endsSentence;
 const ROLES = new Map(['assistant', 'model'].map((w) => [wordHash(w), w]));
 /** Role names that a template's header holds, glued to the sentence before once the markers are gone. */
 const GLUED_ROLES = new Map(['assistant', 'user', 'model'].map((w) => [wordHash(w), w]));
-const QUESTION_LABELS = new Set(['question', 'q'].map(wordHash));
-const ANSWER_LABELS = new Set(['answer', 'a'].map(wordHash));
+const QUESTION_NAMES = ['question', 'q'];
+const ANSWER_NAMES = ['answer', 'a'];
+const QUESTION_LABELS = new Set(QUESTION_NAMES.map(wordHash));
+const ANSWER_LABELS = new Set(ANSWER_NAMES.map(wordHash));
+/** A line that opens with a question label ("Q:", "Question:"), and one with an answer label. */
+const QUESTION_LINE = new RegExp(`^[ \\t]*(?:${QUESTION_NAMES.join('|')})[ \\t]*:`, 'im');
+const ANSWER_LINE = new RegExp(`^[ \\t]*(?:${ANSWER_NAMES.join('|')})[ \\t]*:`, 'im');
+
+/** The prompt is written in "Q:" and "A:" lines (a few-shot completion prompt): a base model carries that format on. */
+export function writtenInQaLines(prompt: string): boolean {
+  return QUESTION_LINE.test(prompt) && ANSWER_LINE.test(prompt);
+}
 
 /**
  * gpt-oss's harmony header with its markers stripped: "<|start|>assistant<|channel|>final<|message|>"
@@ -88,10 +98,11 @@ export class TemplateTurns {
   private question = -1;
   /** The first "Question:" line decides: one that was introduced, or opens the answer, makes a list of them. */
   private questionSeen = false;
-  /** Offset of the "Question:" line that made a template-leak reason, or -1. */
-  private fewShot = -1;
-
-  constructor(private readonly sink: WordSink) {}
+  /** fewShotPrompt: the prompt is itself written in question and answer lines (writtenInQaLines). */
+  constructor(
+    private readonly sink: WordSink,
+    private readonly fewShotPrompt = false,
+  ) {}
 
   word(w: WordScanner): void {
     if (w.lineWords === 1) {
@@ -140,19 +151,16 @@ export class TemplateTurns {
       this.questionSeen = true;
     } else if (ANSWER_LABELS.has(this.labelHash) && this.question >= 0) {
       this.done = true;
-      this.fewShot = this.question;
-      this.sink(
-        'template-leak',
-        this.question,
-        `after the answer, a "Question:" line at offset ${this.question} that nothing introduced, then an "Answer:" line: the model plays a few-shot template on, asking itself new questions and answering them`,
-        'degenerate',
-      );
+      const detail = `after the answer, a "Question:" line at offset ${this.question} that nothing introduced, then an "Answer:" line: the model plays a few-shot template on, asking itself new questions and answering them`;
+      if (this.fewShotPrompt) {
+        this.sink(
+          'template-leak',
+          this.question,
+          `${detail}; the prompt itself is written in question and answer lines, so a base model carries its format on`,
+          'suspect',
+        );
+      } else this.sink('template-leak', this.question, detail, 'degenerate');
     }
-  }
-
-  /** Offset of the uninvited "Question:" line behind the template-leak reason, or -1 when none (or another kind) was given. */
-  get fewShotAt(): number {
-    return this.fewShot;
   }
 
   line(w: WordScanner): void {

@@ -207,10 +207,11 @@ export class WordScanner {
   readonly sentences: SentenceRepeats;
   readonly garbled: GarbledWords;
 
-  constructor(sink: WordSink) {
+  /** fewShotPrompt: the answer's prompt is written in "Q:" and "A:" lines (template.ts's writtenInQaLines). */
+  constructor(sink: WordSink, fewShotPrompt = false) {
     this.stutter = new stutters.Stutter(sink);
     this.salad = new Salad(sink);
-    this.template = new TemplateTurns(sink);
+    this.template = new TemplateTurns(sink, fewShotPrompt);
     this.detok = new DetokSpacing(sink);
     this.dropped = new DroppedWords(sink);
     this.listedRun = new ListedRun(sink);
