@@ -69,7 +69,7 @@ function twoWords(letters: Uint16Array, len: number, dictionary: HashSet): numbe
   let head = FNV_BASIS;
   for (let cut = 1; cut <= STOP_MAX && cut <= len - 3; cut++) {
     head = Math.imul(head ^ letters[cut - 1], FNV_PRIME);
-    if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return head | 0 || 1;
+    if (cut >= 2 && ENGLISH_STOPWORDS.has(head) && dictionary.has(hashOf(letters, cut, len))) return head || 1;
   }
   // A word of 3 or more, then a function word of 2 to STOP_MAX letters ("nowlet" has none: "let" is no function word).
   for (let cut = Math.max(3, len - STOP_MAX); cut <= len - 2; cut++) {
