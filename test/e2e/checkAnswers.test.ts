@@ -3,7 +3,8 @@
  * chat completion with two choices, one NaN; a native /generate answer; a line that is not JSON)
  * gets one Problems entry per broken answer on its line, a summary notification, and the marks
  * go when the file is edited; a selection in a plain-text file is judged alone; a stream saved by
- * curl -N is put together and its verdict marked on its first line.
+ * curl -N is put together and its verdict marked on its first line; pasted answers whose words lost
+ * letters, or whose Chinese shows as undecoded byte-level pieces, are marked with what was seen.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -42,6 +43,11 @@ const GARBLED = [...planAnswer({ behaviour: { behaviour: 'garbled-letters' }, pr
   .map((t) => t.text)
   .join('');
 
+/** The simulator's Chinese answer as a detokenizer that never mapped byte-level pieces back shows it ("ç¼ĵåŃĺ…"). */
+const BYTE_PIECES = [...planAnswer({ behaviour: { behaviour: 'byte-pieces' }, prompt: 'What does a KV cache do?', maxTokens: 512, seed: 1 }).content]
+  .map((t) => t.text)
+  .join('');
+
 /** Runs Check Answers in Editor after clearing older notices, and waits for its notice; that notice's text. */
 async function checkAnswers(page: Page, noticeHas: string, settledOn: RegExp): Promise<string> {
   await runCommand(page, 'Notifications: Clear All Notifications');
@@ -61,6 +67,7 @@ describe('e2e: Check Answers in Editor', function () {
     writeFileSync(join(workspace, 'pasted.txt'), `Here is what the chat showed:\n\n${'!'.repeat(30)}\n\nand the server said it was healthy.\n`);
     writeFileSync(join(workspace, 'curl-output.sse'), STREAM);
     writeFileSync(join(workspace, 'garbled.txt'), `${GARBLED}\n`);
+    writeFileSync(join(workspace, 'byte-pieces.txt'), `${BYTE_PIECES}\n`);
   });
   let page: Page;
   before(() => {
@@ -110,6 +117,16 @@ describe('e2e: Check Answers in Editor', function () {
     assert.match(row, /garbled-words/);
     assert.match(row, /such as "cahe"/);
     await page.screenshot({ path: join(resultsDir, 'e2e-check-answers-garbled.png') });
+  });
+
+  it("marks a Chinese answer shown in GPT-2's byte alphabet as mojibake, naming the alphabet", async () => {
+    await openFile(page, 'byte-pieces.txt');
+    await checkAnswers(page, '1 answer', /1 answer: 1 degenerate[^.]*\. Marked in the editor\./);
+    await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+    const row = await waitFor('the mojibake mark in Problems', async () => (await problems(page)).find((r) => /byte alphabet/.test(r)), 30_000);
+    assert.match(row, /mojibake/);
+    assert.match(row, /byte-level BPE pieces not mapped back/);
+    await page.screenshot({ path: join(resultsDir, 'e2e-check-answers-byte-pieces.png') });
   });
 
   it('puts a saved stream together as the probe does and marks its verdict on its first line', async () => {
